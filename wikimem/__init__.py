@@ -1,0 +1,3 @@
+"""wikimem: durable, human-readable project memory for AI coding agents."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,265 @@
+"""Places and settings: the only module that reads the environment or config files.
+
+Settings resolve in this order, last wins: built-in defaults, the global config
+(`$WIKIMEM_HOME/config.toml` or `~/.clarvis/config.toml`), the workspace config
+(`<workspace>/.clarvis/config.toml`), then environment variables. Each effective value
+remembers where it came from so `wikimem config` can say so.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError, UsageError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+CLARVIS = ".clarvis"
+
+# key: (default, type, description). Dotted keys map to TOML tables.
+SETTINGS: dict[str, tuple[Any, type, str]] = {
+    "model.memory": (None, str, "model that extracts memory (WIKIMEM_MODEL overrides)"),
+    "model.default": (None, str, "default model, used when no memory model is set"),
+    "model.base_url": (None, str, "OpenAI-compatible endpoint (OPENAI_BASE_URL overrides)"),
+    "model.api_key": (None, str, "API key (OPENAI_API_KEY overrides; prefer the variable)"),
+    "model.fallbacks": ((), list, "models tried in order when the memory model fails"),
+    "model.timeout": (60.0, float, "seconds before one model request times out"),
+    "model.max_retries": (2, int, "retries of one request on 429/5xx/timeouts"),
+    "capture.output_head": (2000, int, "characters kept from the start of each evidence output"),
+    "capture.output_tail": (2000, int, "characters kept from the end of each evidence output"),
+    "capture.snapshot_max": (60000, int, "characters a whole run snapshot may hold"),
+    "prompt.budget": (24000, int, "characters of wiki context sent to the model per pass"),
+    "wiki.commit_into": ("wiki", str, "'wiki' (own repository) or 'workspace' (enclosing one)"),
+    "wiki.profile_max": (4000, int, "characters PROFILE.md's generated block may hold"),
+    "wiki.push": (False, bool, "push the wiki's repository after every pass"),
+    "wiki.remote": ("origin", str, "remote used by sync and push"),
+    "queue.max_attempts": (5, int, "failed passes before a job moves to the failed state"),
+    "queue.batch": (8, int, "jobs one pass may send to the model together"),
+    "review.max_remove_share": (0.5, float, "share of entries a plan may remove before review"),
+}
+
+ENV_KEYS = {
+    "model.memory": "WIKIMEM_MODEL",
+    "model.base_url": "OPENAI_BASE_URL",
+    "model.api_key": "OPENAI_API_KEY",
+    "model.fallbacks": "WIKIMEM_FALLBACK_MODELS",
+}
+
+
+@dataclass(frozen=True)
+class Places:
+    """Where a workspace keeps its wiki, state and settings."""
+
+    workspace: Path
+    global_dir: Path
+
+    @property
+    def clarvis(self) -> Path:
+        return self.workspace / CLARVIS
+
+    @property
+    def wiki(self) -> Path:
+        return self.clarvis / "memory"
+
+    @property
+    def state(self) -> Path:
+        """Queue, pass log, lock and caches: outside the wiki, never committed."""
+        return self.clarvis / "state"
+
+    @property
+    def queue(self) -> Path:
+        return self.state / "queue"
+
+    @property
+    def pass_log(self) -> Path:
+        return self.state / "passes.jsonl"
+
+    @property
+    def lock(self) -> Path:
+        return self.state / "pass.lock"
+
+    @property
+    def workspace_policy(self) -> Path:
+        return self.clarvis / "memory-policy.md"
+
+    @property
+    def global_policy(self) -> Path:
+        return self.global_dir / "memory-policy.md"
+
+    @property
+    def workspace_config(self) -> Path:
+        return self.clarvis / "config.toml"
+
+    @property
+    def global_config(self) -> Path:
+        return self.global_dir / "config.toml"
+
+    @property
+    def templates(self) -> Path:
+        return self.clarvis / "templates"
+
+    @property
+    def paused_flag(self) -> Path:
+        return self.state / "paused"
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """What the model seam needs; `model` is None when no model resolves (offline rules)."""
+
+    model: str | None
+    base_url: str | None = None
+    api_key: str | None = None
+    fallbacks: tuple[str, ...] = ()
+    timeout: float = 60.0
+    max_retries: int = 2
+
+
+@dataclass(frozen=True)
+class Value:
+    key: str
+    value: Any
+    source: str  # "default", a config file path, or "env VAR"
+
+
+@dataclass(frozen=True)
+class Settings:
+    values: Mapping[str, Value] = field(default_factory=dict)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.values[key].value
+
+    def model(self) -> ModelSettings:
+        name = self["model.memory"] or self["model.default"]
+        return ModelSettings(
+            model=name,
+            base_url=self["model.base_url"],
+            api_key=self["model.api_key"],
+            fallbacks=tuple(self["model.fallbacks"]),
+            timeout=float(self["model.timeout"]),
+            max_retries=int(self["model.max_retries"]),
+        )
+
+
+def environ() -> Mapping[str, str]:
+    """The process environment; other modules take values, not `os.environ`."""
+    return os.environ
+
+
+def find_workspace(explicit: str | os.PathLike[str] | None = None,
+                   env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Path:
+    """--workspace, else WIKIMEM_WORKSPACE, else nearest folder up with .clarvis/ or .git."""
+    env = os.environ if env is None else env
+    if explicit:
+        path = Path(explicit).expanduser()
+        if not path.is_dir():
+            raise UsageError(f"workspace {path} is not a folder")
+        return path.resolve()
+    if env.get("WIKIMEM_WORKSPACE"):
+        path = Path(env["WIKIMEM_WORKSPACE"]).expanduser()
+        if not path.is_dir():
+            raise UsageError(f"WIKIMEM_WORKSPACE={path} is not a folder")
+        return path.resolve()
+    start = (cwd or Path.cwd()).resolve()
+    for folder in (start, *start.parents):
+        if (folder / CLARVIS).is_dir() or (folder / ".git").exists():
+            return folder
+    return start
+
+
+def global_dir(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    if env.get("WIKIMEM_HOME"):
+        return Path(env["WIKIMEM_HOME"]).expanduser()
+    return Path.home() / CLARVIS
+
+
+def places(workspace: str | os.PathLike[str] | None = None,
+           env: Mapping[str, str] | None = None) -> Places:
+    return Places(workspace=find_workspace(workspace, env), global_dir=global_dir(env))
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc}") from exc
+
+
+def flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in table.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            flat.update(flatten(value, f"{name}."))
+        else:
+            flat[name] = value
+    return flat
+
+
+def coerce(key: str, raw: Any, origin: str) -> Any:
+    """Check one setting's value against its declared type."""
+    if key not in SETTINGS:
+        raise ConfigError(f"{origin}: unknown setting {key!r}")
+    _, kind, _ = SETTINGS[key]
+    try:
+        if kind is list:
+            if isinstance(raw, str):
+                return tuple(part.strip() for part in raw.split(",") if part.strip())
+            if isinstance(raw, (list, tuple)) and all(isinstance(x, str) for x in raw):
+                return tuple(raw)
+            raise ValueError("expected a list of names")
+        if kind is bool:
+            if isinstance(raw, bool):
+                return raw
+            text = str(raw).strip().lower()
+            if text in {"1", "true", "yes", "on"}:
+                return True
+            if text in {"0", "false", "no", "off"}:
+                return False
+            raise ValueError("expected true or false")
+        if kind is int:
+            value = int(raw)
+            if value < 0:
+                raise ValueError("must not be negative")
+            return value
+        if kind is float:
+            value = float(raw)
+            if value < 0:
+                raise ValueError("must not be negative")
+            return value
+        text = str(raw).strip()
+        if key == "wiki.commit_into" and text not in {"wiki", "workspace"}:
+            raise ValueError("expected 'wiki' or 'workspace'")
+        return text or None
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{origin}: {key}: {exc}") from exc
+
+
+def load(where: Places, env: Mapping[str, str] | None = None) -> Settings:
+    env = os.environ if env is None else env
+    values = {key: Value(key, default, "default") for key, (default, _, _) in SETTINGS.items()}
+    for path in (where.global_config, where.workspace_config):
+        for key, raw in flatten(read_toml(path)).items():
+            values[key] = Value(key, coerce(key, raw, str(path)), str(path))
+    for key, var in ENV_KEYS.items():
+        if env.get(var):
+            values[key] = Value(key, coerce(key, env[var], var), f"env {var}")
+    return Settings(values)
+
+
+def memory_disabled(env: Mapping[str, str] | None = None) -> bool:
+    """WIKIMEM_MEMORY=off in a run's environment turns hook and context into no-ops."""
+    env = os.environ if env is None else env
+    return env.get("WIKIMEM_MEMORY", "").strip().lower() in {"off", "0", "false", "no"}
