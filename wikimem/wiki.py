@@ -1,0 +1,200 @@
+"""The wiki on disk: the only module that writes pages.
+
+Pages are read with `wikimem.markdown` (lossless) and written atomically; an edit touches only
+its entry's bytes and the leaf's `updated` field. Every path is confined to the wiki folder,
+symlinks included: nothing is ever read or written outside it through a wiki path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import markdown
+from .errors import NotFound, WikiError
+from .fsio import atomic_write_text, read_text
+from .markdown import Page
+from .plan import SLUG, Edit
+
+LEAF_FILE = "MEMORY.md"
+TOPIC_FILE = "TOPIC.md"
+PROFILE_FILE = "PROFILE.md"
+TRASH = ".trash"
+MAX_PAGE_BYTES = 2_000_000  # a larger page is skipped, not parsed: it is not a memory
+
+
+@dataclass(frozen=True)
+class Leaf:
+    path: str
+    page: Page
+
+    @property
+    def title(self) -> str:
+        return self.page.title or self.path.rsplit("/", 1)[-1]
+
+    @property
+    def summary(self) -> str:
+        return str(self.page.meta.get("summary") or "")
+
+    @property
+    def type(self) -> str:
+        return str(self.page.meta.get("type") or "")
+
+
+@dataclass
+class Applied:
+    """What one application of edits changed: files (wiki-relative) and topics touched."""
+
+    files: list[str] = field(default_factory=list)
+    topics: set[str] = field(default_factory=set)
+    done: list[Edit] = field(default_factory=list)
+
+
+def split_ref(ref: str) -> tuple[str, str | None, str | None]:
+    """`build/bun#entry@abc123` -> ("build/bun", "entry", "abc123")."""
+    rev = None
+    if "@" in ref:
+        ref, rev = ref.rsplit("@", 1)
+    path, _, entry = ref.partition("#")
+    return path.strip("/"), entry or None, rev or None
+
+
+def title_from_slug(slug: str) -> str:
+    return slug.replace("-", " ").capitalize()
+
+
+class Wiki:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    @property
+    def exists(self) -> bool:
+        return (self.root / PROFILE_FILE).is_file()
+
+    # ---- paths -------------------------------------------------------------------------------
+    def confine(self, relpath: str) -> Path:
+        """The absolute path of a wiki-relative path, refusing anything that leaves the wiki."""
+        target = self.root / relpath
+        root = self.root.resolve()
+        resolved = target.resolve()
+        if resolved != root and root not in resolved.parents:
+            raise WikiError(f"{relpath}: leaves the wiki folder (symlink or ..)")
+        return target
+
+    def check_path(self, path: str) -> str:
+        parts = path.strip("/").split("/")
+        if not path.strip("/") or len(parts) > 4 or not all(SLUG.match(p) for p in parts):
+            raise WikiError(f"{path!r} is not a wiki path (1-4 lowercase slug segments)")
+        return "/".join(parts)
+
+    def leaf_file(self, path: str) -> str:
+        return f"{self.check_path(path)}/{LEAF_FILE}"
+
+    def topic_file(self, topic: str) -> str:
+        return f"{self.check_path(topic)}/{TOPIC_FILE}"
+
+    # ---- reading -----------------------------------------------------------------------------
+    def read_page(self, relpath: str) -> Page | None:
+        target = self.confine(relpath)
+        if not target.is_file():
+            return None
+        if target.stat().st_size > MAX_PAGE_BYTES:
+            raise WikiError(f"{relpath}: page is over {MAX_PAGE_BYTES} bytes; split it by hand")
+        return markdown.parse_page(read_text(target))
+
+    def read_leaf(self, path: str) -> Leaf | None:
+        page = self.read_page(self.leaf_file(path))
+        return None if page is None else Leaf(self.check_path(path), page)
+
+    def entry_bodies(self, path: str) -> dict[str, str] | None:
+        """{entry id: body} of a leaf, None when the leaf does not exist (plan validation)."""
+        try:
+            leaf = self.read_leaf(path)
+        except WikiError:
+            return None
+        return None if leaf is None else {e.id: e.body for e in leaf.page.entries}
+
+    def topics(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir()
+                      if p.is_dir() and SLUG.match(p.name) and not p.is_symlink())
+
+    def leaves(self, topic: str | None = None) -> Iterator[str]:
+        """Wiki paths of every leaf (or of one topic's), sorted, hidden folders skipped."""
+        tops = [topic] if topic else self.topics()
+        for top in tops:
+            base = self.root / top
+            for folder, dirs, files in os.walk(base):
+                dirs[:] = sorted(d for d in dirs if SLUG.match(d))
+                rel = Path(folder).relative_to(self.root).as_posix()
+                if LEAF_FILE in files and rel.count("/") >= 1:
+                    yield rel
+
+    def count_entries(self) -> int:
+        total = 0
+        for path in self.leaves():
+            leaf = self.read_leaf(path)
+            total += len(leaf.page.entries) if leaf else 0
+        return total
+
+    # ---- writing -----------------------------------------------------------------------------
+    def write(self, relpath: str, text: str) -> None:
+        target = self.confine(relpath)
+        if target.is_symlink():
+            raise WikiError(f"{relpath}: refusing to write through a symlink")
+        atomic_write_text(target, text)
+
+    def remove_file(self, relpath: str) -> None:
+        target = self.confine(relpath)
+        if target.exists():
+            target.unlink()
+
+    def apply(self, edits: Iterable[Edit], today: str) -> Applied:
+        """Apply validated edits, leaf by leaf; one write per leaf touched."""
+        applied = Applied()
+        by_leaf: dict[str, list[Edit]] = {}
+        for edit in edits:
+            by_leaf.setdefault(edit.leaf, []).append(edit)
+        for path, leaf_edits in by_leaf.items():
+            relpath = self.leaf_file(path)
+            page = self.read_page(relpath)
+            before = page.render() if page else None
+            for edit in leaf_edits:
+                page = self._apply_one(page, edit)
+                applied.done.append(edit)
+            assert page is not None
+            if page.render() == before:
+                continue
+            page = markdown.with_meta(page, "updated", today)
+            if not page.meta.get("summary") and page.entries:
+                page = markdown.with_meta(page, "summary", page.entries[0].title)
+            self.write(relpath, page.render())
+            applied.files.append(relpath)
+            applied.topics.add(path.split("/", 1)[0])
+        return applied
+
+    def _apply_one(self, page: Page | None, edit: Edit) -> Page:
+        if page is None:
+            if edit.action != "add":
+                raise NotFound(f"{edit.leaf}: no such leaf")
+            title = edit.leaf_title or title_from_slug(edit.leaf.rsplit("/", 1)[-1])
+            page = markdown.new_page(
+                {"title": title, "summary": edit.leaf_summary or edit.title, "type": edit.type,
+                 "updated": ""}, title)
+        elif edit.leaf_summary and edit.leaf_summary != page.meta.get("summary"):
+            page = markdown.with_meta(page, "summary", edit.leaf_summary)
+        leaf_type = str(page.meta.get("type") or "")
+        meta = {} if edit.type == leaf_type else {"type": edit.type}
+        if edit.action == "add":
+            return markdown.add_entry(page, edit.title, edit.body, meta)
+        entry = page.entry(edit.entry)
+        if entry is None:
+            raise NotFound(f"{edit.leaf}#{edit.entry}: no such entry")
+        if edit.action == "update":
+            merged = {**entry.meta, **meta} if meta else dict(entry.meta)
+            return markdown.replace_entry(page, edit.entry, edit.title or entry.title,
+                                          edit.body, merged)
+        return markdown.remove_entry(page, edit.entry)
