@@ -1,0 +1,260 @@
+"""One indexing pass, and draining the queue with as many passes as it takes.
+
+A pass: lock → recover a crashed pass → claim jobs → policies → wiki view → extractor → validate
+→ apply → compile → one commit → jobs done → pass log. Invariants: a pass either commits all of
+its change or leaves the wiki as it was (a journal names the files it may touch); every job ends
+in exactly one state; a job is never dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from . import passlog
+from .compile import compile_profile, compile_topic
+from .config import Places, Settings
+from .errors import ModelError, WikimemError
+from .extractor import NO_MODEL_WARNING, OFFLINE, Extraction, extract
+from .fsio import atomic_write_text, workspace_lock
+from .passlog import Outcome
+from .plan import Plan, validate
+from .policy import read_policies
+from .prompt import build_view, relevant_leaves
+from .queue import Job, Queue
+from .record import RunRecord
+from .render import render
+from .wiki import PROFILE_FILE, Wiki
+from .workspace import ensure_wiki, open_repo, today
+
+MIN_RESULT = 200
+JOURNAL = "journal.json"
+
+Progress = Callable[[int], None]
+Warn = Callable[[str], None]
+
+
+@dataclass
+class PassReport:
+    pass_id: str
+    outcomes: list[Outcome] = field(default_factory=list)
+    commit: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def can_teach(run: RunRecord) -> bool:
+    return bool(run.evidence or run.memory or len(run.result) >= MIN_RESULT)
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+class Pass:
+    """The state one pass works with; created under the lock."""
+
+    def __init__(self, places: Places, settings: Settings, warn: Warn) -> None:
+        self.places = places
+        self.settings = settings
+        self.warn = warn
+        self.queue = Queue(places.queue)
+        self.wiki = Wiki(places.wiki)
+        self.repo = open_repo(places, settings)
+        self.journal = places.state / JOURNAL
+
+    # ---- crash recovery ----------------------------------------------------------------------
+    def recover(self) -> None:
+        """Finish or undo what a killed pass left: the journal says which files and jobs."""
+        if self.journal.exists():
+            try:
+                data = json.loads(self.journal.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                data = {}
+            landed = any(data.get("pass_id") in c.trailers.get("Wikimem-Pass", ())
+                         for c in self.repo.log(limit=3)) if data.get("pass_id") else False
+            if landed:
+                for jid in data.get("jobs", []):
+                    path = self.queue.path("active", jid)
+                    if path.exists():
+                        self.queue.finish(Job.from_json(path.read_text(encoding="utf-8")))
+            else:
+                self.repo.restore(data.get("files", []))
+            self.journal.unlink()
+        count = self.queue.recover()
+        if count:
+            self.warn(f"wikimem: took back {count} job(s) from an interrupted pass")
+
+    # ---- one batch ---------------------------------------------------------------------------
+    def run(self, jobs: Sequence[Job]) -> PassReport:
+        report = PassReport(pass_id=uuid.uuid4().hex[:12])
+        started = time.monotonic()
+        runs = [RunRecord.from_dict(job.run) for job in jobs]
+        teach = [(j, r) for j, r in zip(jobs, runs, strict=True) if can_teach(r)]
+        for job, run in zip(jobs, runs, strict=True):
+            if not can_teach(run):
+                self.queue.finish(job)
+                report.outcomes.append(self._outcome(report, job, "skipped", started,
+                                                     note="nothing to learn from: no evidence,"
+                                                     " no candidates, short result"))
+        if teach:
+            self._learn(report, [j for j, _ in teach], [r for _, r in teach], started)
+        passlog.append(self.places.pass_log, report.outcomes)
+        return report
+
+    def _outcome(self, report: PassReport, job: Job, outcome: str, started: float,
+                 **fields: Any) -> Outcome:
+        return Outcome(time=_now(), pass_id=report.pass_id, job=job.id, run_id=job.run_id,
+                       outcome=outcome, seconds=round(time.monotonic() - started, 3), **fields)
+
+    def _learn(self, report: PassReport, jobs: list[Job], runs: list[RunRecord],
+               started: float) -> None:
+        model = self.settings.model()
+        if model.model is None:
+            report.warnings.append(NO_MODEL_WARNING)
+        try:
+            ensure_wiki(self.places, self.settings, self.repo)
+            self.repo.commit_person_edits()
+            policies = read_policies(self.places.global_policy, self.places.workspace_policy)
+            relevant = relevant_leaves(self._search, runs, self.wiki)
+            view = build_view(self.wiki, self.settings["prompt.budget"], relevant)
+            extraction = extract(runs, [j.run for j in jobs], policies, view, model,
+                                 self.places.templates)
+        except (ModelError, WikimemError, OSError) as exc:
+            self._fail(report, jobs, str(exc), started)
+            return
+        plan = validate(extraction.plan, self.wiki.entry_bodies,
+                        total_entries=self._total_if_removing(extraction),
+                        max_remove_share=self.settings["review.max_remove_share"])
+        common = {"model": extraction.model, "prompt_tokens": extraction.prompt_tokens,
+                  "completion_tokens": extraction.completion_tokens,
+                  "rejected": [asdict(n) for n in plan.rejected],
+                  "repaired": [asdict(n) for n in plan.repaired]}
+        if plan.held:
+            for job in jobs:
+                self.queue.hold(job, extraction.plan.to_dict(), plan.held)
+                report.outcomes.append(self._outcome(report, job, "held", started,
+                                                     note=plan.held, **common))
+            report.warnings.append(f"wikimem: plan held for review ({plan.held}); "
+                                   "see `wikimem queue`")
+            return
+        try:
+            sha = self._write(report, plan, jobs, runs, extraction) if not plan.empty else None
+        except (WikimemError, OSError) as exc:
+            self._fail(report, jobs, f"could not write the wiki: {exc}", started, **common)
+            return
+        outcome = "changed" if sha else "no change"
+        report.commit = sha
+        for job in jobs:
+            self.queue.finish(job)
+            report.outcomes.append(self._outcome(report, job, outcome, started, commit=sha,
+                                                 edits=len(plan.edits), **common))
+        if self.journal.exists():
+            self.journal.unlink()
+
+    def _search(self, query: str, limit: int) -> list[str]:
+        from .search import SearchIndex
+
+        try:
+            with SearchIndex(self.places.wiki, self.places.state / "search.sqlite") as index:
+                index.refresh()
+                paths: list[str] = []
+                for hit in index.search(query, limit * 3):
+                    if hit.path not in paths:
+                        paths.append(hit.path)
+                return paths[:limit]
+        except Exception as exc:  # the index is a cache: a broken one must not stop learning
+            self.warn(f"wikimem: search index unavailable ({exc}); using no relevance")
+            return []
+
+    def _total_if_removing(self, extraction: Extraction) -> int:
+        if any(e.get("action") == "remove" for e in extraction.plan.edits):
+            return self.wiki.count_entries()
+        return 0
+
+    def _fail(self, report: PassReport, jobs: list[Job], error: str, started: float,
+              **fields: Any) -> None:
+        attempts = self.settings["queue.max_attempts"]
+        for job in jobs:
+            state = self.queue.fail(job, error, attempts)
+            note = "moved to failed" if state == "failed" else "will be retried"
+            report.outcomes.append(self._outcome(report, job, "failed", started, error=error,
+                                                 note=note, **fields))
+        report.warnings.append(f"wikimem: pass failed: {error}")
+
+    def _write(self, report: PassReport, plan: Plan, jobs: list[Job], runs: list[RunRecord],
+               extraction: Extraction) -> str | None:
+        date = today()
+        files = sorted({self.wiki.leaf_file(e.leaf) for e in plan.edits}
+                       | {self.wiki.topic_file(e.leaf.split("/")[0]) for e in plan.edits}
+                       | {self.wiki.topic_file(t.topic) for t in plan.topics} | {PROFILE_FILE})
+        atomic_write_text(self.journal, json.dumps(
+            {"pass_id": report.pass_id, "files": files, "jobs": [j.id for j in jobs]}))
+        try:
+            applied = self.wiki.apply(plan.edits, date)
+            summaries = {t.topic: t.summary for t in plan.topics}
+            topics = sorted(applied.topics | {t for t in summaries
+                                              if t in self.wiki.topics() or t in applied.topics})
+            changed = list(applied.files)
+            for topic in topics:
+                path = compile_topic(self.wiki, topic, date, summaries.get(topic),
+                                     self.places.templates)
+                if path:
+                    changed.append(path)
+            if changed:
+                path = compile_profile(self.wiki, date, self.settings["wiki.profile_max"],
+                                       self.places.workspace.name, self.places.templates)
+                if path:
+                    changed.append(path)
+            if not changed:
+                return None
+            message = render(
+                "commit.j2", self.places.templates, subject=plan.summary, edits=applied.done,
+                topics=sorted(summaries), rejected=plan.rejected, pass_id=report.pass_id,
+                runs=[r.run_id for r in runs], agents=sorted({r.agent for r in runs if r.agent}),
+                model=extraction.model if extraction.model != OFFLINE else OFFLINE)
+            return self.repo.commit(message, paths=sorted(set(changed)))
+        except BaseException:
+            self.repo.restore(files)
+            if self.journal.exists():
+                self.journal.unlink()
+            raise
+
+
+def drain(places: Places, settings: Settings, *, wait: bool = False,
+          progress: Progress | None = None, warn: Warn = lambda _: None) -> list[PassReport]:
+    """Run passes until no ready job is left. LockBusy when another pass holds the lock and
+    `wait` is false; the holder will see our jobs, since it re-checks after releasing."""
+    from .errors import LockBusy
+
+    queue = Queue(places.queue)
+    reports: list[PassReport] = []
+    batch = max(int(settings["queue.batch"]), 1)
+    while True:
+        try:
+            with workspace_lock(places.lock, wait=wait):
+                work = Pass(places, settings, warn)
+                work.recover()
+                while True:
+                    jobs, notes = queue.claim(batch)
+                    for note in notes:
+                        warn(f"wikimem: {note}")
+                    if not jobs:
+                        break
+                    report = work.run(jobs)
+                    reports.append(report)
+                    if progress:
+                        progress(len(jobs))
+                    if any(o.outcome == "failed" for o in report.outcomes):
+                        break  # the model or the disk is failing: leave the rest for later
+        except LockBusy:
+            if not reports:
+                raise
+            break
+        if not queue.pending_ready() or (reports and any(
+                o.outcome == "failed" for o in reports[-1].outcomes)):
+            break
+    return reports

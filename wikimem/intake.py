@@ -1,0 +1,49 @@
+"""Intake: a run record in, a durable job out. The hook's fast path.
+
+Invariant: nothing is written before the record is normalised, redacted and bounded; the only
+write is the atomic job file. No model, no git, no templates are imported here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .config import Places, Settings
+from .queue import Queue
+from .record import normalise, parse_json
+from .redact import to_text
+from .snapshot import Caps, take
+
+
+@dataclass(frozen=True)
+class Enqueued:
+    job_id: str
+    run_id: str
+    duplicate: bool
+    redactions: tuple[str, ...]
+
+
+def caps(settings: Settings) -> Caps:
+    return Caps(settings["capture.output_head"], settings["capture.output_tail"],
+                settings["capture.snapshot_max"])
+
+
+def decode(data: bytes, source: str) -> dict[str, Any]:
+    """Bytes from a file or stdin to a JSON object; invalid UTF-8 is replaced, not fatal."""
+    from .errors import RecordError
+
+    text = to_text(data)
+    if text.startswith("[binary data"):
+        raise RecordError(f"{source}: binary data, not a JSON run record")
+    if not text.strip():
+        raise RecordError(f"{source}: empty input, expected a JSON run record")
+    return parse_json(text, source)
+
+
+def enqueue(places: Places, settings: Settings, record: dict[str, Any],
+            source: str = "input") -> Enqueued:
+    canonical = normalise(record, source)
+    snapshot, kinds = take(canonical, caps(settings))
+    jid, duplicate = Queue(places.queue).enqueue(snapshot, kinds)
+    return Enqueued(jid, str(snapshot["run_id"]), duplicate, tuple(sorted(set(kinds))))
