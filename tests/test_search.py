@@ -1,0 +1,317 @@
+"""Search over real wiki folders written to disk, with a real SQLite index file."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from wikimem import search
+from wikimem.errors import WikiError
+from wikimem.search import Hit, SearchIndex, snippet, tokens
+
+TODAY = dt.date(2026, 12, 1)
+
+
+def write_leaf(wiki: Path, path: str, title: str, summary: str,
+               entries: list[tuple[str, str] | tuple[str, str, str]], *,
+               head: str = "", extra: str = "") -> Path:
+    """Write `<wiki>/<path>/MEMORY.md`; an entry is (title, body) or (title, body, meta line)."""
+    parts = [f"---\ntitle: {title}\nsummary: {summary}\ntype: semantic\nupdated: 2026-11-29\n"
+             f"{extra}---\n"]
+    if head:
+        parts.append(f"\n{head}\n")
+    for item in entries:
+        heading, body = item[0], item[1]
+        meta = f"<!-- wikimem: {item[2]} -->\n" if len(item) > 2 else ""
+        parts.append(f"\n## {heading}\n{meta}\n{body}\n")
+    file = wiki.joinpath(*path.split("/"), "MEMORY.md")
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text("".join(parts), encoding="utf-8")
+    return file
+
+
+def sample_wiki(wiki: Path) -> None:
+    write_leaf(wiki, "build/bun", "Bun", "How bun builds the web app.", [
+        ("Lockfile drift on CI",
+         "`bun install --frozen-lockfile` fails when bun.lockb is stale. Run `bun install` "
+         "locally and commit bun.lockb.", "type=procedural"),
+        ("Pinned version", "Bun is pinned to 1.1.30 in package.json because 1.1.31 broke "
+         "workspaces."),
+    ])
+    write_leaf(wiki, "testing/pytest", "Pytest", "Running the Python test suite.", [
+        ("Slow fixtures", "The database fixture is session scoped; tests must not commit."),
+        ("Markers", "Use the slow marker for end to end tests."),
+    ])
+    write_leaf(wiki, "deploy/docker", "Docker images", "Building and pushing images.", [
+        ("Cache mounts", "Use BuildKit cache mounts for the pip cache."),
+    ])
+
+
+@pytest.fixture
+def wiki(tmp_path: Path) -> Path:
+    root = tmp_path / ".clarvis" / "memory"
+    sample_wiki(root)
+    return root
+
+
+@pytest.fixture
+def index(wiki: Path, tmp_path: Path):
+    with SearchIndex(wiki, tmp_path / ".clarvis" / "state" / "search.sqlite") as idx:
+        yield idx
+
+
+def keys(hits: list[Hit]) -> list[tuple[str, str | None]]:
+    return [(h.path, h.entry) for h in hits]
+
+
+def touch_later(file: Path, text: str) -> None:
+    """Rewrite `file` and push its mtime forward, so a refresh cannot miss the change."""
+    before = file.stat().st_mtime_ns
+    file.write_text(text, encoding="utf-8")
+    os.utime(file, ns=(before + 5_000_000_000, before + 5_000_000_000))
+
+
+def test_tokens_fold_and_drop_short_words_and_stopwords() -> None:
+    assert tokens("C++ and the Bun-lockfile, Café!") == ["bun", "lockfile", "cafe"]
+    assert tokens('"" -- *') == []
+
+
+def test_obvious_entry_ranks_first(index: SearchIndex) -> None:
+    hits = index.search("lockfile drift")
+    assert hits[0].path == "build/bun"
+    assert hits[0].entry == "lockfile-drift-on-ci"
+    assert hits[0].title == "Lockfile drift on CI"
+    assert hits[0].type == "procedural"
+    assert hits[0].score > 0
+    assert index.search("database fixture")[0].entry == "slow-fixtures"
+
+
+def test_entries_matching_every_word_come_before_partial_matches(wiki: Path,
+                                                                 index: SearchIndex) -> None:
+    write_leaf(wiki, "misc/noise", "Noise", "Unrelated.", [
+        ("Cache cache cache", "cache cache cache cache cache cache cache"),
+    ])
+    index.refresh()
+    hits = index.search("cache pip")
+    assert hits[0].entry == "cache-mounts"
+    assert "all terms" in hits[0].why
+    assert ("misc/noise", "cache-cache-cache") in keys(hits)
+
+
+def test_leaf_level_hit_from_summary(index: SearchIndex) -> None:
+    hits = index.search("pushing")
+    assert keys(hits) == [("deploy/docker", None)]
+    assert hits[0].title == "Docker images"
+    assert hits[0].citation("abc1234") == "deploy/docker@abc1234"
+
+
+def test_snippet_is_one_line_around_the_match(wiki: Path, index: SearchIndex) -> None:
+    filler = "Lorem ipsum dolor sit amet, consectetur adipiscing elit.\n" * 12
+    write_leaf(wiki, "build/vite", "Vite", "Bundler.", [
+        ("Long notes", f"{filler}The chunk size warning is harmless here.\n{filler}"),
+    ])
+    index.refresh()
+    hit = index.search("chunk warning")[0]
+    assert hit.entry == "long-notes"
+    assert "chunk size warning" in hit.snippet
+    assert "\n" not in hit.snippet
+    assert len(hit.snippet) <= 202
+    assert hit.snippet.startswith("…") and hit.snippet.endswith("…")
+
+
+def test_snippet_short_text_is_whole() -> None:
+    assert snippet("one\n two   three", ["two"]) == "one two three"
+
+
+def test_citation_format(index: SearchIndex) -> None:
+    hit = index.search("lockfile")[0]
+    assert hit.citation("abc1234") == "build/bun#lockfile-drift-on-ci@abc1234"
+    assert hit.citation(None) == "build/bun#lockfile-drift-on-ci"
+
+
+def test_why_names_columns_terms_and_bm25(index: SearchIndex) -> None:
+    hit = index.search("lockfile drift")[0]
+    assert "bm25 -" in hit.why
+    assert "title: lockfile, drift" in hit.why
+    assert "body: lockfile" in hit.why
+    assert hit.matched == ("lockfile", "drift")
+
+
+@pytest.mark.parametrize("query", [
+    "C++", '"', "-", "--frozen-lockfile", 'lockfile"', '"unclosed lockfile', "a AND OR NOT",
+    "NEAR(bun lockfile)", "*", "title:bun", "^bun", "'; DROP TABLE docs; --", "(", ")", "",
+    "   ", "bun* +lockfile", "{bun}", "bun:lockfile", "🙂 bun", "\x00bun", "a b c d",
+])
+def test_punctuation_heavy_queries_never_raise(index: SearchIndex, query: str) -> None:
+    hits = index.search(query)
+    assert isinstance(hits, list)
+    if "bun" in query or "lockfile" in query:
+        assert hits and hits[0].path == "build/bun"
+
+
+def test_long_pasted_query_stays_usable(index: SearchIndex) -> None:
+    query = "Fix the failing web build: bun install --frozen-lockfile exits 1 on CI " * 20
+    assert index.search(query)[0].entry == "lockfile-drift-on-ci"
+
+
+def test_refresh_counts_pages_and_is_a_noop_when_nothing_changed(index: SearchIndex) -> None:
+    assert index.refresh() == 3
+    assert index.refresh() == 0
+
+
+def test_refresh_picks_up_a_hand_edit(wiki: Path, index: SearchIndex) -> None:
+    assert index.search("workspaces")
+    file = wiki / "build" / "bun" / "MEMORY.md"
+    touch_later(file, file.read_text(encoding="utf-8").replace("workspaces", "monorepos")
+                + "\n## Zebra stripes\n\nA hand-written note about zebras.\n")
+    assert index.refresh() == 1
+    assert index.search("workspaces") == []
+    assert keys(index.search("zebras")) == [("build/bun", "zebra-stripes")]
+
+
+def test_same_size_edit_is_seen_through_mtime(wiki: Path, index: SearchIndex) -> None:
+    index.refresh()
+    file = wiki / "deploy" / "docker" / "MEMORY.md"
+    text = file.read_text(encoding="utf-8")
+    touch_later(file, text.replace("BuildKit", "KitBuild"))
+    assert file.stat().st_size == len(text.encode())
+    assert index.refresh() == 1
+    assert index.search("kitbuild")
+
+
+def test_deleted_page_disappears(wiki: Path, index: SearchIndex) -> None:
+    assert index.search("fixture")
+    (wiki / "testing" / "pytest" / "MEMORY.md").unlink()
+    assert index.refresh() == 0
+    assert index.search("fixture") == []
+    assert index.search("pytest") == []
+
+
+def test_dot_folders_and_non_wiki_paths_are_never_indexed(wiki: Path, index: SearchIndex) -> None:
+    write_leaf(wiki / ".trash", "build/old", "Old", "Trashed page.", [("Gone", "platypus")])
+    write_leaf(wiki, ".git/objects", "Git", "Not a page.", [("Blob", "platypus")])
+    write_leaf(wiki, "Build/Upper", "Upper", "Not a slug.", [("Shout", "platypus")])
+    write_leaf(wiki, "a/b/c/d/e", "Deep", "Too deep.", [("Deep", "platypus")])
+    write_leaf(wiki, "a/b/c/d", "Deepest", "Four levels.", [("Fine", "platypus")])
+    (wiki / "MEMORY.md").write_text("---\ntitle: Root\n---\n\n## X\n\nplatypus\n")
+    index.refresh()
+    assert keys(index.search("platypus")) == [("a/b/c/d", "fine")]
+
+
+def test_corrupt_index_file_is_rebuilt(wiki: Path, tmp_path: Path) -> None:
+    file = tmp_path / "state" / "search.sqlite"
+    file.parent.mkdir()
+    file.write_bytes(b"this is not a database at all" * 100)
+    with SearchIndex(wiki, file) as idx:
+        assert idx.search("lockfile")[0].path == "build/bun"
+    with sqlite3.connect(file) as db:
+        assert db.execute("SELECT count(*) FROM pages").fetchone()[0] == 3
+
+
+def test_schema_mismatch_is_rebuilt(wiki: Path, tmp_path: Path) -> None:
+    file = tmp_path / "search.sqlite"
+    with sqlite3.connect(file) as db:
+        db.execute("CREATE TABLE pages (x)")
+        db.execute("PRAGMA user_version = 99")
+    with SearchIndex(wiki, file) as idx:
+        assert idx.refresh() == 3
+        assert idx.search("docker")
+
+
+def test_index_damaged_while_open_heals(wiki: Path, tmp_path: Path) -> None:
+    file = tmp_path / "search.sqlite"
+    with SearchIndex(wiki, file) as idx:
+        idx.refresh()
+        idx._connection().execute("DROP TABLE docs")
+        assert idx.search("lockfile")[0].entry == "lockfile-drift-on-ci"
+
+
+def test_deleted_index_file_is_rebuilt_by_a_new_instance(wiki: Path, tmp_path: Path) -> None:
+    file = tmp_path / "search.sqlite"
+    with SearchIndex(wiki, file) as idx:
+        first = idx.search("bun")
+    file.unlink()
+    with SearchIndex(wiki, file) as idx:
+        assert idx.search("bun") == first
+
+
+def test_index_busy_in_another_process_is_a_wiki_error(
+        wiki: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "BUSY_TIMEOUT", 0.05)
+    file = tmp_path / "search.sqlite"
+    with SearchIndex(wiki, file) as idx:
+        idx.refresh()
+    holder = sqlite3.connect(file)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with SearchIndex(wiki, file) as idx, pytest.raises(WikiError, match="busy"):
+            idx.refresh()
+    finally:
+        holder.rollback()
+        holder.close()
+    assert file.stat().st_size > 0  # a busy index is waited for, never discarded
+
+
+def test_expired_and_due_flags(wiki: Path, index: SearchIndex) -> None:
+    write_leaf(wiki, "ops/oncall", "On call", "Rotation notes.", [
+        ("Old rotation", "Alice covers weekends.", "type=working expires=2026-11-30"),
+        ("Pager", "Alice owns the pager.", "review-by=2026-11-15"),
+        ("Later", "Alice will hand over.", "expires=2027-06-30 review-by=2027-01-31"),
+    ])
+    write_leaf(wiki, "ops/legacy", "Legacy", "Old notes.", [("Servers", "Alice racked them.")],
+               extra="expires: 2025-01-01\n")
+    index.refresh()
+    hits = {h.entry or h.path: h for h in index.search("alice", today=TODAY)}
+    assert hits["old-rotation"].expired and not hits["old-rotation"].due
+    assert hits["old-rotation"].type == "working"
+    assert hits["pager"].due and not hits["pager"].expired
+    assert not hits["later"].expired and not hits["later"].due
+    assert hits["servers"].expired  # inherited from the leaf's frontmatter
+    live = {h.entry for h in index.search("alice", today=TODAY, include_expired=False)}
+    assert live == {"pager", "later"}
+    assert hits["later"].expired is False
+    later = index.search("alice", today=dt.date(2028, 1, 1), include_expired=False)
+    assert keys(later) == [("ops/oncall", "pager")]
+
+
+def test_odd_pages_are_indexed_without_crashing(wiki: Path, index: SearchIndex) -> None:
+    crlf = wiki / "odd" / "crlf" / "MEMORY.md"
+    crlf.parent.mkdir(parents=True)
+    crlf.write_bytes(b"---\r\ntitle: Crlf\r\nsummary: Windows page.\r\n---\r\n\r\n"
+                     b"## Line endings\r\n\r\nGit autocrlf flips them.\r\n")
+    broken = wiki / "odd" / "bytes" / "MEMORY.md"
+    broken.parent.mkdir(parents=True)
+    broken.write_bytes(b"---\ntitle: [unclosed\n---\n\n## Binary\n\nbad \xff\xfe byte quokka\n")
+    assert index.refresh() == 5
+    assert index.search("autocrlf")[0].path == "odd/crlf"
+    assert index.search("quokka")[0].path == "odd/bytes"
+
+
+def test_limit_is_respected(index: SearchIndex) -> None:
+    assert len(index.search("bun lockfile pinned fixture docker", limit=2)) == 2
+    assert index.search("bun", limit=0) == []
+
+
+def generate_wiki(wiki: Path, leaves: int) -> None:
+    """A wiki of `leaves` leaves under 20 topics, each with three entries."""
+    for n in range(leaves):
+        write_leaf(wiki, f"topic-{n % 20}/leaf-{n}", f"Leaf {n}", f"Summary of leaf number {n}.", [
+            (f"Entry alpha {n}", f"Common words about builds and tests, marker m{n}x."),
+            (f"Entry beta {n}", "Deploy notes shared by every leaf in the wiki."),
+            (f"Entry gamma {n}", f"Procedure {n}: run the tool, then check the output."),
+        ])
+
+
+def test_two_thousand_leaves_refresh_and_search(tmp_path: Path) -> None:
+    wiki = tmp_path / "memory"
+    generate_wiki(wiki, 2000)
+    with SearchIndex(wiki, tmp_path / "search.sqlite") as idx:
+        assert idx.refresh() == 2000
+        assert idx.refresh() == 0
+        hits = idx.search("m1234x")
+        assert keys(hits) == [("topic-14/leaf-1234", "entry-alpha-1234")]
+        assert len(idx.search("deploy notes", limit=10)) == 10
