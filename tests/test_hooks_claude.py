@@ -1,0 +1,227 @@
+"""Claude Code adapter: hook payloads plus transcripts with rewinds, noise and broken lines."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wikimem.errors import RecordError
+from wikimem.hooks import record_from_payload
+from wikimem.hooks.claude import is_claude_payload, record_from_claude
+
+FIXTURES = Path(__file__).parent / "fixtures" / "runners" / "claude"
+SESSION = "7c1e9a52-0000-4000-8000-000000000001"
+FIRST_PROMPT = "The web build is red on main. Find out why and fix it."
+FINAL = ("Bumped zod to 3.24.1 and regenerated bun.lockb; `bun install --frozen-lockfile` is "
+         "clean again. Pushing was denied, so the commit is local.")
+
+
+@pytest.fixture
+def transcript(tmp_path: Path) -> Path:
+    path = tmp_path / f"{SESSION}.jsonl"
+    path.write_bytes((FIXTURES / "transcript.jsonl").read_bytes())
+    return path
+
+
+def payload(transcript: Path, **changes: object) -> dict:
+    data = json.loads((FIXTURES / "stop.json").read_text())
+    data["transcript_path"] = str(transcript)
+    data.update(changes)
+    return data
+
+
+def test_stop_records_the_last_turn_of_the_active_branch(transcript: Path) -> None:
+    record = record_from_claude(payload(transcript))
+
+    assert record == {
+        "run_id": f"{SESSION}:u-07",
+        "task": FIRST_PROMPT,
+        "agent": {"name": "claude-code", "instance_id": SESSION},
+        "status": "succeeded",
+        "result": FINAL,
+        "started_at": "2026-08-01T10:02:00.000Z",
+        "ended_at": "2026-08-01T10:02:20.100Z",
+        "evidence": [
+            {"kind": "note", "text": "Prompt of this turn: Bump zod properly and regenerate "
+                                     "the lockfile, then make the build pass."},
+            {"kind": "command", "command": "bun install --frozen-lockfile", "exit_code": 2,
+             "output": "bun install v1.1.30 (7b5a6c6f)\nerror: lockfile had changes, but "
+                       "lockfile is frozen\nnote: try re-running without --frozen-lockfile "
+                       "and commit the updated lockfile"},
+            {"kind": "command", "command": "bun install", "exit_code": 0,
+             "output": "bun install v1.1.30 (7b5a6c6f)\n + zod@3.24.1\n 412 packages "
+                       "installed [1.92s]\nSaved lockfile"},
+            {"kind": "command", "command": "git push origin HEAD", "exit_code": 1,
+             "output": "Permission to use Bash with command git push origin HEAD has been "
+                       "denied."},
+            {"kind": "file", "path": "package.json",
+             "diff": '@@ -1 +1 @@\n-    "zod": "3.23.8",\n+    "zod": "3.24.1",\n'},
+        ],
+        "source": {"runner": "claude-code", "event": "Stop", "session_id": SESSION,
+                   "transcript_path": str(transcript), "cwd": "/home/ci/repo",
+                   "permission_mode": "acceptEdits"},
+    }
+
+
+def test_abandoned_branch_and_sidechain_leave_no_evidence(transcript: Path) -> None:
+    commands = [e.get("command") for e in record_from_claude(payload(transcript))["evidence"]]
+
+    assert "rm -rf node_modules bun.lockb && bun install" not in commands
+    assert "grep -rn zod src" not in commands
+
+
+def test_first_turn_alone_when_stop_fires_before_the_second(tmp_path: Path) -> None:
+    lines = (FIXTURES / "transcript.jsonl").read_text().splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(lines) if '"uuid": "a-03"' in line) + 1
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(lines[:cut]))
+
+    record = record_from_claude(payload(path, last_assistant_message="zod/v4 needs 3.24."))
+
+    assert record["run_id"] == f"{SESSION}:u-03"
+    assert record["task"] == FIRST_PROMPT
+    assert record["evidence"] == [
+        {"kind": "command", "command": "bun run build", "exit_code": 1,
+         "output": "$ vite build\nerror: Cannot find module 'zod/v4' from 'src/schema.ts'\n"
+                   "error: script \"build\" exited with code 1"},
+    ]
+
+
+def test_session_end_builds_the_same_run_without_a_status(transcript: Path) -> None:
+    end = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": "/home/ci/repo",
+           "hook_event_name": "SessionEnd", "reason": "other"}
+
+    record = record_from_claude(end)
+
+    assert record["run_id"] == record_from_claude(payload(transcript))["run_id"]
+    assert "status" not in record
+    assert record["result"] == FINAL.replace("; `bun", ";\n`bun")  # joined transcript lines
+    assert record["source"]["reason"] == "other"
+
+
+def test_stop_failure_is_a_failed_run_with_the_error_noted(transcript: Path) -> None:
+    record = record_from_claude(payload(
+        transcript, hook_event_name="StopFailure", error="rate_limit",
+        error_details="429 Too Many Requests", last_assistant_message="API Error: 429"))
+
+    assert record["status"] == "failed"
+    assert record["result"] == "API Error: 429"
+    assert {"kind": "note", "text": "The turn ended on an API error: rate_limit 429 Too Many "
+                                    "Requests"} in record["evidence"]
+
+
+def test_forced_continuation_and_subagent_stops_are_skipped(transcript: Path) -> None:
+    assert record_from_claude(payload(transcript, stop_hook_active=True)) is None
+    assert record_from_claude(payload(
+        transcript, hook_event_name="SubagentStop", agent_id="a91f", agent_type="Explore",
+        agent_transcript_path=str(transcript))) is None
+
+
+def test_unreadable_transcript_still_records_the_result(tmp_path: Path) -> None:
+    record = record_from_claude(payload(tmp_path / "missing.jsonl"))
+
+    assert record["task"] == "Claude Code session in repo"
+    assert record["result"] == FINAL
+    assert record["run_id"] == f"{SESSION}:0b7d3c1e-0000-4000-8000-00000000abcd"
+    assert record["evidence"] == []
+
+
+def test_nothing_to_record_without_task_or_result(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text('{"type":"queue-operation","operation":"dequeue"}\n{broken\n')
+
+    assert record_from_claude(payload(empty, last_assistant_message="")) is None
+
+
+def line(**fields: object) -> str:
+    base = {"isSidechain": False, "sessionId": "S", "timestamp": "2026-08-01T11:00:00Z"}
+    return json.dumps(base | fields) + "\n"
+
+
+def test_compaction_keeps_the_task_from_before_the_boundary(tmp_path: Path) -> None:
+    path = tmp_path / "compacted.jsonl"
+    path.write_text("".join([
+        line(type="user", uuid="u1", parentUuid=None,
+             message={"role": "user", "content": [{"type": "text", "text": "Speed up CI"}]}),
+        line(type="assistant", uuid="a1", parentUuid="u1", message={
+            "id": "m1", "role": "assistant", "content": [{"type": "text", "text": "Looking"}]}),
+        line(type="system", subtype="compact_boundary", uuid="c1", parentUuid=None,
+             logicalParentUuid="a1", content="Conversation compacted",
+             compactMetadata={"trigger": "auto", "preTokens": 160000}),
+        line(type="user", uuid="u2", parentUuid="c1", isCompactSummary=True,
+             message={"role": "user", "content": "This session is being continued ..."}),
+        line(type="assistant", uuid="a2", parentUuid="u2", message={
+            "id": "m2", "role": "assistant", "content": [{"type": "tool_use", "id": "t1",
+                                                          "name": "Bash",
+                                                          "input": {"command": "make ci"}}]}),
+        line(type="user", uuid="u3", parentUuid="a2", message={"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}),
+    ]))
+
+    record = record_from_claude({"session_id": "S", "transcript_path": str(path),
+                                 "hook_event_name": "Stop", "last_assistant_message": "Done"})
+
+    assert record["task"] == "Speed up CI"
+    assert record["run_id"] == "S:u1"
+    assert record["evidence"] == [
+        {"kind": "command", "command": "make ci", "exit_code": 0, "output": "ok"}]
+
+
+def test_huge_tool_output_is_clipped_head_and_tail(tmp_path: Path) -> None:
+    path = tmp_path / "big.jsonl"
+    big = "BEGIN" + "x" * 100_000 + "END"
+    path.write_text("".join([
+        line(type="user", uuid="u1", parentUuid=None,
+             message={"role": "user", "content": "Print the log"}),
+        line(type="assistant", uuid="a1", parentUuid="u1", message={
+            "id": "m1", "role": "assistant", "content": [
+                {"type": "tool_use", "id": "t1", "name": "Bash",
+                 "input": {"command": "cat big.log"}}]}),
+        line(type="user", uuid="u2", parentUuid="a1", message={"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": big}]}),
+    ]))
+
+    record = record_from_claude({"session_id": "S", "transcript_path": str(path),
+                                 "hook_event_name": "Stop"})
+
+    output = record["evidence"][0]["output"]
+    assert 20_000 <= len(output) < 20_100
+    assert output.startswith("BEGIN") and output.endswith("END")
+    assert "characters omitted" in output
+
+
+def test_detection_tells_claude_from_codex_and_other_events(transcript: Path) -> None:
+    assert is_claude_payload(payload(transcript))
+    assert is_claude_payload({"session_id": SESSION, "hook_event_name": "SessionEnd"})
+    assert not is_claude_payload(payload(transcript, turn_id="turn-2"))  # Codex's Stop
+    assert not is_claude_payload({"session_id": SESSION, "hook_event_name": "PostToolUse"})
+    assert not is_claude_payload({"task": "x"})
+
+
+def test_dispatch_by_payload_shape(transcript: Path) -> None:
+    env: dict[str, str] = {}
+    assert record_from_payload(payload(transcript), env)["agent"]["name"] == "claude-code"
+    assert record_from_payload({"task": "Rename foo", "status": "succeeded"}, env) == {
+        "task": "Rename foo", "status": "succeeded"}
+    assert record_from_payload({"session_id": "S", "hook_event_name": "SubagentStart"},
+                               env) is None
+    with pytest.raises(RecordError):
+        record_from_payload({"hello": "world"}, env)
+
+
+def test_the_hook_path_imports_no_heavy_dependency(transcript: Path) -> None:
+    code = (
+        "import json, sys\n"
+        "from wikimem.hooks import record_from_payload\n"
+        f"p = json.loads({json.dumps(json.dumps(payload(transcript)))})\n"
+        "assert record_from_payload(p, {})\n"
+        "heavy = {'openai', 'git', 'click', 'jinja2', 'frontmatter', 'filelock', 'httpx'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=Path(__file__).parent.parent)
+    assert out.stdout.strip() == "[]"
