@@ -47,11 +47,11 @@ def _write_generated(wiki: Wiki, relpath: str, content: str, meta_new: dict[str,
     nl = page.newline
     body = content.replace("\n", nl) if nl != "\n" else content
     new_text = markdown.replace_generated(text, body, nl)
-    if new_text == text and all(page.meta.get(k) == v for k, v in updates.items()):
+    if new_text == text and all(str(page.meta.get(k, "")) == v for k, v in updates.items()):
         return False
     new_page = markdown.parse_page(new_text)
     for key, value in updates.items():
-        if new_page.meta.get(key) != value:
+        if str(new_page.meta.get(key, "")) != value:
             new_page = markdown.with_meta(new_page, key, value)
     new_page = markdown.with_meta(new_page, "updated", today)
     wiki.write(relpath, new_page.render())
@@ -71,21 +71,27 @@ def topic_lines(wiki: Wiki, topic: str) -> list[LeafLine]:
     return lines
 
 
+def topic_block(wiki: Wiki, topic: str, summary: str | None = None,
+                overrides: Path | None = None) -> tuple[str, str, int]:
+    """(generated text, summary, leaf count) that TOPIC.md should hold now."""
+    page = wiki.read_page(wiki.topic_file(topic))
+    leaves = topic_lines(wiki, topic)
+    summary = summary or (str(page.meta.get("summary") or "") if page else "")
+    return render("topic.md.j2", overrides, summary=summary, leaves=leaves), summary, len(leaves)
+
+
 def compile_topic(wiki: Wiki, topic: str, today: str, summary: str | None = None,
                   overrides: Path | None = None) -> str | None:
     """Recompile one TOPIC.md; return its wiki-relative path when it changed."""
     relpath = wiki.topic_file(topic)
     page = wiki.read_page(relpath)
-    leaves = topic_lines(wiki, topic)
-    current = str(page.meta.get("summary") or "") if page else ""
-    summary = summary or current
-    content = render("topic.md.j2", overrides, summary=summary, leaves=leaves)
-    updates = {"leaves": str(len(leaves))}
+    content, summary, count = topic_block(wiki, topic, summary, overrides)
+    updates = {"leaves": str(count)}
     if summary:
         updates["summary"] = summary
     title = (page.title if page else "") or title_from_slug(topic)
     changed = _write_generated(wiki, relpath, content,
-                               {"title": title, "summary": summary, "leaves": str(len(leaves))},
+                               {"title": title, "summary": summary, "leaves": str(count)},
                                title, today, updates)
     return relpath if changed else None
 
@@ -105,9 +111,8 @@ def profile_topics(wiki: Wiki) -> list[TopicLine]:
     return lines
 
 
-def compile_profile(wiki: Wiki, today: str, cap: int, workspace_name: str,
-                    overrides: Path | None = None) -> str | None:
-    """Regenerate PROFILE.md's index within `cap` characters; return its path when changed."""
+def profile_block(wiki: Wiki, cap: int, overrides: Path | None = None) -> str:
+    """The generated text PROFILE.md should hold now, within `cap` characters."""
     topics = profile_topics(wiki)
     shown = len(topics)
     content = render("profile.md.j2", overrides, topics=topics, more=0)
@@ -115,8 +120,13 @@ def compile_profile(wiki: Wiki, today: str, cap: int, workspace_name: str,
         shown -= 1
         content = render("profile.md.j2", overrides, topics=topics[:shown],
                          more=len(topics) - shown)
-    if len(content) > cap:
-        content = content[:cap]
+    return content[:cap]
+
+
+def compile_profile(wiki: Wiki, today: str, cap: int, workspace_name: str,
+                    overrides: Path | None = None) -> str | None:
+    """Regenerate PROFILE.md's index within `cap` characters; return its path when changed."""
+    content = profile_block(wiki, cap, overrides)
     changed = _write_generated(
         wiki, PROFILE_FILE, content,
         {"title": workspace_name, "summary": "Project memory kept by wikimem."},

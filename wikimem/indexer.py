@@ -126,9 +126,15 @@ class Pass:
         except (ModelError, WikimemError, OSError) as exc:
             self._fail(report, jobs, str(exc), started)
             return
+        self.settle(report, jobs, runs, extraction, started)
+
+    def settle(self, report: PassReport, jobs: list[Job], runs: list[RunRecord],
+               extraction: Extraction, started: float, review: bool = True) -> None:
+        """Validate the plan, then hold it for review, or write and commit it."""
+        share = self.settings["review.max_remove_share"] if review else 1.0
         plan = validate(extraction.plan, self.wiki.entry_bodies,
                         total_entries=self._total_if_removing(extraction),
-                        max_remove_share=self.settings["review.max_remove_share"])
+                        max_remove_share=share)
         common = {"model": extraction.model, "prompt_tokens": extraction.prompt_tokens,
                   "completion_tokens": extraction.completion_tokens,
                   "rejected": [asdict(n) for n in plan.rejected],
@@ -258,3 +264,40 @@ def drain(places: Places, settings: Settings, *, wait: bool = False,
                 o.outcome == "failed" for o in reports[-1].outcomes)):
             break
     return reports
+
+
+def recompile(places: Places, settings: Settings) -> str | None:
+    """Recompile every TOPIC.md and PROFILE.md (after hand edits); one commit if anything moved."""
+    with workspace_lock(places.lock, wait=True, timeout=60):
+        repo = open_repo(places, settings)
+        ensure_wiki(places, settings, repo)
+        repo.commit_person_edits()
+        wiki = Wiki(places.wiki)
+        date = today()
+        changed = [p for p in (compile_topic(wiki, t, date, None, places.templates)
+                               for t in wiki.topics()) if p]
+        profile = compile_profile(wiki, date, settings["wiki.profile_max"], places.workspace.name,
+                                  places.templates)
+        changed += [profile] if profile else []
+        if not changed:
+            return None
+        return repo.commit("Recompile topics and profile\n\nGenerated blocks refreshed after "
+                           "hand edits.\n", paths=changed)
+
+
+def approve(places: Places, settings: Settings, job_prefix: str) -> str | None:
+    """Apply a plan that was held for review, as a person's explicit decision."""
+    from .plan import parse
+
+    with workspace_lock(places.lock, wait=True, timeout=60):
+        work = Pass(places, settings, lambda _: None)
+        job = work.queue.take_held(job_prefix)
+        report = PassReport(pass_id=uuid.uuid4().hex[:12])
+        extraction = Extraction(parse(job.held_plan or {"edits": []}), "approved by a person")
+        work.repo.commit_person_edits()
+        work.settle(report, [job], [RunRecord.from_dict(job.run)], extraction,
+                    time.monotonic(), review=False)
+        passlog.append(places.pass_log, report.outcomes)
+        if any(o.outcome == "failed" for o in report.outcomes):
+            raise WikimemError(f"could not apply the held plan: {report.outcomes[0].error}")
+        return report.commit

@@ -1,0 +1,3 @@
+from wikimem.cli import main
+
+main()

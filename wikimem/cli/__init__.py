@@ -1,0 +1,65 @@
+"""The command line. `main` is the one place that turns errors into exit codes and messages.
+
+Exit codes: 0 ok, 1 failure, 2 usage, 130 interrupted. An unexpected error prints one line and
+the path of a log holding the traceback. `wikimem hook` takes a fast path without click, because
+agent runners wait for it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+
+def crash_log(exc: BaseException) -> str:
+    """Write the traceback somewhere a person can find it; return that path."""
+    import tempfile
+    import time
+    import traceback
+    from pathlib import Path
+
+    folder = Path(tempfile.gettempdir()) / "wikimem-logs"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"crash-{time.strftime('%Y%m%d-%H%M%S')}.log"
+    path.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+    return str(path)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["hook"] and not {"--help", "-h"} & set(args):
+        from .hook import fast_hook
+
+        sys.exit(fast_hook(args[1:]))
+    sys.exit(run(args))
+
+
+def run(args: list[str]) -> int:
+    import click
+
+    from ..errors import WikimemError
+    from .app import cli
+
+    try:
+        cli.main(args=args, prog_name="wikimem", standalone_mode=False)
+        return 0
+    except click.exceptions.Abort:
+        click.echo("wikimem: interrupted", err=True)
+        return 130
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except WikimemError as exc:
+        click.echo(f"wikimem: error: {exc}", err=True)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        click.echo("wikimem: interrupted", err=True)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:
+        click.echo(f"wikimem: unexpected error: {exc.__class__.__name__}: {exc} "
+                   f"(traceback in {crash_log(exc)})", err=True)
+        return 1

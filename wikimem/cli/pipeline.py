@@ -1,0 +1,293 @@
+"""Commands of the indexing pipeline: enqueue, hook, index, queue, status, config, schema, demo."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from .. import config
+from ..errors import LockBusy, UsageError
+from .app import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+
+
+def _read_source(source: str) -> tuple[bytes, str]:
+    if source == "-":
+        if sys.stdin.isatty():
+            raise UsageError("no run record: pass a FILE or pipe JSON on stdin")
+        return sys.stdin.buffer.read(), "stdin"
+    try:
+        with open(source, "rb") as handle:
+            return handle.read(), source
+    except OSError as exc:
+        raise UsageError(f"cannot read {source}: {exc.strerror}") from exc
+
+
+@cli.command()
+@click.argument("source", default="-", metavar="[FILE|-]")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@workspace_option
+@pass_ctx
+def enqueue(ctx: Ctx, source: str, as_json: bool) -> None:
+    """Queue a run record (JSON, from FILE or stdin): normalise, remove secrets, bound, write
+    the job durably, print its id. Strict: bad input exits 1 and queues nothing."""
+    from ..intake import decode
+    from ..intake import enqueue as do_enqueue
+
+    data, name = _read_source(source)
+    done = do_enqueue(ctx.places, ctx.settings, decode(data, name), name)
+    if as_json:
+        emit_json({"job": done.job_id, "run_id": done.run_id, "duplicate": done.duplicate,
+                   "redactions": list(done.redactions)})
+        return
+    click.echo(done.job_id)
+    if done.duplicate:
+        warn(f"wikimem: run {done.run_id} is already queued or indexed; not queued again")
+
+
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.argument("source", required=False, metavar="[FILE|-|JSON]")
+@click.option("--wait", is_flag=True, help="Index in the foreground; return once this run is "
+              "indexed, whoever runs the pass (for CI).")
+@click.option("--github", is_flag=True, help="Read a GitHub Actions agent step's output (run "
+              "record, claude -p/codex exec JSON, or a log) and add GITHUB_* provenance.")
+@click.option("--from-command", is_flag=True, help="Run `-- CMD ARGS...`, record it as a run, "
+              "and exit with its status.")
+@click.option("--task", help="Task text for --from-command.")
+@click.option("-q", "--quiet", is_flag=True, help="Say nothing but errors.")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+@workspace_option
+def hook(**_: Any) -> None:
+    """What agent runners call when a run ends: queue the run and start a background pass.
+
+    Reads a run record, a Claude Code hook payload (Stop, SessionEnd) or a Codex notify/Stop
+    payload from FILE, stdin or the last argument. Fails open: always exits 0 and says on stderr
+    what went wrong, because memory must never break the agent.
+    """
+    from .hook import fast_hook
+
+    raise click.exceptions.Exit(fast_hook(sys.argv[2:]))
+
+
+def index_until_done(places: config.Places, settings: config.Settings, job_id: str,
+                     quiet: bool = False) -> str:
+    """Run passes (waiting for a running one) until `job_id` has left the queue's open states."""
+    from ..indexer import drain
+    from ..queue import Queue
+
+    queue = Queue(places.queue)
+    state = queue.state_of(job_id)
+    while state in ("pending", "active"):
+        reports = drain(places, settings, wait=True, warn=lambda m: None if quiet else warn(m))
+        _report(reports, quiet)
+        new_state = queue.state_of(job_id)
+        if new_state == "pending" and any(o.outcome == "failed" for r in reports
+                                          for o in r.outcomes):
+            warn("wikimem: the pass failed; the run stays queued and will be retried")
+            return "pending"
+        if new_state == state == "pending" and not reports:
+            break  # waiting on a backoff: nothing more to do now
+        state = new_state
+    return state or "unknown"
+
+
+def _report(reports: list[Any], quiet: bool) -> None:
+    seen: set[str] = set()
+    for report in reports:
+        for message in report.warnings:
+            if message not in seen and not quiet:
+                warn(message if message.startswith("wikimem") else f"wikimem: {message}")
+                seen.add(message)
+        if quiet:
+            continue
+        for outcome in report.outcomes:
+            commit = f" {outcome.commit[:7]}" if outcome.commit else ""
+            click.echo(f"{outcome.run_id}: {outcome.outcome}{commit}", err=True)
+
+
+@cli.command()
+@click.option("-q", "--quiet", is_flag=True, help="Say nothing but errors (background passes).")
+@click.option("--wait", is_flag=True, help="Wait for a running pass instead of leaving.")
+@workspace_option
+@pass_ctx
+def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
+    """Drain the queue in the foreground: one pass per batch of jobs, one commit per pass."""
+    from ..indexer import drain
+    from ..queue import Queue
+
+    queue = Queue(ctx.places.queue)
+    total = queue.pending_ready()
+    if ctx.settings.model().model is None and not quiet and total:
+        from ..extractor import NO_MODEL_WARNING
+        warn(f"wikimem: {NO_MODEL_WARNING}")
+    bar = None
+    if total > 1 and not quiet and sys.stderr.isatty():
+        bar = click.progressbar(length=total, label="indexing", file=sys.stderr)
+        bar.__enter__()
+    try:
+        reports = drain(ctx.places, ctx.settings, wait=wait,
+                        progress=bar.update if bar else None,
+                        warn=lambda m: None if quiet else warn(m))
+    except LockBusy:
+        if not quiet:
+            click.echo("wikimem: a pass is already running in this workspace; it will take "
+                       "the queued jobs")
+        return
+    finally:
+        if bar:
+            bar.__exit__(None, None, None)
+    _report([r for r in reports if r], quiet)
+    if not quiet:
+        counts: dict[str, int] = {}
+        for report in reports:
+            for outcome in report.outcomes:
+                counts[outcome.outcome] = counts.get(outcome.outcome, 0) + 1
+        summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "queue empty"
+        click.echo(f"wikimem: {summary}")
+    if any(o.outcome == "failed" for r in reports for o in r.outcomes):
+        raise click.exceptions.Exit(1)
+
+
+@cli.group(invoke_without_command=True)
+@workspace_option
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.pass_context
+def queue(click_ctx: click.Context, as_json: bool) -> None:
+    """List queued jobs by state (pending, active, failed, review, corrupt)."""
+    if click_ctx.invoked_subcommand is not None:
+        return
+    from ..queue import Queue
+
+    ctx = click_ctx.ensure_object(Ctx)
+    q = Queue(ctx.places.queue)
+    rows = []
+    for state in ("pending", "active", "failed", "review", "corrupt"):
+        for path, job in q.jobs(state):
+            rows.append({"state": state, "job": path.stem,
+                         "run_id": job.run_id if job else None,
+                         "attempts": job.attempts if job else None,
+                         "error": (job.last_error or job.held_reason) if job else "unreadable",
+                         "task": str(job.run.get("task", ""))[:60] if job else ""})
+    if as_json:
+        emit_json({"jobs": rows, "counts": q.counts()})
+        return
+    if not rows:
+        click.echo(f"queue empty ({q.counts()['done']} done)")
+    for row in rows:
+        extra = f"  ({row['error']})" if row["error"] else ""
+        click.echo(f"{row['state']:8} {row['job']}  {row['run_id']}  {row['task']}{extra}")
+
+
+@queue.command("retry")
+@workspace_option
+@pass_ctx
+def queue_retry(ctx: Ctx) -> None:
+    """Put failed jobs back in the queue (attempts reset)."""
+    from ..queue import Queue
+
+    click.echo(f"re-queued {Queue(ctx.places.queue).retry_failed()} failed job(s)")
+
+
+@queue.command("approve")
+@click.argument("job")
+@workspace_option
+@pass_ctx
+def queue_approve(ctx: Ctx, job: str) -> None:
+    """Apply a plan held for review (mass removal), by job id or its prefix."""
+    from ..indexer import approve
+
+    sha = approve(ctx.places, ctx.settings, job)
+    click.echo(f"applied held plan{f' in commit {sha[:7]}' if sha else ' (nothing changed)'}")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@workspace_option
+@pass_ctx
+def status(ctx: Ctx, as_json: bool) -> None:
+    """Which model resolves, queue depth, failed jobs, recent passes, and how many runs changed
+    nothing."""
+    from ..status import gather
+
+    info = gather(ctx.places, ctx.settings)
+    if as_json:
+        emit_json(info.as_dict())
+        return
+    for line in info.lines():
+        click.echo(line)
+
+
+@cli.group("config", invoke_without_command=True)
+@click.option("--global", "is_global", is_flag=True, help="The global config instead.")
+@workspace_option
+@click.pass_context
+def config_cmd(click_ctx: click.Context, is_global: bool) -> None:
+    """Read and set settings. Without a subcommand: every effective value and its source."""
+    click_ctx.ensure_object(Ctx)
+    click_ctx.meta["global"] = is_global
+    if click_ctx.invoked_subcommand is None:
+        ctx = click_ctx.obj
+        for key, value in sorted(ctx.settings.values.items()):
+            shown = "***" if key == "model.api_key" and value.value else value.value
+            if isinstance(shown, tuple):
+                shown = ",".join(shown)
+            click.echo(f"{key} = {shown!s}    ({value.source})")
+
+
+@config_cmd.command("get")
+@click.argument("key")
+@pass_ctx
+def config_get(ctx: Ctx, key: str) -> None:
+    """Print one effective value and where it comes from."""
+    if key not in config.SETTINGS:
+        raise UsageError(f"unknown setting {key!r}; see `wikimem config`")
+    value = ctx.settings.values[key]
+    shown = "***" if key == "model.api_key" and value.value else value.value
+    click.echo(f"{shown}    ({value.source})")
+
+
+@config_cmd.command("set")
+@click.argument("key")
+@click.argument("value")
+@click.pass_context
+def config_set(click_ctx: click.Context, key: str, value: str) -> None:
+    """Set KEY to VALUE in the workspace config (or the global one with --global)."""
+    from ..settings_file import set_value
+
+    ctx = click_ctx.find_object(Ctx)
+    path = set_value(ctx.places, key, value, bool(click_ctx.parent.meta.get("global")))
+    click.echo(f"{key} set in {path}")
+
+
+@config_cmd.command("unset")
+@click.argument("key")
+@click.pass_context
+def config_unset(click_ctx: click.Context, key: str) -> None:
+    """Remove KEY from the workspace config (or the global one with --global)."""
+    from ..settings_file import set_value
+
+    ctx = click_ctx.find_object(Ctx)
+    path = set_value(ctx.places, key, None, bool(click_ctx.parent.meta.get("global")))
+    click.echo(f"{key} removed from {path}")
+
+
+@cli.command()
+def schema() -> None:
+    """Print the edit plan's JSON Schema (what the extraction model must answer)."""
+    from ..plan import SCHEMA
+
+    click.echo(json.dumps(SCHEMA, indent=2, sort_keys=True))
+
+
+@cli.command()
+@click.option("--keep", type=click.Path(file_okay=False), help="Build the demo workspace here "
+              "instead of a temporary folder (kept afterwards).")
+def demo(keep: str | None) -> None:
+    """Feed the example runs that ship with wikimem through the offline extractor in a throwaway
+    workspace, then show the wiki and its git log. No network, no API key."""
+    from ..demo import run_demo
+
+    for line in run_demo(keep):
+        click.echo(line)

@@ -1,0 +1,131 @@
+"""Commands on the wiki itself: init, show, lint, log."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..errors import NotFound
+from .app import Ctx, cli, emit_json, pass_ctx, workspace_option
+
+
+@cli.command()
+@workspace_option
+@pass_ctx
+def init(ctx: Ctx) -> None:
+    """Create the wiki (.clarvis/memory/ with PROFILE.md, its git repository) and a commented
+    sample workspace policy. Running it again changes nothing."""
+    from ..workspace import init as do_init
+
+    made = do_init(ctx.places, ctx.settings)
+    if not made:
+        click.echo(f"wikimem: already set up in {ctx.places.wiki}")
+    for item in made:
+        click.echo(f"created {item}")
+
+
+def _read_at(ctx: Ctx):  # type: ignore[no-untyped-def]
+    def read(rev: str, file: str) -> str:
+        from ..workspace import open_repo
+
+        return open_repo(ctx.places, ctx.settings).show(rev, file)
+    return read
+
+
+def _pretty(text: str) -> str:
+    """Light terminal styling: headings bold, frontmatter dimmed."""
+    out = []
+    in_front = text.startswith("---")
+    for number, line in enumerate(text.splitlines()):
+        if in_front:
+            out.append(click.style(line, dim=True))
+            if number and line.strip() == "---":
+                in_front = False
+        elif line.startswith("#"):
+            out.append(click.style(line, bold=True))
+        elif line.strip().startswith("<!-- wikimem"):
+            out.append(click.style(line, dim=True))
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+@cli.command()
+@click.argument("wiki_path", required=False, metavar="[WIKI_PATH[#ENTRY][@COMMIT]]")
+@click.option("--raw", is_flag=True, help="Print the file (or entry) exactly as stored.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@workspace_option
+@pass_ctx
+def show(ctx: Ctx, wiki_path: str | None, raw: bool, as_json: bool) -> None:
+    """Show PROFILE.md, a topic's TOPIC.md, a leaf's MEMORY.md, or one entry.
+
+    Examples: `wikimem show`, `wikimem show build`, `wikimem show build/bun`,
+    `wikimem show build/bun#lockfile-drift`, `wikimem show build/bun#lockfile-drift@abc1234`.
+    """
+    from ..lookup import resolve
+    from ..wiki import Wiki
+
+    wiki = Wiki(ctx.places.wiki)
+    if not wiki.root.is_dir():
+        raise NotFound(f"no wiki in {ctx.places.workspace}: run `wikimem init` first")
+    shown = resolve(wiki, wiki_path, _read_at(ctx))
+    if as_json:
+        page = shown.page
+        emit_json({
+            "ref": shown.ref, "file": shown.file, "kind": shown.kind, "rev": shown.rev,
+            "meta": dict(page.meta), "text": shown.text,
+            "entries": [{"id": e.id, "title": e.title, "meta": dict(e.meta), "body": e.body}
+                        for e in ((shown.entry,) if shown.entry else page.entries)],
+        })
+        return
+    if raw or not sys.stdout.isatty():
+        click.echo(shown.text, nl=not shown.text.endswith("\n"))
+        return
+    click.echo(_pretty(shown.text))
+
+
+@cli.command()
+@click.option("--fix", is_flag=True, help="Recompile stale generated blocks, then lint.")
+@workspace_option
+@pass_ctx
+def lint(ctx: Ctx, fix: bool) -> None:
+    """Check the wiki: broken relative links, pages without frontmatter, leaves without a
+    summary, stale generated blocks, names that are not slugs, memory due for review or expired.
+
+    Prints `file:line: message` and exits 1 when anything is found (pre-commit friendly).
+    """
+    from ..lint import lint as run_lint
+    from ..wiki import Wiki
+
+    wiki = Wiki(ctx.places.wiki)
+    if fix:
+        from ..indexer import recompile
+
+        recompile(ctx.places, ctx.settings)
+    problems = run_lint(wiki, ctx.settings["wiki.profile_max"], overrides=ctx.places.templates)
+    prefix = ctx.places.wiki.relative_to(ctx.places.workspace).as_posix() + "/"
+    for problem in problems:
+        click.echo(problem.format(prefix))
+    if problems:
+        raise click.exceptions.Exit(1)
+
+
+@cli.command()
+@click.argument("wiki_path", required=False, metavar="[WIKI_PATH[#ENTRY]]")
+@click.option("-n", "--limit", default=20, show_default=True, help="How many commits.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@workspace_option
+@pass_ctx
+def log(ctx: Ctx, wiki_path: str | None, limit: int, as_json: bool) -> None:
+    """History of the wiki, of one page, or the versions of one entry: date, subject, run."""
+    from ..versions import history_of
+
+    rows = history_of(ctx.places, ctx.settings, wiki_path, limit)
+    if as_json:
+        emit_json([row.as_dict() for row in rows])
+        return
+    if not rows:
+        click.echo("no history yet")
+    for row in rows:
+        click.echo(row.line())

@@ -1,0 +1,81 @@
+"""Status: what a person needs to know at a glance about a workspace's memory."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from . import passlog
+from .config import Places, Settings
+from .extractor import NO_MODEL_WARNING
+from .queue import Queue
+
+
+@dataclass(frozen=True)
+class Status:
+    workspace: str
+    wiki: str
+    model: str | None
+    model_source: str
+    endpoint: str | None
+    paused: bool
+    queue: dict[str, int]
+    failed_jobs: list[dict[str, Any]] = field(default_factory=list)
+    passes: list[dict[str, Any]] = field(default_factory=list)
+    runs_seen: int = 0
+    no_change_share: float | None = None
+    warning: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def lines(self) -> list[str]:
+        out = [f"workspace  {self.workspace}", f"wiki       {self.wiki}"]
+        if self.model:
+            out.append(f"model      {self.model} ({self.model_source})"
+                       f"{' at ' + self.endpoint if self.endpoint else ''}")
+        else:
+            out.append(f"model      none: {NO_MODEL_WARNING}")
+        if self.paused:
+            out.append("paused     yes: hooks and context do nothing (`wikimem resume`)")
+        depth = ", ".join(f"{n} {s}" for s, n in self.queue.items() if n and s != "done")
+        out.append(f"queue      {depth or 'empty'} ({self.queue.get('done', 0)} done)")
+        for job in self.failed_jobs:
+            out.append(f"  failed   {job['job']} {job['run_id']}: {job['error']}")
+        if self.no_change_share is not None:
+            out.append(f"no change  {self.no_change_share:.0%} of the last {self.runs_seen} runs")
+        if self.passes:
+            out.append("last passes:")
+        for item in self.passes:
+            commit = f" {item['commit'][:7]}" if item.get("commit") else ""
+            out.append(f"  {item['time']}  {item['outcomes']}{commit}")
+        if self.warning:
+            out.append(f"warning    {self.warning}")
+        return out
+
+
+def gather(places: Places, settings: Settings, recent: int = 5) -> Status:
+    model = settings.model()
+    source = settings.values["model.memory"].source if settings["model.memory"] else (
+        settings.values["model.default"].source)
+    queue = Queue(places.queue)
+    failed = [{"job": p.stem, "run_id": j.run_id if j else "?",
+               "error": j.last_error if j else "unreadable"} for p, j in queue.jobs("failed")]
+    grouped = passlog.passes(places.pass_log)
+    passes = []
+    for _, items in grouped[-recent:]:
+        kinds: dict[str, int] = {}
+        for item in items:
+            kinds[item["outcome"]] = kinds.get(item["outcome"], 0) + 1
+        passes.append({"time": items[-1].get("time", ""),
+                       "outcomes": ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())),
+                       "commit": next((i["commit"] for i in items if i.get("commit")), None)})
+    runs = [i for _, items in grouped for i in items if i.get("outcome") != "failed"]
+    share = (sum(1 for i in runs if i["outcome"] in ("no change", "skipped")) / len(runs)
+             if runs else None)
+    warning = passlog.failure_warning(places.pass_log)
+    return Status(
+        workspace=str(places.workspace), wiki=str(places.wiki), model=model.model,
+        model_source=source, endpoint=model.base_url, paused=places.paused_flag.exists(),
+        queue=queue.counts(), failed_jobs=failed, passes=passes, runs_seen=len(runs),
+        no_change_share=share, warning=warning)
