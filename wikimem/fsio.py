@@ -7,11 +7,30 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 from .errors import LockBusy
+
+_CRASH_AFTER = int(os.environ.get("WIKIMEM_CRASH_AFTER", "0") or 0)
+_crash_count = 0
+
+
+def checkpoint(name: str) -> None:
+    """A fault-injection point for the crash tests: with WIKIMEM_CRASH_AFTER=N the process
+    SIGKILLs itself at the Nth checkpoint it passes. Costs one comparison otherwise."""
+    global _crash_count
+    if not _CRASH_AFTER:
+        return
+    _crash_count += 1
+    if _crash_count == _CRASH_AFTER:
+        import signal
+
+        sys.stderr.write(f"wikimem: crash injected at checkpoint {_crash_count} ({name})\n")
+        sys.stderr.flush()
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def fsync_dir(folder: Path) -> None:
@@ -38,6 +57,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())
+        checkpoint(f"before rename {path.name}")
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -45,6 +65,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
         raise
     if durable:
         fsync_dir(path.parent)
+    checkpoint(f"after write {path.name}")
 
 
 def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
@@ -55,6 +76,7 @@ def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
 def move(src: Path, dst: Path) -> None:
     """Rename `src` to `dst` durably (same filesystem); the state change of a queue item."""
     dst.parent.mkdir(parents=True, exist_ok=True)
+    checkpoint(f"before move {src.name}")
     os.replace(src, dst)
     fsync_dir(dst.parent)
     if src.parent != dst.parent:

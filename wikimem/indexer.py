@@ -20,7 +20,7 @@ from .compile import compile_profile, compile_topic
 from .config import Places, Settings
 from .errors import ModelError, WikimemError
 from .extractor import NO_MODEL_WARNING, OFFLINE, Extraction, extract
-from .fsio import atomic_write_text, workspace_lock
+from .fsio import atomic_write_text, checkpoint, workspace_lock
 from .passlog import Outcome
 from .plan import Plan, validate
 from .policy import read_policies
@@ -222,7 +222,9 @@ class Pass:
                 topics=sorted(summaries), rejected=plan.rejected, pass_id=report.pass_id,
                 runs=[r.run_id for r in runs], agents=sorted({r.agent for r in runs if r.agent}),
                 model=extraction.model if extraction.model != OFFLINE else OFFLINE)
-            return self.repo.commit(message, paths=sorted(set(changed)))
+            sha = self.repo.commit(message, paths=sorted(set(changed)))
+            checkpoint("after commit")
+            return sha
         except BaseException:
             self.repo.restore(files)
             if self.journal.exists():

@@ -245,7 +245,13 @@ class _Checker:
         if action == "update" and entry_id not in existing:
             action = "add"
             repair(f"update of missing entry {entry_id!r} turned into an add")
-        elif action == "add" and entry_id in existing:
+        if action == "add" and title and slugify(title) != entry_id:
+            # an entry's id is the slug of its heading: the heading decides
+            repair(f"entry id {entry_id!r} follows its title: {slugify(title)!r}")
+            entry_id = slugify(title)
+            if (leaf, entry_id) in self.seen:
+                return reject("a second edit of the same entry in one plan")
+        if action == "add" and entry_id in existing:
             action = "update"
             repair(f"add of existing entry {entry_id!r} turned into an update")
         if action == "update" and existing.get(entry_id, "").strip() == body:

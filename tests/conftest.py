@@ -1,0 +1,89 @@
+"""Shared fixtures: an isolated environment (HOME, WIKIMEM_HOME, git config, model variables),
+temp workspaces, the CLI in-process and as a real subprocess, and the loopback model server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.openai_server import openai_server  # noqa: F401  (fixture)
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNS = ROOT / "wikimem" / "data" / "runs"
+CLEARED = ("WIKIMEM_MODEL", "WIKIMEM_WORKSPACE", "WIKIMEM_FALLBACK_MODELS", "WIKIMEM_MEMORY",
+           "OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID",
+           "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "CODEX_HOME")
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path_factory: pytest.TempPathFactory,
+                 monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A developer's own HOME, git identity and model settings never leak into a test."""
+    home = tmp_path_factory.mktemp("home")
+    gitconfig = home / ".gitconfig"
+    gitconfig.write_text("[user]\n\tname = Ada Person\n\temail = ada@example.test\n"
+                         "[init]\n\tdefaultBranch = main\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("WIKIMEM_HOME", str(home / ".clarvis"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for name in CLEARED:
+        monkeypatch.delenv(name, raising=False)
+    yield home
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    return folder
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+    """Run a wikimem command in-process (fast); returns exit code, stdout, stderr."""
+    from wikimem.cli import run
+
+    def invoke(*args: str) -> Result:
+        capsys.readouterr()
+        code = run(list(args))
+        captured = capsys.readouterr()
+        return Result(code, captured.out, captured.err)
+
+    return invoke
+
+
+def run_wikimem(*args: str, cwd: Path, input: str | bytes | None = None,
+                env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """The CLI as a real process, exactly as a person or a runner calls it."""
+    full_env = {**os.environ, **(env or {})}
+    full_env["PYTHONPATH"] = str(ROOT) + os.pathsep + full_env.get("PYTHONPATH", "")
+    data = input.encode() if isinstance(input, str) else input
+    return subprocess.run([sys.executable, "-m", "wikimem", *args], cwd=cwd, input=data,
+                          capture_output=True, timeout=timeout, env=full_env)
+
+
+def example_run(name: str) -> dict:
+    """One of the example runs shipped with the package, by file name prefix."""
+    path = next(RUNS.glob(f"{name}*.json"))
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def git(*args: str, cwd: Path) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                          text=True).stdout
