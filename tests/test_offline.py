@@ -1,0 +1,472 @@
+"""The offline rules: explicit candidates, failures fixed later in a run, and nothing else."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import wikimem
+from wikimem.offline import (
+    NO_LESSON,
+    command_tool,
+    is_changed_command,
+    is_inspection,
+    offline_plan,
+    signature,
+)
+from wikimem.plan import MAX_BODY, MAX_TITLE, RawPlan, validate
+from wikimem.record import Candidate, Evidence, RunRecord, normalise
+from wikimem.snapshot import take
+
+RUNS = Path(wikimem.__file__).parent / "data" / "runs"
+TOKEN = "ghp_T63oJuMkVvBWxFASAVrn0SLZpoW8NrMvNnli"  # fake, in 06-dispatch-with-token.json
+
+
+def cmd(command: str, exit_code: int | None = 0, output: str = "") -> Evidence:
+    return Evidence(kind="command", command=command, exit_code=exit_code, output=output)
+
+
+def edited(path: str, diff: str = "") -> Evidence:
+    return Evidence(kind="file", path=path, diff=diff)
+
+
+def run(*evidence: Evidence, memory: tuple[Candidate, ...] = (), run_id: str = "r-1") -> RunRecord:
+    return RunRecord(run_id=run_id, task="do the thing", evidence=evidence, memory=memory)
+
+
+def only_edit(plan: RawPlan) -> dict[str, Any]:
+    assert len(plan.edits) == 1, plan.edits
+    return dict(plan.edits[0])
+
+
+def no_lookup(leaf: str) -> None:
+    return None
+
+
+LOCKFILE_RUN = run(
+    cmd("bun install --frozen-lockfile", 1,
+        "bun install v1.1.34 (5e5e7c60)\n"
+        "error: lockfile had changes, but lockfile is frozen\n"
+        "note: try re-running without --frozen-lockfile and commit the updated lockfile\n"),
+    cmd("git log -1 --oneline -- package.json", 0, "a1b2c3d chore(deps): bump vite to 5.4\n"),
+    cmd("bun install", 0, "Saved lockfile\n"),
+    cmd("bun install --frozen-lockfile", 0, "Checked 388 installs (no changes)\n"),
+    run_id="ci-7-1",
+)
+
+
+# -- rule 2 on hand-built runs ------------------------------------------------------------------
+
+
+def test_lockfile_failure_fixed_by_a_command_is_one_exact_procedural_entry():
+    plan = offline_plan([LOCKFILE_RUN])
+
+    edit = only_edit(plan)
+    assert plan.summary == "Record 1 lesson from run ci-7-1"
+    assert edit["action"] == "add"
+    assert edit["leaf"] == "bun/troubleshooting"
+    assert edit["title"] == ("`bun install --frozen-lockfile` fails: "
+                             "lockfile had changes, but lockfile is frozen")
+    assert edit["entry"] == ("bun-install---frozen-lockfile-fails-"
+                             "lockfile-had-changes-but-lockfile-is-frozen")
+    assert edit["type"] == "procedural"
+    assert edit["body"] == (
+        "**Symptom:** `bun install --frozen-lockfile` exited with code 1:\n"
+        "\n"
+        "```text\n"
+        "error: lockfile had changes, but lockfile is frozen\n"
+        "```\n"
+        "\n"
+        "**Fix:** what the run did before the same command passed.\n"
+        "\n"
+        "Ran:\n"
+        "\n"
+        "```sh\n"
+        "bun install\n"
+        "```\n"
+        "\n"
+        "Seen in run ci-7-1."
+    )
+
+
+def test_inspection_commands_between_failure_and_success_are_not_the_fix():
+    looks = ["ls -la", "cat package.json", "git status", "git log -3 --oneline", "git diff",
+             "git show HEAD", "grep -rn vite src", "echo $PATH", "pwd", "which node",
+             "head -5 bun.lockb", "tail -n 20 build.log", "kubectl get pods",
+             "docker logs api", "node --version", "cd web && ls", "env | sort | grep NODE"]
+    evidence = [cmd("bun run build", 1, "error: Could not resolve: \"@acme/ui\"\n")]
+    evidence += [cmd(look, 0, "...") for look in looks]
+    evidence += [cmd("bun add @acme/ui@workspace:*", 0, "installed @acme/ui"),
+                 cmd("bun run build", 0, "built in 3.1s")]
+
+    body = only_edit(offline_plan([run(*evidence)]))["body"]
+
+    assert "```sh\nbun add @acme/ui@workspace:*\n```" in body
+    for look in looks:
+        assert look not in body
+
+
+def test_failed_commands_in_between_are_not_the_fix_and_retries_make_one_lesson():
+    plan = offline_plan([run(
+        cmd("pytest -x tests/", 1, "E   AssertionError: order\n1 failed"),
+        cmd("pip install pytest-randomly==3.16", 1, "ERROR: No matching distribution"),
+        cmd("pytest tests/", 1, "E   AssertionError: order\n1 failed"),
+        cmd("pytest -p no:randomly tests/", 0, "120 passed"),
+    )])
+
+    edit = only_edit(plan)
+    assert edit["leaf"] == "pytest/troubleshooting"
+    assert "pip install" not in edit["body"]
+    assert "```sh\npytest -p no:randomly tests/\n```" in edit["body"]
+
+
+def test_a_changed_command_that_passed_is_the_fix():
+    edit = only_edit(offline_plan([run(
+        cmd("pytest tests/", 1, "E   AssertionError: assert 2 == 3\n1 failed, 40 passed"),
+        cmd("pytest -p no:randomly tests/", 0, "41 passed"),
+    )]))
+
+    assert edit["leaf"] == "pytest/troubleshooting"
+    assert edit["title"] == "`pytest tests/` fails: AssertionError: assert 2 == 3"
+    assert "**Fix:** the command, changed, passed." in edit["body"]
+    assert "```sh\npytest -p no:randomly tests/\n```" in edit["body"]
+    assert "```text\nAssertionError: assert 2 == 3\n```" in edit["body"]
+
+
+def test_a_changed_command_after_other_steps_comes_last_in_the_fix():
+    body = only_edit(offline_plan([run(
+        cmd("cargo build", 101, "error[E0658]: use of unstable library feature"),
+        cmd("rustup toolchain install 1.83", 0, "installed"),
+        cmd("cargo +1.83 build --locked", 0, "Finished"),
+    )]))["body"]
+
+    assert "passed (the last command below)." in body
+    assert "```sh\nrustup toolchain install 1.83\ncargo +1.83 build --locked\n```" in body
+
+
+@pytest.mark.parametrize(("failed", "passed", "changed"), [
+    ("pytest tests/", "pytest -p no:randomly tests/", True),
+    ("pytest -n auto tests/integration -q", "pytest -n 0 tests/integration -q", True),
+    ("pytest tests/a.py", "TZ=UTC pytest tests/a.py", True),
+    ("bun install --frozen-lockfile", "bun install", True),
+    ("docker compose up", "docker compose up --build", True),
+    ("pytest tests/a", "pytest tests/b", False),
+    ("pytest -x tests/a", "pytest -x tests/b", False),
+    ("pytest", "pytest tests/unit", False),
+    ("make test", "make test-unit", False),
+    ("npm test", "yarn test", False),
+    ("pytest tests/", "pytest tests/", False),
+    ("pytest -q tests/ 2>&1 | tail -5", "pytest -q -p no:cacheprovider tests/", True),
+])
+def test_changed_command_keeps_tool_and_targets(failed: str, passed: str, changed: bool):
+    assert is_changed_command(failed, passed) is changed
+
+
+def test_an_edited_file_is_part_of_the_fix_with_its_diff():
+    diff = "@@ -9,3 +9,3 @@\n-  internal_port = 3000\n+  internal_port = 8080\n"
+    edit = only_edit(offline_plan([run(
+        cmd("fly deploy --app web-staging", 1,
+            "==> Building image\nError: health checks for machine 4e1 never passed\n"),
+        cmd("cat fly.toml", 0, "internal_port = 3000"),
+        edited("fly.toml", diff),
+        cmd("fly deploy --app web-staging", 0, "release v12 created"),
+    )]))
+
+    assert edit["leaf"] == "fly/troubleshooting"
+    assert edit["title"] == ("`fly deploy --app web-staging` fails: "
+                             "health checks for machine 4e1 never passed")
+    body = edit["body"]
+    assert "Edited `fly.toml`:\n\n```diff\n" + diff.rstrip("\n") + "\n```" in body
+    assert "Ran:" not in body  # `cat` only looked
+    assert body.endswith("Seen in run r-1.")
+
+
+def test_a_large_diff_is_named_not_copied():
+    diff = "".join(f"+line {i}\n" for i in range(400))
+    body = only_edit(offline_plan([run(
+        cmd("terraform plan", 1, "Error: Unsupported argument"),
+        edited("main.tf", diff),
+        cmd("terraform plan", 0, "No changes."),
+    )]))["body"]
+
+    assert "Edited `main.tf`." in body
+    assert "line 399" not in body
+
+
+def test_many_commands_and_files_stay_under_the_body_limit():
+    long = "x" * 2000
+    evidence = [cmd("make release", 2, "make: *** [release] Error 1")]
+    evidence += [cmd(f"sed -i s/a/b/ src/file{i}.c {long}", 0) for i in range(12)]
+    evidence += [edited(f"src/file{i}.c", "-a\n+b\n" * 100) for i in range(8)]
+    evidence += [cmd("make release", 0, "ok")]
+
+    edit = only_edit(offline_plan([run(*evidence)]))
+
+    assert len(edit["body"]) <= MAX_BODY
+    assert "# ... and 5 more commands" in edit["body"]
+    assert not validate(offline_plan([run(*evidence)]), no_lookup).rejected
+
+
+# -- runs that teach nothing ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("evidence", [
+    pytest.param((), id="no evidence"),
+    pytest.param((edited("docs/a.md", "-recieve\n+receive\n"), cmd("pytest -q", 0, "6 passed")),
+                 id="trivial"),
+    pytest.param((cmd("alembic upgrade head", 1, "KeyError: 'DATABASE_URL'"),
+                  cmd("env | grep DATABASE", 0, "")), id="never fixed"),
+    pytest.param((cmd("pytest -q", 1, "E   TimeoutError\n1 failed"),
+                  cmd("pytest -q", 0, "40 passed")), id="flaky retry"),
+    pytest.param((cmd("pytest -q", 1, "E   TimeoutError\n1 failed"), cmd("git status", 0, ""),
+                  cmd("cat conftest.py", 0, ""), cmd("pytest -q", 0, "40 passed")),
+                 id="only inspection in between"),
+    pytest.param((cmd("grep -rn TODO src", 1, ""), cmd("echo done >> notes.txt", 0),
+                  cmd("grep -rn TODO src", 0, "src/a.py:1: TODO")), id="inspection failed"),
+    pytest.param((cmd("make test", 2, "Error 2"), cmd("make test-unit", 0, "ok")),
+                 id="another command passed"),
+    pytest.param((cmd("pytest", None, "?"), cmd("pytest -q", 0, "ok")), id="unknown exit"),
+])
+def test_runs_without_a_signal_change_nothing(evidence: tuple[Evidence, ...]):
+    plan = offline_plan([run(*evidence)])
+
+    assert plan.edits == ()
+    assert plan.summary == NO_LESSON
+
+
+# -- rule 1: explicit candidates -----------------------------------------------------------------
+
+
+def test_explicit_candidates_become_adds_at_their_path():
+    plan = offline_plan([run(memory=(
+        Candidate(path="decisions/auth", content="Use OAuth.\nNever paste tokens.",
+                  title="Connections use OAuth", type="semantic"),
+        Candidate(path="api", content="\n# Regenerate the client after a model change.\n\n"
+                                      "Run `make client`."),
+        Candidate(path="ops/oncall", content="Page the owner first.", type="Procedural"),
+        Candidate(path="ops/oncall", content="Quarterly rota.", title="Rota", type="decision"),
+    ))])
+
+    edits = [dict(e) for e in plan.edits]
+    assert [(e["leaf"], e["entry"], e["type"]) for e in edits] == [
+        ("decisions/auth", "connections-use-oauth", "semantic"),
+        ("api", "regenerate-the-client-after-a-model-change", "semantic"),
+        ("ops/oncall", "page-the-owner-first", "procedural"),
+        ("ops/oncall", "rota", "semantic"),
+    ]
+    assert edits[0]["title"] == "Connections use OAuth"
+    assert edits[0]["body"] == "Use OAuth.\nNever paste tokens."
+    assert edits[1]["title"] == "Regenerate the client after a model change"
+    assert plan.summary == "Record 4 lessons from run r-1"
+
+    checked = validate(plan, no_lookup)
+    assert not checked.rejected
+    assert [e.leaf for e in checked.edits][:2] == ["decisions/auth", "api/general"]
+
+
+def test_a_long_candidate_title_is_bounded_so_validation_keeps_it():
+    content = "Always " + " ".join(["rebuild"] * 60) + "."
+    edit = only_edit(offline_plan([run(memory=(Candidate(path="build/x", content=content),))]))
+
+    assert len(edit["title"]) <= MAX_TITLE
+    assert edit["title"].endswith("…")
+    assert validate(offline_plan([run(memory=(Candidate("build/x", content),))]),
+                    no_lookup).edits[0].title == edit["title"]
+
+
+# -- several runs, determinism -------------------------------------------------------------------
+
+
+def test_several_runs_are_deduplicated_by_leaf_and_entry():
+    again = RunRecord(run_id="ci-7-2", task="again", evidence=LOCKFILE_RUN.evidence)
+    candidate = Candidate(path="api", content="Use RFC 3339.", title="Timestamps")
+    same_place = Candidate(path="api/general", content="Use ISO 8601.", title="Timestamps")
+    other = run(memory=(candidate, same_place), run_id="local-9")
+
+    plan = offline_plan([LOCKFILE_RUN, again, other])
+
+    assert [(e["leaf"], e["entry"]) for e in plan.edits] == [
+        ("bun/troubleshooting", only_edit(offline_plan([LOCKFILE_RUN]))["entry"]),
+        ("api", "timestamps"),
+    ]
+    assert plan.edits[0]["body"].endswith("Seen in run ci-7-1.")
+    assert plan.summary == "Record 2 lessons from 2 runs"
+    assert not validate(plan, no_lookup).rejected
+
+
+def test_the_same_runs_give_the_same_plan_and_a_rerun_changes_nothing():
+    runs = [LOCKFILE_RUN] + load_examples()
+    first, second = offline_plan(runs), offline_plan(list(runs))
+
+    assert json.dumps(first.to_dict()) == json.dumps(second.to_dict())
+
+    written = {(e.leaf, e.entry): e.body for e in validate(first, no_lookup).edits}
+    rerun = validate(second, lambda leaf: {entry: body for (lf, entry), body in written.items()
+                                           if lf == leaf})
+    assert rerun.edits == ()
+    assert {note.reason for note in rerun.rejected} == {"the entry already says this (no change)"}
+
+
+# -- command parsing -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("command", "tool"), [
+    ("bun install --frozen-lockfile", "bun"),
+    ("FOO=1 CI=true pytest -q", "pytest"),
+    ("sudo -E apt-get install -y libpq-dev", "apt-get"),
+    ("env NODE_ENV=test npx vitest run", "vitest"),
+    ("uvx ruff check .", "ruff"),
+    ("python -m pytest tests/", "pytest"),
+    ("python3.12 -m pip install -e .", "pip"),
+    ("uv run alembic upgrade head", "alembic"),
+    ("poetry run mypy src", "mypy"),
+    ("./scripts/e2e.sh --project chromium", "e2e"),
+    ("bash scripts/Deploy_Preview.sh", "deploy-preview"),
+    ("bash -c 'make test'", "make"),
+    ("cd web && pnpm install", "pnpm"),
+    ("/usr/local/bin/terraform apply", "terraform"),
+    ("python manage.py migrate", "manage"),
+    ("npm test 2>&1 | tail -20", "npm"),
+    ("", ""),
+    ("FOO=1", ""),
+])
+def test_command_tool(command: str, tool: str):
+    assert command_tool(command) == tool
+
+
+@pytest.mark.parametrize(("command", "inspection"), [
+    ("git diff --stat", True),
+    ("env | sort | grep -i pg", True),
+    ("cd api && cat pyproject.toml", True),
+    ("gh run view 11842 --log", True),
+    ("gcloud run services logs read api --limit 5", True),
+    ("kubectl describe pod api-0", True),
+    ("ls > files.txt", False),
+    ("echo 'NODE_OPTIONS=--max-old-space-size=4096' >> .env", False),
+    ("echo $X | docker login ghcr.io --password-stdin", False),
+    ("git commit -am fix", False),
+    ("bun install", False),
+    ("sed -i s/3000/8080/ fly.toml", False),
+])
+def test_is_inspection(command: str, inspection: bool):
+    assert is_inspection(command) is inspection
+
+
+@pytest.mark.parametrize(("output", "expected"), [
+    ("bun install v1\nerror: lockfile had changes\nnote: retry\n", "error: lockfile had changes"),
+    ("Traceback (most recent call last):\n  File \"env.py\", line 18\n"
+     "KeyError: 'DATABASE_URL'\nRuntimeError: DATABASE_URL is not set\n",
+     "RuntimeError: DATABASE_URL is not set"),
+    ("F\n========= FAILURES =========\nE       assert 1 == 2\n1 failed in 0.1s\n",
+     "assert 1 == 2"),
+    ("building...\nstep 3/5\nThe build could not finish\nbye\n", "The build could not finish"),
+    ("collected 3 items\nexit status 3\n\n", "exit status 3"),
+    ("\x1b[31mERROR\x1b[0m: disk full\n", "ERROR: disk full"),
+    ("", ""),
+    ("=======\n-------\n", ""),
+])
+def test_signature_is_the_most_telling_line(output: str, expected: str):
+    assert signature(output) == expected
+
+
+def test_signature_is_bounded_and_keeps_redaction_markers():
+    line = "error: auth failed for token [REDACTED:github-token] " + "x" * 400
+
+    sig = signature("start\n" + line + "\n")
+
+    assert len(sig) <= 200
+    assert sig.startswith("error: auth failed for token [REDACTED:github-token] xxx")
+
+
+# -- the example runs shipped for `wikimem demo` --------------------------------------------------
+
+
+def example_files() -> list[Path]:
+    return sorted(RUNS.glob("*.json"))
+
+
+def examples() -> dict[str, RunRecord]:
+    """Each shipped run as a pass sees it: normalised, redacted and bounded."""
+    records = {}
+    for path in example_files():
+        snap, _ = take(normalise(json.loads(path.read_text(encoding="utf-8")), str(path)))
+        records[path.name] = RunRecord.from_dict(snap)
+    return records
+
+
+def load_examples() -> list[RunRecord]:
+    return list(examples().values())
+
+
+EXPECTED_LEAVES = {
+    "01-uv-lockfile-drift.json": ["uv/troubleshooting"],
+    "02-xdist-sqlite-locked.json": ["pytest/troubleshooting"],
+    "03-cloud-run-port.json": ["gcloud/troubleshooting"],
+    "04-docs-typo.json": [],
+    "05-timestamp-decision.json": ["decisions/api", "api"],
+    "06-dispatch-with-token.json": ["curl/troubleshooting"],
+    "07-e2e-browsers-missing.json": [],
+}
+
+
+def test_the_examples_ship_in_story_order():
+    assert [p.name for p in example_files()] == sorted(EXPECTED_LEAVES)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_LEAVES))
+def test_each_example_gives_the_expected_edits_and_validates_cleanly(name: str):
+    record = examples()[name]
+
+    plan = offline_plan([record])
+
+    assert [e["leaf"] for e in plan.edits] == EXPECTED_LEAVES[name]
+    checked = validate(plan, no_lookup)
+    assert checked.rejected == ()
+    assert len(checked.edits) == len(EXPECTED_LEAVES[name])
+    for edit in plan.edits:
+        if edit["type"] == "procedural" and "/troubleshooting" in edit["leaf"]:
+            assert edit["body"].endswith(f"Seen in run {record.run_id}.")
+
+
+def test_example_fixes_name_the_right_steps():
+    plans = {name: offline_plan([record]) for name, record in examples().items()}
+
+    lock = only_edit(plans["01-uv-lockfile-drift.json"])["body"]
+    assert "```sh\nuv lock\ngit add uv.lock && git commit" in lock
+    assert "git log" not in lock and "git diff" not in lock
+    assert "needs to be updated, but `--locked` was provided" in lock
+
+    changed = only_edit(plans["02-xdist-sqlite-locked.json"])
+    assert changed["title"] == ("`pytest -n auto tests/integration -q` fails: "
+                                "sqlite3.OperationalError: database is locked")
+    assert "```sh\npytest -n 0 tests/integration -q\n```" in changed["body"]
+    assert "grep" not in changed["body"]
+
+    deploy = only_edit(plans["03-cloud-run-port.json"])["body"]
+    assert "Edited `gunicorn.conf.py`:" in deploy
+    assert "logs read" not in deploy and "Ran:" not in deploy
+
+
+def test_the_token_example_is_redacted_before_the_rules_see_it():
+    raw = (RUNS / "06-dispatch-with-token.json").read_text(encoding="utf-8")
+    assert TOKEN in raw
+
+    record = examples()["06-dispatch-with-token.json"]
+    snapshot_text = json.dumps([e.output for e in record.evidence])
+    plan = offline_plan([record])
+
+    assert TOKEN not in snapshot_text
+    assert "[REDACTED:" in snapshot_text
+    assert TOKEN not in json.dumps(plan.to_dict())
+    assert not validate(plan, no_lookup).rejected
+
+
+def test_all_examples_in_one_call():
+    plan = offline_plan(load_examples())
+
+    assert len(plan.edits) == sum(len(v) for v in EXPECTED_LEAVES.values())
+    assert plan.summary == "Record 6 lessons from 5 runs"
+    assert validate(plan, no_lookup).rejected == ()
