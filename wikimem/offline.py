@@ -6,17 +6,21 @@ Two rules, both conservative, because a wrong lesson is worse than none:
 2. a command that failed and later passed in the same run becomes a procedural entry in
    `<tool>/troubleshooting`: the error signature, and the fix, meaning the commands run and the
    files edited between the failure and the first success, or the changed command that passed.
+   Commands that only look (`ls`, `cat`, `git log/status/diff/show`, `grep`, `echo`, `which`,
+   `head`, `tail`, `kubectl get`, `--version`, ...) and commands that failed are not the fix.
 
-Anything else proposes nothing. Invariant: the plan is a pure function of the runs (same runs,
-same plan, byte for byte), so indexing a run again proposes exactly the entries it already wrote
-and validation turns them into "no change". The plan is as untrusted as a model's.
+Anything else proposes nothing: a failure never followed by success, and a flaky retry (the same
+command passing with nothing done in between), since the rules cannot tell what changed.
+
+Invariant: the plan is a pure function of the runs (same runs, same plan, byte for byte), so
+indexing a run again proposes exactly the entries it already wrote and validation turns them
+into "no change". The plan is as untrusted as a model's.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +28,7 @@ from typing import Any
 from .markdown import slugify
 from .plan import MAX_BODY, MAX_TITLE, TYPES, RawPlan, clean_path, one_line
 from .record import Candidate, Evidence, RunRecord
+from .shell import command_tool, is_changed_command, is_inspection, normal
 
 NO_LESSON = "No durable lesson (offline rules)"
 SIGNATURE_MAX = 200
@@ -32,37 +37,6 @@ TITLE_COMMAND_MAX = 60
 FIX_COMMANDS_MAX = 8
 FILES_MAX = 5
 DIFF_MAX = 800
-
-# Commands that only look at things are never a fix: listing them would bury the one that is.
-INSPECTION_TOOLS = frozenset({
-    "ls", "cat", "less", "more", "head", "tail", "grep", "egrep", "rg", "ag", "find", "fd",
-    "tree", "wc", "echo", "printf", "pwd", "which", "whereis", "type", "file", "stat", "env",
-    "printenv", "whoami", "id", "date", "ps", "df", "du", "sort", "uniq", "cut", "jq", "column",
-    "true", "cd", "pushd", "popd", "clear",
-})
-# Subcommands that only read, for tools whose other subcommands change things.
-TOOL_READS = {
-    "git": frozenset({"log", "status", "diff", "show", "blame", "rev-parse", "ls-files",
-                      "describe", "shortlog", "reflog", "grep"}),
-    "kubectl": frozenset({"get", "top", "explain", "events"}),
-    "docker": frozenset({"ps", "images", "top", "stats"}),
-}
-# Any tool's reading verbs: `fly status`, `gh run view`, `gcloud run services logs read`.
-READ_VERBS = frozenset({
-    "logs", "log", "describe", "inspect", "status", "show", "list", "ls", "view", "info",
-    "version", "help",
-})
-WRAPPERS = frozenset({"sudo", "env", "time", "nohup", "exec", "command", "nice", "stdbuf"})
-RUNNERS = frozenset({"npx", "uvx", "bunx", "pnpx"})
-SUB_RUNNERS = frozenset({
-    ("uv", "run"), ("poetry", "run"), ("pipenv", "run"), ("pdm", "run"), ("pipx", "run"),
-    ("pnpm", "exec"), ("pnpm", "dlx"), ("yarn", "dlx"), ("npm", "exec"), ("bundle", "exec"),
-})
-INTERPRETERS = frozenset({"bash", "sh", "zsh", "node", "python", "ruby", "perl", "deno", "bun"})
-SEPARATORS = frozenset({"&&", "||", "|", ";", "&", "(", ")", "|&"})
-SCRIPT_SUFFIX = re.compile(r"\.(?:sh|bash|zsh|py|js|mjs|cjs|ts|rb|pl|ps1|cmd|bat)$")
-PATH_LIKE = re.compile(r"/|::|\.[A-Za-z]{1,5}$")
-ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _LABELLED = re.compile(r"^\s*(?:(?i:error|fatal|panic)\b|E {2,}\S|npm ERR!|FAILED |ERR_[A-Z_]+)")
@@ -160,10 +134,10 @@ def find_fixes(evidence: Sequence[Evidence]) -> list[Fix]:
 
 def _fix_after(evidence: Sequence[Evidence], i: int) -> tuple[int, Fix] | None:
     failed = evidence[i]
-    same = _normal(failed.command)
+    same = normal(failed.command)
     later = list(enumerate(evidence))[i + 1:]
     passed = [(k, e) for k, e in later if e.kind == "command" and e.exit_code == 0]
-    end = next((k for k, e in passed if _normal(e.command) == same), None)
+    end = next((k for k, e in passed if normal(e.command) == same), None)
     changed = False
     if end is None:
         end = next((k for k, e in passed if is_changed_command(failed.command, e.command)), None)
@@ -202,10 +176,6 @@ def _failed(item: Evidence) -> bool:
     return item.kind == "command" and item.exit_code is not None and item.exit_code != 0
 
 
-def _normal(command: str) -> str:
-    return " ".join(command.split())
-
-
 def fix_edit(run: RunRecord, fix: Fix) -> dict[str, Any]:
     tool = command_tool(fix.failed.command)
     sig = signature(fix.failed.output)
@@ -224,7 +194,7 @@ def fix_edit(run: RunRecord, fix: Fix) -> dict[str, Any]:
 
 
 def fix_body(run_id: str, fix: Fix, sig: str, *, with_diffs: bool) -> str:
-    failed = _code(_normal(fix.failed.command))
+    failed = _code(normal(fix.failed.command))
     blocks = [f"**Symptom:** {failed} exited with code {fix.failed.exit_code}"
               + (":" if sig else ".")]
     if sig:
@@ -269,140 +239,6 @@ def _decoration(line: str) -> bool:
     return sum(ch.isalnum() for ch in text) * 3 < len(text)
 
 
-# -- commands ----------------------------------------------------------------------------------
-
-
-def _segments(command: str) -> list[tuple[list[str], bool]]:
-    """Words of each simple command in a shell line, and whether it writes a file."""
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    try:
-        tokens = list(lexer)
-    except ValueError:  # an unbalanced quote: a plain split is the best reading left
-        tokens = command.split()
-    segments: list[tuple[list[str], bool]] = [([], False)]
-    redirect = ""
-    for token in tokens:
-        if token in SEPARATORS:
-            segments.append(([], False))
-        elif token.strip("0123456789&") in {">", ">>", "<", "<<", ">|", "<>", "&>"}:
-            redirect = token
-            if segments[-1][0] and segments[-1][0][-1].isdigit():
-                segments[-1][0].pop()  # the `2` of `2>&1`, which shlex splits off
-        elif redirect:
-            if ">" in redirect and not token.isdigit() and token != "/dev/null":
-                segments[-1] = (segments[-1][0], True)
-            redirect = ""
-        else:
-            segments[-1][0].append(token)
-    return [s for s in segments if s[0]]
-
-
-def _tool_words(words: list[str]) -> tuple[str, list[str]]:
-    """The tool a simple command runs and the words after it, wrappers and runners skipped."""
-    rest = list(words)
-    while rest:
-        head = rest[0]
-        if ASSIGNMENT.match(head):
-            rest.pop(0)
-        elif head in WRAPPERS and len(rest) > 1:
-            rest.pop(0)
-            while rest and rest[0].startswith("-"):
-                rest.pop(0)
-        else:
-            break
-    if not rest:
-        return "", []
-    head, args = _base(rest[0]), rest[1:]
-    if head in RUNNERS or (args and (head, args[0]) in SUB_RUNNERS):
-        args = args if head in RUNNERS else args[1:]
-        while args and args[0].startswith("-"):
-            args = args[1:]
-        return _tool_words(args) if args else (head, [])
-    if head in INTERPRETERS and args:
-        if args[0] == "-m" and len(args) > 1:
-            return _base(args[1]), args[2:]
-        if args[0] == "-c" and len(args) > 1:
-            inner = _segments(args[1])
-            return _tool_words(inner[0][0]) if inner else ("", [])
-        if not args[0].startswith("-") and SCRIPT_SUFFIX.search(args[0]):
-            return _base(args[0]), args[1:]
-    return head, args
-
-
-def _base(word: str) -> str:
-    name = word.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
-    name = SCRIPT_SUFFIX.sub("", name)
-    return re.sub(r"^(python|pip)[0-9.]*$", r"\1", name.lower())
-
-
-def _main_segment(command: str) -> tuple[str, list[str]]:
-    for words, _ in _segments(command):
-        tool, args = _tool_words(words)
-        if tool and tool not in {"cd", "pushd", "popd", "export", "source", ".", "set"}:
-            return tool, args
-    return "", []
-
-
-def command_tool(command: str) -> str:
-    """The slug of the tool a command runs: `FOO=1 npx vitest run` is `vitest`; "" if none."""
-    tool, _ = _main_segment(command)
-    slug = re.sub(r"-{2,}", "-", slugify(tool.replace("_", "-").replace(".", "-"))).strip("-")
-    return slug if re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", slug) else ""
-
-
-def is_inspection(command: str) -> bool:
-    """Whether every part of a shell line only reads (and none writes a file)."""
-    segments = _segments(command)
-    if not segments:
-        return True
-    for words, writes in segments:
-        tool, args = _tool_words(words)
-        if writes:
-            return False
-        if tool in INSPECTION_TOOLS or not tool:
-            continue
-        verbs = [a for a in args if not _flag(a)][:3]
-        if verbs and verbs[0] in TOOL_READS.get(tool, ()):
-            continue
-        if any(v in READ_VERBS for v in verbs) or any(a in {"--version", "--help"} for a in args):
-            continue
-        return False
-    return True
-
-
-def is_changed_command(failed: str, passed: str) -> bool:
-    """Whether `passed` is `failed` run differently (env, flags, option values), same targets.
-
-    Targets (positional words, and any word that looks like a path) must match both ways, so
-    `pytest tests/a` then `pytest tests/b` is another command, not a fix.
-    """
-    if _normal(failed) == _normal(passed):
-        return False
-    tool_a, args_a = _main_segment(failed)
-    tool_b, args_b = _main_segment(passed)
-    if not tool_a or tool_a != tool_b:
-        return False
-    targets_a, targets_b = _targets(args_a), _targets(args_b)
-    return targets_a <= set(args_b) and targets_b <= set(args_a)
-
-
-def _targets(args: list[str]) -> set[str]:
-    targets = set()
-    for k, word in enumerate(args):
-        if _flag(word):
-            continue
-        after_flag = k > 0 and args[k - 1].startswith("-") and "=" not in args[k - 1]
-        if not after_flag or PATH_LIKE.search(word):
-            targets.add(word)
-    return targets
-
-
-def _flag(word: str) -> bool:
-    """`-x`, `--name=v`, and `+toolchain` selectors (`cargo +1.83 build`) are options."""
-    return word.startswith(("-", "+"))
-
-
 # -- text --------------------------------------------------------------------------------------
 
 
@@ -426,7 +262,7 @@ def _bounded_command(command: str) -> str:
 
 def _short(command: str) -> str:
     """A command cut on a word boundary (never right after a flag) to fit in a title."""
-    line = _normal(command)
+    line = normal(command)
     if len(line) <= TITLE_COMMAND_MAX:
         return line
     words: list[str] = []
