@@ -1,0 +1,522 @@
+"""The wiki's git history: the only module that imports GitPython.
+
+Invariant: every change wikimem makes is exactly one commit on the current branch of the wiki's
+repository (the wiki's own, or the enclosing workspace's). Commits are built in a private index
+with plumbing, so a person's staged changes, current branch and hooks are never involved; a
+person's uncommitted edits are committed on their own first, never folded in and never lost.
+Paths given and returned are wiki-relative with forward slashes, in both modes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+import git
+
+from .errors import HistoryError, NotFound
+from .fsio import atomic_write_text, read_text
+
+
+@dataclass(frozen=True)
+class Identity:
+    name: str
+    email: str
+
+
+WIKIMEM = Identity("wikimem", "wikimem@localhost")
+EDITOR = Identity("wiki editor", "editor@localhost")  # a person with no git identity configured
+PERSON_EDIT_MESSAGE = "Edit the wiki by hand"
+MODES = ("wiki", "workspace")
+
+# The empty tree under SHA-1 and SHA-256: an unborn branch with this tree has nothing to commit.
+EMPTY_TREES = frozenset({
+    "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+    "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321",
+})
+BATCH = 500  # pathspecs per git call: far below any platform's command-line limit
+EXCLUDE_HEADER = "# wikimem: its wiki repository and state stay out of this repository"
+LOG_FIELDS = ("%H", "%h", "%aI", "%an", "%ae", "%s", "%b", "%(trailers:only,unfold)")
+LOG_FORMAT = "%x1e" + "".join(f"{field}%x1f" for field in LOG_FIELDS)
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    short: str
+    date: str  # ISO 8601 author date
+    author: str
+    subject: str
+    body: str  # the message after the subject, without the trailer block
+    trailers: Mapping[str, tuple[str, ...]]
+    paths: tuple[str, ...] = ()  # wiki-relative paths the commit touched (when asked)
+    email: str = ""
+
+
+def decode(data: bytes | str) -> str:
+    return data if isinstance(data, str) else data.decode("utf-8", "surrogateescape")
+
+
+def batched(items: Sequence[str]) -> Iterator[Sequence[str]]:
+    for start in range(0, len(items), BATCH):
+        yield items[start:start + BATCH]
+
+
+def call(cmd: git.Git, args: Sequence[str], env: Mapping[str, str],
+         stdin: Path | None = None) -> tuple[int, bytes, str]:
+    """Run one git command through GitPython; return (status, stdout bytes, stderr text)."""
+    name, *rest = args
+    try:
+        with contextlib.ExitStack() as stack:
+            istream = stack.enter_context(open(stdin, "rb")) if stdin else None
+            status, out, err = getattr(cmd, name.replace("-", "_"))(
+                *rest, env=dict(env), istream=istream, with_extended_output=True,
+                with_exceptions=False, stdout_as_string=False, strip_newline_in_stdout=False)
+    except git.GitCommandNotFound as exc:
+        raise HistoryError("git is not installed or not on PATH") from exc
+    return status, out, decode(err)
+
+
+def one_line(name: str, err: str) -> str:
+    lines = [line.strip() for line in err.splitlines() if line.strip()]
+    fatal = [line for line in lines if line.startswith(("fatal:", "error:"))]
+    return f"git {name} failed: {(fatal or lines or ['no message'])[0]}"
+
+
+def split_z(out: str) -> list[str]:
+    return [item for item in out.split("\0") if item]
+
+
+def wiki_path(path: str) -> str:
+    """Normalise a wiki-relative path ("" is the wiki itself); refuse anything leaving it."""
+    pure = PurePosixPath(path.replace("\\", "/"))
+    if pure.is_absolute() or ".." in pure.parts or ".git" in pure.parts:
+        raise HistoryError(f"not a wiki path: {path!r}")
+    return "" if str(pure) == "." else str(pure)
+
+
+@dataclass(frozen=True)
+class Session:
+    """One open repository: where its work tree is and where the wiki sits inside it."""
+
+    repo: git.Repo
+    root: Path
+    prefix: str  # the wiki's folder relative to `root`, "" when the wiki is the repository
+
+    @property
+    def scope(self) -> str:
+        return self.prefix or "."
+
+    @property
+    def index(self) -> str:
+        return os.path.join(self.repo.git_dir, "index")
+
+    def env(self, index: str | None = None,
+            extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        # Pinned so a GIT_DIR or GIT_INDEX_FILE inherited from a git hook that started wikimem
+        # can never point these commands at another repository or index.
+        return {"GIT_DIR": os.path.abspath(self.repo.git_dir), "GIT_WORK_TREE": str(self.root),
+                "GIT_INDEX_FILE": index or self.index, "GIT_OPTIONAL_LOCKS": "0",
+                "GIT_LITERAL_PATHSPECS": "1", "GIT_TERMINAL_PROMPT": "0", **(extra or {})}
+
+    def probe(self, *args: str, index: str | None = None,
+              extra: Mapping[str, str] | None = None) -> bytes | None:
+        status, out, _ = call(self.repo.git, args, self.env(index, extra))
+        return out if status == 0 else None
+
+    def run(self, *args: str, index: str | None = None, extra: Mapping[str, str] | None = None,
+            stdin: Path | None = None) -> str:
+        status, out, err = call(self.repo.git, args, self.env(index, extra), stdin)
+        if status != 0:
+            raise HistoryError(one_line(args[0], err))
+        return decode(out)
+
+    def to_repo(self, path: str) -> str:
+        rel = wiki_path(path)
+        if not self.prefix:
+            return rel or "."
+        return f"{self.prefix}/{rel}" if rel else self.prefix
+
+    def from_repo(self, path: str) -> str | None:
+        if not self.prefix:
+            return path
+        return path[len(self.prefix) + 1:] if path.startswith(self.prefix + "/") else None
+
+    def wiki_paths(self, repo_paths: Sequence[str]) -> list[str]:
+        return [p for p in map(self.from_repo, repo_paths) if p is not None]
+
+    def head(self) -> str | None:
+        out = self.probe("rev-parse", "--verify", "-q", "HEAD^{commit}")
+        return decode(out).strip() if out else None
+
+    def resolve(self, rev: str) -> str:
+        out = None if not rev or rev.startswith("-") else self.probe(
+            "rev-parse", "--verify", "-q", f"{rev}^{{commit}}")
+        if not out:
+            raise NotFound(f"no revision {rev!r} in the wiki's history")
+        return decode(out).strip()
+
+    def first_parent(self, sha: str) -> str | None:
+        parents = self.run("rev-list", "--parents", "-n", "1", sha).split()[1:]
+        return parents[0] if parents else None
+
+    def diff_names(self, old: str | None, new: str) -> list[str]:
+        """Repo-relative paths under the wiki that differ between two commits or trees."""
+        base = [old, new] if old else ["--root", new]
+        return split_z(self.run("diff-tree", "-r", "-z", "--name-only", "--no-renames",
+                                "--no-commit-id", *base, "--", self.scope))
+
+
+class WikiRepo:
+    """The wiki's repository: its own (mode "wiki") or the enclosing workspace's ("workspace")."""
+
+    def __init__(self, wiki: Path, workspace: Path, mode: str = "wiki",
+                 state: Path | None = None) -> None:
+        if mode not in MODES:
+            raise HistoryError(f"wiki.commit_into must be 'wiki' or 'workspace', not {mode!r}")
+        self.wiki = Path(os.path.abspath(wiki))
+        self.workspace = Path(os.path.abspath(workspace))
+        self.mode = mode
+        self.state = Path(os.path.abspath(state)) if state else self.wiki.parent / "state"
+
+    # -- opening -------------------------------------------------------------------------------
+
+    def has_repo(self) -> bool:
+        """Own mode: whether the wiki's repository exists yet (workspace mode: always asked)."""
+        return self.mode == "workspace" or (self.wiki / ".git").exists()
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[Session]:
+        try:
+            if self.mode == "wiki":
+                repo = git.Repo(self.wiki)
+            else:
+                repo = git.Repo(self.workspace, search_parent_directories=True)
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+            where = self.wiki if self.mode == "wiki" else self.workspace
+            raise HistoryError(f"{where} is not a git repository") from exc
+        with repo:
+            if repo.working_tree_dir is None:
+                raise HistoryError(f"{repo.git_dir} is a bare repository")
+            # No hook of the person's may run on (or veto) wikimem's own git operations.
+            repo.git.set_persistent_git_options(c=f"core.hooksPath={os.devnull}")
+            root = Path(os.path.abspath(repo.working_tree_dir))
+            yield Session(repo, root, self.relative(self.wiki, root, "the wiki"))
+
+    @staticmethod
+    def relative(path: Path, root: Path, what: str) -> str:
+        rel = os.path.relpath(os.path.realpath(path), os.path.realpath(root))
+        if rel == ".." or rel.startswith(".." + os.sep):
+            raise HistoryError(f"{what} at {path} is outside the repository at {root}")
+        return "" if rel == "." else rel.replace(os.sep, "/")
+
+    def ensure(self) -> None:
+        """Make the wiki's repository usable and keep the wiki out of the workspace's status."""
+        if self.mode == "wiki" and not self.has_repo():
+            self.init()
+        if self.mode == "workspace":
+            if (self.wiki / ".git").exists():
+                raise HistoryError(f"the wiki at {self.wiki} has its own repository; remove its "
+                                   ".git or set wiki.commit_into = \"wiki\"")
+            with self.session():
+                pass
+        self.exclude()
+
+    def init(self) -> None:
+        self.wiki.mkdir(parents=True, exist_ok=True)
+        env = {"GIT_DIR": str(self.wiki / ".git"), "GIT_WORK_TREE": str(self.wiki)}
+        cmd = git.Git(str(self.wiki))
+        for args in (("init", "--quiet"), ("symbolic-ref", "HEAD", "refs/heads/main")):
+            status, _, err = call(cmd, args, env)
+            if status != 0:
+                raise HistoryError(one_line(args[0], err))
+
+    def exclude(self) -> None:
+        """Add the wiki (own mode) and the state folder to the workspace's info/exclude, once."""
+        try:
+            repo = git.Repo(self.workspace, search_parent_directories=True)
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+            return
+        with repo:
+            if repo.working_tree_dir is None:
+                return
+            root = Path(os.path.abspath(repo.working_tree_dir))
+            session = Session(repo, root, "")
+            target = root / session.run("rev-parse", "--git-path", "info/exclude").strip()
+        pattern = {folder: f"/{self.relative(folder, root, 'folder')}/"
+                   for folder in (self.wiki, self.state) if folder.is_relative_to(self.workspace)}
+        # Workspace mode commits the wiki into this repository, so it must not stay ignored
+        # (as it was in own mode) after a switch.
+        keep_out = [self.state] if self.mode == "workspace" else [self.wiki, self.state]
+        wanted = [pattern[folder] for folder in keep_out if folder in pattern]
+        unwanted = set(pattern.values()) - set(wanted)
+        text = read_text(target) if target.is_file() else ""
+        lines = text.splitlines()
+        kept = [line for line in lines if line.strip() not in unwanted]
+        missing = [pattern for pattern in wanted if pattern not in {x.strip() for x in kept}]
+        if not missing and kept == lines:
+            return
+        if missing and EXCLUDE_HEADER not in kept:
+            kept.append(EXCLUDE_HEADER)
+        atomic_write_text(target, "\n".join([*kept, *missing]) + "\n")
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def head(self) -> str | None:
+        if not self.has_repo():
+            return None
+        with self.session() as s:
+            return s.head()
+
+    @contextlib.contextmanager
+    def history(self, rev: str) -> Iterator[Session]:
+        """A session for reading revision `rev`; NotFound while the wiki has no repository."""
+        if not self.has_repo():
+            raise NotFound(f"no revision {rev!r}: the wiki has no history yet")
+        with self.session() as s:
+            yield s
+
+    def resolve(self, rev: str) -> str:
+        with self.history(rev) as s:
+            return s.resolve(rev)
+
+    def dirty_paths(self) -> list[str]:
+        """Wiki paths with uncommitted changes (staged or not, untracked), ignored files aside."""
+        if not self.has_repo():
+            return self.files_on_disk(self.wiki)
+        with self.session() as s:
+            return self.status_paths(s)
+
+    @staticmethod
+    def status_paths(s: Session) -> list[str]:
+        out = s.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames",
+                    "--", s.scope)
+        return sorted(s.wiki_paths([entry[3:] for entry in split_z(out)]))
+
+    def files_on_disk(self, folder: Path) -> list[str]:
+        found = []
+        for top, dirs, files in os.walk(folder):
+            dirs[:] = [d for d in dirs if d != ".git"]
+            found += [Path(top, name).relative_to(self.wiki).as_posix() for name in files]
+        return sorted(found)
+
+    def person(self) -> Identity:
+        """The identity git would use for the person, as configured for this repository."""
+        if not self.has_repo():
+            return EDITOR
+        with self.session() as s:
+            name, email = (s.probe("config", "--get", key) for key in ("user.name", "user.email"))
+        return Identity(decode(name).strip() if name else EDITOR.name,
+                        decode(email).strip() if email else EDITOR.email)
+
+    def log(self, path: str | None = None, limit: int = 50,
+            with_paths: bool = False) -> list[Commit]:
+        """Commits touching the wiki (or `path` within it), newest first."""
+        if not self.has_repo():
+            return []
+        with self.session() as s:
+            if s.head() is None:
+                return []
+            args = ["log", "-z", f"--max-count={limit}", f"--format={LOG_FORMAT}"]
+            if with_paths:
+                args += ["--name-only", "--no-renames", "--full-diff"]
+            out = s.run(*args, "--", s.to_repo(path) if path else s.scope)
+            return [self.parse_commit(s, chunk) for chunk in out.split("\x1e") if chunk]
+
+    @staticmethod
+    def parse_commit(s: Session, chunk: str) -> Commit:
+        *fields, tail = chunk.split("\x1f")
+        sha, short, date, author, email, subject, body, trailer_text = fields
+        trailers: dict[str, tuple[str, ...]] = {}
+        for line in trailer_text.splitlines():
+            key, sep, value = line.partition(":")
+            if sep:
+                trailers[key.strip()] = (*trailers.get(key.strip(), ()), value.strip())
+        if trailers:  # git's trailer block is the message's last paragraph
+            body = "\n\n".join(body.strip("\n").split("\n\n")[:-1])
+        names = tail.lstrip("\0")
+        names = names[1:] if names.startswith("\n") else names
+        paths = tuple(s.wiki_paths(split_z(names)))
+        return Commit(sha, short, date, author, subject, body.strip("\n"), trailers, paths, email)
+
+    def show(self, rev: str, path: str) -> str:
+        """A wiki file's content at a revision, byte for byte (no newline translation)."""
+        with self.history(rev) as s:
+            sha = s.resolve(rev)
+            out = s.probe("cat-file", "blob", f"{sha}:{s.to_repo(path)}")
+        if out is None:
+            raise NotFound(f"{path} does not exist at {rev}")
+        return decode(out)
+
+    def changed_paths(self, rev: str) -> list[str]:
+        """Wiki paths one commit changed (against its first parent)."""
+        with self.history(rev) as s:
+            sha = s.resolve(rev)
+            return s.wiki_paths(s.diff_names(s.first_parent(sha), sha))
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def commit_person_edits(self, message: str = PERSON_EDIT_MESSAGE) -> str | None:
+        """Commit what a person left uncommitted in the wiki, as theirs, before wikimem writes."""
+        dirty = self.dirty_paths()
+        if not dirty:
+            return None
+        self.ensure()
+        return self.commit(message, paths=dirty, author=self.person())
+
+    def commit(self, message: str, paths: Sequence[str] | None = None,
+               author: Identity = WIKIMEM, committer: Identity = WIKIMEM) -> str | None:
+        """Commit the given wiki paths (or the whole wiki) as one commit; None if nothing changed.
+
+        The commit is built with plumbing (read-tree, add, write-tree, commit-tree, update-ref)
+        in a private index rather than `git commit`: no commit hook runs, because a person's
+        pre-commit hook must neither block memory nor judge memory the person did not write, and
+        the person's staged changes never leak into (or out of) wikimem's commit.
+        """
+        if not message.strip():
+            raise HistoryError("refusing to commit with an empty message")
+        if not self.has_repo():
+            self.ensure()
+        with self.session() as s, tempfile.TemporaryDirectory(prefix="wikimem-") as tmp:
+            branch = s.probe("symbolic-ref", "-q", "HEAD")
+            if not branch:
+                raise HistoryError(f"HEAD of {s.root} is detached; wikimem commits only onto a "
+                                   "branch (finish the rebase or check out a branch)")
+            old = s.head()
+            # The person's index holds stat data, so asking status what changed is far cheaper
+            # than re-hashing every file of the wiki into the fresh private index.
+            todo = self.status_paths(s) if paths is None else paths
+            if not todo:
+                return None
+            index = os.path.join(tmp, "index")
+            s.run("read-tree", *([old] if old else ["--empty"]), index=index)
+            if paths is None and len(todo) > BATCH:
+                # Matching thousands of pathspecs costs more than hashing the whole wiki.
+                s.run("add", "-A", "--", s.scope, index=index)
+            else:
+                self.stage(s, todo, index)
+            tree = s.run("write-tree", index=index).strip()
+            if old and tree == s.run("rev-parse", f"{old}^{{tree}}").strip():
+                return None
+            if not old and tree in EMPTY_TREES:
+                return None
+            message_file = Path(tmp, "message")
+            message_file.write_bytes(message.encode("utf-8", "surrogateescape")
+                                     + (b"" if message.endswith("\n") else b"\n"))
+            identity = {"GIT_AUTHOR_NAME": author.name, "GIT_AUTHOR_EMAIL": author.email,
+                        "GIT_COMMITTER_NAME": committer.name,
+                        "GIT_COMMITTER_EMAIL": committer.email}
+            # Never signed: a background pass cannot answer a passphrase prompt.
+            new = s.run("commit-tree", "--no-gpg-sign", tree, *(["-p", old] if old else []),
+                        "-F", str(message_file), extra=identity).strip()
+            subject = message.strip().splitlines()[0]
+            # The old value guards against a commit made meanwhile by someone else.
+            s.run("update-ref", "-m", f"wikimem: {subject}", decode(branch).strip(), new,
+                  old or "")
+            self.sync_index(s, old, new, Path(tmp, "index-info"))
+            return new
+
+    @staticmethod
+    def stage(s: Session, paths: Sequence[str], index: str) -> None:
+        wanted = sorted({s.to_repo(p) for p in paths})
+        present = [p for p in wanted if os.path.lexists(s.root / p)]
+        gone = [p for p in wanted if not os.path.lexists(s.root / p)]
+        # `git add` rejects a pathspec matching nothing: keep a vanished path only if it was
+        # tracked (its deletion is the change), drop it if it never existed.
+        tracked: set[str] = set()
+        for chunk in batched(gone):
+            tracked.update(split_z(s.run("ls-files", "-z", "--", *chunk, index=index)))
+        present += [p for p in gone if p in tracked or any(t.startswith(p + "/") for t in tracked)]
+        for chunk in batched(present):
+            s.run("add", "-A", "--", *chunk, index=index)
+
+    @staticmethod
+    def sync_index(s: Session, old: str | None, new: str, scratch: Path) -> None:
+        """Make the person's index agree with the new commit for exactly the paths it changed."""
+        base = [old, new] if old else ["--root", new]
+        raw = split_z(s.run("diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", *base,
+                            "--", s.scope))
+        # Raw diff records alternate ":oldmode newmode oldsha newsha status" and the path; the
+        # new side is exactly an index-info line (mode 0 removes the entry). One linear call
+        # instead of pathspec matching, which is quadratic on a large first commit.
+        entries = []
+        for meta, path in zip(raw[::2], raw[1::2], strict=True):
+            _, mode, _, sha, _ = meta.lstrip(":").split(" ")
+            entries.append(f"{mode} {sha}\t{path}\0")
+        scratch.write_bytes("".join(entries).encode("utf-8", "surrogateescape"))
+        try:
+            s.run("update-index", "-z", "--index-info", stdin=scratch)
+            # index-info entries carry no stat data; without a refresh every later status would
+            # re-hash them. Exit 1 only means some other file differs, which is not ours to fix.
+            s.probe("update-index", "-q", "--refresh")
+        except HistoryError as exc:
+            raise HistoryError(f"committed {new[:12]} but could not update the index for the "
+                               f"wiki's files ({exc}); run `git reset -q -- {s.scope}`") from exc
+
+    def restore(self, paths: Sequence[str]) -> None:
+        """Put these wiki paths back as they are in HEAD: roll back a failed or crashed pass."""
+        wanted = sorted({wiki_path(p) for p in paths})
+        tracked: set[str] = set()
+        if wanted and self.has_repo():
+            with self.session() as s:
+                if s.head():
+                    for chunk in batched([s.to_repo(p) for p in wanted]):
+                        tracked.update(s.wiki_paths(split_z(s.run(
+                            "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", *chunk))))
+        for path in wanted:
+            self.remove_untracked(path, tracked)
+        if tracked:
+            with self.session() as s:
+                for chunk in batched([s.to_repo(p) for p in sorted(tracked)]):
+                    s.run("restore", "--source=HEAD", "--worktree", "--", *chunk)
+
+    def remove_untracked(self, path: str, tracked: set[str]) -> None:
+        target = self.wiki / path if path else self.wiki
+        if target.is_dir() and not target.is_symlink():
+            for rel in self.files_on_disk(target):
+                if rel not in tracked:
+                    (self.wiki / rel).unlink()
+            for top, _, _ in os.walk(target, topdown=False):
+                if Path(top) != self.wiki and ".git" not in Path(top).relative_to(self.wiki).parts:
+                    with contextlib.suppress(OSError):
+                        os.rmdir(top)  # only succeeds on an empty folder
+        elif os.path.lexists(target) and path not in tracked:
+            target.unlink()
+        self.prune_parents(target)
+
+    def prune_parents(self, target: Path) -> None:
+        """Remove folders left empty above `target`, up to but excluding the wiki itself."""
+        for parent in target.parents:
+            if parent == self.wiki or not parent.is_relative_to(self.wiki):
+                return
+            try:
+                os.rmdir(parent)
+            except OSError:
+                return
+
+    def revert(self, rev: str, message: str, author: Identity = WIKIMEM) -> str | None:
+        """Commit the undoing of one commit's changes to the wiki; None if already undone."""
+        self.commit_person_edits()
+        with self.history(rev) as s, tempfile.TemporaryDirectory(prefix="wikimem-") as tmp:
+            sha = s.resolve(rev)
+            parent = s.first_parent(sha)
+            base = [parent, sha] if parent else ["--root", sha]
+            patch = s.run("diff-tree", "-p", "--binary", "--full-index", "--no-renames",
+                          "--no-commit-id", *base, "--", s.scope)
+            if not patch.strip():
+                return None
+            patch_file = Path(tmp, "patch")
+            patch_file.write_bytes(patch.encode("utf-8", "surrogateescape"))
+            apply = ("apply", "--whitespace=nowarn")  # a person's apply.whitespace=fix must not
+            if s.probe(*apply, "--check", "-R", str(patch_file)) is None:  # rewrite the undo
+                if s.probe(*apply, "--check", str(patch_file)) is not None:
+                    return None  # the tree already looks like the commit was undone
+                raise HistoryError(f"cannot revert {sha[:12]}: later edits changed the same "
+                                   "lines; edit the wiki by hand instead")
+            s.run(*apply, "-R", str(patch_file))
+            changed = s.wiki_paths(s.diff_names(parent, sha))
+        return self.commit(message, paths=changed, author=author)
