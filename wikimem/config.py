@@ -229,16 +229,11 @@ def coerce(key: str, raw: Any, origin: str) -> Any:
             if text in {"0", "false", "no", "off"}:
                 return False
             raise ValueError("expected true or false")
-        if kind is int:
-            value = int(raw)
-            if value < 0:
+        if kind in (int, float):
+            number = int(raw) if kind is int else float(raw)
+            if number < 0:
                 raise ValueError("must not be negative")
-            return value
-        if kind is float:
-            value = float(raw)
-            if value < 0:
-                raise ValueError("must not be negative")
-            return value
+            return number
         text = str(raw).strip()
         if key == "wiki.commit_into" and text not in {"wiki", "workspace"}:
             raise ValueError("expected 'wiki' or 'workspace'")

@@ -49,9 +49,9 @@ def run_demo(keep: str | None = None) -> Iterator[str]:
             yield f"  {leaf}/MEMORY.md"
     yield ""
     yield "git log:"
-    for commit in open_repo(places, settings).log(limit=20):
-        runs = ", ".join(commit.trailers.get("Wikimem-Run", ()))
-        yield f"  {commit.short}  {commit.subject}{'  [' + runs + ']' if runs else ''}"
+    for entry in open_repo(places, settings).log(limit=20):
+        runs = ", ".join(entry.trailers.get("Wikimem-Run", ()))
+        yield f"  {entry.short}  {entry.subject}{'  [' + runs + ']' if runs else ''}"
     yield ""
     yield (wiki.root / "PROFILE.md").read_text(encoding="utf-8")
     yield f"Explore it: wikimem -C {folder} show    (or: wikimem -C {folder} show TOPIC/LEAF)"

@@ -213,7 +213,8 @@ def fix_body(run_id: str, fix: Fix, sig: str, *, with_diffs: bool) -> str:
             blocks.append(f"Edited {_code(item.path)}.")
     if fix.commands:
         blocks += ["Ran:", _fenced("\n".join(fix.commands), "sh")]
-    blocks.append(f"Seen in run {run_id}.")
+    # The run is named in the commit's trailers, not here: the same lesson from another run
+    # must render the same bytes, so indexing it again changes nothing.
     return "\n\n".join(blocks)
 
 

@@ -199,8 +199,9 @@ class _Checker:
     def check(self, index: int, raw: Mapping[str, Any]) -> Edit | None:
         what = f"{raw.get('action', '?')} {raw.get('leaf', '?')}#{raw.get('entry', '?')}"
 
-        def reject(reason: str) -> None:
+        def reject(reason: str) -> Edit | None:
             self.rejected.append(Note(index, what, reason))
+            return None
 
         def repair(reason: str) -> None:
             self.repaired.append(Note(index, what, reason))

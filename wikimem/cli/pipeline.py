@@ -256,8 +256,8 @@ def config_set(click_ctx: click.Context, key: str, value: str) -> None:
     """Set KEY to VALUE in the workspace config (or the global one with --global)."""
     from ..settings_file import set_value
 
-    ctx = click_ctx.find_object(Ctx)
-    path = set_value(ctx.places, key, value, bool(click_ctx.parent.meta.get("global")))
+    ctx = click_ctx.ensure_object(Ctx)
+    path = set_value(ctx.places, key, value, bool(click_ctx.meta.get("global")))
     click.echo(f"{key} set in {path}")
 
 
@@ -268,8 +268,8 @@ def config_unset(click_ctx: click.Context, key: str) -> None:
     """Remove KEY from the workspace config (or the global one with --global)."""
     from ..settings_file import set_value
 
-    ctx = click_ctx.find_object(Ctx)
-    path = set_value(ctx.places, key, None, bool(click_ctx.parent.meta.get("global")))
+    ctx = click_ctx.ensure_object(Ctx)
+    path = set_value(ctx.places, key, None, bool(click_ctx.meta.get("global")))
     click.echo(f"{key} removed from {path}")
 
 
