@@ -422,6 +422,10 @@ def test_refusals_are_history_errors(tmp_path: Path, workspace: Path) -> None:
         WikiRepo(plain / ".clarvis" / "memory", plain, mode="workspace").ensure()
     with pytest.raises(HistoryError, match="commit_into"):
         WikiRepo(plain / "w", plain, mode="elsewhere")
+    ignoring = person_repo(tmp_path / "ignoring")
+    write(ignoring / ".gitignore", ".clarvis/\n")
+    with pytest.raises(HistoryError, match="workspace ignores .clarvis/memory/"):
+        WikiRepo(ignoring / ".clarvis" / "memory", ignoring, mode="workspace").ensure()
     own = WikiRepo(workspace / ".clarvis" / "memory", workspace)
     write(own.wiki / "PROFILE.md", "# Profile\n")
     own.commit("Start")

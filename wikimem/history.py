@@ -83,6 +83,9 @@ def call(cmd: git.Git, args: Sequence[str], env: Mapping[str, str],
 
 def one_line(name: str, err: str) -> str:
     lines = [line.strip() for line in err.splitlines() if line.strip()]
+    for n, line in enumerate(lines[:-1]):
+        if line.endswith(":"):  # "... ignored by one of your .gitignore files:" then the path
+            lines[n] = f"{line} {lines[n + 1]}"
     fatal = [line for line in lines if line.startswith(("fatal:", "error:"))]
     return f"git {name} failed: {(fatal or lines or ['no message'])[0]}"
 
@@ -216,15 +219,22 @@ class WikiRepo:
 
     def ensure(self) -> None:
         """Make the wiki's repository usable and keep the wiki out of the workspace's status."""
-        if self.mode == "wiki" and not self.has_repo():
-            self.init()
-        if self.mode == "workspace":
-            if (self.wiki / ".git").exists():
-                raise HistoryError(f"the wiki at {self.wiki} has its own repository; remove its "
-                                   ".git or set wiki.commit_into = \"wiki\"")
-            with self.session():
-                pass
-        self.exclude()
+        if self.mode == "wiki":
+            if not self.has_repo():
+                self.init()
+            self.exclude()
+            return
+        if (self.wiki / ".git").exists():
+            raise HistoryError(f"the wiki at {self.wiki} has its own repository; remove its "
+                               ".git or set wiki.commit_into = \"wiki\"")
+        with self.session() as s:  # fails first when the workspace is not a repository
+            self.exclude()
+            # Any file inside the wiki will do: ignored, it could never be committed here.
+            if s.probe("check-ignore", "-q", "--", s.to_repo("PROFILE.md"),
+                       extra={"GIT_LITERAL_PATHSPECS": "0"}) is not None:  # takes no magic
+                raise HistoryError(f"the workspace ignores {s.prefix}/, so wiki.commit_into ="
+                                   f" \"workspace\" cannot commit it; un-ignore it (for"
+                                   f" example `!/{s.prefix}/` in .gitignore) or use \"wiki\"")
 
     def init(self) -> None:
         self.wiki.mkdir(parents=True, exist_ok=True)
