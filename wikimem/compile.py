@@ -77,6 +77,8 @@ def topic_block(wiki: Wiki, topic: str, summary: str | None = None,
     page = wiki.read_page(wiki.topic_file(topic))
     leaves = topic_lines(wiki, topic)
     summary = summary or (str(page.meta.get("summary") or "") if page else "")
+    if not summary and len(leaves) == 1:
+        summary = leaves[0].summary  # a one-leaf topic is what its leaf is about
     return render("topic.md.j2", overrides, summary=summary, leaves=leaves), summary, len(leaves)
 
 

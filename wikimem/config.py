@@ -137,6 +137,10 @@ class Settings:
     def __getitem__(self, key: str) -> Any:
         return self.values[key].value
 
+    def override(self, key: str, value: Any, source: str) -> Settings:
+        """A copy with one value replaced (checked like any other)."""
+        return Settings({**self.values, key: Value(key, coerce(key, value, source), source)})
+
     def model(self) -> ModelSettings:
         name = self["model.memory"] or self["model.default"]
         return ModelSettings(

@@ -28,7 +28,8 @@ def run_demo(keep: str | None = None) -> Iterator[str]:
     folder = Path(keep).resolve() if keep else Path(tempfile.mkdtemp(prefix="wikimem-demo-"))
     folder.mkdir(parents=True, exist_ok=True)
     places = config.Places(workspace=folder, global_dir=folder / ".clarvis" / "global")
-    settings = config.load(places, env={})
+    # One pass per run, so the log shows which runs taught something and which changed nothing.
+    settings = config.load(places, env={}).override("queue.batch", 1, "demo")
     init(places, settings)
     yield f"demo workspace: {folder}"
     for path in example_runs():

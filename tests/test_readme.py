@@ -1,0 +1,78 @@
+"""The README stays true: its command reference is `--help`, its settings table is config's.
+
+Run `WIKIMEM_UPDATE_README=1 python -m pytest tests/test_readme.py` to regenerate both sections.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import click
+
+from wikimem import config
+from wikimem.cli.app import cli
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def command_help(command: click.Command, path: list[str]) -> list[tuple[str, str]]:
+    with click.Context(command, info_name=" ".join(path), terminal_width=100,
+                       max_content_width=100) as ctx:
+        text = command.get_help(ctx)
+    found = [(" ".join(path), text)]
+    if isinstance(command, click.Group):
+        for name in sorted(command.list_commands(ctx)):
+            sub = command.get_command(ctx, name)
+            if sub is not None and not sub.hidden:
+                found.extend(command_help(sub, [*path, name]))
+    return found
+
+
+def cli_reference() -> str:
+    parts = []
+    for name, text in command_help(cli, ["wikimem"])[1:]:
+        parts.append(f"### `{name}`\n\n```text\n{text.rstrip()}\n```\n")
+    return "\n".join(parts)
+
+
+def settings_table() -> str:
+    rows = []
+    for key, (default, _, meaning) in sorted(config.SETTINGS.items()):
+        shown = ", ".join(default) if isinstance(default, tuple) else default
+        if isinstance(shown, bool):
+            shown = str(shown).lower()
+        shown = "(none)" if shown in (None, "") else f"`{shown}`"
+        rows.append(f"| `{key}` | {shown} | {meaning} |")
+    return "\n".join(rows)
+
+
+def section(text: str, name: str) -> re.Match[str]:
+    match = re.search(rf"(<!-- {name}:begin -->\n)(.*?)(<!-- {name}:end -->)", text, re.S)
+    assert match, f"README lacks the {name} markers"
+    return match
+
+
+def test_readme_matches_help_and_settings() -> None:
+    text = README.read_text(encoding="utf-8")
+    wanted = {"cli-reference": cli_reference(), "settings": settings_table()}
+    if os.environ.get("WIKIMEM_UPDATE_README"):
+        for name, body in wanted.items():
+            match = section(text, name)
+            text = text[: match.end(1)] + body.rstrip("\n") + "\n" + text[match.start(3):]
+        README.write_text(text, encoding="utf-8")
+    for name, body in wanted.items():
+        assert section(text, name).group(2).strip() == body.strip(), (
+            f"README section {name} is stale: WIKIMEM_UPDATE_README=1 python -m pytest "
+            "tests/test_readme.py")
+
+
+def test_readme_setup_commands_are_the_ci_commands() -> None:
+    text = README.read_text(encoding="utf-8")
+    commands = re.findall(r"```sh\n(python3 -m venv .*)\n```", text)
+    assert len(commands) == 2, "the README gives exactly two set-up commands"
+    ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
+    test_command = commands[1].split("&& ", 2)[2]  # after creating and activating the venv
+    assert test_command in ci
+    assert "wikimem demo" in commands[0]
