@@ -245,8 +245,9 @@ class WikiRepo:
             if status != 0:
                 raise HistoryError(one_line(args[0], err))
 
-    def exclude(self) -> None:
-        """Add the wiki (own mode) and the state folder to the workspace's info/exclude, once."""
+    def exclude(self, files: Sequence[Path] = ()) -> None:
+        """Add the wiki (own mode), the state folder and `files` wikimem created (the sample
+        policy) to the workspace's info/exclude, once."""
         try:
             repo = git.Repo(self.workspace, search_parent_directories=True)
         except (git.InvalidGitRepositoryError, git.NoSuchPathError):
@@ -263,6 +264,8 @@ class WikiRepo:
         # (as it was in own mode) after a switch.
         keep_out = [self.state] if self.mode == "workspace" else [self.wiki, self.state]
         wanted = [pattern[folder] for folder in keep_out if folder in pattern]
+        wanted += [f"/{self.relative(f, root, 'file')}" for f in files
+                   if f.is_relative_to(self.workspace)]
         unwanted = set(pattern.values()) - set(wanted)
         text = read_text(target) if target.is_file() else ""
         lines = text.splitlines()

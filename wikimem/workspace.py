@@ -46,11 +46,14 @@ def ensure_wiki(places: Places, settings: Settings, repo: WikiRepo) -> str | Non
 def init(places: Places, settings: Settings) -> list[str]:
     """Create what is missing; return what was created (empty on a second run)."""
     made: list[str] = []
+    repo = open_repo(places, settings)
     if not places.workspace_policy.exists():
         atomic_write_text(places.workspace_policy, render("memory-policy.md.j2", places.templates))
         made.append(str(places.workspace_policy))
+        # A sample the owner has not chosen to version stays out of the project's git status
+        # (`git add -f` it to share it; once tracked, the exclude no longer applies).
+        repo.exclude([places.workspace_policy])
     had_wiki = (places.wiki / PROFILE_FILE).exists()
-    repo = open_repo(places, settings)
     sha = ensure_wiki(places, settings, repo)
     if not had_wiki:
         made.append(str(places.wiki / PROFILE_FILE))
