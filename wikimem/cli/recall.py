@@ -2,3 +2,279 @@
 restore, purge, undo, verify, export, import, pause, resume."""
 
 from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from .. import config
+from ..errors import NotFound, UsageError
+from .app import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+
+
+def _index_file(ctx: Ctx) -> Path:
+    return ctx.places.state / "search.sqlite"
+
+
+@cli.command()
+@click.option("--budget", type=click.IntRange(min=0), default=4000, show_default=True,
+              metavar="CHARS", help="Never print more than this many characters.")
+@click.option("--query", metavar="TEXT", help="Add the entries most relevant to TEXT.")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown",
+              show_default=True, help="Output format.")
+@workspace_option
+@pass_ctx
+def context(ctx: Ctx, budget: int, query: str | None, fmt: str) -> None:
+    """What a runner injects at the start of a run: PROFILE.md's summary of the topics, then
+    with --query the most relevant entries, cut on entry boundaries within the budget.
+
+    The same wiki and query always give the same bytes. Prints nothing when memory is off for
+    this run (WIKIMEM_MEMORY=off) or paused in this workspace (`wikimem pause`).
+    """
+    from ..context import build_context, render_json
+    from ..search import SearchIndex
+
+    if config.memory_disabled() or ctx.places.paused_flag.exists():
+        return
+    if query and query.strip() and ctx.places.wiki.is_dir():
+        with SearchIndex(ctx.places.wiki, _index_file(ctx)) as index:
+            built = build_context(ctx.places.wiki, index, budget=budget, query=query)
+    else:
+        built = build_context(ctx.places.wiki, None, budget=budget, query=None)
+    text = render_json(built, budget) if fmt == "json" else built.text
+    click.echo(text, nl=False)
+
+
+@cli.command()
+@click.argument("query", nargs=-1, required=True)
+@click.option("-n", "--limit", type=click.IntRange(min=1), default=10, show_default=True,
+              help="How many hits.")
+@click.option("--why", is_flag=True, help="Explain each score: which words matched where.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@workspace_option
+@pass_ctx
+def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: bool) -> None:
+    """Search titles, summaries and entry bodies. Each hit gives its wiki path, entry, a
+    snippet and a citation PATH#ENTRY@COMMIT that `wikimem show` resolves to that version.
+    Expired memory is marked [expired], memory due for review [review]."""
+    from ..search import SearchIndex
+    from ..workspace import open_repo
+
+    if not ctx.places.wiki.is_dir():
+        raise NotFound(f"no wiki in {ctx.places.workspace}: run `wikimem init` first")
+    with SearchIndex(ctx.places.wiki, _index_file(ctx)) as index:
+        hits = index.search(" ".join(query), limit)
+    head = open_repo(ctx.places, ctx.settings).log(limit=1)
+    short = head[0].short if head else None
+    if as_json:
+        emit_json([{"path": h.path, "entry": h.entry, "title": h.title, "snippet": h.snippet,
+                    "score": h.score, "type": h.type, "expired": h.expired, "due": h.due,
+                    "citation": h.citation(short), "why": h.why} for h in hits])
+        return
+    if not hits:
+        warn("wikimem: no memory matches")
+        return
+    for hit in hits:
+        marks = "".join(f" [{m}]" for m, on in (("expired", hit.expired), ("review", hit.due))
+                        if on)
+        where = f"{hit.path}#{hit.entry}" if hit.entry else hit.path
+        click.echo(f"{click.style(where, bold=True)}  {hit.title}{marks}")
+        click.echo(f"    {hit.snippet}")
+        click.echo(f"    cite: {hit.citation(short)}")
+        if why:
+            click.echo(f"    why:  score {hit.score:.3f}; {hit.why}")
+
+
+@cli.command()
+@click.argument("ref", metavar="WIKI_PATH[#ENTRY]")
+@workspace_option
+@pass_ctx
+def forget(ctx: Ctx, ref: str) -> None:
+    """Move a leaf, or one entry, to the trash (.trash/ inside the wiki), out of search,
+    context, topics and the profile. One commit; `wikimem restore` brings it back."""
+    from ..trash import forget as do_forget
+
+    moved = do_forget(ctx.places, ctx.settings, ref)
+    count = f"{len(moved.entries)} entr{'y' if len(moved.entries) == 1 else 'ies'}"
+    click.echo(f"forgot {moved.ref} ({count}) in commit {(moved.commit or '')[:7]}; "
+               f"`wikimem restore {moved.ref}` brings it back")
+
+
+@cli.command("trash")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@workspace_option
+@pass_ctx
+def trash_list(ctx: Ctx, as_json: bool) -> None:
+    """List what has been forgotten and can still be restored."""
+    from ..trash import listing
+    from ..wiki import Wiki
+
+    items = listing(Wiki(ctx.places.wiki))
+    if as_json:
+        emit_json([{"ref": t.ref, "path": t.path, "entry": t.entry, "title": t.title}
+                   for t in items])
+        return
+    if not items:
+        click.echo("the trash is empty")
+    for item in items:
+        click.echo(f"{item.ref}  {item.title}")
+
+
+@cli.command()
+@click.argument("ref", metavar="WIKI_PATH[#ENTRY]")
+@workspace_option
+@pass_ctx
+def restore(ctx: Ctx, ref: str) -> None:
+    """Bring a forgotten leaf, or one forgotten entry, back from the trash (one commit)."""
+    from ..trash import restore as do_restore
+
+    moved = do_restore(ctx.places, ctx.settings, ref)
+    click.echo(f"restored {moved.ref} ({', '.join(moved.entries) or 'page'}) in commit "
+               f"{(moved.commit or '')[:7]}")
+
+
+@cli.command()
+@click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")
+@workspace_option
+@pass_ctx
+def purge(ctx: Ctx, yes: bool) -> None:
+    """Empty the trash for good (one commit). Git history still holds the text: the command
+    that would rewrite history is printed, for the owner to run if they must."""
+    from ..trash import listing
+    from ..trash import purge as do_purge
+    from ..wiki import Wiki
+
+    items = listing(Wiki(ctx.places.wiki))
+    if not items:
+        click.echo("the trash is empty")
+        return
+    if not yes:
+        click.confirm(f"Delete {len(items)} forgotten item(s) from the trash for good?",
+                      abort=True)
+    done = do_purge(ctx.places, ctx.settings)
+    click.echo(f"purged {len(done.items)} item(s) from the trash in commit "
+               f"{(done.commit or '')[:7]}")
+    click.echo("Git history still holds their text: in the commits that forgot them and in "
+               "earlier versions of the pages they came from.")
+    if done.rewrite:
+        click.echo("To remove the trash from history too (this rewrites every commit id; "
+                   "everyone with a clone must re-clone, and earlier versions of the pages "
+                   "keep the text unless you also use --replace-text), the owner can run:")
+        click.echo(f"  {done.rewrite}")
+
+
+@cli.command()
+@click.argument("commit")
+@workspace_option
+@pass_ctx
+def undo(ctx: Ctx, commit: str) -> None:
+    """Undo one commit of the wiki with a new commit, entry by entry; refuses when later
+    commits changed the same entries. Topics and the profile are recompiled."""
+    from ..undo import undo as do_undo
+
+    done = do_undo(ctx.places, ctx.settings, commit)
+    if done.commit is None:
+        click.echo(f"nothing to undo: the wiki already looks as before {done.target}")
+        return
+    click.echo(f"undid {done.target} ({done.subject}) in commit {done.commit[:7]}")
+    for ref in done.entries:
+        click.echo(f"  {ref}")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@workspace_option
+@pass_ctx
+def verify(ctx: Ctx, as_json: bool) -> None:
+    """Check what memory cites against the workspace: files and `path:line` references,
+    scripts run by commands, make targets, npm/bun scripts. Prints `wikipath#entry: message`
+    and exits 1 when memory no longer matches the code. No model: usable in CI."""
+    from ..verify import verify as do_verify
+    from ..wiki import Wiki
+
+    findings = do_verify(Wiki(ctx.places.wiki), ctx.places.workspace)
+    if as_json:
+        emit_json([{"ref": f.ref, "message": f.message} for f in findings])
+    else:
+        for finding in findings:
+            click.echo(finding.line())
+    if findings:
+        raise click.exceptions.Exit(1)
+
+
+@cli.command("export")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
+              help="Write to FILE instead of stdout.")
+@workspace_option
+@pass_ctx
+def export_(ctx: Ctx, output: str | None) -> None:
+    """Write the wiki as JSON lines, one entry a line (schema, path, entry, title, type, body,
+    provenance), for `wikimem import`."""
+    from ..transfer import export_lines
+
+    lines = [json.dumps(item, ensure_ascii=False, sort_keys=True) + "\n"
+             for item in export_lines(ctx.places, ctx.settings)]
+    if output:
+        from ..fsio import atomic_write_text
+
+        atomic_write_text(Path(output), "".join(lines))
+        warn(f"wikimem: exported {len(lines)} entries to {output}")
+        return
+    click.echo("".join(lines), nl=False)
+
+
+@cli.command("import")
+@click.argument("source", metavar="FILE|-")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@workspace_option
+@pass_ctx
+def import_(ctx: Ctx, source: str, as_json: bool) -> None:
+    """Merge JSON lines from `wikimem export` into the wiki (one commit): new entries are
+    added, changed ones updated, identical ones skipped; text is redacted on the way in."""
+    from ..transfer import import_lines
+
+    if source == "-":
+        text = sys.stdin.read()
+    else:
+        try:
+            with open(source, encoding="utf-8") as handle:
+                text = handle.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read {source}: {exc}") from exc
+    done = import_lines(ctx.places, ctx.settings, text.splitlines(),
+                        "stdin" if source == "-" else source)
+    if as_json:
+        emit_json({"added": done.added, "updated": done.updated, "unchanged": done.unchanged,
+                   "redacted": done.redacted, "rejected": done.rejected,
+                   "commit": done.commit})
+        return
+    click.echo(f"added {done.added}, updated {done.updated}, unchanged {done.unchanged}, "
+               f"rejected {len(done.rejected)}, secrets redacted {done.redacted}"
+               + (f"; commit {done.commit[:7]}" if done.commit else ""))
+    for line in done.rejected:
+        warn(f"wikimem: rejected {line}")
+
+
+@cli.command()
+@workspace_option
+@pass_ctx
+def pause(ctx: Ctx) -> None:
+    """Pause memory here: hooks queue nothing and `wikimem context` prints nothing, until
+    `wikimem resume`. Settings are left alone."""
+    from ..pause import pause as do_pause
+
+    changed = do_pause(ctx.places)
+    click.echo("memory paused" if changed else "memory was already paused")
+
+
+@cli.command()
+@workspace_option
+@pass_ctx
+def resume(ctx: Ctx) -> None:
+    """Resume memory after `wikimem pause`."""
+    from ..pause import resume as do_resume
+
+    changed = do_resume(ctx.places)
+    click.echo("memory resumed" if changed else "memory was not paused")
