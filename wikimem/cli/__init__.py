@@ -41,8 +41,8 @@ def run(args: list[str]) -> int:
     from .app import cli
 
     try:
-        cli.main(args=args, prog_name="wikimem", standalone_mode=False)
-        return 0
+        code = cli.main(args=args, prog_name="wikimem", standalone_mode=False)
+        return code if isinstance(code, int) else 0  # click returns Exit codes here
     except click.exceptions.Abort:
         click.echo("wikimem: interrupted", err=True)
         return 130

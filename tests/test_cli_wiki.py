@@ -1,0 +1,222 @@
+"""The wiki's own commands as a person meets them: init, show, lint, log; and the git contract."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, git, run_wikimem
+
+FIXTURES = Path(__file__).parent / "fixtures" / "wiki"
+
+
+def test_init_in_empty_folder_then_show(workspace: Path, cli) -> None:
+    result = cli("init")
+    assert result.code == 0 and "PROFILE.md" in result.out
+    assert (workspace / ".clarvis/memory/.git").is_dir()
+    assert "Memory policy" in (workspace / ".clarvis/memory-policy.md").read_text()
+    shown = cli("show")
+    assert shown.code == 0 and "<!-- wikimem:begin -->" in shown.out
+    log = git("log", "--format=%s%n%an", cwd=workspace / ".clarvis/memory")
+    assert log.splitlines() == ["Start the wiki", "wikimem"]
+
+
+def test_init_twice_changes_nothing(workspace: Path, cli) -> None:
+    cli("init")
+    wiki = workspace / ".clarvis/memory"
+    before = {p: p.read_bytes() for p in workspace.rglob("*") if p.is_file() and ".git/" not in
+              str(p) and "state" not in p.parts}
+    head = git("rev-parse", "HEAD", cwd=wiki)
+    again = cli("init")
+    assert again.code == 0 and "already set up" in again.out
+    after = {p: p.read_bytes() for p in before}
+    assert after == before and git("rev-parse", "HEAD", cwd=wiki) == head
+
+
+def test_init_inside_git_repo_leaves_status_and_index_alone(tmp_path: Path) -> None:
+    repo = tmp_path / "project"
+    (repo / "sub").mkdir(parents=True)
+    git("init", "-q", cwd=repo)
+    (repo / "a.txt").write_text("a\n")
+    git("add", "a.txt", cwd=repo)
+    git("commit", "-qm", "init", cwd=repo)
+    (repo / "b.txt").write_text("b\n")
+    git("add", "b.txt", cwd=repo)
+    (repo / "a.txt").write_text("changed\n")
+    status = git("status", "--porcelain", cwd=repo)
+    index = (repo / ".git/index").read_bytes()
+    proc = run_wikimem("init", cwd=repo / "sub")  # found upward through .git
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / ".clarvis/memory/PROFILE.md").exists()
+    assert run_wikimem("show", cwd=repo).returncode == 0
+    assert git("status", "--porcelain", cwd=repo) == status
+    assert (repo / ".git/index").read_bytes() == index
+
+
+def copy_fixture_wiki(workspace: Path) -> Path:
+    wiki = workspace / ".clarvis" / "memory"
+    shutil.copytree(FIXTURES, wiki)
+    return wiki
+
+
+def test_show_topic_leaf_entry_json_and_raw(workspace: Path, cli) -> None:
+    cli("init")
+    leaf = workspace / ".clarvis/memory/build/bun/MEMORY.md"
+    leaf.parent.mkdir(parents=True)
+    text = ("---\ntitle: Bun\nsummary: Bun rules.\ntype: procedural\nupdated: 2026-11-28\n---\n"
+            "# Bun\n\n## Bun version is pinned\n\nPinned to 1.1.30.\n\n## Building locally\n\n"
+            "```sh\nbun run build\n## not a heading\n```\n")
+    leaf.write_text(text)
+    assert cli("show", "build/bun", "--raw").out == text
+    entry = cli("show", "build/bun#bun-version-is-pinned")
+    assert entry.out.startswith("## Bun version is pinned") and "Building" not in entry.out
+    data = json.loads(cli("show", "build/bun", "--json").out)
+    assert [e["id"] for e in data["entries"]] == ["bun-version-is-pinned", "building-locally"]
+    assert data["meta"]["summary"] == "Bun rules."
+
+
+def test_show_missing_path_suggests_nearest(workspace: Path, cli) -> None:
+    cli("init")
+    leaf = workspace / ".clarvis/memory/build/bun/MEMORY.md"
+    leaf.parent.mkdir(parents=True)
+    leaf.write_text("---\ntitle: Bun\nsummary: s\n---\n# Bun\n")
+    result = cli("show", "build/bum")
+    assert result.code == 1 and "did you mean: build/bun" in result.err
+    assert "Traceback" not in result.err
+    bad = cli("show", "../etc/passwd")
+    assert bad.code == 1 and "not a wiki path" in bad.err
+
+
+def test_show_before_init_is_one_clear_line(workspace: Path, cli) -> None:
+    result = cli("show")
+    assert result.code == 1 and result.err.count("\n") == 1 and "wikimem init" in result.err
+
+
+def test_lint_reports_problems_as_file_line_and_exits_1(workspace: Path, cli) -> None:
+    cli("init")
+    wiki = workspace / ".clarvis/memory"
+    (wiki / "Bad_Topic").mkdir()
+    leaf = wiki / "build/bun/MEMORY.md"
+    leaf.parent.mkdir(parents=True)
+    leaf.write_text("# Bun\n\nSee [missing](../nope/MEMORY.md).\n\n## One\n\ntext\n")
+    result = cli("lint")
+    lines = result.out.splitlines()
+    assert result.code == 1
+    assert ".clarvis/memory/build/bun/MEMORY.md:1: page has no frontmatter" in lines
+    assert ".clarvis/memory/build/bun/MEMORY.md:1: leaf has no summary" in lines
+    assert ".clarvis/memory/build/bun/MEMORY.md:3: broken link to ../nope/MEMORY.md" in lines
+    assert any("Bad_Topic:1: folder name is not a lowercase slug" in x for x in lines)
+    assert any("build/TOPIC.md:1: topic has no TOPIC.md" in x for x in lines)
+
+
+def test_lint_clean_wiki_exits_0_and_fix_recompiles(workspace: Path, cli) -> None:
+    cli("init")
+    assert cli("lint").code == 0
+    leaf = workspace / ".clarvis/memory/build/bun/MEMORY.md"
+    leaf.parent.mkdir(parents=True)
+    leaf.write_text("---\ntitle: Bun\nsummary: Bun rules.\n---\n# Bun\n\n## One\n\ntext\n")
+    assert cli("lint").code == 1
+    fixed = cli("lint", "--fix")
+    assert fixed.code == 0, fixed.out
+    subjects = git("log", "--format=%s", cwd=workspace / ".clarvis/memory").splitlines()
+    assert subjects[:2] == ["Recompile topics and profile", "Edit the wiki by hand"]
+
+
+def test_recompile_keeps_hand_written_text_outside_markers(workspace: Path, cli) -> None:
+    wiki = copy_fixture_wiki(workspace)
+    topic = wiki / "build" / "TOPIC.md"
+    before = topic.read_text()
+    outside = before.split("<!-- wikimem:end -->")[1]
+    assert outside.strip()  # the fixture has hand-written text below the markers
+    assert cli("lint", "--fix").code in (0, 1)
+    after = topic.read_text()
+    assert after.split("<!-- wikimem:end -->")[1] == outside
+    assert after.split("<!-- wikimem:begin -->")[0].split("updated:")[0] == \
+        before.split("<!-- wikimem:begin -->")[0].split("updated:")[0]
+
+
+def test_person_edits_are_committed_separately_before_wikimem(workspace: Path, cli) -> None:
+    cli("init")
+    profile = workspace / ".clarvis/memory/PROFILE.md"
+    profile.write_text(profile.read_text().replace("# ws", "# ws\n\nRelease train: Thursdays."))
+    cli("lint", "--fix")
+    wiki = workspace / ".clarvis/memory"
+    rows = git("log", "--format=%an|%s", cwd=wiki).splitlines()
+    assert "Ada Person|Edit the wiki by hand" in rows
+    assert "Release train: Thursdays." in profile.read_text()
+    assert git("status", "--porcelain", cwd=wiki) == ""
+
+
+def test_log_of_wiki_and_page(workspace: Path, cli) -> None:
+    from tests.test_pipeline import rich_run
+
+    cli("init")
+    source = workspace / "run.json"
+    source.write_text(json.dumps(rich_run()))
+    assert cli("enqueue", str(source)).code == 0
+    assert cli("index").code == 0
+    whole = cli("log").out.splitlines()
+    assert len(whole) == 2 and "run run-1" in whole[0]
+    page = cli("log", "bun/troubleshooting", "--json")
+    rows = json.loads(page.out)
+    assert len(rows) == 1 and rows[0]["runs"] == ["run-1"]
+
+
+def test_workspace_mode_commits_into_project_repo(tmp_path: Path) -> None:
+    repo = tmp_path / "project"
+    repo.mkdir()
+    git("init", "-q", cwd=repo)
+    (repo / "a.txt").write_text("a\n")
+    git("add", "a.txt", cwd=repo)
+    git("commit", "-qm", "init", cwd=repo)
+    git("checkout", "-qb", "feature", cwd=repo)
+    (repo / "staged.txt").write_text("s\n")
+    git("add", "staged.txt", cwd=repo)
+    assert run_wikimem("config", "set", "wiki.commit_into", "workspace", cwd=repo).returncode == 0
+    proc = run_wikimem("init", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert git("rev-parse", "--abbrev-ref", "HEAD", cwd=repo).strip() == "feature"
+    assert git("log", "-1", "--format=%s", cwd=repo).strip() == "Start the wiki"
+    assert git("diff", "--cached", "--name-only", cwd=repo).split() == ["staged.txt"]
+    assert not (repo / ".clarvis/memory/.git").exists()
+
+
+def test_errors_are_one_line_with_usage_exit_code(workspace: Path, cli) -> None:
+    result = cli("show", "--nope")
+    assert result.code == 2 and "Traceback" not in result.err
+    bad = cli("config", "set", "model.timeout", "soon")
+    assert bad.code == 1 and "model.timeout" in bad.err and bad.err.count("\n") == 1
+    unknown = cli("config", "set", "nope.key", "1")
+    assert unknown.code == 2
+
+
+@pytest.mark.slow
+def test_wheel_ships_templates_and_renders_each(tmp_path: Path) -> None:
+    """A plain (non-editable) install must find its templates."""
+    out = tmp_path / "dist"
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
+                            str(out), str(ROOT)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    wheel = next(out.glob("wikimem-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    templates = sorted(n for n in names if n.startswith("wikimem/templates/"))
+    assert "wikimem/templates/commit.j2" in templates
+    assert any(n.startswith("wikimem/data/runs/") for n in names)
+    target = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(target)
+    script = (
+        "import wikimem.render as r, sys; "
+        "assert r.packaged_dir() == r.PACKAGED, r.packaged_dir(); "
+        "names = r.template_names(); print(len(names)); "
+        "[r.environment(None).get_template(n) for n in names]")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"},
+                          cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert int(proc.stdout) == len(templates)
