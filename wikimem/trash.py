@@ -102,6 +102,14 @@ def keep_only(page: Page, ids: set[str]) -> Page:
     return page
 
 
+def unsay_topic(change: Change, path: str, gone: set[str]) -> None:
+    """Clear a topic summary that repeats forgotten text; recompiling derives a new one."""
+    relpath = change.wiki.topic_file(path.split("/", 1)[0])
+    page = change.wiki.read_page(relpath)
+    if page is not None and str(page.meta.get("summary") or "") in gone - {""}:
+        change.write(relpath, markdown.with_meta(page, "summary", "").render())
+
+
 def forget(places: Places, settings: Settings, ref: str) -> Moved:
     """Move a leaf, or one entry of it, to the trash."""
     wiki = Wiki(places.wiki)
@@ -122,6 +130,8 @@ def forget(places: Places, settings: Settings, ref: str) -> Moved:
                     trashed = put_entry(trashed, entry)
                 change.write(bin_file, trashed.render())
             change.remove(leaf_file)
+            unsay_topic(change, path, {str(leaf.meta.get("summary") or "")}
+                        | {e.title for e in leaf.entries})
         else:
             entry = leaf.entry(entry_id)
             if entry is None:
@@ -131,7 +141,12 @@ def forget(places: Places, settings: Settings, ref: str) -> Moved:
             change.write(bin_file, put_entry(trashed or empty_like(leaf, path), entry).render())
             kept = markdown.with_meta(markdown.remove_entry(leaf, entry_id), "updated",
                                       change.date)
+            if str(kept.meta.get("summary") or "") == entry.title:
+                # the summary was taken from this entry's title: it must not outlive it
+                rest = kept.entries[0].title if kept.entries else ""
+                kept = markdown.with_meta(kept, "summary", rest)
             change.write(leaf_file, kept.render())
+            unsay_topic(change, path, {entry.title})
         change.touch(path)
 
     target = f"{path}#{entry_id}" if entry_id else path
