@@ -21,6 +21,7 @@ from .config import Places, Settings
 from .errors import ModelError, WikimemError
 from .extractor import NO_MODEL_WARNING, OFFLINE, Extraction, extract
 from .fsio import atomic_write_text, checkpoint, workspace_lock
+from .guard import verified_commands
 from .passlog import Outcome
 from .plan import Plan, validate
 from .policy import read_policies
@@ -28,7 +29,7 @@ from .prompt import build_view, relevant_leaves
 from .queue import Job, Queue
 from .record import RunRecord
 from .render import render
-from .wiki import PROFILE_FILE, Wiki
+from .wiki import PROFILE_FILE, EditConflict, Wiki
 from .workspace import ensure_wiki, open_repo, today
 
 MIN_RESULT = 200
@@ -130,11 +131,34 @@ class Pass:
 
     def settle(self, report: PassReport, jobs: list[Job], runs: list[RunRecord],
                extraction: Extraction, started: float, review: bool = True) -> None:
-        """Validate the plan, then hold it for review, or write and commit it."""
+        """Validate the plan, then hold it for review, or write and commit it. When a person
+        saves a page the pass is writing, their save is committed as theirs and the plan is
+        validated and applied once more on top of it; a second clash fails the pass (retried)."""
+        verified = verified_commands(runs)
+        for attempt in (1, 2):
+            try:
+                if self._settle_once(report, jobs, runs, extraction, started, review, verified):
+                    return
+            except EditConflict as exc:
+                if attempt == 2:
+                    self._fail(report, jobs, f"could not write the wiki: {exc}", started)
+                    return
+                self.warn(f"wikimem: {exc}; keeping that save and applying the plan again")
+                try:
+                    self.repo.commit_person_edits()
+                except WikimemError as again:
+                    self._fail(report, jobs, f"could not commit a person's save: {again}",
+                               started)
+                    return
+
+    def _settle_once(self, report: PassReport, jobs: list[Job], runs: list[RunRecord],
+                     extraction: Extraction, started: float, review: bool,
+                     verified: frozenset[str]) -> bool:
+        """One try at settling; EditConflict when a page changed under the pass."""
         share = self.settings["review.max_remove_share"] if review else 1.0
         plan = validate(extraction.plan, self.wiki.entry_bodies,
                         total_entries=self._total_if_removing(extraction),
-                        max_remove_share=share)
+                        max_remove_share=share, verified=verified)
         common = {"model": extraction.model, "prompt_tokens": extraction.prompt_tokens,
                   "completion_tokens": extraction.completion_tokens,
                   "rejected": [asdict(n) for n in plan.rejected],
@@ -146,12 +170,14 @@ class Pass:
                                                      note=plan.held, **common))
             report.warnings.append(f"wikimem: plan held for review ({plan.held}); "
                                    "see `wikimem queue`")
-            return
+            return True
         try:
             sha = self._write(report, plan, jobs, runs, extraction) if not plan.empty else None
+        except EditConflict:
+            raise
         except (WikimemError, OSError) as exc:
             self._fail(report, jobs, f"could not write the wiki: {exc}", started, **common)
-            return
+            return True
         outcome = "changed" if sha else "no change"
         report.commit = sha
         for job in jobs:
@@ -160,6 +186,7 @@ class Pass:
                                                  edits=len(plan.edits), **common))
         if self.journal.exists():
             self.journal.unlink()
+        return True
 
     def _search(self, query: str, limit: int) -> list[str]:
         from .search import SearchIndex
@@ -226,7 +253,8 @@ class Pass:
             checkpoint("after commit")
             return sha
         except BaseException:
-            self.repo.restore(files)
+            # Only what the pass wrote and nobody changed since: a person's save stays.
+            self.repo.restore(self.wiki.still_ours(files))
             if self.journal.exists():
                 self.journal.unlink()
             raise

@@ -8,11 +8,12 @@ was repaired and what was rejected, with reasons. Nothing here writes.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import PlanError
+from .guard import unverified
 from .markdown import slugify
 from .redact import find_secrets
 
@@ -192,6 +193,7 @@ EntryLookup = Callable[[str], "Mapping[str, str] | None"]  # leaf -> {entry id: 
 @dataclass
 class _Checker:
     lookup: EntryLookup
+    verified: Collection[str] = ()
     repaired: list[Note] = field(default_factory=list)
     rejected: list[Note] = field(default_factory=list)
     seen: set[tuple[str, str]] = field(default_factory=set)
@@ -239,6 +241,10 @@ class _Checker:
         secrets = find_secrets(body + "\n" + title)
         if secrets:
             return reject(f"body holds what looks like a secret ({secrets[0].kind})")
+        dangers = unverified(body + "\n" + title, self.verified)
+        if dangers:
+            return reject(f"body presents a dangerous command the run did not run successfully"
+                          f" ({dangers[0].kind}: {one_line(dangers[0].command, 80)!r})")
         if demoted:
             repair("headings inside the body demoted to ###")
         if raw.get("type") not in TYPES:
@@ -265,9 +271,11 @@ class _Checker:
 
 
 def validate(raw: RawPlan, lookup: EntryLookup, *, total_entries: int = 0,
-             max_remove_share: float = 0.5) -> Plan:
-    """Turn an untrusted plan into edits safe to apply (paths, sizes, secrets, entries)."""
-    checker = _Checker(lookup)
+             max_remove_share: float = 0.5, verified: Collection[str] = ()) -> Plan:
+    """Turn an untrusted plan into edits safe to apply (paths, sizes, secrets, entries,
+    dangerous commands). `verified`: commands the runs' evidence shows succeeding, the only
+    dangerous commands an entry may present (see `wikimem.guard`)."""
+    checker = _Checker(lookup, verified)
     edits: list[Edit] = []
     for index, item in enumerate(raw.edits):
         if index >= MAX_EDITS:
@@ -283,10 +291,13 @@ def validate(raw: RawPlan, lookup: EntryLookup, *, total_entries: int = 0,
             checker.rejected.append(Note(index, f"topic {name!r}", "bad topic or summary"))
         elif find_secrets(summary):
             checker.rejected.append(Note(index, f"topic {name}", "summary holds a secret"))
+        elif unverified(summary, verified):
+            checker.rejected.append(Note(index, f"topic {name}",
+                                         "summary presents a dangerous command"))
         elif summary.strip():
             topics.append(TopicSummary(name, one_line(summary, MAX_SUMMARY)))
     summary = one_line(raw.summary or "Update memory", 72)
-    if find_secrets(summary):
+    if find_secrets(summary) or unverified(summary, verified):
         summary = "Update memory"
     return Plan(summary=summary, edits=tuple(edits), topics=tuple(topics),
                 rejected=tuple(checker.rejected), repaired=tuple(checker.repaired),

@@ -2,7 +2,9 @@
 
 Pages are read with `wikimem.markdown` (lossless) and written atomically; an edit touches only
 its entry's bytes and the leaf's `updated` field. Every path is confined to the wiki folder,
-symlinks included: nothing is ever read or written outside it through a wiki path.
+symlinks included: nothing is ever read or written outside it through a wiki path. A write never
+replaces bytes this Wiki has not seen: when a person saved a page after it was read, the write
+raises EditConflict instead, so the person's save is kept.
 """
 
 from __future__ import annotations
@@ -65,9 +67,16 @@ def title_from_slug(slug: str) -> str:
     return slug.replace("-", " ").capitalize()
 
 
+class EditConflict(WikiError):
+    """A page changed on disk between wikimem reading it and writing it (a person saved it)."""
+
+
 class Wiki:
     def __init__(self, root: Path) -> None:
         self.root = root
+        # relpath -> the text last read or written through this object (None: it was absent)
+        self._seen: dict[str, str | None] = {}
+        self._wrote: dict[str, str | None] = {}
 
     @property
     def exists(self) -> bool:
@@ -99,10 +108,13 @@ class Wiki:
     def read_page(self, relpath: str) -> Page | None:
         target = self.confine(relpath)
         if not target.is_file():
+            self._seen[relpath] = None
             return None
         if target.stat().st_size > MAX_PAGE_BYTES:
             raise WikiError(f"{relpath}: page is over {MAX_PAGE_BYTES} bytes; split it by hand")
-        return markdown.parse_page(read_text(target))
+        text = read_text(target)
+        self._seen[relpath] = text
+        return markdown.parse_page(text)
 
     def read_leaf(self, path: str) -> Leaf | None:
         page = self.read_page(self.leaf_file(path))
@@ -141,16 +153,37 @@ class Wiki:
         return total
 
     # ---- writing -----------------------------------------------------------------------------
+    def _on_disk(self, target: Path) -> str | None:
+        try:
+            return read_text(target)
+        except FileNotFoundError:
+            return None
+
+    def _check_unchanged(self, relpath: str, target: Path) -> None:
+        """Refuse to replace a page that changed since this Wiki last read or wrote it."""
+        if relpath in self._seen and self._on_disk(target) != self._seen[relpath]:
+            raise EditConflict(f"{relpath}: changed on disk while wikimem was editing it")
+
     def write(self, relpath: str, text: str) -> None:
         target = self.confine(relpath)
         if target.is_symlink():
             raise WikiError(f"{relpath}: refusing to write through a symlink")
+        self._check_unchanged(relpath, target)
         atomic_write_text(target, text)
+        self._seen[relpath] = self._wrote[relpath] = text
 
     def remove_file(self, relpath: str) -> None:
         target = self.confine(relpath)
         if target.exists():
+            self._check_unchanged(relpath, target)
             target.unlink()
+            self._seen[relpath] = self._wrote[relpath] = None
+
+    def still_ours(self, relpaths: Iterable[str]) -> list[str]:
+        """Of `relpaths`, those this Wiki wrote (or removed) and nobody changed since: the only
+        ones a rollback may put back without losing a person's save."""
+        return sorted(p for p in set(relpaths) if p in self._wrote
+                      and self._on_disk(self.confine(p)) == self._wrote[p])
 
     def apply(self, edits: Iterable[Edit], today: str) -> Applied:
         """Apply validated edits, leaf by leaf; one write per leaf touched."""
