@@ -9,6 +9,7 @@ is user input and never reaches FTS `MATCH` raw: it is cut into words, each quot
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import datetime as dt
 import os
@@ -17,6 +18,7 @@ import sqlite3
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -50,6 +52,7 @@ STOPWORDS = frozenset({
 })
 
 
+@lru_cache(maxsize=1 << 16)  # the same words come back in every hit of every search
 def fold(word: str) -> str:
     """Lowercase and drop diacritics, as FTS5's `unicode61 remove_diacritics 2` does."""
     decomposed = unicodedata.normalize("NFKD", word)
@@ -78,8 +81,18 @@ def term_matches(term: str, word: str) -> bool:
 
 
 def matched_terms(terms: list[str], text: str) -> list[str]:
-    words = {fold(word) for word in WORD.findall(text)}
-    return [term for term in terms if any(term_matches(term, word) for word in words)]
+    words = sorted({fold(word) for word in WORD.findall(text)})
+    exact = set(words)
+    found = []
+    for term in terms:
+        if len(term) < 3:
+            hit = term in exact
+        else:  # words starting with `term` sort right after it: one bisection, not a scan
+            at = bisect.bisect_left(words, term)
+            hit = at < len(words) and words[at].startswith(term)
+        if hit:
+            found.append(term)
+    return found
 
 
 def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:
