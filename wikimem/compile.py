@@ -116,13 +116,24 @@ def profile_topics(wiki: Wiki) -> list[TopicLine]:
 def profile_block(wiki: Wiki, cap: int, overrides: Path | None = None) -> str:
     """The generated text PROFILE.md should hold now, within `cap` characters."""
     topics = profile_topics(wiki)
-    shown = len(topics)
     content = render("profile.md.j2", overrides, topics=topics, more=0)
-    while len(content) > cap and shown > 0:
-        shown -= 1
-        content = render("profile.md.j2", overrides, topics=topics[:shown],
-                         more=len(topics) - shown)
-    return content[:cap]
+    if len(content) <= cap or not topics:
+        return content[:cap]
+
+    def cut(shown: int) -> str:
+        return render("profile.md.j2", overrides, topics=topics[:shown],
+                      more=len(topics) - shown)
+
+    # The most topics that fit: the length grows with every topic shown, so bisect rather
+    # than render once per topic dropped (quadratic on a wiki with hundreds of topics).
+    low, high = 0, len(topics) - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if len(cut(middle)) <= cap:
+            low = middle
+        else:
+            high = middle - 1
+    return cut(low)[:cap]
 
 
 def compile_profile(wiki: Wiki, today: str, cap: int, workspace_name: str,
