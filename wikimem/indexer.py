@@ -75,6 +75,7 @@ class Pass:
                 data = json.loads(self.journal.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 data = {}
+            self._remove_temp_files(data.get("files", []))
             landed = any(data.get("pass_id") in c.trailers.get("Wikimem-Pass", ())
                          for c in self.repo.log(limit=3)) if data.get("pass_id") else False
             if landed:
@@ -88,6 +89,17 @@ class Pass:
         count = self.queue.recover()
         if count:
             self.warn(f"wikimem: took back {count} job(s) from an interrupted pass")
+
+    def _remove_temp_files(self, files: Sequence[str]) -> None:
+        """A kill between an atomic write's temp file and its rename leaves the temp file in
+        the wiki; left there, the next pass would commit it as a person's edit."""
+        for relpath in files:
+            try:
+                target = self.wiki.confine(relpath)
+            except WikimemError:
+                continue
+            for temp in target.parent.glob(f".{target.name}.*.tmp"):
+                temp.unlink(missing_ok=True)
 
     # ---- one batch ---------------------------------------------------------------------------
     def run(self, jobs: Sequence[Job]) -> PassReport:
