@@ -61,7 +61,7 @@ def parse_line(number: int, text: str) -> dict[str, Any] | None:
         return None
     try:
         item = json.loads(text)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise UsageError(f"line {number} is not JSON ({exc.msg}); nothing imported") from exc
     if not isinstance(item, dict):
         raise UsageError(f"line {number} is not a JSON object; nothing imported")

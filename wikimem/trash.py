@@ -126,8 +126,8 @@ def forget(places: Places, settings: Settings, ref: str) -> Moved:
             if trashed is None:
                 change.write(bin_file, leaf.render())  # byte for byte: restore gives it back
             else:
-                for entry in leaf.entries:
-                    trashed = put_entry(trashed, entry)
+                for each in leaf.entries:
+                    trashed = put_entry(trashed, each)
                 change.write(bin_file, trashed.render())
             change.remove(leaf_file)
             unsay_topic(change, path, {str(leaf.meta.get("summary") or "")}
@@ -167,11 +167,13 @@ def restore(places: Places, settings: Settings, ref: str) -> Moved:
         leaf, trashed = wiki.read_page(leaf_file), wiki.read_page(bin_file)
         if trashed is None:
             raise NotFound(f"nothing from {path} is in the trash (see `wikimem trash`)")
-        wanted = trashed.entries if entry_id is None else (trashed.entry(entry_id),)
-        if wanted and wanted[0] is None:
-            raise NotFound(f"no entry {entry_id!r} from {path} in the trash "
-                           "(see `wikimem trash`)")
-        entries = [e for e in wanted if e is not None]
+        entries = list(trashed.entries)
+        if entry_id is not None:
+            one = trashed.entry(entry_id)
+            if one is None:
+                raise NotFound(f"no entry {entry_id!r} from {path} in the trash "
+                               "(see `wikimem trash`)")
+            entries = [one]
         moved.extend(e.id for e in entries)
         if leaf is None and entry_id is None:
             change.write(leaf_file, trashed.render())
