@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -42,6 +43,10 @@ BATCH = 500  # pathspecs per git call: far below any platform's command-line lim
 EXCLUDE_HEADER = "# wikimem: its wiki repository and state stay out of this repository"
 LOG_FIELDS = ("%H", "%h", "%aI", "%an", "%ae", "%s", "%b", "%(trailers:only,unfold)")
 LOG_FORMAT = "%x1e" + "".join(f"{field}%x1f" for field in LOG_FIELDS)
+SCRATCH = "wikimem-sync"  # prefix of the throwaway branches `scratch` makes
+# What git says when a push lost a race with another push: fetch, rebuild, try again.
+PUSH_RACES = ("[rejected]", "non-fast-forward", "fetch first", "cannot lock ref",
+              "failed to lock", "incorrect old value", "stale info")
 
 
 @dataclass(frozen=True)
@@ -533,3 +538,135 @@ class WikiRepo:
             s.run(*apply, "-R", str(patch_file))
             changed = s.wiki_paths(s.diff_names(parent, sha))
         return self.commit(message, paths=changed, author=author)
+
+    # -- sharing through a remote --------------------------------------------------------------
+
+    def branch(self) -> str:
+        """The short name of the branch the wiki is on; HistoryError when HEAD is detached."""
+        with self.session() as s:
+            ref = s.probe("symbolic-ref", "-q", "--short", "HEAD")
+        if not ref:
+            raise HistoryError(f"HEAD of {self.wiki} is detached; check out a branch first")
+        return decode(ref).strip()
+
+    @staticmethod
+    def checked_remote(remote: str) -> str:
+        if not remote or remote.startswith("-") or any(c.isspace() for c in remote):
+            raise HistoryError(f"not a usable remote name: {remote!r}")
+        return remote
+
+    def remote_url(self, remote: str) -> str | None:
+        if not self.has_repo():
+            return None
+        with self.session() as s:
+            out = s.probe("remote", "get-url", self.checked_remote(remote))
+        return decode(out).strip() if out else None
+
+    def set_remote(self, remote: str, url: str) -> bool:
+        """Point `remote` at `url` (adding it when missing); return whether anything changed."""
+        current = self.remote_url(remote)
+        if current == url:
+            return False
+        with self.session() as s:
+            s.run("remote", "set-url" if current is not None else "add",
+                  self.checked_remote(remote), url)
+        return True
+
+    def fetch(self, remote: str, branch: str) -> str | None:
+        """Fetch `branch` from `remote`; its commit there, or None when the remote lacks it."""
+        with self.session() as s:
+            tracking = f"refs/remotes/{self.checked_remote(remote)}/{branch}"
+            status, _, err = call(s.repo.git, ("fetch", "--quiet", "--no-tags", remote,
+                                               f"+refs/heads/{branch}:{tracking}"), s.env())
+            if status != 0:
+                if "couldn't find remote ref" in err.lower():
+                    return None
+                raise HistoryError(one_line("fetch", err))
+            return s.resolve(tracking)
+
+    def push(self, remote: str, sha: str, branch: str) -> bool:
+        """Push `sha` as the remote's `branch`; False when refused because the remote moved."""
+        with self.session() as s:
+            status, out, err = call(s.repo.git, ("push", "--porcelain", "--quiet",
+                                                 self.checked_remote(remote),
+                                                 f"{sha}:refs/heads/{branch}"), s.env())
+        if status == 0:
+            return True
+        said = f"{decode(out)}\n{err}".lower()
+        if any(sign in said for sign in PUSH_RACES):
+            return False
+        raise HistoryError(one_line("push", err or decode(out)))
+
+    def is_ancestor(self, older: str, newer: str) -> bool:
+        with self.session() as s:
+            return s.probe("merge-base", "--is-ancestor", older, newer) is not None
+
+    def commits_since(self, upstream: str) -> list[Commit]:
+        """Commits on the wiki's branch that `upstream` lacks, oldest first, with their paths."""
+        with self.session() as s:
+            if s.head() is None:
+                return []
+            out = s.run("log", "-z", "--reverse", "--first-parent", "--no-merges",
+                        f"--format={LOG_FORMAT}", "--name-only", "--no-renames",
+                        "HEAD", f"^{upstream}", "--", s.scope)
+            return [self.parse_commit(s, chunk) for chunk in out.split("\x1e") if chunk]
+
+    def message(self, rev: str) -> str:
+        """A commit's whole message, trailers included, exactly as written."""
+        with self.history(rev) as s:
+            return s.run("log", "-1", "--format=%B", s.resolve(rev))
+
+    def parent(self, rev: str) -> str | None:
+        with self.history(rev) as s:
+            return s.first_parent(s.resolve(rev))
+
+    def read(self, rev: str | None, path: str) -> str | None:
+        """A wiki file at a revision, or None when it does not exist there (or rev is None)."""
+        if rev is None:
+            return None
+        try:
+            return self.show(rev, path)
+        except NotFound:
+            return None
+
+    def merge_text(self, base: str | None, ours: str, theirs: str) -> str | None:
+        """git's three-way line merge of one file's versions; None when lines conflict."""
+        with self.session() as s, tempfile.TemporaryDirectory(prefix="wikimem-") as tmp:
+            names = []
+            for name, text in (("ours", ours), ("base", base or ""), ("theirs", theirs)):
+                Path(tmp, name).write_bytes(text.encode("utf-8", "surrogateescape"))
+                names.append(str(Path(tmp, name)))
+            status, out, err = call(s.repo.git, ("merge-file", "-p", "--quiet", *names), s.env())
+        if status < 0 or status > 127:
+            raise HistoryError(one_line("merge-file", err))
+        return decode(out) if status == 0 else None
+
+    def move_to(self, sha: str) -> None:
+        """Move the wiki's branch and files to `sha`, keeping (or refusing to clobber) edits."""
+        with self.session() as s:
+            s.run("reset", "--quiet", "--keep", sha)
+
+    @contextlib.contextmanager
+    def scratch(self, rev: str) -> Iterator[WikiRepo]:
+        """A throwaway work tree of this repository on a branch of its own starting at `rev`,
+        so commits can be rebuilt on top of another history without touching the wiki."""
+        with self.session() as s:
+            s.probe("worktree", "prune")
+            for stale in split_z(decode(s.probe("for-each-ref", "--format=%(refname:short)%00",
+                                                f"refs/heads/{SCRATCH}-*") or b"")):
+                s.probe("branch", "-D", "--", stale.strip())  # left by a killed sync
+        folder = tempfile.mkdtemp(prefix="wikimem-sync-")
+        branch = f"{SCRATCH}-{os.getpid()}-{os.path.basename(folder)[-8:]}"
+        try:
+            with self.session() as s:
+                # git checks the new tree out in a child process that inherits the index
+                # variable: point it at the new work tree's own index, never at the wiki's.
+                index = os.path.join(os.path.abspath(s.repo.common_dir), "worktrees",
+                                     os.path.basename(folder), "index")
+                s.run("worktree", "add", "--quiet", "-b", branch, folder, rev, index=index)
+            yield WikiRepo(Path(folder), Path(folder), "wiki", Path(folder, ".state"))
+        finally:
+            with self.session() as s:
+                s.probe("worktree", "remove", "--force", folder)
+                s.probe("branch", "-D", "--", branch)
+            shutil.rmtree(folder, ignore_errors=True)

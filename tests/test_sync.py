@@ -1,0 +1,202 @@
+"""Sharing one wiki through a bare repository: linear history, nothing lost, pages regenerated."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git, run_wikimem
+from wikimem import config, markdown
+from wikimem.indexer import drain
+from wikimem.intake import enqueue
+from wikimem.sync import merge_entries, sync
+from wikimem.workspace import init
+
+ROUNDS = 2  # runs per machine; each round starts a pass and a sync together
+
+
+@pytest.fixture
+def remote(tmp_path: Path) -> Path:
+    bare = tmp_path / "remote.git"
+    git("init", "--quiet", "--bare", "-b", "main", str(bare), cwd=tmp_path)
+    return bare
+
+
+def make_workspace(tmp_path: Path, name: str) -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    return folder
+
+
+def remember(*notes: tuple[str, str]) -> dict:
+    """A run record whose explicit candidates the offline rules turn into entries."""
+    return {"run_id": "-".join(title for _, title in notes), "task": "share what was learned",
+            "memory": [{"path": path, "title": title, "type": "semantic",
+                        "content": f"{title} is a fact worth keeping."} for path, title in notes]}
+
+
+def learn(workspace: Path, *notes: tuple[str, str]) -> None:
+    places = config.places(workspace, {})
+    settings = config.load(places, {})
+    enqueue(places, settings, remember(*notes))
+    assert [o.outcome for r in drain(places, settings, wait=True) for o in r.outcomes] == [
+        "changed"]
+
+
+def entries(root: Path, leaf: str) -> list[str]:
+    text = (root / leaf / "MEMORY.md").read_text(encoding="utf-8")
+    return [e.id for e in markdown.parse_page(text).entries]
+
+
+def checkout(remote: Path, tmp_path: Path, name: str = "check") -> Path:
+    target = tmp_path / name
+    git("clone", "--quiet", str(remote), str(target), cwd=tmp_path)
+    return target
+
+
+def sync_in(workspace: Path, *args: str) -> dict:
+    done = run_wikimem("sync", "--json", *args, cwd=workspace)
+    assert done.returncode == 0, done.stderr.decode()
+    return json.loads(done.stdout)
+
+
+def test_sync_needs_a_remote_and_says_how_to_add_one(tmp_path: Path, cli) -> None:
+    workspace = make_workspace(tmp_path, "a")
+    result = cli("-C", str(workspace), "sync")
+    assert result.code == 2
+    assert "wikimem sync --remote URL" in result.err and "remote add origin" in result.err
+
+
+def test_workspace_mode_is_refused_clearly(tmp_path: Path, remote: Path, cli) -> None:
+    workspace = make_workspace(tmp_path, "a")
+    git("init", "--quiet", cwd=workspace)
+    (workspace / ".clarvis").mkdir()
+    (workspace / ".clarvis" / "config.toml").write_text('[wiki]\ncommit_into = "workspace"\n')
+    result = cli("-C", str(workspace), "sync", "--remote", str(remote))
+    assert result.code == 2 and "own repository" in result.err
+
+
+def test_two_wikis_started_apart_converge_on_one_linear_history(tmp_path: Path,
+                                                                remote: Path) -> None:
+    a, b = make_workspace(tmp_path, "a"), make_workspace(tmp_path, "b")
+    learn(a, ("build/bun", "Lockfile drift"))
+    first = sync_in(a, "--remote", str(remote))
+    assert first["pushed"] == 2 and not first["received"]
+    # b's wiki was made on its own: its first commits have no history in common with a's.
+    learn(b, ("build/bun", "Cache keys"), ("deploy", "Blue green"))
+    second = sync_in(b, "--remote", str(remote))
+    assert second["received"] and second["pushed"] >= 1
+    assert "build/bun/MEMORY.md" in second["merged"]
+    assert sync_in(a)["received"]
+    wiki_a, wiki_b = a / ".clarvis" / "memory", b / ".clarvis" / "memory"
+    assert git("rev-parse", "HEAD", cwd=wiki_a) == git("rev-parse", "HEAD", cwd=wiki_b)
+    assert entries(wiki_a, "build/bun") == ["lockfile-drift", "cache-keys"]
+    topic = (wiki_a / "build" / "TOPIC.md").read_text()
+    profile = (wiki_a / "PROFILE.md").read_text()
+    assert "Cache keys" in topic and "Lockfile drift" in topic  # regenerated, not merged text
+    assert "deploy/TOPIC.md" in profile and "build/TOPIC.md" in profile
+    assert "<<<<<<<" not in topic + profile
+    assert git("log", "--merges", "--oneline", cwd=wiki_a) == ""
+    assert git("status", "--porcelain", cwd=wiki_a) == ""
+    assert sync_in(a) == {**sync_in(a), "pushed": 0, "received": False}
+
+
+def test_a_fleet_indexing_and_syncing_at_once_loses_nothing(tmp_path: Path,
+                                                           remote: Path) -> None:
+    seed = make_workspace(tmp_path, "seed")
+    run_wikimem("init", cwd=seed)
+    sync_in(seed, "--remote", str(remote))
+    machines = {}
+    for name in ("a", "b"):
+        workspace = make_workspace(tmp_path, name)
+        git("clone", "--quiet", str(remote), str(workspace / ".clarvis" / "memory"),
+            cwd=tmp_path)
+        assert run_wikimem("init", cwd=workspace).returncode == 0
+        machines[name] = workspace
+    expected: dict[str, list[str]] = {"shared/leaf": []}
+    plans = {}
+    for name in machines:
+        runs = []
+        for n in range(ROUNDS):
+            notes = [("shared/leaf", f"{name} shared {n}"),
+                     (f"own-{name}/notes", f"{name} own {n}")]
+            expected["shared/leaf"].append(markdown.slugify(notes[0][1]))
+            expected.setdefault(f"own-{name}/notes", []).append(markdown.slugify(notes[1][1]))
+            runs.append(remember(*notes))
+        plans[name] = runs
+    failures: list[str] = []
+
+    def machine(name: str) -> None:
+        workspace = machines[name]
+        for n, run in enumerate(plans[name]):
+            path = workspace / f"run-{n}.json"
+            path.write_text(json.dumps(run))
+            # A pass and a sync of the same workspace started together: the lock orders them.
+            procs = [subprocess.Popen(cmd, cwd=workspace, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, env=env)
+                     for cmd, env in (command("hook", "--wait", str(path)), command("sync"))]
+            for proc in procs:
+                out, err = proc.communicate(timeout=120)
+                if proc.returncode != 0 or b"wikimem hook:" in err:
+                    failures.append(f"{name}: {proc.args[3:]}: {err.decode()}")
+        final = run_wikimem("sync", cwd=workspace)
+        if final.returncode != 0:
+            failures.append(f"{name}: final sync: {final.stderr.decode()}")
+
+    threads = [threading.Thread(target=machine, args=(name,)) for name in machines]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    for workspace in machines.values():  # the first to finish had not seen the other's last
+        sync_in(workspace)
+    check = checkout(remote, tmp_path)
+    for leaf, wanted in expected.items():
+        assert sorted(entries(check, leaf)) == sorted(wanted), leaf
+    assert git("log", "--merges", "--oneline", cwd=check) == ""
+    heads = {git("rev-parse", "HEAD", cwd=w / ".clarvis" / "memory") for w in machines.values()}
+    assert heads == {git("rev-parse", "HEAD", cwd=check)}
+    topic = (check / "shared" / "TOPIC.md").read_text()
+    assert all(f"{name} shared {ROUNDS - 1}" in topic for name in machines)
+
+
+def test_entries_our_commit_touched_win_and_the_rest_come_from_theirs() -> None:
+    head = "---\ntitle: Bun\nupdated: 2026-01-01\n---\n# Bun\n\n"
+    base = head + "## Keep\n\nold keep\n\n## Drop\n\ndrop me\n"
+    ours = head.replace("01-01", "01-03") + "## Keep\n\nnew keep\n\n## Mine\n\nmine\n"
+    theirs = head.replace("01-01", "01-02") + ("## Keep\n\nold keep\n\n## Drop\n\ndrop me\n\n"
+                                               "## Theirs\n\ntheirs\n")
+    merged = markdown.parse_page(merge_entries(base, ours, theirs))
+    assert [(e.id, e.body) for e in merged.entries] == [
+        ("keep", "new keep"), ("theirs", "theirs"), ("mine", "mine")]
+    assert str(merged.meta["updated"]) == "2026-01-03"
+
+
+def test_sync_in_process_fast_forwards_a_wiki_that_only_lags(tmp_path: Path,
+                                                              remote: Path) -> None:
+    a, b = make_workspace(tmp_path, "a"), make_workspace(tmp_path, "b")
+    learn(a, ("build/bun", "Lockfile drift"))
+    sync_in(a, "--remote", str(remote))
+    git("clone", "--quiet", str(remote), str(b / ".clarvis" / "memory"), cwd=tmp_path)
+    init(config.places(b, {}), config.load(config.places(b, {}), {}))
+    learn(a, ("build/bun", "Cache keys"))
+    sync_in(a)
+    places = config.places(b, {})
+    done = sync(places, config.load(places, {}))
+    assert done.received and done.pushed == 0
+    assert entries(places.wiki, "build/bun") == ["lockfile-drift", "cache-keys"]
+
+
+def command(*args: str) -> tuple[list[str], dict[str, str]]:
+    import os
+    import sys
+
+    from tests.conftest import ROOT
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return [sys.executable, "-m", "wikimem", *args], env
