@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, run_wikimem
+from tests.conftest import ROOT, git, run_wikimem
 from wikimem import config, markdown
 from wikimem.indexer import drain
 from wikimem.intake import enqueue
@@ -56,6 +58,11 @@ def checkout(remote: Path, tmp_path: Path, name: str = "check") -> Path:
     target = tmp_path / name
     git("clone", "--quiet", str(remote), str(target), cwd=tmp_path)
     return target
+
+
+def command(*args: str) -> tuple[list[str], dict[str, str]]:
+    """A wikimem command line and environment for Popen, to start several at once."""
+    return [sys.executable, "-m", "wikimem", *args], {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
 def sync_in(workspace: Path, *args: str) -> dict:
@@ -192,11 +199,50 @@ def test_sync_in_process_fast_forwards_a_wiki_that_only_lags(tmp_path: Path,
     assert entries(places.wiki, "build/bun") == ["lockfile-drift", "cache-keys"]
 
 
-def command(*args: str) -> tuple[list[str], dict[str, str]]:
-    import os
-    import sys
+def test_a_push_that_loses_the_race_fetches_rebuilds_and_pushes_again(
+        tmp_path: Path, remote: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from wikimem.history import WikiRepo
 
-    from tests.conftest import ROOT
+    a, b = make_workspace(tmp_path, "a"), make_workspace(tmp_path, "b")
+    learn(a, ("shared/leaf", "Start"))
+    sync_in(a, "--remote", str(remote))
+    git("clone", "--quiet", str(remote), str(b / ".clarvis" / "memory"), cwd=tmp_path)
+    learn(a, ("shared/leaf", "From a"))
+    learn(b, ("shared/leaf", "From b"))
+    real_push = WikiRepo.push
+    raced: list[dict] = []
 
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return [sys.executable, "-m", "wikimem", *args], env
+    def push(self: WikiRepo, name: str, sha: str, branch: str) -> bool:
+        if not raced:  # b gets there between a's fetch and a's push
+            raced.append(sync_in(b))
+        return real_push(self, name, sha, branch)
+
+    monkeypatch.setattr(WikiRepo, "push", push)
+    places = config.places(a, {})
+    done = sync(places, config.load(places, {}))
+    assert raced and raced[0]["pushed"] == 1
+    assert done.attempts == 2 and done.pushed == 1
+    check = checkout(remote, tmp_path)
+    assert entries(check, "shared/leaf") == ["start", "from-b", "from-a"]
+    assert git("log", "--merges", "--oneline", cwd=check) == ""
+    assert git("rev-parse", "HEAD", cwd=places.wiki) == git("rev-parse", "HEAD", cwd=check)
+
+
+def test_after_pass_pushes_only_when_asked_and_only_warns_on_failure(tmp_path: Path,
+                                                                    remote: Path) -> None:
+    from wikimem.sync import after_pass
+
+    a = make_workspace(tmp_path, "a")
+    learn(a, ("build/bun", "Lockfile drift"))
+    places = config.places(a, {})
+    settings = config.load(places, {})
+    warnings: list[str] = []
+    assert after_pass(places, settings, warnings.append) is None  # wiki.push is off
+    git("remote", "add", "origin", str(remote), cwd=places.wiki)
+    pushing = settings.override("wiki.push", True, "test")
+    done = after_pass(places, pushing, warnings.append)
+    assert done is not None and done.pushed == 2 and warnings == []
+    assert entries(checkout(remote, tmp_path), "build/bun") == ["lockfile-drift"]
+    elsewhere = pushing.override("wiki.remote", "nowhere", "test")
+    assert after_pass(places, elsewhere, warnings.append) is None
+    assert len(warnings) == 1 and "no remote 'nowhere'" in warnings[0]
