@@ -28,8 +28,8 @@ try:  # mcp >= 2
     from mcp.server.mcpserver.exceptions import ToolError
 except ImportError:  # mcp 1.x, or no mcp at all
     try:
-        from mcp.server.fastmcp import Context  # type: ignore[no-redef]
-        from mcp.server.fastmcp import FastMCP as Server  # type: ignore[no-redef]
+        from mcp.server.fastmcp import Context  # type: ignore[no-redef,attr-defined]
+        from mcp.server.fastmcp import FastMCP as Server  # type: ignore[no-redef,attr-defined]
         from mcp.server.fastmcp.exceptions import ToolError  # type: ignore[no-redef]
     except ImportError:
         Server = Context = ToolError = None  # type: ignore[assignment,misc]
@@ -132,8 +132,9 @@ def build_server(memory: Memory, allow_write: bool = False) -> Any:
             return await super().call_tool(name, *args, **kwargs)
 
     server = WikimemServer(NAME, instructions=INSTRUCTIONS)
-    reading = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True,
-                              openWorldHint=False)
+    # The wire (camelCase) names validate in both SDKs; 2.x renamed the Python attributes.
+    reading = ToolAnnotations.model_validate({"readOnlyHint": True, "destructiveHint": False,
+                                              "idempotentHint": True, "openWorldHint": False})
 
     def guarded(work: Any, *args: Any) -> Any:
         try:
@@ -160,8 +161,8 @@ def build_server(memory: Memory, allow_write: bool = False) -> Any:
         return guarded(memory.context, query, budget)
 
     if allow_write:
-        writing = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True,
-                                  openWorldHint=False)
+        writing = ToolAnnotations.model_validate({"readOnlyHint": False, "destructiveHint": False,
+                                                  "idempotentHint": True, "openWorldHint": False})
 
         @server.tool(title="Remember", annotations=writing)
         def memory_remember(content: str, path: str, type: str, ctx: Context,
