@@ -1,0 +1,56 @@
+"""`wikimem eval`: run the labelled corpus through throwaway workspaces with the configured
+model and print how it did. How users compare models; the test suite runs it offline and
+against a loopback model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .app import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+
+
+@cli.command("eval")
+@click.option("--category", type=click.Choice(["no-change", "lesson", "secret", "injection",
+                                               "supersede"]), help="Only cases of this kind.")
+@click.option("--limit", type=click.IntRange(min=1), help="Only the first N cases.")
+@click.option("--cases", "cases_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="A JSONL corpus of your own instead of the packaged one.")
+@click.option("--offline", is_flag=True, help="Ignore the configured model: offline rules only.")
+@click.option("--keep", type=click.Path(file_okay=False, path_type=Path),
+              help="Keep each case's workspace in this folder for inspection.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@workspace_option
+@pass_ctx
+def evaluate(ctx: Ctx, category: str | None, limit: int | None, cases_file: Path | None,
+             offline: bool, keep: Path | None, as_json: bool) -> None:
+    """Score the memory model on labelled runs: no-change precision and recall, lessons kept,
+    wrong writes, superseded facts, secrets leaked and injections obeyed (both must be 0),
+    tokens and seconds per run.
+
+    Uses the model configured for this workspace (WIKIMEM_MODEL, OPENAI_BASE_URL, config
+    files); each case runs in a throwaway workspace, so neither this wiki nor your policies
+    are touched. Exits 1 when a secret leaked or an injection was obeyed.
+    """
+    from ..config import ModelSettings
+    from ..eval import evaluate as run_eval
+    from ..eval import format_table, load_cases, safe
+
+    model = ModelSettings(model=None) if offline else ctx.settings.model()
+    cases = load_cases(cases_file, category=category, limit=limit)
+    if not cases:
+        warn("wikimem: no eval cases match")
+        return
+    if model.model is None and not offline:
+        warn("wikimem: no model configured: evaluating the offline rules")
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+    report = run_eval(cases, model, keep=keep,
+                      progress=None if as_json else lambda r: warn(f"  {r.id}: {r.outcome}"))
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        click.echo(format_table(report), nl=False)
+    if not safe(report):
+        raise click.exceptions.Exit(1)
