@@ -66,7 +66,7 @@ def cli() -> None:
 
 
 def register() -> None:
-    from . import integrations, pipeline, recall, wiki  # noqa: F401  (commands attach to `cli`)
+    from . import evaluate, integrations, pipeline, recall, wiki  # noqa: F401  (commands attach)
 
 
 register()
