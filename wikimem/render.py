@@ -41,7 +41,10 @@ def render(name: str, overrides: Path | None = None, **context: Any) -> str:
     from .errors import WikimemError
 
     try:
-        return environment(overrides).get_template(name).render(**context)
+        # Without an overrides folder every workspace shares one environment (and its
+        # compiled templates); a folder created later is seen at the next render.
+        where = overrides if overrides is not None and overrides.is_dir() else None
+        return environment(where).get_template(name).render(**context)
     except jinja2.TemplateError as exc:
         where = f" (override in {overrides})" if overrides and (overrides / name).exists() else ""
         raise WikimemError(f"template {name}{where}: {exc}") from exc
