@@ -132,7 +132,8 @@ class Pass:
             ensure_wiki(self.places, self.settings, self.repo)
             self.repo.commit_person_edits()
             policies = read_policies(self.places.global_policy, self.places.workspace_policy)
-            relevant = relevant_leaves(self._search, runs, self.wiki)
+            relevant = [p for p in relevant_leaves(self._search, runs, self.wiki)
+                        if self._readable(p)]
             view = build_view(self.wiki, self.settings["prompt.budget"], relevant)
             extraction = extract(runs, [j.run for j in jobs], policies, view, model,
                                  self.places.templates)
@@ -198,6 +199,16 @@ class Pass:
                                                  edits=len(plan.edits), **common))
         if self.journal.exists():
             self.journal.unlink()
+        return True
+
+    def _readable(self, path: str) -> bool:
+        """Whether a leaf can go into the prompt: one oversized, symlinked-out or misnamed
+        leaf must not stop every pass from learning."""
+        try:
+            self.wiki.read_leaf(path)
+        except WikimemError as exc:
+            self.warn(f"wikimem: left out of the prompt: {exc}")
+            return False
         return True
 
     def _search(self, query: str, limit: int) -> list[str]:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from . import markdown
 from .errors import NotFound, WikiError
-from .fsio import atomic_write_text, read_text
+from .fsio import atomic_write_bytes, read_text
 from .markdown import Page
 from .plan import SLUG, Edit
 
@@ -135,14 +135,17 @@ class Wiki:
                       if p.is_dir() and SLUG.match(p.name) and not p.is_symlink())
 
     def leaves(self, topic: str | None = None) -> Iterator[str]:
-        """Wiki paths of every leaf (or of one topic's), sorted, hidden folders skipped."""
+        """Wiki paths of every leaf (or of one topic's), sorted; hidden folders, symlinked
+        folders and symlinked pages skipped."""
         tops = [topic] if topic else self.topics()
         for top in tops:
             base = self.root / top
             for folder, dirs, files in os.walk(base):
                 dirs[:] = sorted(d for d in dirs if SLUG.match(d))
                 rel = Path(folder).relative_to(self.root).as_posix()
-                if LEAF_FILE in files and rel.count("/") >= 1:
+                # A MEMORY.md that is a symlink is not a page of this wiki (it may point out).
+                if (LEAF_FILE in files and rel.count("/") >= 1
+                        and not os.path.islink(os.path.join(folder, LEAF_FILE))):
                     yield rel
 
     def count_entries(self) -> int:
@@ -169,7 +172,8 @@ class Wiki:
         if target.is_symlink():
             raise WikiError(f"{relpath}: refusing to write through a symlink")
         self._check_unchanged(relpath, target)
-        atomic_write_text(target, text)
+        # Pages are read with surrogateescape: bytes that are not UTF-8 go back out unchanged.
+        atomic_write_bytes(target, text.encode("utf-8", "surrogateescape"))
         self._seen[relpath] = self._wrote[relpath] = text
 
     def remove_file(self, relpath: str) -> None:
