@@ -1,0 +1,40 @@
+"""The benchmark suite on a 20-leaf wiki, so it cannot rot: it runs end to end and reports every
+figure. No timing is asserted here; targets live in BENCHMARKS.md."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bench import generate
+from bench.run import main
+
+
+def test_generator_is_deterministic_and_committed(tmp_path: Path) -> None:
+    first = generate.build(tmp_path / "a", 20)
+    second = generate.build(tmp_path / "b", 20)
+    assert (first.leaves, first.topics, first.entries, first.bytes) == (
+        second.leaves, second.topics, second.entries, second.bytes)
+    wiki = first.workspace / ".clarvis" / "memory"
+    assert len(list(wiki.rglob("MEMORY.md"))) == 20
+    assert (wiki / first.sample_leaf / "MEMORY.md").is_file()
+    assert first.sample_leaf.startswith(first.median_topic + "/")
+    assert generate.git("status", "--porcelain", cwd=wiki) == ""
+    assert "Synthetic wiki of 20 leaves" in generate.git("log", "-1", "--format=%s", cwd=wiki)
+
+
+def test_bench_runs_end_to_end_on_a_small_wiki(tmp_path: Path) -> None:
+    results = main(["--sizes", "20", "--repeats", "1", "--drain", "6", "--drain-size", "20",
+                    "--cache", str(tmp_path / "cache"), "--out", str(tmp_path / "out")])
+    (size,) = results["sizes"]
+    assert size["leaves"] == 20 and size["pass"]["overhead"] > 0
+    assert size["naive"]["prompt_chars"] > size["pass"]["prompt_chars"] > 0
+    assert size["floor"] > 0 and size["hook"]["ratio"] > 0
+    assert size["memory"]["pass"] >= size["memory"]["imports"] > 0
+    drained = results["drain"]
+    assert drained["batch_1"]["passes"] == 6 and drained["batch_8"]["passes"] == 1
+    written = sorted(p.suffix for p in (tmp_path / "out").iterdir())
+    assert written == [".json", ".md"]
+    report = next((tmp_path / "out").glob("*.md")).read_text()
+    assert "| 20 |" in report and "hook wall time" in report
+    assert json.loads(next((tmp_path / "out").glob("*.json")).read_text())["sizes"]
