@@ -246,3 +246,17 @@ def test_after_pass_pushes_only_when_asked_and_only_warns_on_failure(tmp_path: P
     elsewhere = pushing.override("wiki.remote", "nowhere", "test")
     assert after_pass(places, elsewhere, warnings.append) is None
     assert len(warnings) == 1 and "no remote 'nowhere'" in warnings[0]
+
+
+def test_a_scratch_tree_left_by_a_killed_sync_is_cleaned_up(tmp_path: Path,
+                                                             remote: Path) -> None:
+    a = make_workspace(tmp_path, "a")
+    learn(a, ("build/bun", "Lockfile drift"))
+    places = config.places(a, {})
+    # What a sync killed while rebuilding leaves behind: a work tree on a scratch branch.
+    git("worktree", "add", "--quiet", "-b", "wikimem-sync-1-killed", str(tmp_path / "left"),
+        cwd=places.wiki)
+    assert "wikimem-sync-" in git("branch", cwd=places.wiki)
+    sync_in(a, "--remote", str(remote))
+    assert "wikimem-sync-" not in git("branch", cwd=places.wiki)
+    assert len(git("worktree", "list", cwd=places.wiki).splitlines()) == 1

@@ -650,11 +650,7 @@ class WikiRepo:
     def scratch(self, rev: str) -> Iterator[WikiRepo]:
         """A throwaway work tree of this repository on a branch of its own starting at `rev`,
         so commits can be rebuilt on top of another history without touching the wiki."""
-        with self.session() as s:
-            s.probe("worktree", "prune")
-            for stale in split_z(decode(s.probe("for-each-ref", "--format=%(refname:short)%00",
-                                                f"refs/heads/{SCRATCH}-*") or b"")):
-                s.probe("branch", "-D", "--", stale.strip())  # left by a killed sync
+        self.drop_scratches()
         folder = tempfile.mkdtemp(prefix="wikimem-sync-")
         branch = f"{SCRATCH}-{os.getpid()}-{os.path.basename(folder)[-8:]}"
         try:
@@ -670,3 +666,20 @@ class WikiRepo:
                 s.probe("worktree", "remove", "--force", folder)
                 s.probe("branch", "-D", "--", branch)
             shutil.rmtree(folder, ignore_errors=True)
+
+    def drop_scratches(self) -> None:
+        """Remove scratch trees and branches a killed sync left (callers hold the lock, so no
+        scratch in use can exist)."""
+        if not self.has_repo():
+            return
+        with self.session() as s:
+            listing = decode(s.probe("worktree", "list", "--porcelain", "-z") or b"")
+            folder = ""
+            for field in split_z(listing):
+                folder = field[len("worktree "):] if field.startswith("worktree ") else folder
+                if field.startswith(f"branch refs/heads/{SCRATCH}-"):
+                    s.probe("worktree", "remove", "--force", folder)  # left by a killed sync
+            s.probe("worktree", "prune")
+            for stale in split_z(decode(s.probe("for-each-ref", "--format=%(refname:short)%00",
+                                                f"refs/heads/{SCRATCH}-*") or b"")):
+                s.probe("branch", "-D", "--", stale.strip())

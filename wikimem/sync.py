@@ -96,6 +96,7 @@ def sync_locked(places: Places, settings: Settings, *, url: str | None = None,
         raise UsageError(f"the wiki has no remote {remote!r}: run `wikimem sync --remote URL` "
                          f"once (or `git -C {places.wiki} remote add {remote} URL`)")
     repo.commit_person_edits()
+    repo.drop_scratches()
     branch = repo.branch()
     merged: list[str] = []
     for attempt in range(1, max(attempts, 1) + 1):
