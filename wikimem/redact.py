@@ -7,10 +7,12 @@ cut marker), and only the secret value is replaced: key names, URL schemes, user
 
 Placeholder policy: a value that names a secret instead of carrying it is left alone. That is a
 reference (`$TOKEN`, `${TOKEN}`, `${{ secrets.X }}`, `{{ .Values.x }}`, `%TOKEN%`, `<your-token>`,
-an existing `[REDACTED:x]`), a mask (`****`, `xxxx`, `XXXX-XXXX`), a literal such as `null`,
-`true` or an empty string, a `your-...`/`..._here` stand-in, the bare words `password`/`secret`/`token`, a file
-path, code (`password: str`, `token = get_token()`) or a short number (a port, a TTL). A weak but real value such as `changeme` or
-`hunter2` is redacted: a weak password is still a password.
+an existing `[REDACTED:x]`), a mask (`****`, `xxxx`, `npm_xxx`), an elided example (`ghp_...`), a
+literal (`null`, `true`, `inherit`, the bare words `password`, `secret`, `token`), a stand-in
+(`your-api-key`, `KEY_HERE`), a file path, code (`password: str`, `token = get_token()`), or a
+short number (a port, a TTL). A weak but real value such as `changeme`, `hunter2`, or the
+`postgres` in `postgres://postgres:postgres@localhost` is redacted: a weak password is still a
+password, and a rule that guessed which ones are harmless would leak the ones that are not.
 """
 
 from __future__ import annotations
@@ -39,23 +41,33 @@ class Finding:
 
 _REFERENCE = re.compile(
     r"""\$\{\{.*\}\}|\$\{[^}]*\}|\$[A-Za-z_(]|\{\{.*\}\}|%[A-Za-z_][A-Za-z0-9_]*%|%\([a-z_]+\)s
-    |<[^<>]*>|\[REDACTED:|\#\{|@[A-Za-z_]+@|\.{0,2}/[\w.@-]+/|~/|\.\.?/|[A-Za-z]:\\|file:""",
+    |<[^<>]*>|\[REDACTED:|\#\{|@[A-Za-z_]+@|![A-Za-z]|.*(?:\.\.\.|…)$
+    |\.{0,2}/[\w.@-]+/|~/|\.\.?/|[A-Za-z]:\\|file:""",
     re.X,
 )
-_LITERALS = frozenset(
-    "none null nil undefined true false yes no on off empty n/a na tbd todo redacted masked "
-    "hidden sensitive placeholder secret password token str string bytes int bool number any "
-    "secretstr optional object unknown required".split()
-)
+# fmt: off
+_LITERALS = frozenset({
+    "none", "null", "nil", "undefined", "true", "false", "yes", "no", "on", "off", "empty",
+    "n/a", "na", "tbd", "todo", "redacted", "masked", "hidden", "sensitive", "placeholder",
+    "secret", "password", "token", "str", "string", "bytes", "int", "bool", "number", "any",
+    "secretstr", "optional", "object", "unknown", "required", "inherit", "default", "auto",
+})
+# fmt: on
 _STANDIN = re.compile(r"(?i)^(?:your|my|insert|enter|replace|put)[-_ ]|[-_ ](?:here|goes)$")
 
 
+_RUN = re.compile(r"(.)\1{2,}")
+
+
 def _is_mask(value: str) -> bool:
-    """Mostly one character repeated: `****`, `xxxxxxxx`, `ghp_xxxx...`, `0000-0000`."""
+    """Mostly one character repeated: `****`, `xxxxxxxx`, `npm_xxx`, `0000-0000`."""
     if len(value) < 3:
         return True
     top = max(value.count(c) for c in set(value))
-    return top * 10 >= len(value) * 6 or (top * 2 >= len(value) and value[0] in "xX*.#0•-")
+    if top * 10 >= len(value) * 6:
+        return True
+    longest = max((len(m.group()) for m in _RUN.finditer(value)), default=0)
+    return longest * 10 >= len(value) * 4
 
 
 def _is_placeholder(value: str) -> bool:
@@ -94,26 +106,39 @@ def _is_code(value: str) -> bool:
 
 # --- key names --------------------------------------------------------------------------------
 
-_SECRET_SEGMENTS = frozenset(
-    "TOKEN SECRET SECRETS PASSWORD PASSWD PASSPHRASE PASS PWD APIKEY ACCESSKEY SECRETKEY "
-    "PRIVATEKEY PRIVKEY CREDENTIAL CREDENTIALS CREDS AUTH AUTHTOKEN ACCESSTOKEN PAT KEY PRIVATE "
-    "SIGNATURE".split()
-)
+# fmt: off
+_SECRET_SEGMENTS = frozenset({
+    "TOKEN", "SECRET", "SECRETS", "PASSWORD", "PASSWD", "PASSPHRASE", "PASS", "PWD", "APIKEY",
+    "ACCESSKEY", "SECRETKEY", "PRIVATEKEY", "PRIVKEY", "CREDENTIAL", "CREDENTIALS", "CREDS",
+    "AUTH", "AUTHTOKEN", "ACCESSTOKEN", "PAT", "KEY", "PRIVATE", "SIGNATURE",
+})
+# fmt: on
 # Names ending so describe a secret (its id, file, lifetime) without holding it.
-_NOT_SECRET_TAILS = frozenset(
-    "ID IDS NAME NAMES PATH FILE DIR URL URI ENDPOINT HOST PORT USER USERNAME EMAIL REGION TYPE "
-    "LENGTH SIZE TTL EXPIRY EXPIRES EXPIRATION ALGORITHM ALG HEADER PREFIX VERSION ENABLED MODE "
-    "COUNT MAX MIN TIMEOUT LIMIT SOCK ISSUER AUDIENCE SCOPE SCOPES METHOD PROVIDER DOMAIN HASH "
-    "POLICY FORMAT LOCATION ARN REF STDIN RESET REQUIRED FIELD LABEL HINT PROMPT KIND ERROR".split()
-)
+# fmt: off
+_NOT_SECRET_TAILS = frozenset({
+    "ID", "IDS", "NAME", "NAMES", "PATH", "FILE", "DIR", "URL", "URI", "ENDPOINT", "HOST",
+    "PORT", "USER", "USERNAME", "EMAIL", "REGION", "TYPE", "LENGTH", "SIZE", "TTL", "EXPIRY",
+    "EXPIRES", "EXPIRATION", "ALGORITHM", "ALG", "HEADER", "PREFIX", "VERSION", "ENABLED",
+    "MODE", "COUNT", "MAX", "MIN", "TIMEOUT", "LIMIT", "SOCK", "ISSUER", "AUDIENCE", "SCOPE",
+    "SCOPES", "METHOD", "PROVIDER", "DOMAIN", "HASH", "POLICY", "FORMAT", "LOCATION", "ARN",
+    "REF", "STDIN", "RESET", "REQUIRED", "FIELD", "LABEL", "HINT", "PROMPT", "KIND", "ERROR",
+})
+# fmt: on
 # A KEY after one of these is a lookup key, not a credential.
-_PLAIN_KEYS = frozenset(
-    "SORT CACHE PRIMARY FOREIGN PARTITION PUBLIC PUB HOT IDEMPOTENCY LOOKUP ROUTING MAP DICT "
-    "GROUP UNIQUE COMPOSITE SHORTCUT CONFIG LICENSE I18N TRANSLATION OBJECT S3 REDIS".split()
-)
+# fmt: off
+_PLAIN_KEYS = frozenset({
+    "SORT", "CACHE", "PRIMARY", "FOREIGN", "PARTITION", "PUBLIC", "PUB", "HOT", "IDEMPOTENCY",
+    "LOOKUP", "ROUTING", "MAP", "DICT", "GROUP", "UNIQUE", "COMPOSITE", "SHORTCUT", "CONFIG",
+    "LICENSE", "I18N", "TRANSLATION", "OBJECT", "S3", "REDIS",
+})
+# fmt: on
 # A weak segment names a secret only at the end of a name (`API_KEY`, not `KeyError`) or before
 # one of these (`CLIENT_KEY_DATA`); alone (`auth: ...`) its value must also look generated.
-_VALUE_TAILS = frozenset("DATA VALUE B64 BASE64 BASE STRING RAW HEX PEM".split())
+# fmt: off
+_VALUE_TAILS = frozenset({
+    "DATA", "VALUE", "B64", "BASE64", "BASE", "STRING", "RAW", "HEX", "PEM",
+})
+# fmt: on
 _WEAK_NAMES = frozenset({"AUTH", "PASS", "KEY", "PRIVATE", "PAT", "SIGNATURE", "SECRETS"})
 _SEGMENT_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*")
@@ -137,9 +162,14 @@ def _secret_name_kind(name: str) -> str | None:
             continue
         if seg == "KEY" and i and segments[i - 1] in _PLAIN_KEYS:
             continue
-        if seg in _SECRET_SEGMENTS or "PASSWORD" in seg or "PASSWD" in seg or "SECRET" in seg:
-            hit = True
-        elif seg.endswith("TOKEN") and not seg.startswith("TOKENI"):
+        if (
+            seg in _SECRET_SEGMENTS
+            or "PASSWORD" in seg
+            or "PASSWD" in seg
+            or "SECRET" in seg
+            or seg.endswith("TOKEN")
+            and not seg.startswith("TOKENI")
+        ):
             hit = True
     if not hit:
         return None
@@ -156,18 +186,36 @@ def _is_weak_name(name: str) -> bool:
 
 # Key names whose values have a kind of their own, with the shape that value must have.
 _NAMED_VALUES = [
-    (re.compile(r".*(?:secret[_-]?access[_-]?key|aws[_-]?secret[_-]?(?:access[_-]?)?key)"),
-     re.compile(r"[A-Za-z0-9/+]{40}"), "aws-secret-key"),
-    (re.compile(r".*(?:session|security)[_-]?token"), re.compile(r"[A-Za-z0-9/+=]{100,}"),
-     "aws-session-token"),
-    (re.compile(r"twilio.*(?:auth[_-]?token|secret)"), re.compile(r"[0-9a-f]{32}"),
-     "twilio-auth-token"),
-    (re.compile(r"heroku.*(?:api[_-]?key|token)"),
-     re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "heroku-key"),
+    (
+        re.compile(r".*(?:secret[_-]?access[_-]?key|aws[_-]?secret[_-]?(?:access[_-]?)?key)"),
+        re.compile(r"[A-Za-z0-9/+]{40}"),
+        "aws-secret-key",
+    ),
+    (
+        re.compile(r".*(?:session|security)[_-]?token"),
+        re.compile(r"[A-Za-z0-9/+=]{100,}"),
+        "aws-session-token",
+    ),
+    (
+        re.compile(r"twilio.*(?:auth[_-]?token|secret)"),
+        re.compile(r"[0-9a-f]{32}"),
+        "twilio-auth-token",
+    ),
+    (
+        re.compile(r"heroku.*(?:api[_-]?key|token)"),
+        re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+        "heroku-key",
+    ),
     (re.compile(r"_auth|_authtoken|_password"), None, "npmrc-auth"),
-    (re.compile(r"x-api-key|api-key|x-auth-token|private-token|x-access-token|x-goog-api-key"
-                r"|ocp-apim-subscription-key|x-functions-key|x-vault-token|x-figma-token"
-                r"|x-shopify-access-token|x-dd-api-key|x-dd-application-key"), None, "api-key-header"),
+    (
+        re.compile(
+            r"x-api-key|api-key|x-auth-token|private-token|x-access-token|x-goog-api-key"
+            r"|ocp-apim-subscription-key|x-functions-key|x-vault-token|x-figma-token"
+            r"|x-shopify-access-token|x-dd-api-key|x-dd-application-key"
+        ),
+        None,
+        "api-key-header",
+    ),
 ]
 _HEADER_KIND = "api-key-header"
 
@@ -213,8 +261,11 @@ class _Rule:
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    """Drop sentence punctuation and unbalanced closing brackets from the end of a value."""
-    while end > start and text[end - 1] in ")]}.:":
+    """Drop sentence punctuation and unbalanced closing brackets from the end of a value.
+
+    An ellipsis stays: `ghp_...` is an elided example, which `_is_placeholder` recognises.
+    """
+    while end > start and text[end - 1] in ")]}.:" and not text.endswith("..", start, end):
         closer = text[end - 1]
         opener = {")": "(", "]": "[", "}": "{"}.get(closer)
         if opener and text.count(opener, start, end) >= text.count(closer, start, end):
@@ -268,7 +319,9 @@ def _url_param(value: str, m: re.Match[str], text: str) -> str | None:
 
 
 _SCHEMES = {"bearer": "bearer-token", "basic": "basic-auth"}
-_NOT_CREDENTIALS = frozenset({"bearer", "basic", "token", "digest", "aws4-hmac-sha256", "negotiate"})
+_NOT_CREDENTIALS = frozenset(
+    {"bearer", "basic", "token", "digest", "aws4-hmac-sha256", "negotiate"}
+)
 
 
 def _auth_header(value: str, m: re.Match[str], text: str) -> str | None:
@@ -319,28 +372,57 @@ def _tok(prefix: str, rest: str) -> str:
 
 
 # Order is priority: a vendor format names a secret better than the context around it does.
+# fmt: off
 _RULES = [
     _rule("age-secret-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
-    _rule("private-key", _tok("LS0tLS1CRUdJTi", r"[A-Za-z0-9+/]{20,8192}={0,2}"), "", _when(_pem_in_base64, "private-key")),
+    _rule(
+        "private-key",
+        _tok("LS0tLS1CRUdJTi", r"[A-Za-z0-9+/]{20,8192}={0,2}"),
+        "",
+        _when(_pem_in_base64, "private-key"),
+    ),
     _rule("aws-access-key", _tok(r"A(?:KIA|SIA|BIA|CCA)", r"[A-Z0-9]{16}" + _E)),
-    _rule("aws-secret-key", _tok(r"A(?:KIA|SIA)", r"[A-Z0-9]{16}[ \t]*[,:;|][ \t]*(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")),
+    _rule(
+        "aws-secret-key",
+        _tok(r"A(?:KIA|SIA)",
+             r"[A-Z0-9]{16}[ \t]*[,:;|][ \t]*(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
+    ),
     _rule("gcp-api-key", _tok("AIza", r"[0-9A-Za-z_-]{35}" + _ED)),
     _rule("google-oauth-token", _tok(r"ya29\.", r"[0-9A-Za-z_-]{20,4096}" + _ED)),
     _rule("google-oauth-token", _tok("1//0", r"[0-9A-Za-z_-]{40,1024}" + _ED)),
     _rule("google-client-secret", _tok("GOCSPX-", r"[0-9A-Za-z_-]{28}" + _ED)),
-    _rule("azure-storage-key", r"(?:AccountKey|SharedAccessKey)=(?P<v>[A-Za-z0-9+/]{20,1024}={0,2})"),
+    _rule(
+        "azure-storage-key",
+        r"(?:AccountKey|SharedAccessKey)=(?P<v>[A-Za-z0-9+/]{20,1024}={0,2})",
+    ),
     _rule("digitalocean-token", _tok("do[opr]_v1_", r"[a-f0-9]{64}" + _E)),
     _rule("github-token", _tok("gh[pousr]_", r"[A-Za-z0-9]{36,255}" + _E)),
     _rule("github-token", _tok("github_pat_", r"[A-Za-z0-9_]{50,255}" + _E)),
-    _rule("gitlab-token", _tok("gl", r"(?:pat|dt|rt|ptt|cbt|soat|ft|imt|oas|agent)-[A-Za-z0-9_-]{20,255}(?:\.[0-9a-z]{2}\.[0-9a-z]{7,9})?" + _ED)),
+    _rule(
+        "gitlab-token",
+        _tok("gl", r"(?:pat|dt|rt|ptt|cbt|soat|ft|imt|oas|agent)-[A-Za-z0-9_-]{20,255}"
+                   r"(?:\.[0-9a-z]{2}\.[0-9a-z]{7,9})?" + _ED),
+    ),
     _rule("gitlab-token", _tok("GR1348941", r"[A-Za-z0-9_-]{20,255}" + _ED)),
     _rule("bitbucket-token", _tok("ATBB", r"[A-Za-z0-9]{28,255}" + _E)),
     _rule("atlassian-token", _tok("AT(?:ATT|CTT)3", r"[A-Za-z0-9_=-]{20,1024}" + _ED)),
     _rule("slack-token", _tok("xox[abposer]-", r"[A-Za-z0-9-]{10,255}" + _ED)),
     _rule("slack-token", _tok("xapp-", r"\d-[A-Z0-9]{1,32}-\d{1,32}-[a-f0-9]{1,128}" + _E)),
-    _rule("slack-webhook", r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<v>[A-Za-z0-9_/-]{20,255})"),
-    _rule("discord-webhook", r"discord(?:app)?\.com/api/webhooks/\d{1,32}/(?P<v>[A-Za-z0-9_-]{60,70})" + _ED),
-    _rule("discord-token", r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}" + _ED, "", _when(_discord_id, "discord-token"), True),
+    _rule(
+        "slack-webhook",
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<v>[A-Za-z0-9_/-]{20,255})",
+    ),
+    _rule(
+        "discord-webhook",
+        r"discord(?:app)?\.com/api/webhooks/\d{1,32}/(?P<v>[A-Za-z0-9_-]{60,70})" + _ED,
+    ),
+    _rule(
+        "discord-token",
+        r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}" + _ED,
+        "",
+        _when(_discord_id, "discord-token"),
+        True,
+    ),
     _rule("telegram-bot-token", r"[0-9]{8,10}:AA[A-Za-z0-9_-]{33}" + _ED, ":aa", None, True),
     _rule("stripe-key", _tok("[sr]k_", r"(?:live|test)_[A-Za-z0-9]{24,247}" + _E)),
     _rule("stripe-webhook-secret", _tok("whsec_", r"[A-Za-z0-9+/=]{32,255}")),
@@ -350,9 +432,24 @@ _RULES = [
     _rule("anthropic-key", _tok("sk-ant-", r"(?:api|admin|sid)\d\d-[A-Za-z0-9_-]{32,255}" + _ED)),
     _rule("openrouter-key", _tok("sk-or-v1-", r"[a-f0-9]{64}" + _E)),
     _rule("openai-key", _tok("sk-", r"(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,255}" + _ED)),
-    _rule("openai-key", _tok("sk-", r"[A-Za-z0-9]{32,255}" + _E), "", _when(_is_random, "openai-key")),
-    _rule("huggingface-token", _tok("hf_", r"[A-Za-z0-9]{30,40}" + _E), "", _when(_is_random, "huggingface-token")),
-    _rule("huggingface-token", _tok("api_org_", r"[A-Za-z0-9]{30,40}" + _E), "", _when(_is_random, "huggingface-token")),
+    _rule(
+        "openai-key",
+        _tok("sk-", r"[A-Za-z0-9]{32,255}" + _E),
+        "",
+        _when(_is_random, "openai-key"),
+    ),
+    _rule(
+        "huggingface-token",
+        _tok("hf_", r"[A-Za-z0-9]{30,40}" + _E),
+        "",
+        _when(_is_random, "huggingface-token"),
+    ),
+    _rule(
+        "huggingface-token",
+        _tok("api_org_", r"[A-Za-z0-9]{30,40}" + _E),
+        "",
+        _when(_is_random, "huggingface-token"),
+    ),
     _rule("groq-key", _tok("gsk_", r"[A-Za-z0-9]{48,56}" + _E)),
     _rule("replicate-token", _tok("r8_", r"[A-Za-z0-9]{37}" + _E)),
     _rule("perplexity-key", _tok("pplx-", r"[A-Za-z0-9]{40,60}" + _E)),
@@ -369,12 +466,27 @@ _RULES = [
     _rule("twilio-api-key", _tok("SK", r"[0-9a-f]{32}" + _E)),
     _rule("twilio-sid", _tok("AC", r"[0-9a-f]{32}" + _E)),
     _rule("sendgrid-key", _tok(r"SG\.", r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _ED)),
-    _rule("mailgun-key", _tok("key-", r"[0-9a-z]{32}" + _E), "", _when(_is_random, "mailgun-key")),
+    _rule(
+        "mailgun-key",
+        r"key-(?<![\w-]key-)[0-9a-z]{32}" + _E,
+        "",
+        _when(_is_random, "mailgun-key"),
+    ),
     _rule("mailchimp-key", r"[0-9a-f]{32}-us[0-9]{1,2}" + _E, "-us", None, True),
     _rule("shopify-token", _tok("shp", r"(?:at|ss|ca|pa)_[a-fA-F0-9]{32}" + _E)),
-    _rule("jwt", _tok("eyJ", r"[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{0,4096}" + _ED)),
+    _rule(
+        "jwt",
+        _tok("eyJ", r"[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{0,4096}"
+             + _ED),
+    ),
     _rule("vault-token", _tok(r"hv[sbr]\.", r"[A-Za-z0-9_-]{24,255}" + _ED)),
-    _rule("terraform-token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,255}" + _ED, "atlasv1", None, True),
+    _rule(
+        "terraform-token",
+        r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,255}" + _ED,
+        "atlasv1",
+        None,
+        True,
+    ),
     _rule("grafana-token", _tok("glsa_", r"[A-Za-z0-9]{32}_[a-f0-9]{8}" + _E)),
     _rule("grafana-token", _tok("glc_", r"[A-Za-z0-9+/]{32,1024}={0,2}")),
     _rule("sentry-token", _tok("sntry[su]_", r"[A-Za-z0-9+/=_]{40,1024}")),
@@ -384,27 +496,95 @@ _RULES = [
     _rule("planetscale-token", _tok("pscale_", r"(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,255}")),
     _rule("pulumi-token", _tok("pul-", r"[a-f0-9]{40}" + _E)),
     _rule("linear-key", _tok("lin_", r"(?:api|oauth)_[A-Za-z0-9]{40}" + _E)),
-    _rule("notion-token", _tok("ntn_", r"[A-Za-z0-9]{40,50}" + _E), "", _when(_is_random, "notion-token")),
-    _rule("notion-token", _tok("secret_", r"[A-Za-z0-9]{43}" + _E), "", _when(_is_random, "notion-token")),
+    _rule(
+        "notion-token",
+        _tok("ntn_", r"[A-Za-z0-9]{40,50}" + _E),
+        "",
+        _when(_is_random, "notion-token"),
+    ),
+    _rule(
+        "notion-token",
+        _tok("secret_", r"[A-Za-z0-9]{43}" + _E),
+        "",
+        _when(_is_random, "notion-token"),
+    ),
     _rule("postman-key", _tok("PMAK-", r"[a-f0-9]{24}-[a-f0-9]{34}" + _E)),
     _rule("doppler-token", _tok(r"dp\.", r"(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}" + _E)),
     _rule("newrelic-key", _tok("NRAK-", r"[A-Z0-9]{27}" + _E)),
     _rule("netlify-token", _tok("nfp_", r"[A-Za-z0-9]{36}" + _E)),
     # Context: the secret is recognised by what stands next to it.
-    _rule("sentry-dsn", r"://(?P<v>[0-9a-f]{32}(?::[0-9a-f]{32})?)@(?P<host>[A-Za-z0-9.-]+)", "", _sentry_host),
-    _rule("url-credentials", r"://[^\s:/@?#\"'<>]*:(?P<v>[^\s/?#\"'<>]+)@(?=[\w\[])", "", _unless_placeholder("url-credentials")),
-    _rule("url-secret-param", r"[?&](?P<name>(?i:access_token|refresh_token|id_token|token|api_key|apikey|api-key|key|client_secret|secret|password|passwd|pwd|sig|signature|x-amz-signature|x-amz-security-token|session_token|private_token|auth))=(?P<v>[^&\s#\"'<>]+)", "=", _url_param),
-    _rule("auth-header", r"[Aa](?i:uthorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?:(?P<scheme>(?i:bearer|basic|token|bot|apikey|api-key|key|sso-key|otp))[ \t]+)?(?P<v>[^\s\"',;]+)", "authorization", _auth_header),
+    _rule(
+        "sentry-dsn",
+        r"://(?P<v>[0-9a-f]{32}(?::[0-9a-f]{32})?)@(?P<host>[A-Za-z0-9.-]+)",
+        "",
+        _sentry_host,
+    ),
+    _rule(
+        "url-credentials",
+        r"://[^\s:/@?#\"'<>]*:(?P<v>[^\s/?\"'<>]+)@(?=[\w\[])",
+        "",
+        _unless_placeholder("url-credentials"),
+    ),
+    _rule(
+        "url-secret-param",
+        r"[?&](?P<name>(?i:access_token|refresh_token|id_token|token|api_key|apikey|api-key|key|cl"
+        r"ient_secret|secret|password|passwd|pwd|sig|signature|x-amz-signature|x-amz-security-toke"
+        r"n|session_token|private_token|auth))=(?P<v>[^&\s#\"'<>]+)",
+        "=",
+        _url_param,
+    ),
+    _rule(
+        "auth-header",
+        r"[Aa](?i:uthorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?:(?P<scheme>(?i:bearer|basic|token|bo"
+        r"t|apikey|api-key|key|sso-key|otp))[ \t]+)?(?P<v>[^\s\"',;]+)",
+        "authorization",
+        _auth_header,
+    ),
     _rule("bearer-token", r"[Bb]earer[ \t]+(?P<v>[A-Za-z0-9._~+/-]{16,}=*)", "bearer", _bearer),
     _rule("cookie", r"[Cc](?i:ookie):[ \t]*(?P<v>[^\r\n]+)", "cookie", _at_line_start("cookie")),
-    _rule("cookie", r"[Ss](?i:et-cookie):[ \t]*[^=;\s]+=(?P<v>[^;\s]+)", "set-cookie", _at_line_start("cookie")),
-    _rule("cli-password", r"-(?<![\w-]-)-?(?:password|passwd|pass|token|api-key|apikey|auth-token|access-token|client-secret|secret-key|access-key|api-token|oauth-token|bot-token|private-token)(?:=|[ \t]+)" + _QUOTED_OR_BARE, "--", _CLI),
-    _rule("cli-password", r"(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane|regctl)[ \t]+(?:[\w-]+[ \t]+)?login\b[^\n|;&]{0,200}?[ \t]-p[ \t]+" + _QUOTED_OR_BARE, "login", _CLI),
-    _rule("cli-password", r"(?:mysql|mysqldump|mysqladmin|mariadb|mysqlsh|mysqlimport|mysqlcheck)\b[^\n|;&]{0,200}?[ \t]-p(?:'(?P<vs>[^'\n]+)'|\"(?P<vd>[^\"\n]+)\"|(?P<vb>[^\s'\"-]\S*))", "mysql mariadb", _CLI),
+    _rule(
+        "cookie",
+        r"[Ss](?i:et-cookie):[ \t]*[^=;\s]+=(?P<v>[^;\s]+)",
+        "set-cookie",
+        _at_line_start("cookie"),
+    ),
+    _rule(
+        "cli-password",
+        r"-(?<![\w-]-)-?(?:password|passwd|pass|token|api-key|apikey|auth-token|access-token|clien"
+        r"t-secret|secret-key|access-key|api-token|oauth-token|bot-token|private-token)(?:=|[ \t]+"
+        r")" + _QUOTED_OR_BARE,
+        "--",
+        _CLI,
+    ),
+    _rule(
+        "cli-password",
+        r"(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane|regctl)[ \t]+(?:[\w-]+[ \t]+)?lo"
+        r"gin\b[^\n|;&]{0,200}?[ \t]-p[ \t]+" + _QUOTED_OR_BARE,
+        "login",
+        _CLI,
+    ),
+    _rule(
+        "cli-password",
+        r"(?:mysql|mysqldump|mysqladmin|mariadb|mysqlsh|mysqlimport|mysqlcheck)\b[^\n|;&]{0,200}?["
+        r" \t]-p(?:'(?P<vs>[^'\n]+)'|\"(?P<vd>[^\"\n]+)\"|(?P<vb>[^\s'\"-]\S*))",
+        "mysql mariadb",
+        _CLI,
+    ),
     _rule("cli-password", r"sshpass[ \t]+-p[ \t]*" + _QUOTED_OR_BARE, "", _CLI),
-    _rule("cli-password", r"-(?<![\w-]-)(?:u|-user)[ \t]+[\"']?[^\s:\"'@]+:(?P<v>[^\s\"'@]+)", "-u --user", _on_curl_line),
-    _rule("netrc-password", r"login[ \t]+\S+[ \t\r\n]+password[ \t]+(?P<v>\S+)", "", _unless_placeholder("netrc-password")),
+    _rule(
+        "cli-password",
+        r"-(?<![\w-]-)(?:u|-user)[ \t]+[\"']?[^\s:\"'@]+:(?P<v>[^\s\"'@]+)",
+        "-u --user",
+        _on_curl_line,
+    ),
+    _rule(
+        "netrc-password",
+        r"login[ \t]+\S+[ \t\r\n]+password[ \t]+(?P<v>\S+)",
+        "",
+        _unless_placeholder("netrc-password"),
+    ),
 ]
+# fmt: on
 
 _PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = re.compile(r"-----END[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----")
@@ -458,6 +638,7 @@ _NAME_CHARS = _WORD | frozenset(".-")
 _LINE_START = re.compile(
     r"[ \t]*(?:[-*+>][ \t]+)?(?:export[ \t]+|set[ \t]+|ENV[ \t]+|\$env:)?[{\[ \t\"',]*"
 )
+_REST_OF_LINE = re.compile(r"[ \t,;)}\]\r]*(?:#.*)?")
 
 
 def _name_before(text: str, pos: int) -> tuple[int, int]:
@@ -470,6 +651,8 @@ def _name_before(text: str, pos: int) -> tuple[int, int]:
     start = end
     while start and end - start < 100 and text[start - 1] in _NAME_CHARS:
         start -= 1
+    if start and text[start - 1] == "\\" and text[start] in "nrt":
+        start += 1  # JSON-escaped text: `\nPGPASSWORD=` names PGPASSWORD
     return start, end
 
 
@@ -495,22 +678,29 @@ def _scan_assignments(text: str) -> Iterator[tuple[str, int, int]]:
             continue
         if _is_weak_name(name) and not _is_random(value):
             continue
-        if group == "vb" and not _bare_value_counts(text, start, end, m, kind, value):
+        if group == "vb" and not _bare_value_counts(text, (start, end), m, kind, (vstart, vend)):
             continue
         yield kind, vstart, vend
 
 
 def _bare_value_counts(
-    text: str, start: int, end: int, m: re.Match[str], kind: str, value: str
+    text: str, name: tuple[int, int], m: re.Match[str], kind: str, value: tuple[int, int]
 ) -> bool:
-    """An unquoted value: lenient at the start of a line or in `NAME=value`, strict in prose."""
-    shell_style = kind == "env-secret" and m.group("sep") == "=" and m.start() == end
-    if not shell_style and _is_code(value):
-        return False
-    line_start = text.rfind("\n", 0, start) + 1
-    if shell_style or kind == _HEADER_KIND or _LINE_START.fullmatch(text, line_start, start):
+    """An unquoted value: lenient in `NAME=value` and in config lines, strict in prose."""
+    literal = text[value[0] : value[1]]
+    shell_style = kind == "env-secret" and m.group("sep") == "=" and m.start() == name[1]
+    if shell_style:
         return True
-    return _is_strong(value)
+    if _is_code(literal):
+        return False
+    if kind == _HEADER_KIND:
+        return True
+    # `password: hunter2` alone on its line is config; `Password: see the vault` is prose.
+    line_start = text.rfind("\n", 0, name[0]) + 1
+    line_end = text.find("\n", value[1])
+    rest = text[value[1] : line_end if line_end >= 0 else len(text)]
+    in_config = _LINE_START.fullmatch(text, line_start, name[0]) and _REST_OF_LINE.fullmatch(rest)
+    return bool(in_config) or _is_strong(literal)
 
 
 _XML = re.compile(
