@@ -1,0 +1,81 @@
+"""Recall and false positives of `wikimem.redact` on the corpus in tests/data/redaction/.
+
+Run `python -m tests.redaction_figures` (add `-v` to list every miss). Recall is the share of
+secrets whose exact text no longer appears after redaction; a false positive is a benign item
+whose value does not survive intact or whose context was redacted at all.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wikimem.redact import redact
+
+CORPUS = Path(__file__).resolve().parent / "data" / "redaction"
+
+
+@dataclass(frozen=True)
+class Figures:
+    secrets: int
+    caught: int
+    kinds: int
+    benign: int
+    false_positives: int
+    missed: list[dict[str, str]] = field(default_factory=list)
+    flagged: list[tuple[dict[str, str], str]] = field(default_factory=list)
+
+    @property
+    def recall(self) -> float:
+        return self.caught / self.secrets
+
+    @property
+    def false_positive_rate(self) -> float:
+        return self.false_positives / self.benign
+
+    def summary(self) -> str:
+        return (
+            f"recall {self.caught}/{self.secrets} ({self.recall:.1%}) over {self.kinds} kinds, "
+            f"false positives {self.false_positives}/{self.benign} ({self.false_positive_rate:.1%})"
+        )
+
+
+def load(name: str) -> list[dict[str, str]]:
+    with (CORPUS / name).open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def measure() -> Figures:
+    secrets, benign = load("secrets.jsonl"), load("benign.jsonl")
+    missed = [row for row in secrets if row["secret"] in redact(row["context"])[0]]
+    flagged = []
+    for row in benign:
+        text, kinds = redact(row["context"])
+        if kinds or row["value"] not in text:
+            flagged.append((row, text))
+    return Figures(
+        secrets=len(secrets),
+        caught=len(secrets) - len(missed),
+        kinds=len({row["kind"] for row in secrets}),
+        benign=len(benign),
+        false_positives=len(flagged),
+        missed=missed,
+        flagged=flagged,
+    )
+
+
+def main(argv: list[str]) -> int:
+    figures = measure()
+    print(figures.summary())
+    if "-v" in argv:
+        for row in figures.missed:
+            print(f"missed {row['kind']}: {row['secret']!r}\n  in {row['context']!r}")
+        for row, text in figures.flagged:
+            print(f"false positive {row['kind']}: {row['value']!r}\n  became {text!r}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
