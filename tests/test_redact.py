@@ -1,0 +1,239 @@
+"""Tests for wikimem.redact: the corpus figures, the placeholder policy, bounding and cleaning."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.redaction_figures import load, measure
+from wikimem.redact import Finding, bound_text, find_secrets, redact, redact_value, to_text
+
+# Composed so that no full token is one literal in this file.
+GITHUB = "ghp_" + "Zq4" * 12
+OPENAI = "sk-" + "proj-" + "Tb7xK2" * 8
+SLACK = "xoxb-" + "-".join(["271828182845", "3141592653589", "Kd8s" * 6])
+AWS_ID = "AKIA" + "QX7Z" * 4
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_corpus_recall_and_false_positives() -> None:
+    figures = measure()
+    print(figures.summary())
+    assert figures.secrets >= 150 and figures.kinds >= 40 and figures.benign >= 100
+    assert figures.recall >= 0.99, [row["secret"] for row in figures.missed]
+    assert figures.false_positive_rate <= 0.01, [text for _, text in figures.flagged]
+
+
+def test_figures_script_prints_the_summary_line() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.redaction_figures"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.startswith("recall ") and "false positives " in done.stdout
+
+
+def test_corpus_items_are_well_formed() -> None:
+    for row in load("secrets.jsonl"):
+        assert set(row) == {"kind", "context", "secret"} and row["secret"] in row["context"]
+    for row in load("benign.jsonl"):
+        assert set(row) == {"kind", "context", "value"} and row["value"] in row["context"]
+
+
+def test_redaction_is_idempotent_over_the_corpus() -> None:
+    for row in load("secrets.jsonl") + load("benign.jsonl"):
+        once, _ = redact(row["context"])
+        twice, kinds = redact(once)
+        assert (twice, kinds) == (once, [])
+
+
+def test_vendor_tokens_get_their_kind() -> None:
+    text, kinds = redact(f"a {GITHUB} b {OPENAI} c {SLACK} d {AWS_ID} e")
+    assert kinds == ["github-token", "openai-key", "slack-token", "aws-access-key"]
+    assert text == (
+        "a [REDACTED:github-token] b [REDACTED:openai-key] c [REDACTED:slack-token] "
+        "d [REDACTED:aws-access-key] e"
+    )
+
+
+def test_find_secrets_spans_cover_only_the_value() -> None:
+    text = f"export GITHUB_TOKEN={GITHUB}\nDB_PASSWORD=hunter22x\n"
+    found = find_secrets(text)
+    assert found == [
+        Finding("github-token", text.index(GITHUB), text.index(GITHUB) + len(GITHUB)),
+        Finding("env-secret", text.index("hunter22x"), text.index("hunter22x") + 9),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("DB_PASSWORD=Xk9#vT2q!mRw8pLz", "DB_PASSWORD=[REDACTED:env-secret]"),
+        ("password: s3cr3t-Value", "password: [REDACTED:password-assignment]"),
+        ('{"client_secret": "abc123XYZ"}', '{"client_secret": "[REDACTED:secret-assignment]"}'),
+        ("--password 'Tr0ub4dor&3'", "--password '[REDACTED:cli-password]'"),
+        ("mysql -u root -p'Tr0ub4dor&3' db", "mysql -u root -p'[REDACTED:cli-password]' db"),
+        (
+            "Authorization: Bearer abcDEF123456ghiJKL",
+            "Authorization: Bearer [REDACTED:bearer-token]",
+        ),
+        ("Authorization: Basic Y2k6aHVudGVyMg==", "Authorization: Basic [REDACTED:basic-auth]"),
+        ("<password>mvnS3cret</password>", "<password>[REDACTED:password-assignment]</password>"),
+    ],
+)
+def test_key_names_stay_and_only_values_go(source: str, expected: str) -> None:
+    assert redact(source)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (
+            "https://bob:pa55word@db.example.com/x",
+            "https://bob:[REDACTED:url-credentials]@db.example.com/x",
+        ),
+        ("redis://:pa55word@cache:6379/0", "redis://:[REDACTED:url-credentials]@cache:6379/0"),
+        (
+            "mongodb+srv://api:p@ss:w0rd@cluster0.x.net/db",
+            "mongodb+srv://api:[REDACTED:url-credentials]@cluster0.x.net/db",
+        ),
+        (
+            f"https://x-access-token:{GITHUB}@github.com/acme/api.git",
+            "https://x-access-token:[REDACTED:github-token]@github.com/acme/api.git",
+        ),
+    ],
+)
+def test_urls_keep_scheme_user_and_host(source: str, expected: str) -> None:
+    assert redact(source)[0] == expected
+
+
+def test_pem_blocks_go_whole_including_escaped_newlines() -> None:
+    body = "MIIEowIBAAKCAQEA" + "q8V3mZkP" * 6
+    real = (
+        f"key:\n-----BEGIN RSA PRIVATE KEY-----\n{body}\n{body}\n-----END RSA PRIVATE KEY-----\nend"
+    )
+    escaped = (
+        '"private_key": "-----BEGIN PRIVATE KEY-----\\n' + body + '\\n-----END PRIVATE KEY-----\\n"'
+    )
+    assert redact(real)[0] == "key:\n[REDACTED:private-key]\nend"
+    assert redact(escaped)[0] == '"private_key": "[REDACTED:private-key]\\n"'
+    truncated = f"-----BEGIN OPENSSH PRIVATE KEY-----\n{body}\n{body}"
+    assert redact(truncated) == ("[REDACTED:private-key]", ["private-key"])
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "password: ${{ secrets.DB_PASSWORD }}",
+        'curl -H "Authorization: Bearer $TOKEN" https://api.example.com',
+        "OPENAI_API_KEY=<your-api-key>",
+        "GITHUB_TOKEN=***",
+        "token: xxxxxxxxxxxxxxxx",
+        "NPM_TOKEN=npm_xxx",
+        "Example: GITHUB_TOKEN=ghp_...",
+        "password: str",
+        'token = os.environ["GITHUB_TOKEN"]',
+        "PWD=/home/runner/work/app",
+        "GOOGLE_APPLICATION_CREDENTIALS=/tmp/x/sa.json",
+        "TOKENIZERS_PARALLELISM=false",
+        "max_tokens: 4096",
+        "Password: see the team vault.",
+        "KeyError: 'DATABASE_URL'",
+        "docker login -u bot --password-stdin ghcr.io",
+        "commit 3f2c9a8b7e6d5c4b3a2918f7e6d5c4b3a2918f7e",
+        '"integrity": "sha512-' + "3q8V3mZkP2xYwR7tLbN4cJ6hD9sGfA0eUiOvK5nQ1" * 2 + 'AA=="',
+    ],
+)
+def test_references_and_look_alikes_survive(source: str) -> None:
+    assert redact(source) == (source, [])
+
+
+def test_changeme_is_redacted_because_weak_passwords_are_still_passwords() -> None:
+    assert redact("DB_PASSWORD=changeme") == ("DB_PASSWORD=[REDACTED:env-secret]", ["env-secret"])
+
+
+def test_markers_are_never_matched_again() -> None:
+    text = "password: [REDACTED:password-assignment] https://u:[REDACTED:url-credentials]@h"
+    assert redact(text) == (text, [])
+    assert find_secrets("[REDACTED:github-token]") == []
+
+
+def test_redact_value_walks_nested_data_and_uses_key_names() -> None:
+    data = {
+        "task": f"push with {GITHUB}",
+        "env": {"DB_PASSWORD": "x1y2z3w4", "PORT": "5432", "region": "eu"},
+        "evidence": [{"output": f"key {AWS_ID}", "exit_code": 1}, ("tuple", OPENAI)],
+        f"note {SLACK}": None,
+    }
+    copy, kinds = redact_value(data)
+    assert copy == {
+        "task": "push with [REDACTED:github-token]",
+        "env": {"DB_PASSWORD": "[REDACTED:env-secret]", "PORT": "5432", "region": "eu"},
+        "evidence": [
+            {"output": "key [REDACTED:aws-access-key]", "exit_code": 1},
+            ("tuple", "[REDACTED:openai-key]"),
+        ],
+        "note [REDACTED:slack-token]": None,
+    }
+    assert sorted(kinds) == sorted(
+        ["github-token", "env-secret", "aws-access-key", "openai-key", "slack-token"]
+    )
+    assert data["env"]["DB_PASSWORD"] == "x1y2z3w4"  # the input is left alone
+
+
+def test_bound_text_keeps_short_text_and_counts_the_cut() -> None:
+    assert bound_text("abcdef", 3, 3) == "abcdef"
+    text = "H" * 10 + "m" * 25 + "T" * 5
+    assert bound_text(text, 10, 5) == "H" * 10 + "\n[... 25 characters cut ...]\n" + "T" * 5
+    assert bound_text(text, 0, 0) == "\n[... 40 characters cut ...]\n"
+    with pytest.raises(ValueError):
+        bound_text(text, -1, 2)
+
+
+def test_bound_text_does_not_split_a_marker() -> None:
+    marker = "[REDACTED:github-token]"
+    text = "a" * 10 + marker + "b" * 30 + marker + "c" * 10
+    bounded = bound_text(text, 15, 15)
+    assert bounded == "a" * 10 + "\n[... 76 characters cut ...]\n" + "c" * 10
+    assert len(text) - 20 == 76
+
+
+def test_bounded_text_stays_stable_under_redaction() -> None:
+    redacted, _ = redact(f"{GITHUB} " + "log line\n" * 500 + f"token={OPENAI}")
+    bounded = bound_text(redacted, 100, 100)
+    assert redact(bounded) == (bounded, [])
+
+
+def test_to_text_replaces_invalid_utf8_and_summarises_binary() -> None:
+    assert to_text(b"caf\xc3\xa9 ok \xff end") == "café ok \ufffd end"
+    assert to_text(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR") == "[binary data: 16 bytes]"
+    assert to_text(bytes(range(1, 9)) * 4) == "[binary data: 32 bytes]"
+    assert to_text(bytes(range(0xF0, 0x100)) * 8) == "[binary data: 128 bytes]"
+    assert to_text(b"") == ""
+
+
+def test_to_text_cleans_strings() -> None:
+    assert to_text("a\x00b\x00c") == "abc"
+    assert to_text("bad \udc80 surrogate") == "bad \ufffd surrogate"
+    cleaned = to_text("x\ud800y")
+    assert cleaned.encode("utf-8") == "x\ufffdy".encode()
+    assert json.loads(json.dumps(cleaned)) == cleaned
+
+
+def test_a_megabyte_of_mixed_text_completes() -> None:
+    chunk = (
+        "2024-05-14T10:22:31Z INFO GET /v1/items/3f2c9a8b 200 request_id=7d9f8c2a\n"
+        f"export API_KEY=abc123def456 password: hunter22 {GITHUB}\n"
+        "commit 3f2c9a8b7e6d5c4b3a2918f7e6d5c4b3a2918f7e\n"
+        "eyJeyJeyJ" * 8 + "\n" + "A" * 200 + "\n" + "x:" * 100 + "\n"
+    )
+    text = chunk * (1_000_000 // len(chunk) + 1)
+    redacted, kinds = redact(text)
+    assert len(text) >= 1_000_000
+    assert GITHUB not in redacted and "hunter22" not in redacted and len(kinds) > 1000
