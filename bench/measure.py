@@ -166,22 +166,23 @@ def run_process(args: list[str], env: Mapping[str, str], cwd: Path,
 
 
 def wait_drained(places: config.Places, timeout: float = 300.0) -> None:
-    """Until the background pass a hook started has left nothing pending or active."""
-    from wikimem.fsio import workspace_lock
+    """Until the background pass a hook started has left nothing pending or active.
+
+    Never by taking the workspace lock: a background pass that finds it held leaves at once
+    (another pass will see its jobs), and this poll would then wait for nobody.
+    """
     from wikimem.queue import Queue
 
     queue = Queue(places.queue)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        # Holding the lock, an empty pending/active means no pass is left to run or finish.
-        with workspace_lock(places.lock, wait=True, timeout=timeout):
-            counts = queue.counts()
+        counts = queue.counts()
         if not counts["pending"] and not counts["active"]:
             return
         failed = [job.last_error for _, job in queue.jobs("pending") if job and job.attempts]
         if failed:
             raise RuntimeError(f"the background pass failed: {failed[0]}")
-        time.sleep(0.02)  # the spawned pass has not taken the lock yet
+        time.sleep(0.02)
     raise TimeoutError("the background pass did not drain the queue")
 
 
