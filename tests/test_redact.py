@@ -237,3 +237,22 @@ def test_a_megabyte_of_mixed_text_completes() -> None:
     redacted, kinds = redact(text)
     assert len(text) >= 1_000_000
     assert GITHUB not in redacted and "hunter22" not in redacted and len(kinds) > 1000
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "password=",
+        "api_key: ",
+        "eyJ",
+        "kind: Secret\n",
+        "-----BEGIN RSA PRIVATE KEY-----\n",
+        "https://a:b@",
+        "docker login ",
+        "token(=",
+    ],
+)
+def test_repetitive_input_completes(unit: str) -> None:
+    text = unit * (200_000 // len(unit))
+    redacted, _ = redact(text)
+    assert redact(redacted) == (redacted, [])

@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -222,16 +223,42 @@ _HEADER_KIND = "api-key-header"
 
 def _named_kind(name: str, value: str) -> str | None:
     """The specific kind for `value` under key `name`, if the pair has one."""
-    lowered = name.lower()
-    for name_re, value_re, kind in _NAMED_VALUES:
-        if name_re.fullmatch(lowered) and (value_re is None or value_re.fullmatch(value)):
+    for value_re, kind in _named_rules(name):
+        if value_re is None or value_re.fullmatch(value):
             return kind
     return None
+
+
+# Key names repeat (a config, an env dump); what a name says is worked out once per name.
+@functools.lru_cache(maxsize=4096)
+def _named_rules(name: str) -> tuple[tuple[re.Pattern[str] | None, str], ...]:
+    lowered = name.lower()
+    return tuple((v, kind) for n, v, kind in _NAMED_VALUES if n.fullmatch(lowered))
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_info(name: str) -> tuple[bool, str | None, bool]:
+    """(has a keyword, kind of the name, weak name) for an assignment's key."""
+    lowered = name.lower()
+    if not any(k in lowered for k in _KEYWORDS):
+        return False, None, False
+    return True, _secret_name_kind(name), _is_weak_name(name)
 
 
 # --- the rule table ---------------------------------------------------------------------------
 
 Check = Callable[[str, "re.Match[str]", str], "str | None"]
+_NEAR = 200  # how far a rule looks around a match for its line; keeps long lines linear
+_DOC_MAX = 65536  # how far a Kubernetes Secret manifest may reach from its `kind: Secret`
+
+
+def _line_before(text: str, pos: int) -> str:
+    """The text from the start of `pos`'s line to `pos`, at most its last `_NEAR` characters."""
+    start = max(pos - _NEAR, 0)
+    newline = text.rfind("\n", start, pos)
+    return text[newline + 1 if newline >= 0 else start : pos]
+
+
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
@@ -338,7 +365,7 @@ def _at_line_start(kind: str) -> Check:
     """For headers as curl -v prints them: only prompt marks or spaces before the name."""
 
     def check(value: str, m: re.Match[str], text: str) -> str | None:
-        line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
+        line = _line_before(text, m.start())
         if line.strip(" \t<>*") or _is_placeholder(value):
             return None
         return kind
@@ -347,7 +374,7 @@ def _at_line_start(kind: str) -> Check:
 
 
 def _on_curl_line(value: str, m: re.Match[str], text: str) -> str | None:
-    line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()].lower()
+    line = _line_before(text, m.start()).lower()
     if not any(tool in line for tool in ("curl", "wget", "http")) or _is_placeholder(value):
         return None
     return "cli-password"
@@ -631,8 +658,10 @@ def _scan_azure_secrets(text: str) -> Iterator[tuple[str, int, int]]:
 # --- assignments: KEY=value, key: value, "key": "value", <password>value</password> -------------
 
 # Found separator first: `=` and `:` are rarer than the letters a key name starts with.
-# The value sits in a lookahead so that a separator inside one value is still examined.
-_ASSIGNMENT = re.compile(r"(?P<sep>:=|=>|=|:)(?=[ \t]*" + _QUOTED_OR_BARE + ")")
+# Found separator first: `=` and `:` are rarer than the letters a key name starts with. The
+# value is matched only once the name before it qualifies, so most separators cost next to nothing.
+_SEPARATOR = re.compile(r":=|=>|=|:")
+_VALUE = re.compile(r"[ \t]*" + _QUOTED_OR_BARE)
 _KEYWORDS = ("pass", "pwd", "secret", "token", "key", "cred", "auth", "priv", "pat", "signature")
 _NAME_CHARS = _WORD | frozenset(".-")
 _LINE_START = re.compile(
@@ -657,13 +686,17 @@ def _name_before(text: str, pos: int) -> tuple[int, int]:
 
 
 def _scan_assignments(text: str) -> Iterator[tuple[str, int, int]]:
-    for m in _ASSIGNMENT.finditer(text):
-        start, end = _name_before(text, m.start())
-        name = text[start:end].lstrip("-.")
-        lowered = name.lower()
-        if not name or not any(k in lowered for k in _KEYWORDS):
+    covered = 0  # separators inside a value already found are not looked at again
+    for sep in _SEPARATOR.finditer(text):
+        if sep.start() < covered:
             continue
-        if start and text[start - 1] == "$":
+        start, end = _name_before(text, sep.start())
+        name = text[start:end].lstrip("-.")
+        keyword, name_kind, weak = _name_info(name) if name else (False, None, False)
+        if not keyword or (start and text[start - 1] == "$"):
+            continue
+        m = _VALUE.match(text, sep.end())
+        if m is None:
             continue
         group = "vd" if m.group("vd") is not None else "vs" if m.group("vs") is not None else "vb"
         vstart, vend = _trim(text, *m.span(group))
@@ -671,15 +704,17 @@ def _scan_assignments(text: str) -> Iterator[tuple[str, int, int]]:
         kind = _named_kind(name, value)
         if kind and kind != _HEADER_KIND:
             if not _is_placeholder(value):
+                covered = vend
                 yield kind, vstart, vend
             continue
-        kind = kind or _secret_name_kind(name)
+        kind = kind or name_kind
         if kind is None or _is_placeholder(value):
             continue
-        if _is_weak_name(name) and not _is_random(value):
+        if weak and not _is_random(value):
             continue
-        if group == "vb" and not _bare_value_counts(text, (start, end), m, kind, (vstart, vend)):
+        if group == "vb" and not _bare_value_counts(text, (start, end), sep, kind, (vstart, vend)):
             continue
+        covered = vend
         yield kind, vstart, vend
 
 
@@ -688,7 +723,7 @@ def _bare_value_counts(
 ) -> bool:
     """An unquoted value: lenient in `NAME=value` and in config lines, strict in prose."""
     literal = text[value[0] : value[1]]
-    shell_style = kind == "env-secret" and m.group("sep") == "=" and m.start() == name[1]
+    shell_style = kind == "env-secret" and m.group() == "=" and m.start() == name[1]
     if shell_style:
         return True
     if _is_code(literal):
@@ -696,10 +731,9 @@ def _bare_value_counts(
     if kind == _HEADER_KIND:
         return True
     # `password: hunter2` alone on its line is config; `Password: see the vault` is prose.
-    line_start = text.rfind("\n", 0, name[0]) + 1
-    line_end = text.find("\n", value[1])
-    rest = text[value[1] : line_end if line_end >= 0 else len(text)]
-    in_config = _LINE_START.fullmatch(text, line_start, name[0]) and _REST_OF_LINE.fullmatch(rest)
+    rest = text[value[1] : value[1] + _NEAR]
+    rest = rest[: rest.find("\n")] if "\n" in rest else rest
+    in_config = _LINE_START.fullmatch(_line_before(text, name[0])) and _REST_OF_LINE.fullmatch(rest)
     return bool(in_config) or _is_strong(literal)
 
 
@@ -726,13 +760,15 @@ _K8S_ITEM = re.compile(
 
 
 def _scan_k8s_secrets(text: str) -> Iterator[tuple[str, int, int]]:
+    done = 0  # end of the last manifest scanned: each stretch of text is scanned once
     for doc in _K8S_SECRET.finditer(text):
-        line_start = text.rfind("\n", 0, doc.start()) + 1
-        if text[line_start : doc.start()].strip(" \t-"):
+        if doc.start() < done or _line_before(text, doc.start()).strip(" \t-"):
             continue
-        begin = text.rfind("\n---", 0, doc.start()) + 1
-        after = text.find("\n---", doc.end())
-        end = after if after >= 0 else len(text)
+        window = max(doc.start() - _DOC_MAX, done)
+        separator = text.rfind("\n---", window, doc.start())
+        begin = separator + 1 if separator >= 0 else window
+        after = text.find("\n---", doc.end(), doc.end() + _DOC_MAX)
+        end = done = after if after >= 0 else min(len(text), doc.end() + _DOC_MAX)
         for data in _K8S_DATA.finditer(text, begin, end):
             depth = len(data.group("indent"))
             pos = data.end() + 1
