@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 import git
 
 from .errors import HistoryError, NotFound
-from .fsio import atomic_write_text, read_text
+from .fsio import atomic_write_text, checkpoint, read_text
 
 
 @dataclass(frozen=True)
@@ -428,10 +428,12 @@ class WikiRepo:
             identity = {"GIT_AUTHOR_NAME": author.name, "GIT_AUTHOR_EMAIL": author.email,
                         "GIT_COMMITTER_NAME": committer.name,
                         "GIT_COMMITTER_EMAIL": committer.email}
+            checkpoint("before commit-tree")
             # Never signed: a background pass cannot answer a passphrase prompt.
             new = s.run("commit-tree", "--no-gpg-sign", tree, *(["-p", old] if old else []),
                         "-F", str(message_file), extra=identity).strip()
             subject = message.strip().splitlines()[0]
+            checkpoint("before update-ref")
             # The old value guards against a commit made meanwhile by someone else.
             s.run("update-ref", "-m", f"wikimem: {subject}", decode(branch).strip(), new,
                   old or "")
