@@ -269,14 +269,19 @@ class _Rule:
     which would disable that skip."""
 
     kind: str
-    pattern: re.Pattern[str]
+    source: str  # compiled on first use: the hook pays only for rules whose needles occur
     needles: tuple[str, ...]  # lowercase; the rule is skipped when none occurs in the text
     check: Check | None
     bounded: bool  # the match must not follow a word character
 
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return _compile(self.source)
+
     def scan(self, text: str) -> Iterator[tuple[str, int, int]]:
-        groups = [g for g in self.pattern.groupindex if g.startswith("v")]
-        for m in self.pattern.finditer(text):
+        pattern = self.pattern
+        groups = [g for g in pattern.groupindex if g.startswith("v")]
+        for m in pattern.finditer(text):
             if self.bounded and m.start() and text[m.start() - 1] in _WORD:
                 continue
             group = next((g for g in groups if m.group(g) is not None), None)
@@ -304,7 +309,12 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
 def _rule(
     kind: str, pattern: str, needles: str = "", check: Check | None = None, bounded: bool = False
 ) -> _Rule:
-    return _Rule(kind, re.compile(pattern), tuple(needles.lower().split()), check, bounded)
+    return _Rule(kind, pattern, tuple(needles.lower().split()), check, bounded)
+
+
+@functools.lru_cache(maxsize=None)
+def _compile(source: str) -> re.Pattern[str]:
+    return re.compile(source)
 
 
 def _when(test: Callable[[str], bool], kind: str) -> Check:
