@@ -27,8 +27,20 @@ def main() -> None:
         reports = drain(places, settings)
         if not any(o.outcome == "changed" for r in reports for o in r.outcomes):
             raise SystemExit(f"probe pass changed nothing: {reports}")
-    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # kilobytes on Linux
-    print(json.dumps({"max_rss_mb": round(peak_kb / 1024, 1)}))
+    print(json.dumps({"max_rss_mb": round(peak_kb() / 1024, 1)}))
+
+
+def peak_kb() -> int:
+    """This process's peak resident set. Linux's VmHWM starts afresh at exec; ru_maxrss keeps
+    the parent's peak across fork and exec, so it only serves where /proc is missing."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 if __name__ == "__main__":
