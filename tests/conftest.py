@@ -69,7 +69,8 @@ def cli(capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
 
 
 def run_wikimem(*args: str, cwd: Path, input: str | bytes | None = None,
-                env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+                env: dict[str, str] | None = None,
+                timeout: float = 120) -> subprocess.CompletedProcess:
     """The CLI as a real process, exactly as a person or a runner calls it."""
     full_env = {**os.environ, **(env or {})}
     full_env["PYTHONPATH"] = str(ROOT) + os.pathsep + full_env.get("PYTHONPATH", "")

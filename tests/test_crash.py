@@ -126,8 +126,6 @@ def test_pass_killed_at_every_checkpoint_recovers_exactly(tmp_path: Path) -> Non
     assert killed >= 30  # both passes, their writes, queue moves and commits were covered
 
 
-@pytest.mark.xfail(strict=True, reason="a kill between update-ref and the index sync leaves the "
-                   "wiki repository's index at the old commit; no later pass repairs it")
 def test_index_left_behind_head_is_repaired_by_the_next_pass(tmp_path: Path) -> None:
     template = make_template(tmp_path / "template")
     ws = tmp_path / "ws"

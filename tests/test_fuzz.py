@@ -127,8 +127,6 @@ def test_enqueue_command_on_odd_input(workspace: Path, cli, name: str, data: byt
         assert "\x00" not in text and "\\u0000" not in text  # NUL removed before queueing
 
 
-@pytest.mark.xfail(strict=True, reason="record.parse_json and normalise do not bound nesting "
-                   "depth yet: RecursionError reaches the CLI funnel as an unexpected error")
 @pytest.mark.parametrize("depth", [950, 100_000])
 def test_enqueue_command_on_deeply_nested_json(workspace: Path, cli, depth: int) -> None:
     source = workspace / "input.json"
@@ -220,15 +218,11 @@ def test_hand_edited_pages_read_lint_search_and_index(workspace: Path, cli,
     assert git("status", "--porcelain", cwd=places.wiki) == ""
 
 
-@pytest.mark.xfail(strict=True, reason="show prints a page's undecodable bytes as surrogates, "
-                   "which a UTF-8 stdout cannot encode: an unexpected error instead of text")
 def test_show_a_page_with_undecodable_bytes(workspace: Path, cli, tmp_path: Path) -> None:
     hand_edited_wiki(workspace, tmp_path / "outside")
     assert_clear(cli("show", "hand/odd"))
 
 
-@pytest.mark.xfail(strict=True, reason="the search index reads a MEMORY.md that is a symlink "
-                   "to a file outside the wiki, so its text shows up in search results")
 def test_search_never_reads_through_a_symlinked_page(workspace: Path, cli,
                                                      tmp_path: Path) -> None:
     places = hand_edited_wiki(workspace, tmp_path / "outside")

@@ -106,7 +106,7 @@ def load_cases(path: Path | None = None, *, category: str | None = None,
                limit: int | None = None) -> list[Case]:
     """The packaged corpus (or a JSONL file of the same shape), filtered and cut."""
     if path is None:
-        text = resources.files("wikimem").joinpath("data", "eval", CASES_FILE).read_text(
+        text = resources.files("wikimem").joinpath(f"data/eval/{CASES_FILE}").read_text(
             encoding="utf-8")
     else:
         try:

@@ -384,7 +384,13 @@ class WikiRepo:
         if not dirty:
             return None
         self.ensure()
-        return self.commit(message, paths=dirty, author=self.person())
+        sha = self.commit(message, paths=dirty, author=self.person())
+        if sha is None and self.mode == "wiki" and self.head() is not None:
+            # Dirty with nothing to commit: the files already match HEAD and only the index
+            # lags (a pass killed between moving the branch and syncing the index).
+            with self.session() as s:
+                s.run("reset", "-q", "HEAD", "--", *[s.to_repo(p) for p in dirty])
+        return sha
 
     def commit(self, message: str, paths: Sequence[str] | None = None,
                author: Identity = WIKIMEM, committer: Identity = WIKIMEM) -> str | None:

@@ -309,6 +309,10 @@ def drain(places: Places, settings: Settings, *, wait: bool = False,
                         progress(len(jobs))
                     if any(o.outcome == "failed" for o in report.outcomes):
                         break  # the model or the disk is failing: leave the rest for later
+                if any(r.commit for r in reports):
+                    from .sync import after_pass  # pushes only when wiki.push is set
+
+                    after_pass(places, settings, warn)
         except LockBusy:
             if not reports:
                 raise

@@ -43,7 +43,12 @@ def decode(data: bytes, source: str) -> dict[str, Any]:
 
 def enqueue(places: Places, settings: Settings, record: dict[str, Any],
             source: str = "input") -> Enqueued:
-    canonical = normalise(record, source)
-    snapshot, kinds = take(canonical, caps(settings))
+    from .errors import RecordError
+
+    try:
+        canonical = normalise(record, source)
+        snapshot, kinds = take(canonical, caps(settings))
+    except RecursionError as exc:
+        raise RecordError(f"{source}: run record nested too deeply") from exc
     jid, duplicate = Queue(places.queue).enqueue(snapshot, kinds)
     return Enqueued(jid, str(snapshot["run_id"]), duplicate, tuple(sorted(set(kinds))))

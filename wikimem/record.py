@@ -86,6 +86,8 @@ def parse_json(text: str, source: str = "input") -> dict[str, Any]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise RecordError(f"{source}: not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+    except RecursionError as exc:
+        raise RecordError(f"{source}: JSON nested too deeply to be a run record") from exc
     if not isinstance(data, dict):
         raise RecordError(f"{source}: a run record must be a JSON object")
     return data

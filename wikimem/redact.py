@@ -312,7 +312,7 @@ def _rule(
     return _Rule(kind, pattern, tuple(needles.lower().split()), check, bounded)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _compile(source: str) -> re.Pattern[str]:
     return re.compile(source)
 

@@ -46,8 +46,8 @@ def render(name: str, overrides: Path | None = None, **context: Any) -> str:
         where = overrides if overrides is not None and overrides.is_dir() else None
         return environment(where).get_template(name).render(**context)
     except jinja2.TemplateError as exc:
-        where = f" (override in {overrides})" if overrides and (overrides / name).exists() else ""
-        raise WikimemError(f"template {name}{where}: {exc}") from exc
+        note = f" (override in {overrides})" if overrides and (overrides / name).exists() else ""
+        raise WikimemError(f"template {name}{note}: {exc}") from exc
 
 
 def template_names() -> list[str]:

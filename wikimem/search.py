@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 from . import markdown
 from .errors import WikiError
 from .fsio import read_text
+from .wiki import MAX_PAGE_BYTES
 
 T = TypeVar("T")
 
@@ -214,9 +215,12 @@ def scan(wiki: Path) -> dict[str, tuple[int, int]]:
                 if item.is_dir(follow_symlinks=False):
                     if len(parts) < MAX_DEPTH and SLUG.fullmatch(item.name):
                         walk(item.path, (*parts, item.name))
-                elif parts and item.name == LEAF_FILE and item.is_file():
-                    stat = item.stat()
-                    found["/".join(parts)] = (stat.st_mtime_ns, stat.st_size)
+                elif parts and item.name == LEAF_FILE and item.is_file(follow_symlinks=False):
+                    # a symlinked page may point outside the wiki; an oversized one is not
+                    # memory (the pass refuses it too)
+                    stat = item.stat(follow_symlinks=False)
+                    if stat.st_size <= MAX_PAGE_BYTES:
+                        found["/".join(parts)] = (stat.st_mtime_ns, stat.st_size)
             except OSError:
                 continue
 

@@ -139,6 +139,11 @@ def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
         if bar:
             bar.__exit__(None, None, None)
     _report([r for r in reports if r], quiet)
+    from ..passlog import failure_warning
+
+    alarm = failure_warning(ctx.places.pass_log)
+    if alarm:
+        warn(alarm)  # shown even with --quiet: it lands in the background log
     if not quiet:
         counts: dict[str, int] = {}
         for report in reports:

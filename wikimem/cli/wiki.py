@@ -79,10 +79,14 @@ def show(ctx: Ctx, wiki_path: str | None, raw: bool, as_json: bool) -> None:
                         for e in ((shown.entry,) if shown.entry else page.entries)],
         })
         return
-    if raw or not sys.stdout.isatty():
-        click.echo(shown.text, nl=not shown.text.endswith("\n"))
+    if raw:
+        # --raw is the file as is, byte for byte: bytes that are not UTF-8 go out as they came in
+        sys.stdout.flush()
+        sys.stdout.buffer.write(shown.text.encode("utf-8", "surrogateescape"))
+        sys.stdout.buffer.flush()
         return
-    click.echo(_pretty(shown.text))
+    text = shown.text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    click.echo(text.removesuffix("\n") if not sys.stdout.isatty() else _pretty(text))
 
 
 @cli.command()
