@@ -309,7 +309,19 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
 def _rule(
     kind: str, pattern: str, needles: str = "", check: Check | None = None, bounded: bool = False
 ) -> _Rule:
-    return _Rule(kind, pattern, tuple(needles.lower().split()), check, bounded)
+    words = tuple(needles.lower().split()) or _lead(pattern)
+    return _Rule(kind, pattern, words, check, bounded)
+
+
+_LEAD = re.compile(r"(?:[A-Za-z0-9_\-/:]|\\\.)+")
+
+
+def _lead(pattern: str) -> tuple[str, ...]:
+    """The literal a pattern starts with, as its needle: a rule whose literal is absent from a
+    text cannot match it, so it is not even compiled (this keeps `wikimem hook` fast)."""
+    match = _LEAD.match(pattern)
+    literal = match.group().replace("\\.", ".").lower() if match else ""
+    return (literal,) if len(literal) >= 3 else ()
 
 
 @functools.cache
