@@ -17,11 +17,6 @@ from typing import Any
 
 from .errors import ConfigError, UsageError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 CLARVIS = ".clarvis"
 
 # key: (default, type, description). Dotted keys map to TOML tables.
@@ -194,6 +189,11 @@ def places(workspace: str | os.PathLike[str] | None = None,
 def read_toml(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
+    # imported here: most hooks run where no config file exists, and they must start fast
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)

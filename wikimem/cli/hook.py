@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -78,13 +77,25 @@ def read_input(source: str | None) -> tuple[bytes, str]:
 
 
 def spawn_pass(workspace: str, log_path: str) -> None:
-    """Start `wikimem index` detached, so the runner's next task never waits for it."""
+    """Start `wikimem index` detached (own session, so a runner tearing down its process group
+    does not kill it), so the runner's next task never waits for it."""
     os.makedirs(os.path.dirname(log_path), exist_ok=True)
+    argv = [sys.executable, "-m", "wikimem", "index", "--quiet", "-C", workspace]
+    if hasattr(os, "posix_spawn"):
+        try:  # no fork of this process and no `subprocess` import: the hook stays fast
+            os.posix_spawn(sys.executable, argv, os.environ, setsid=True, file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                (os.POSIX_SPAWN_OPEN, 2, log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND,
+                 0o644)])
+            return
+        except (NotImplementedError, TypeError, OSError):
+            pass  # a platform without setsid for posix_spawn: fall back below
+    import subprocess
+
     with open(log_path, "ab") as log:
-        subprocess.Popen(
-            [sys.executable, "-m", "wikimem", "index", "--quiet", "-C", workspace],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
-            start_new_session=True, close_fds=True)
+        subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
+                         start_new_session=True, close_fds=True)
 
 
 def fast_hook(args: Sequence[str]) -> int:
