@@ -25,6 +25,8 @@ MAX_EDITS = 20
 MAX_BODY = 4000
 MAX_TITLE = 120
 MAX_SUMMARY = 400
+MIN_AROUND_SECRET = 60  # characters a body needs besides its [REDACTED:...] markers
+REDACTED = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
 
 SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -241,6 +243,9 @@ class _Checker:
         secrets = find_secrets(body + "\n" + title)
         if secrets:
             return reject(f"body holds what looks like a secret ({secrets[0].kind})")
+        if "[REDACTED:" in body and len(REDACTED.sub("", body).strip()) < MIN_AROUND_SECRET:
+            # "the staging key is [REDACTED]" remembers nothing but where a secret was
+            return reject("body is little more than a removed secret")
         dangers = unverified(body + "\n" + title, self.verified)
         if dangers:
             # The command itself is not quoted: the reason lands in the log and git history.
