@@ -17,22 +17,24 @@ from wikimem.cli.app import cli
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
-def command_help(command: click.Command, path: list[str]) -> list[tuple[str, str]]:
-    with click.Context(command, info_name=" ".join(path), terminal_width=100,
-                       max_content_width=100) as ctx:
-        text = command.get_help(ctx)
-    found = [(" ".join(path), text)]
+def command_help(command: click.Command, name: str,
+                 parent: click.Context | None = None) -> list[tuple[str, str]]:
+    """Help exactly as `wikimem ... --help` prints it: each context has its real parent, so
+    settings a group passes down (the -h alias, the width) apply as they do for a person."""
+    settings = {"terminal_width": 100, "max_content_width": 100, **command.context_settings}
+    ctx = click.Context(command, info_name=name, parent=parent, **settings)
+    found = [(ctx.command_path, command.get_help(ctx))]
     if isinstance(command, click.Group):
-        for name in sorted(command.list_commands(ctx)):
-            sub = command.get_command(ctx, name)
+        for sub_name in sorted(command.list_commands(ctx)):
+            sub = command.get_command(ctx, sub_name)
             if sub is not None and not sub.hidden:
-                found.extend(command_help(sub, [*path, name]))
+                found.extend(command_help(sub, sub_name, ctx))
     return found
 
 
 def cli_reference() -> str:
     parts = []
-    for name, text in command_help(cli, ["wikimem"])[1:]:
+    for name, text in command_help(cli, "wikimem")[1:]:
         parts.append(f"### `{name}`\n\n```text\n{text.rstrip()}\n```\n")
     return "\n".join(parts)
 

@@ -54,7 +54,10 @@ def warn(message: str) -> None:
     click.echo(message, err=True)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group(context_settings=CONTEXT)
 @click.version_option(__version__, prog_name="wikimem")
 @workspace_option
 def cli() -> None:
@@ -67,6 +70,16 @@ def cli() -> None:
 
 def register() -> None:
     from . import evaluate, integrations, pipeline, recall, wiki  # noqa: F401  (commands attach)
+
+    # Every command gets the settings itself, so its help reads the same however it is reached.
+    def settle(command: click.Command) -> None:
+        for key, value in CONTEXT.items():
+            command.context_settings.setdefault(key, value)
+        if isinstance(command, click.Group):
+            for sub in command.commands.values():
+                settle(sub)
+
+    settle(cli)
 
 
 register()
