@@ -315,3 +315,137 @@ def test_two_thousand_leaves_refresh_and_search(tmp_path: Path) -> None:
         hits = idx.search("m1234x")
         assert keys(hits) == [("topic-14/leaf-1234", "entry-alpha-1234")]
         assert len(idx.search("deploy notes", limit=10)) == 10
+
+
+# -- staleness: the cheap full check and the pass's git-guided refresh ---------------------------
+
+
+def settled(index: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Refresh trusting every stamp (as if every file were older than the racy window), then
+    wait for the file system's clock to tick, so any later change gets a later time stamp."""
+    monkeypatch.setattr(search, "RACY_NS", -10**18)
+    index.refresh()
+    probe = index.wiki.parent / "clock-probe"
+    probe.write_bytes(b"0")
+    first = probe.stat().st_ctime_ns
+    for n in range(1_000_000):  # a coarse clock ticks within milliseconds
+        probe.write_bytes(str(n).encode())
+        if probe.stat().st_ctime_ns > first:
+            break
+    probe.unlink()
+
+
+def test_edit_in_place_with_mtime_and_size_restored_is_seen(
+        wiki: Path, index: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    settled(index, monkeypatch)
+    file = wiki / "deploy" / "docker" / "MEMORY.md"
+    old = file.stat()
+    text = file.read_text(encoding="utf-8")
+    with open(file, "r+", encoding="utf-8") as handle:  # in place: same inode, same size
+        handle.write(text.replace("BuildKit", "KitBuild"))
+    os.utime(file, ns=(old.st_atime_ns, old.st_mtime_ns))
+    assert (file.stat().st_mtime_ns, file.stat().st_size) == (old.st_mtime_ns, old.st_size)
+    assert index.refresh() == 1  # ctime moved
+    assert index.search("kitbuild") and not index.search("buildkit")
+
+
+def test_new_leaf_folder_nested_leaf_and_renamed_leaf_are_seen(
+        wiki: Path, index: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    settled(index, monkeypatch)
+    write_leaf(wiki, "ops/pager", "Pager", "On call.", [("Rota", "The narwhal rota.")])
+    write_leaf(wiki, "build/bun/workspaces", "Workspaces", "Nested.", [("Links", "ocelot")])
+    (wiki / "testing" / "pytest").rename(wiki / "testing" / "unit")
+    assert index.refresh() == 3
+    assert keys(index.search("narwhal")) == [("ops/pager", "rota")]
+    assert keys(index.search("ocelot")) == [("build/bun/workspaces", "links")]
+    assert {h.path for h in index.search("fixture")} == {"testing/unit"}
+    assert index.refresh() == 0
+
+
+def test_deleted_leaf_and_topic_disappear_with_trusted_folder_stamps(
+        wiki: Path, index: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    settled(index, monkeypatch)
+    (wiki / "deploy" / "docker" / "MEMORY.md").unlink()
+    import shutil
+
+    shutil.rmtree(wiki / "testing")
+    index.refresh()
+    assert index.search("buildkit") == [] and index.search("fixture") == []
+    assert index.search("lockfile")
+
+
+def test_page_replaced_by_a_symlink_or_grown_past_the_cap_is_dropped_and_comes_back(
+        wiki: Path, index: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    settled(index, monkeypatch)
+    file = wiki / "deploy" / "docker" / "MEMORY.md"
+    text = file.read_text(encoding="utf-8")
+    monkeypatch.setattr(search, "MAX_PAGE_BYTES", len(text) - 1)
+    index.refresh()
+    assert index.search("buildkit") == []
+    monkeypatch.setattr(search, "MAX_PAGE_BYTES", 2_000_000)
+    index.refresh()  # the folder did not change: the page is still stat-ed
+    assert index.search("buildkit")
+    outside = wiki.parent / "outside.md"
+    outside.write_text(text.replace("BuildKit", "Smuggled"), encoding="utf-8")
+    file.unlink()
+    file.symlink_to(outside)
+    index.refresh()
+    assert index.search("smuggled") == [] and index.search("buildkit") == []
+
+
+def test_recent_changes_are_looked_at_again_until_they_settle(
+        wiki: Path, index: SearchIndex) -> None:
+    # Everything in the fixture was just written: nothing is trusted, every page is read
+    # again, yet only a changed text counts (and re-indexes).
+    assert index.refresh() == 3
+    file = wiki / "build" / "bun" / "MEMORY.md"
+    stat = file.stat()
+    file.write_text(file.read_text(encoding="utf-8").replace("workspaces", "monoliths"),
+                    encoding="utf-8")
+    os.utime(file, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # same tick as far as mtime goes
+    assert index.refresh() == 1
+    assert index.search("monoliths")
+    assert index.refresh() == 0
+
+
+def test_refresh_of_named_paths_reads_only_those_and_keeps_the_head_mark(
+        wiki: Path, index: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    settled(index, monkeypatch)
+    index.refresh(head="c1")
+    assert index.head() == "c1"
+    bun = wiki / "build" / "bun" / "MEMORY.md"
+    touch_later(bun, bun.read_text(encoding="utf-8").replace("workspaces", "monoliths"))
+    docker = wiki / "deploy" / "docker" / "MEMORY.md"
+    touch_later(docker, docker.read_text(encoding="utf-8").replace("BuildKit", "KitBuild"))
+    write_leaf(wiki, "ops/pager", "Pager", "On call.", [("Rota", "The narwhal rota.")])
+    (wiki / "testing" / "pytest" / "MEMORY.md").unlink()
+    changed = ["build/bun/MEMORY.md", "ops/pager/MEMORY.md", "testing/pytest/MEMORY.md",
+               "build/TOPIC.md", "PROFILE.md", "../escape/MEMORY.md", ".trash/x/MEMORY.md"]
+    assert index.refresh(changed, head="c2") == 2
+    assert index.head() == "c2"
+    assert index.search("monoliths") and index.search("narwhal")
+    assert index.search("fixture") == []
+    assert index.search("buildkit")  # not named: left alone, as the caller promised
+    # A full check (what search and context do) still finds it, and drops the head mark,
+    # because the index no longer matches c2.
+    assert index.refresh() == 1
+    assert index.search("kitbuild") and index.head() is None
+
+
+def test_a_full_check_that_changes_nothing_keeps_the_head_mark(
+        index: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    settled(index, monkeypatch)
+    index.refresh(head="c1")
+    assert index.refresh() == 0
+    assert index.head() == "c1"
+
+
+def test_named_path_through_a_symlinked_folder_is_not_indexed(
+        wiki: Path, index: SearchIndex, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere" / "leaf"
+    write_leaf(elsewhere.parent, "leaf", "Out", "Outside.", [("Secret", "wombat")])
+    (wiki / "linked").symlink_to(elsewhere.parent, target_is_directory=True)
+    index.refresh(["linked/leaf/MEMORY.md"])
+    assert index.search("wombat") == []
+    index.refresh()
+    assert index.search("wombat") == []

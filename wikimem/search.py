@@ -3,8 +3,12 @@
 The index file (`.clarvis/state/search.sqlite`) is a cache, never a source of truth: it holds one
 row per leaf page (title, summary, head text) and one row per entry, and is rebuilt from the pages
 whenever it is missing, corrupt or of another schema. `refresh()` re-reads only pages whose
-(mtime_ns, size) changed, so a hand edit is picked up and a deleted page disappears. Query text
-is user input and never reaches FTS `MATCH` raw: it is cut into words, each quoted.
+stamp (mtime, ctime, size, inode) changed, and lists only folders whose own stamp changed, so a
+hand edit, a new, renamed or deleted leaf is picked up; anything changed within the last two
+seconds is looked at again next time, since file times are coarser than edits. A pass, which
+knows the wiki equals a commit, refreshes just what git says changed since the last such
+commit. Query text is user input and never reaches FTS `MATCH` raw: it is cut into words, each
+quoted.
 """
 
 from __future__ import annotations
@@ -12,14 +16,17 @@ from __future__ import annotations
 import bisect
 import contextlib
 import datetime as dt
+import hashlib
 import os
 import re
 import sqlite3
+import time
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from stat import S_ISDIR, S_ISREG
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -30,7 +37,7 @@ from .wiki import MAX_PAGE_BYTES
 
 T = TypeVar("T")
 
-SCHEMA = 3
+SCHEMA = 4
 LEAF_FILE = "MEMORY.md"
 MAX_DEPTH = 4
 MAX_TERMS = 32
@@ -199,38 +206,133 @@ def page_rows(path: str, text: str) -> list[Row]:
     return rows
 
 
-def scan(wiki: Path) -> dict[str, tuple[int, int]]:
-    """Wiki path -> (mtime_ns, size) of every leaf; dot-folders and non-slug folders are skipped."""
-    found: dict[str, tuple[int, int]] = {}
+# A stamp is the hash of (mtime_ns, ctime_ns, size, inode): one integer to store and compare
+# (CPython hashes tuples of ints the same way in every process, and a new Python that hashes
+# differently only makes every page read once more, when its text is found unchanged).
+Stamp = int
+# A stamp no file has (hash() never returns -1): stored for what changed too recently to trust.
+UNSURE: Stamp = -1
+# Timestamps come from a coarse kernel clock: a second change within the same tick as a scan
+# leaves the stamp the scan saw. Anything changed this recently is looked at again next time.
+RACY_NS = 2_000_000_000
 
-    def walk(folder: str, parts: tuple[str, ...]) -> None:
+
+def stamp_of(stat: os.stat_result, since_ns: int) -> Stamp:
+    """What identifies this version of a file or folder; UNSURE when it changed too recently.
+
+    ctime is in it because a person can restore an edited file's mtime, never its ctime; the
+    inode because a rename over a page keeps neither."""
+    if stat.st_ctime_ns >= since_ns or stat.st_mtime_ns >= since_ns:
+        return UNSURE
+    return hash((stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino))
+
+
+def digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+
+@dataclass
+class Listing:
+    """What a walk of the wiki found: leaf path -> stamp of its page, folder -> (stamp, whether
+    it holds a page). Folders are wiki-relative ("" is the wiki itself)."""
+
+    pages: dict[str, Stamp]
+    folders: dict[str, tuple[Stamp, bool]]
+
+
+def page_stat(path: str) -> os.stat_result | None:
+    """The stat of a page file that counts: a regular file (never a symlink) within the size cap."""
+    try:
+        stat = os.lstat(path)
+    except OSError:
+        return None
+    if not S_ISREG(stat.st_mode) or stat.st_size > MAX_PAGE_BYTES:
+        return None  # a symlinked page may point outside the wiki; an oversized one is no memory
+    return stat
+
+
+def scan(wiki: Path, known: Mapping[str, tuple[Stamp, bool]] | None = None,
+         since_ns: int | None = None) -> Listing:
+    """Every leaf of the wiki with its stamp; dot-folders, non-slug folders and folders deeper
+    than MAX_DEPTH are skipped, as are symlinks.
+
+    With `known` (the folders of an earlier scan), a folder whose stamp is unchanged is not
+    listed again: creating, removing or renaming anything in a folder changes the folder's own
+    mtime, so its sub-folders and whether it holds a page are as known, and only the page
+    itself is stat-ed (an edit in place changes the page's stamp, not the folder's)."""
+    since = time.time_ns() - RACY_NS if since_ns is None else since_ns
+    known = known or {}
+    children: dict[str, list[str]] = {}
+    for folder in known:
+        if folder:
+            parent, _, _ = folder.rpartition("/")
+            children.setdefault(parent, []).append(folder)
+    pages: dict[str, Stamp] = {}
+    folders: dict[str, tuple[Stamp, bool]] = {}
+    base = str(wiki)
+    lstat, fullmatch, leaf_name = os.lstat, SLUG.fullmatch, "/" + LEAF_FILE
+    # Tens of thousands of folders on a large wiki: one loop, no recursion, few calls a folder.
+    todo: list[tuple[str, int]] = [("", 0)]
+    while todo:
+        folder, depth = todo.pop()
+        where = f"{base}/{folder}" if folder else base
         try:
-            listing = list(os.scandir(folder))
+            stat = lstat(where) if folder else os.stat(where)  # the wiki itself may be a link
         except OSError:
-            return
-        for item in listing:
-            if item.name.startswith("."):
-                continue
+            continue
+        if not S_ISDIR(stat.st_mode):
+            continue
+        if stat.st_ctime_ns >= since or stat.st_mtime_ns >= since:
+            stamp = UNSURE
+        else:
+            stamp = hash((stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino))
+        before = known.get(folder)
+        if stamp != UNSURE and before is not None and before[0] == stamp:
+            has_page = before[1]
+            subfolders = children.get(folder, ())
+        else:
+            has_page, found = False, []
             try:
-                if item.is_dir(follow_symlinks=False):
-                    if len(parts) < MAX_DEPTH and SLUG.fullmatch(item.name):
-                        walk(item.path, (*parts, item.name))
-                elif parts and item.name == LEAF_FILE and item.is_file(follow_symlinks=False):
-                    # a symlinked page may point outside the wiki; an oversized one is not
-                    # memory (the pass refuses it too)
-                    stat = item.stat(follow_symlinks=False)
-                    if stat.st_size <= MAX_PAGE_BYTES:
-                        found["/".join(parts)] = (stat.st_mtime_ns, stat.st_size)
+                with os.scandir(where) as listing:
+                    for item in listing:
+                        name = item.name
+                        if name.startswith("."):
+                            continue
+                        try:
+                            if item.is_dir(follow_symlinks=False):
+                                if depth < MAX_DEPTH and fullmatch(name):
+                                    found.append(f"{folder}/{name}" if folder else name)
+                            elif depth and name == LEAF_FILE:
+                                has_page = True
+                        except OSError:
+                            continue
             except OSError:
                 continue
+            subfolders = found
+        folders[folder] = (stamp, has_page)
+        if has_page:
+            page = page_stat(where + leaf_name)
+            if page is not None:
+                pages[folder] = stamp_of(page, since)
+        todo.extend((sub, depth + 1) for sub in subfolders)
+    return Listing(pages, folders)
 
-    if wiki.is_dir():
-        walk(str(wiki), ())
-    return found
+
+def leaf_of(wiki_file: str) -> str | None:
+    """The leaf path of a wiki-relative file if it is a leaf's page (`a/b/MEMORY.md` -> `a/b`)."""
+    folder, _, name = wiki_file.replace("\\", "/").strip("/").rpartition("/")
+    parts = folder.split("/") if folder else []
+    if name != LEAF_FILE or not 1 <= len(parts) <= MAX_DEPTH:
+        return None
+    if not all(SLUG.fullmatch(part) for part in parts):
+        return None
+    return folder
 
 
 DDL = f"""
-CREATE TABLE pages (path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL);
+CREATE TABLE pages (path TEXT PRIMARY KEY, stamp INTEGER NOT NULL, digest TEXT NOT NULL);
+CREATE TABLE folders (path TEXT PRIMARY KEY, stamp INTEGER NOT NULL, has_page INTEGER NOT NULL);
+CREATE TABLE marks (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE docs (
     id INTEGER PRIMARY KEY, path TEXT NOT NULL, entry TEXT NOT NULL, title TEXT NOT NULL,
     leaf_title TEXT NOT NULL, type TEXT, expires TEXT, review_by TEXT
@@ -323,35 +425,120 @@ class SearchIndex:
 
     # -- refresh ----------------------------------------------------------------------------
 
-    def refresh(self) -> int:
-        """Re-index changed and new pages, drop deleted ones; return how many pages were read."""
-        return self._healed(self._refresh)
+    def head(self) -> str | None:
+        """The commit the index was last said to match (see `refresh`), if any."""
+        def work() -> str | None:
+            row = self._connection().execute(
+                "SELECT value FROM marks WHERE name = 'head'").fetchone()
+            return str(row[0]) if row else None
 
-    def _refresh(self) -> int:
+        return self._healed(work)
+
+    def refresh(self, changed: Iterable[str] | None = None, *, head: str | None = None) -> int:
+        """Re-index changed and new pages, drop deleted ones; return how many were re-indexed.
+
+        Without `changed`, every leaf is checked (cheaply, see `scan`). With `changed`
+        (wiki-relative files, as `git diff --name-only` lists them), only those are: the caller
+        knows that nothing else changed since the commit `head()` returned. `head` is the
+        caller's word that the wiki's files equal that commit now (a pass, right after
+        committing a person's edits); it is remembered so the next pass can ask git what
+        changed since. A refresh that changes the index without that word forgets the mark,
+        so a page edited and then put back can never stay stale behind it.
+        """
+        paths = None if changed is None else list(changed)
+        return self._healed(lambda: self._refresh(paths, head))
+
+    def _refresh(self, changed: list[str] | None = None, head: str | None = None) -> int:
         db = self._connection()
         self._refreshed = True
-        known = {path: (mtime, size) for path, mtime, size in db.execute("SELECT * FROM pages")}
-        on_disk = scan(self.wiki)
-        gone = [path for path in known if path not in on_disk]
-        changed = sorted(path for path, stamp in on_disk.items() if known.get(path) != stamp)
-        if not gone and not changed:
+        since = time.time_ns() - RACY_NS
+        folders: dict[str, tuple[Stamp, bool]] | None = None
+        before: dict[str, tuple[Stamp, bool]] = {}
+        if changed is None:
+            known: dict[str, Stamp] = dict(db.execute("SELECT path, stamp FROM pages"))
+            before = {path: (stamp, bool(page)) for path, stamp, page in
+                      db.execute("SELECT path, stamp, has_page FROM folders")}
+            listing = scan(self.wiki, before, since)
+            on_disk, folders = listing.pages, listing.folders
+            gone = [path for path in known if path not in on_disk]
+        else:
+            leaves = sorted({leaf for leaf in map(leaf_of, changed) if leaf})
+            known = {}
+            for leaf in leaves:
+                row = db.execute("SELECT stamp FROM pages WHERE path = ?", (leaf,)).fetchone()
+                if row:
+                    known[leaf] = row[0]
+            on_disk = {}
+            for leaf in leaves:
+                stat = self._leaf_stat(leaf)
+                if stat is not None:
+                    on_disk[leaf] = stamp_of(stat, since)
+            gone = [leaf for leaf in known if leaf not in on_disk]
+        # Unsure stamps are read again: the text decides whether anything changed.
+        todo = sorted(path for path, stamp in on_disk.items()
+                      if stamp == UNSURE or known.get(path) != stamp)
+        restamp: list[tuple[str, Stamp]] = []
+        reindex: list[tuple[str, Stamp, str, str]] = []
+        for path in todo:
+            try:
+                text = read_text(self.wiki.joinpath(*path.split("/"), LEAF_FILE))
+            except OSError:
+                if path in known:
+                    gone.append(path)  # vanished since the scan; the next refresh settles it
+                continue
+            mark = digest(text)
+            row = db.execute("SELECT digest FROM pages WHERE path = ?", (path,)).fetchone()
+            if row and row[0] == mark:
+                restamp.append((path, on_disk[path]))
+            else:
+                reindex.append((path, on_disk[path], mark, text))
+        moved_folders = {} if folders is None else {
+            path: value for path, value in folders.items() if before.get(path) != value}
+        dropped_folders = [] if folders is None else [p for p in before if p not in folders]
+        content_changed = bool(gone or reindex)
+        if not (content_changed or restamp or moved_folders or dropped_folders) and (
+                head is None or head == self._mark(db)):
             return 0
-        read = 0
         with db:
-            for path in gone + changed:
+            for path in gone + [item[0] for item in reindex]:
                 db.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE path = ?)",
                            (path,))
                 db.execute("DELETE FROM docs WHERE path = ?", (path,))
                 db.execute("DELETE FROM pages WHERE path = ?", (path,))
-            for path in changed:
-                try:
-                    text = read_text(self.wiki.joinpath(*path.split("/"), LEAF_FILE))
-                except OSError:
-                    continue  # vanished since the scan; the next refresh settles it
+            for path, stamp, mark, text in reindex:
                 self._insert(db, page_rows(path, text))
-                db.execute("INSERT INTO pages VALUES (?, ?, ?)", (path, *on_disk[path]))
-                read += 1
-        return read
+                db.execute("INSERT INTO pages VALUES (?, ?, ?)", (path, stamp, mark))
+            db.executemany("UPDATE pages SET stamp = ? WHERE path = ?",
+                           [(stamp, path) for path, stamp in restamp])
+            db.executemany("DELETE FROM folders WHERE path = ?", [(p,) for p in dropped_folders])
+            db.executemany("INSERT OR REPLACE INTO folders VALUES (?, ?, ?)",
+                           [(path, stamp, int(has_page))
+                            for path, (stamp, has_page) in moved_folders.items()])
+            if head is not None:
+                db.execute("INSERT OR REPLACE INTO marks VALUES ('head', ?)", (head,))
+            elif content_changed:
+                db.execute("DELETE FROM marks WHERE name = 'head'")
+        return len(reindex)
+
+    @staticmethod
+    def _mark(db: sqlite3.Connection) -> str | None:
+        row = db.execute("SELECT value FROM marks WHERE name = 'head'").fetchone()
+        return str(row[0]) if row else None
+
+    def _leaf_stat(self, leaf: str) -> os.stat_result | None:
+        """The page of one leaf as a full scan would see it: every folder on the way a real
+        folder (no symlink, no dot-folder: `leaf_of` checked the names), the page a real file."""
+        where = str(self.wiki)
+        try:
+            if not S_ISDIR(os.stat(where).st_mode):
+                return None
+            for part in leaf.split("/"):
+                where = os.path.join(where, part)
+                if not S_ISDIR(os.lstat(where).st_mode):
+                    return None
+        except OSError:
+            return None
+        return page_stat(os.path.join(where, LEAF_FILE))
 
     @staticmethod
     def _insert(db: sqlite3.Connection, rows: list[Row]) -> None:
