@@ -302,6 +302,22 @@ class WikiRepo:
         with self.history(rev) as s:
             return s.resolve(rev)
 
+    def changes_since(self, old: str | None) -> tuple[str | None, list[str] | None]:
+        """(HEAD, wiki paths that differ between `old` and HEAD); the paths are None when `old`
+        is None or not a commit of this repository (any more)."""
+        if not self.has_repo():
+            return None, None
+        with self.session() as s:
+            head = s.head()
+            if head is None or old is None:
+                return head, None
+            if old == head:
+                return head, []
+            try:
+                return head, s.wiki_paths(s.diff_names(old, head))
+            except HistoryError:
+                return head, None
+
     def dirty_paths(self) -> list[str]:
         """Wiki paths with uncommitted changes (staged or not, untracked), ignored files aside."""
         if not self.has_repo():

@@ -13,7 +13,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import passlog
 from .compile import compile_profile, compile_topic
@@ -32,7 +32,12 @@ from .render import render
 from .wiki import PROFILE_FILE, EditConflict, Wiki
 from .workspace import ensure_wiki, open_repo, today
 
+if TYPE_CHECKING:
+    from .search import SearchIndex
+
 MIN_RESULT = 200
+# The rarest words of a run's query that the pass's search keeps (see SearchIndex.focused).
+FOCUS_TERMS = 10
 JOURNAL = "journal.json"
 
 Progress = Callable[[int], None]
@@ -216,15 +221,22 @@ class Pass:
 
         try:
             with SearchIndex(self.places.wiki, self.places.state / "search.sqlite") as index:
-                index.refresh()
+                self._refresh_index(index)
                 paths: list[str] = []
-                for hit in index.search(query, limit * 3):
+                for hit in index.search(index.focused(query, FOCUS_TERMS), limit):
                     if hit.path not in paths:
                         paths.append(hit.path)
                 return paths[:limit]
         except Exception as exc:  # the index is a cache: a broken one must not stop learning
             self.warn(f"wikimem: search index unavailable ({exc}); using no relevance")
             return []
+
+    def _refresh_index(self, index: SearchIndex) -> None:
+        """Bring the search index up to date; called right after the person's edits were
+        committed, so the wiki's files equal HEAD: only what git says changed since the
+        commit the index last matched needs a look, not every leaf of the wiki."""
+        head, changed = self.repo.changes_since(index.head())
+        index.refresh(changed, head=head)
 
     def _total_if_removing(self, extraction: Extraction) -> int:
         if any(e.get("action") == "remove" for e in extraction.plan.edits):

@@ -555,6 +555,36 @@ class SearchIndex:
 
     # -- search -----------------------------------------------------------------------------
 
+    def focused(self, query: str, keep: int) -> str:
+        """The `keep` rarest words of `query` that occur in the index, rarest first.
+
+        For long machine-made queries (a pass asks about a whole run): OR-ing thirty common
+        words makes bm25 rank most of the index, while the rare ones carry the relevance. Words
+        the index lacks are dropped; two words of equal rarity keep their query order."""
+        terms = query_terms(query)
+        if not terms or keep <= 0:
+            return ""
+
+        def work() -> str:
+            if not self._refreshed:
+                self._refresh()
+            db = self._connection()
+            db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab"
+                       " USING fts5vocab(main, fts, row)")
+            counted = []
+            for n, term in enumerate(terms):
+                if len(term) >= 3:  # matched as a prefix, as match_expression does
+                    after = term[:-1] + chr(ord(term[-1]) + 1)
+                    row = db.execute("SELECT sum(doc) FROM vocab WHERE term >= ? AND term < ?",
+                                     (term, after)).fetchone()
+                else:
+                    row = db.execute("SELECT doc FROM vocab WHERE term = ?", (term,)).fetchone()
+                if row and row[0]:
+                    counted.append((row[0], n, term))
+            return " ".join(term for _, _, term in sorted(counted)[:keep])
+
+        return self._healed(work)
+
     def search(self, query: str, limit: int = 10, *, include_expired: bool = True,
                today: dt.date | None = None) -> list[Hit]:
         """Best hits first: those matching every query word, then those matching some.
