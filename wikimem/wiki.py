@@ -10,9 +10,13 @@ raises EditConflict instead, so the person's save is kept.
 from __future__ import annotations
 
 import os
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISLNK
 
 from . import markdown
 from .errors import NotFound, WikiError
@@ -67,6 +71,55 @@ def title_from_slug(slug: str) -> str:
     return slug.replace("-", " ").capitalize()
 
 
+class PageCache:
+    """Parsed pages of this process, keyed by file and stamp: a pass reads every TOPIC.md of
+    the wiki (for PROFILE.md and the prompt) and a long-lived process (a queue drain, the MCP
+    server, eval) would parse the same unchanged pages again and again.
+
+    Never a source of truth: an entry is used only while the file's stamp (mtime, ctime, size,
+    inode) is what it was when read; ctime cannot be set back by a person, and a file changed
+    within the last two seconds is not kept at all, since file times are coarser than edits."""
+
+    RACY_NS = 2_000_000_000
+    MAX_CHARS = 16_000_000
+
+    def __init__(self) -> None:
+        self._pages: OrderedDict[str, tuple[tuple[int, int, int, int], str, Page]] = (
+            OrderedDict())
+        self._chars = 0
+        self._lock = threading.Lock()
+
+    def read(self, target: Path, stat: os.stat_result) -> tuple[str, Page]:
+        key = str(target)
+        stamp = (stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino)
+        with self._lock:
+            found = self._pages.get(key)
+            if found is not None and found[0] == stamp:
+                self._pages.move_to_end(key)
+                return found[1], found[2]
+        text = read_text(target)
+        page = markdown.parse_page(text)
+        recent = time.time_ns() - self.RACY_NS
+        if stat.st_ctime_ns < recent and stat.st_mtime_ns < recent and len(text) <= (
+                self.MAX_CHARS // 64):
+            with self._lock:
+                old = self._pages.pop(key, None)
+                self._chars += len(text) - (len(old[1]) if old else 0)
+                self._pages[key] = (stamp, text, page)
+                while self._chars > self.MAX_CHARS:
+                    _, (_, dropped, _) = self._pages.popitem(last=False)
+                    self._chars -= len(dropped)
+        return text, page
+
+    def clear(self) -> None:
+        with self._lock:
+            self._pages.clear()
+            self._chars = 0
+
+
+PAGES = PageCache()
+
+
 class EditConflict(WikiError):
     """A page changed on disk between wikimem reading it and writing it (a person saved it)."""
 
@@ -74,6 +127,7 @@ class EditConflict(WikiError):
 class Wiki:
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._resolved_root: Path | None = None
         # relpath -> the text last read or written through this object (None: it was absent)
         self._seen: dict[str, str | None] = {}
         self._wrote: dict[str, str | None] = {}
@@ -86,11 +140,40 @@ class Wiki:
     def confine(self, relpath: str) -> Path:
         """The absolute path of a wiki-relative path, refusing anything that leaves the wiki."""
         target = self.root / relpath
-        root = self.root.resolve()
+        if self._plainly_inside(relpath):
+            return target
+        root = self._real_root()
         resolved = target.resolve()
         if resolved != root and root not in resolved.parents:
             raise WikiError(f"{relpath}: leaves the wiki folder (symlink or ..)")
         return target
+
+    def _real_root(self) -> Path:
+        if self._resolved_root is None:
+            self._resolved_root = self.root.resolve()
+        return self._resolved_root
+
+    def _plainly_inside(self, relpath: str) -> bool:
+        """True when no part of `relpath` is `..`, absolute, or a symlink on disk: then it is
+        inside the wiki without resolving anything (a couple of lstat calls instead of one per
+        folder from the file system's root, twice). Anything else takes the full check."""
+        if not relpath or relpath.startswith(("/", "\\")) or "\\" in relpath:
+            return False
+        parts = relpath.split("/")
+        if any(part in ("", ".", "..") for part in parts):
+            return False
+        where = str(self.root)
+        for part in parts:
+            where = f"{where}/{part}"
+            try:
+                mode = os.lstat(where).st_mode
+            except FileNotFoundError:
+                return True  # nothing below a missing folder exists, so nothing links out
+            except OSError:
+                return False
+            if S_ISLNK(mode):
+                return False
+        return True
 
     def check_path(self, path: str) -> str:
         parts = path.strip("/").split("/")
@@ -110,11 +193,12 @@ class Wiki:
         if not target.is_file():
             self._seen[relpath] = None
             return None
-        if target.stat().st_size > MAX_PAGE_BYTES:
+        stat = target.stat()
+        if stat.st_size > MAX_PAGE_BYTES:
             raise WikiError(f"{relpath}: page is over {MAX_PAGE_BYTES} bytes; split it by hand")
-        text = read_text(target)
+        text, page = PAGES.read(target, stat)
         self._seen[relpath] = text
-        return markdown.parse_page(text)
+        return page
 
     def read_leaf(self, path: str) -> Leaf | None:
         page = self.read_page(self.leaf_file(path))
