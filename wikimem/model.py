@@ -33,6 +33,9 @@ LINE_MAX = 160
 # (base_url, model) -> index in FORMATS that the server last accepted in this process.
 _accepted_format: dict[tuple[str, str], int] = {}
 _accepted_lock = threading.Lock()
+# (base_url, api key, timeout, retries) -> the client kept for them (see _client).
+_clients: dict[tuple[str | None, str | None, float, int], openai.OpenAI] = {}
+_clients_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -93,30 +96,48 @@ def complete_json(settings: ModelSettings, messages: list[dict[str, str]], schem
     models = list(dict.fromkeys((settings.model, *settings.fallbacks)))
     tally = _Tally(secret=settings.api_key)
     gave_up: list[str] = []
-    try:
-        client = openai.OpenAI(base_url=settings.base_url,
-                               api_key=settings.api_key or "not-needed",
-                               timeout=settings.timeout, max_retries=settings.max_retries)
-    except (openai.OpenAIError, ValueError, TypeError) as exc:
-        raise ModelError(_one_line(f"cannot set up the model client: {exc}",
-                                   settings.api_key)) from None
-    try:
-        for model in models:
-            try:
-                content, value = _ask(client, settings, model, messages, schema, schema_name,
-                                      accept, tally)
-            except _ModelGaveUp as exc:
-                gave_up.append(f"{model}: {exc.line}")
-                continue
-            completion = Completion(content=content, model=model,
-                                    prompt_tokens=tally.prompt_tokens,
-                                    completion_tokens=tally.completion_tokens,
-                                    attempts=tuple(tally.attempts))
-            return completion, value
-    finally:
-        client.close()
+    client = _client(settings)
+    for model in models:
+        try:
+            content, value = _ask(client, settings, model, messages, schema, schema_name,
+                                  accept, tally)
+        except _ModelGaveUp as exc:
+            gave_up.append(f"{model}: {exc.line}")
+            continue
+        completion = Completion(content=content, model=model,
+                                prompt_tokens=tally.prompt_tokens,
+                                completion_tokens=tally.completion_tokens,
+                                attempts=tuple(tally.attempts))
+        return completion, value
     raise ModelError(_one_line("model request failed: " + "; ".join(gave_up), settings.api_key,
                                limit=LINE_MAX * len(models)))
+
+
+def _client(settings: ModelSettings) -> openai.OpenAI:
+    """One client per endpoint, key, timeout and retry count for the life of the process:
+    building one loads the CA bundle into a new SSL context (50-100 ms), and a queue drain or
+    `wikimem eval` asks the same endpoint again and again. The client is thread-safe."""
+    key = (settings.base_url, settings.api_key, settings.timeout, settings.max_retries)
+    with _clients_lock:
+        client = _clients.get(key)
+        if client is None:
+            try:
+                client = openai.OpenAI(base_url=settings.base_url,
+                                       api_key=settings.api_key or "not-needed",
+                                       timeout=settings.timeout, max_retries=settings.max_retries)
+            except (openai.OpenAIError, ValueError, TypeError) as exc:
+                raise ModelError(_one_line(f"cannot set up the model client: {exc}",
+                                           settings.api_key)) from None
+            _clients[key] = client
+        return client
+
+
+def forget_clients() -> None:
+    """Close and drop the kept clients (tests, or a process that reconfigures its model)."""
+    with _clients_lock:
+        for client in _clients.values():
+            client.close()
+        _clients.clear()
 
 
 def forget_accepted_formats() -> None:
