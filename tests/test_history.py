@@ -439,3 +439,25 @@ def test_refusals_are_history_errors(tmp_path: Path, workspace: Path) -> None:
     with pytest.raises(HistoryError, match="detached"):
         own.commit("Detached")
     assert Identity("wikimem", "wikimem@localhost") == WIKIMEM
+
+
+@pytest.mark.parametrize("mode", ["wiki", "workspace"])
+def test_commit_leaves_the_index_with_stat_data_for_exactly_its_paths(tmp_path: Path,
+                                                                       mode: str) -> None:
+    ws = person_repo(tmp_path / "ws")
+    wiki = ws / ".clarvis" / "memory"
+    write(ws / "notes.txt", "the person's own file\n")
+    git(ws, "add", "notes.txt")
+    repo = WikiRepo(wiki, ws, mode)
+    write(wiki / "build" / "bun" / "MEMORY.md", "# Bun\n")
+    write(wiki / "testing" / "MEMORY.md", "# Testing\n")
+    repo.commit(MESSAGE, paths=["build/bun/MEMORY.md", "testing/MEMORY.md"])
+    write(wiki / "build" / "bun" / "MEMORY.md", "# Bun, again\n")
+    (wiki / "testing" / "MEMORY.md").unlink()
+    repo.commit(MESSAGE, paths=["build/bun/MEMORY.md", "testing/MEMORY.md"])
+    where = wiki if mode == "wiki" else ws
+    # diff-files compares stat data only: an entry without it would be listed
+    assert git(where, "diff-files", "--name-only") == ""
+    assert git(where, "status", "--porcelain") == ("" if mode == "wiki" else "A  notes.txt\n")
+    assert git(where, "ls-files", "-s", "--", ".").count("MEMORY.md") == 1
+    assert repo.dirty_paths() == []

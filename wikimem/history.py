@@ -426,7 +426,9 @@ class WikiRepo:
             if not branch:
                 raise HistoryError(f"HEAD of {s.root} is detached; wikimem commits only onto a "
                                    "branch (finish the rebase or check out a branch)")
-            old = s.head()
+            # One process for the parent commit and its tree (none on an unborn branch).
+            found = decode(s.probe("log", "-1", "--format=%H %T", "HEAD") or b"").split()
+            old, old_tree = (found[0], found[1]) if len(found) == 2 else (None, None)
             # The person's index holds stat data, so asking status what changed is far cheaper
             # than re-hashing every file of the wiki into the fresh private index.
             todo = self.status_paths(s) if paths is None else paths
@@ -440,7 +442,7 @@ class WikiRepo:
             else:
                 self.stage(s, todo, index)
             tree = s.run("write-tree", index=index).strip()
-            if old and tree == s.run("rev-parse", f"{old}^{{tree}}").strip():
+            if old and tree == old_tree:
                 return None
             if not old and tree in EMPTY_TREES:
                 return None
@@ -486,15 +488,20 @@ class WikiRepo:
         # new side is exactly an index-info line (mode 0 removes the entry). One linear call
         # instead of pathspec matching, which is quadratic on a large first commit.
         entries = []
+        present = []
         for meta, path in zip(raw[::2], raw[1::2], strict=True):
             _, mode, _, sha, _ = meta.lstrip(":").split(" ")
             entries.append(f"{mode} {sha}\t{path}\0")
+            if mode.strip("0"):
+                present.append(path)
         scratch.write_bytes("".join(entries).encode("utf-8", "surrogateescape"))
         try:
             s.run("update-index", "-z", "--index-info", stdin=scratch)
             # index-info entries carry no stat data; without a refresh every later status would
-            # re-hash them. Exit 1 only means some other file differs, which is not ours to fix.
-            s.probe("update-index", "-q", "--refresh")
+            # re-hash them. Only these paths: refreshing the whole index stats every file of a
+            # large wiki. A failure only means a file differs again, which is not ours to fix.
+            for chunk in batched(present):
+                s.probe("add", "--refresh", "--", *chunk)
         except HistoryError as exc:
             raise HistoryError(f"committed {new[:12]} but could not update the index for the "
                                f"wiki's files ({exc}); run `git reset -q -- {s.scope}`") from exc
