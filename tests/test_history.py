@@ -461,3 +461,21 @@ def test_commit_leaves_the_index_with_stat_data_for_exactly_its_paths(tmp_path: 
     assert git(where, "status", "--porcelain") == ("" if mode == "wiki" else "A  notes.txt\n")
     assert git(where, "ls-files", "-s", "--", ".").count("MEMORY.md") == 1
     assert repo.dirty_paths() == []
+
+
+def test_own_repository_status_writes_back_refreshed_stat_data(tmp_path: Path) -> None:
+    wiki = tmp_path / "ws" / ".clarvis" / "memory"
+    repo = WikiRepo(wiki, tmp_path / "ws", "wiki")
+    for n in range(5):
+        write(wiki / "build" / f"leaf-{n}" / "MEMORY.md", f"# Leaf {n}\n")
+    repo.commit(MESSAGE)
+    copy = tmp_path / "copy" / ".clarvis" / "memory"
+    import shutil
+
+    shutil.copytree(wiki, copy)  # every file a new inode: the index's stat data is stale
+    assert git(copy, "diff-files", "--name-only").count("MEMORY.md") == 5
+    moved = WikiRepo(copy, tmp_path / "copy", "wiki")
+    write(copy / "build" / "leaf-1" / "MEMORY.md", "# Leaf 1, edited\n")
+    write(copy / "build" / "leaf-9" / "MEMORY.md", "# New\n")
+    assert moved.dirty_paths() == ["build/leaf-1/MEMORY.md", "build/leaf-9/MEMORY.md"]
+    assert git(copy, "diff-files", "--name-only") == "build/leaf-1/MEMORY.md\n"

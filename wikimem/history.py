@@ -323,12 +323,20 @@ class WikiRepo:
         if not self.has_repo():
             return self.files_on_disk(self.wiki)
         with self.session() as s:
-            return self.status_paths(s)
+            return self.status_paths(s, own=self.mode == "wiki")
 
     @staticmethod
-    def status_paths(s: Session) -> list[str]:
+    def status_paths(s: Session, own: bool = False) -> list[str]:
+        # In the wiki's own repository, status may write back what it learnt: refreshed stat
+        # data (otherwise, once the index's stat data is stale, as after a copy or a restore,
+        # every status re-hashes every file) and the untracked cache (no re-listing of folders
+        # that did not change). The lock is optional: when someone holds it, status just does
+        # not write. A person's repository (workspace mode) is left alone.
+        extra = {"GIT_OPTIONAL_LOCKS": "1", "GIT_CONFIG_COUNT": "1",
+                 "GIT_CONFIG_KEY_0": "core.untrackedCache",
+                 "GIT_CONFIG_VALUE_0": "true"} if own else None
         out = s.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames",
-                    "--", s.scope)
+                    "--", s.scope, extra=extra)
         return sorted(s.wiki_paths([entry[3:] for entry in split_z(out)]))
 
     def files_on_disk(self, folder: Path) -> list[str]:
