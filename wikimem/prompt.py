@@ -2,7 +2,7 @@
 
 Invariant: the wiki part of the prompt never exceeds the configured budget, whatever the size of
 the wiki: PROFILE's generated block, the topics, the most relevant leaves' summaries, then the
-full text of the most relevant leaves, each cut to what is left.
+full text of the most relevant leaves, each cut to what is left, until the budget is spent.
 """
 
 from __future__ import annotations
@@ -22,7 +22,10 @@ from .render import render
 from .wiki import PROFILE_FILE, Wiki
 
 MAX_LEAVES_LISTED = 30
-MAX_LEAVES_IN_FULL = 6
+# Full pages fill what the budget has left after the profile, topics and listing, in order of
+# relevance: a small wiki (short profile and topic list) shows more of its relevant pages, so
+# the prompt is about the same size whatever the size of the wiki.
+MAX_LEAVES_IN_FULL = 12
 QUERY_WORDS = 60
 
 

@@ -560,7 +560,8 @@ class SearchIndex:
 
         For long machine-made queries (a pass asks about a whole run): OR-ing thirty common
         words makes bm25 rank most of the index, while the rare ones carry the relevance. Words
-        the index lacks are dropped; two words of equal rarity keep their query order."""
+        the index lacks are dropped, and so are words in half its rows or more unless no other
+        word is left; two words of equal rarity keep their query order."""
         terms = query_terms(query)
         if not terms or keep <= 0:
             return ""
@@ -581,7 +582,12 @@ class SearchIndex:
                     row = db.execute("SELECT doc FROM vocab WHERE term = ?", (term,)).fetchone()
                 if row and row[0]:
                     counted.append((row[0], n, term))
-            return " ".join(term for _, _, term in sorted(counted)[:keep])
+            counted.sort()
+            # bm25 gives a word in half the rows or more no weight (FTS5 floors its idf), so
+            # such a word only widens the OR to most of the index: drop it, keep the rarest.
+            rows = db.execute("SELECT count(*) FROM docs").fetchone()[0]
+            telling = [item for item in counted if item[0] * 2 < rows] or counted[:1]
+            return " ".join(term for _, _, term in telling[:keep])
 
         return self._healed(work)
 
