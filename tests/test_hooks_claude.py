@@ -225,3 +225,31 @@ def test_the_hook_path_imports_no_heavy_dependency(transcript: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=Path(__file__).parent.parent)
     assert out.stdout.strip() == "[]"
+
+
+def test_session_end_hook_hands_off_and_the_run_lands(transcript: Path, tmp_path: Path) -> None:
+    """SessionEnd leaves ~1.5 s: the hook hands the payload to a detached process through a
+    pipe and returns; the run is queued and indexed in the background, no secret on disk."""
+    import time
+
+    from tests.conftest import run_wikimem
+    from wikimem.queue import Queue
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    token = "ghp_" + "Zq8Lw2Rt6Yb0Nc4Vx7Mk1Pj5Hg9Fd3Sa2Ue6"
+    event = payload(transcript, hook_event_name="SessionEnd", reason="exit",
+                    last_assistant_message=f"Done. The token was {token}.")
+    proc = run_wikimem("hook", cwd=workspace, input=json.dumps(event))
+    assert proc.returncode == 0 and proc.stdout == b"", proc.stderr
+    queue = Queue(workspace / ".clarvis" / "state" / "queue")
+    deadline = time.monotonic() + 60
+    while queue.counts()["done"] < 1:  # the detached process finishes on its own
+        assert time.monotonic() < deadline, (workspace / ".clarvis/state/background.log")
+        time.sleep(0.05)
+    job = next(j for _, j in queue.jobs("done"))
+    assert job is not None and job.run["task"] == FIRST_PROMPT
+    assert token not in json.dumps(job.run)
+    for path in (workspace / ".clarvis").rglob("*"):
+        if path.is_file() and ".git" not in path.parts:
+            assert token.encode() not in path.read_bytes(), path

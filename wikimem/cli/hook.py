@@ -24,6 +24,7 @@ class HookArgs:
     wait: bool = False
     github: bool = False
     quiet: bool = False
+    handoff: bool = False  # internal: this process was handed a payload to finish in the background
     workspace: str | None = None
     task: str | None = None
     command: list[str] = field(default_factory=list)
@@ -46,6 +47,8 @@ def parse_args(args: Sequence[str]) -> HookArgs:
             parsed.github = True
         elif arg in ("-q", "--quiet"):
             parsed.quiet = True
+        elif arg == "--handoff":
+            parsed.handoff = True
         elif arg in ("-C", "--workspace", "--task"):
             if not items:
                 raise ValueError(f"{arg} needs a value")
@@ -77,25 +80,48 @@ def read_input(source: str | None) -> tuple[bytes, str]:
 
 
 def spawn_pass(workspace: str, log_path: str) -> None:
-    """Start `wikimem index` detached (own session, so a runner tearing down its process group
-    does not kill it), so the runner's next task never waits for it."""
+    """Start `wikimem index` detached, so the runner's next task never waits for it."""
+    spawn([sys.executable, "-m", "wikimem", "index", "--quiet", "-C", workspace], log_path)
+
+
+def spawn(argv: list[str], log_path: str, payload: bytes | None = None) -> None:
+    """Start a detached wikimem (own session, so a runner tearing down its process group does
+    not kill it), optionally handing it `payload` on its stdin through a pipe (never a file:
+    the payload is not yet redacted)."""
     os.makedirs(os.path.dirname(log_path), exist_ok=True)
-    argv = [sys.executable, "-m", "wikimem", "index", "--quiet", "-C", workspace]
-    if hasattr(os, "posix_spawn"):
+    read_end, write_end = os.pipe() if payload is not None else (-1, -1)
+    stdin = [(os.POSIX_SPAWN_DUP2, read_end, 0), (os.POSIX_SPAWN_CLOSE, write_end)] \
+        if payload is not None else [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
+    try:
+        if not hasattr(os, "posix_spawn"):
+            raise NotImplementedError
         try:  # no fork of this process and no `subprocess` import: the hook stays fast
             os.posix_spawn(sys.executable, argv, os.environ, setsid=True, file_actions=[
-                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-                (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                *stdin, (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
                 (os.POSIX_SPAWN_OPEN, 2, log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND,
                  0o644)])
-            return
         except (NotImplementedError, TypeError, OSError):
-            pass  # a platform without setsid for posix_spawn: fall back below
+            _popen(argv, log_path, read_end if payload is not None else None)
+        if payload is not None:
+            os.close(read_end)
+            read_end = -1
+            with open(write_end, "wb", closefd=True) as pipe:
+                write_end = -1
+                pipe.write(payload)
+    finally:
+        for fd in (read_end, write_end):
+            if fd >= 0:
+                os.close(fd)
+
+
+def _popen(argv: list[str], log_path: str, stdin_fd: int | None) -> None:
+    """The portable fallback where posix_spawn cannot start a new session."""
     import subprocess
 
     with open(log_path, "ab") as log:
-        subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
-                         start_new_session=True, close_fds=True)
+        subprocess.Popen(argv, stdin=subprocess.DEVNULL if stdin_fd is None else stdin_fd,
+                         stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
+                         close_fds=True)
 
 
 def fast_hook(args: Sequence[str]) -> int:
@@ -131,6 +157,12 @@ def _hook(parsed: HookArgs) -> int:
         return status
     if record is None:
         data, source = read_input(parsed.source)
+        if not (parsed.wait or parsed.handoff or parsed.github) and _session_end(data):
+            # SessionEnd gives hooks ~1.5 s: reading the transcript and redacting happen in a
+            # detached process that gets the payload through a pipe.
+            spawn([sys.executable, "-m", "wikimem", "hook", "--handoff", "--quiet", "-C",
+                   str(places.workspace), "-"], str(places.state / "background.log"), data)
+            return status
         record = _record(data, source, parsed.github, env)
         if record is None:
             return status
@@ -142,13 +174,24 @@ def _hook(parsed: HookArgs) -> int:
         print(f"wikimem: removed {len(done.redactions)} secret kind(s) before queueing: "
               f"{', '.join(done.redactions)}", file=sys.stderr)
     _warn_failures(places)
-    if parsed.wait:
+    if parsed.wait or parsed.handoff:  # a handed-off hook is already in the background
         from .pipeline import index_until_done
 
         index_until_done(places, settings, done.job_id, quiet=parsed.quiet)
     else:
         spawn_pass(str(places.workspace), str(places.state / "background.log"))
     return status
+
+
+def _session_end(data: bytes) -> bool:
+    """A Claude Code SessionEnd payload (cheap check: the full parse happens later)."""
+    if b"SessionEnd" not in data:
+        return False
+    try:
+        payload = json.loads(data)
+    except ValueError:
+        return False
+    return isinstance(payload, dict) and payload.get("hook_event_name") == "SessionEnd"
 
 
 def _record(data: bytes, source: str, github: bool, env: object) -> dict | None:
