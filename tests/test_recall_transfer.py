@@ -62,7 +62,8 @@ def test_import_updates_changed_bodies_redacts_and_rejects_bad_paths(workspace: 
     places, settings = setup(workspace)
     learn(places, settings, "run-1", BUN, CACHE)
     lines = [json.loads(x) for x in cli("export").out.splitlines()]
-    lines[1]["body"] = f"The cache key is per OS. Token: {TOKEN}"
+    lines[1]["body"] = (f"The cache key is per OS and per lockfile hash; restore it before "
+                        f"`bun install` or the build starts cold. Token: {TOKEN}")
     lines.append({"schema": 1, "path": "../../etc", "entry": "x", "title": "X", "body": "y"})
     lines.append({"schema": 1, "path": "Deploy/Cloud_Run", "entry": "port", "title": "Port",
                   "type": "semantic", "body": "Listen on $PORT."})

@@ -86,9 +86,15 @@ def _relay(pipe: IO[bytes] | None, sink: IO[str], copy: BoundedCopy) -> None:
     if pipe is None:
         return
     out = getattr(sink, "buffer", None)
+    partial = b""  # the copy takes whole lines, so stdout and stderr never splice mid-line
     with pipe:
         while chunk := pipe.read1(CHUNK):  # type: ignore[attr-defined]
-            copy.add(chunk)
+            lines, cut, partial = (partial + chunk).rpartition(b"\n")
+            if cut:
+                copy.add(lines + cut)
+            if len(partial) > CHUNK:  # a line without end (progress bars): keep it bounded
+                copy.add(partial)
+                partial = b""
             try:
                 if out is not None:
                     out.write(chunk)
@@ -97,6 +103,8 @@ def _relay(pipe: IO[bytes] | None, sink: IO[str], copy: BoundedCopy) -> None:
                 sink.flush()
             except (OSError, ValueError):
                 pass  # the caller's stream closed; keep draining so the child never blocks
+    if partial:
+        copy.add(partial)
 
 
 def _wait(process: subprocess.Popen[bytes]) -> int:
