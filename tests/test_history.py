@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from wikimem import history
 from wikimem.errors import HistoryError, NotFound
 from wikimem.history import WIKIMEM, Identity, WikiRepo
 
@@ -479,3 +482,162 @@ def test_own_repository_status_writes_back_refreshed_stat_data(tmp_path: Path) -
     write(copy / "build" / "leaf-9" / "MEMORY.md", "# New\n")
     assert moved.dirty_paths() == ["build/leaf-1/MEMORY.md", "build/leaf-9/MEMORY.md"]
     assert git(copy, "diff-files", "--name-only") == "build/leaf-1/MEMORY.md\n"
+
+
+def tree_by_git(where: Path, parent: str, paths: list[str], tmp: Path) -> str:
+    """The tree `git add -A -- paths` in a fresh index of `parent` gives: what commits built
+    in a private index always were."""
+    env = {**os.environ, "GIT_INDEX_FILE": str(tmp / "expected-index")}
+    for args in (["read-tree", parent], ["add", "-A", "--", *paths]):
+        subprocess.run(["git", *args], cwd=where, env=env, check=True, capture_output=True)
+    return subprocess.run(["git", "write-tree"], cwd=where, env=env, check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def git_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    names: list[str] = []
+    original = history.call
+
+    def spy(cmd, args, env, stdin=None):  # type: ignore[no-untyped-def]
+        names.append(args[0])
+        return original(cmd, args, env, stdin)
+
+    monkeypatch.setattr(history, "call", spy)
+    return names
+
+
+@pytest.mark.parametrize("mode", ["wiki", "workspace"])
+def test_small_commits_build_the_same_trees_without_an_index(tmp_path: Path, mode: str,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    ws = person_repo(tmp_path / "ws")
+    wiki = ws / ".clarvis" / "memory"
+    repo = WikiRepo(wiki, ws, mode)
+    where = wiki if mode == "wiki" else ws
+    prefix = "" if mode == "wiki" else ".clarvis/memory/"
+    write(wiki / "PROFILE.md", "# Profile\n")
+    for topic in ("build", "testing"):
+        write(wiki / topic / "TOPIC.md", f"# {topic}\n")
+        for leaf in ("bun", "pytest", "z-last"):
+            write(wiki / topic / leaf / "MEMORY.md", f"# {topic}/{leaf}\n")
+    write(wiki / "build" / "bun" / "notes b.md", "a name with a space\n")
+    repo.commit("Start")  # unborn: the private index builds the first tree
+    calls = git_calls(monkeypatch)
+    steps: list[tuple[list[str], dict[str, str | None]]] = [
+        # an entry added to a nested leaf and its topic page, like a pass does
+        (["build/bun/MEMORY.md", "build/TOPIC.md"],
+         {"build/bun/MEMORY.md": "# build/bun\n\n## New\n", "build/TOPIC.md": "# build!\n"}),
+        # a new topic folder with a new leaf, and the profile
+        (["deploy/TOPIC.md", "deploy/k8s/MEMORY.md", "PROFILE.md"],
+         {"deploy/TOPIC.md": "# deploy\n", "deploy/k8s/MEMORY.md": "# k8s\n",
+          "PROFILE.md": "# Profile, longer\n"}),
+        # a leaf deleted (its folder goes too), a file in a leaf deleted, names that sort
+        # around folders ("bun" folder vs "bun.md" file), a path that never existed
+        (["testing/pytest/MEMORY.md", "build/bun/notes b.md", "build/bun.md",
+          "never/there.md"],
+         {"testing/pytest/MEMORY.md": None, "build/bun/notes b.md": None,
+          "build/bun.md": "# beside the folder\n"}),
+        # the last leaf of a topic deleted with the topic page: the topic folder goes
+        (["deploy/k8s/MEMORY.md", "deploy/TOPIC.md"],
+         {"deploy/k8s/MEMORY.md": None, "deploy/TOPIC.md": None}),
+        # non-ASCII names
+        (["testing/ünïcode/MEMORY.md"], {"testing/ünïcode/MEMORY.md": "# ü\n"}),
+    ]
+    for paths, changes in steps:
+        parent = git(where, "rev-parse", "HEAD").strip()
+        for path, text in changes.items():
+            if text is None:
+                (wiki / path).unlink()
+                history.WikiRepo.prune_parents(repo, wiki / path)
+            else:
+                write(wiki / path, text)
+        calls.clear()
+
+        sha = repo.commit("Step", paths=paths)
+
+        assert sha is not None and "read-tree" not in calls
+        expected = tree_by_git(where, parent, [prefix + p for p in paths
+                                               if p != "never/there.md"], tmp_path)
+        assert git(where, "rev-parse", f"{sha}^{{tree}}").strip() == expected
+        assert git(where, "rev-parse", f"{sha}^").strip() == parent
+        assert repo.changed_paths(sha) == sorted(p for p in paths if p != "never/there.md")
+        # the index agrees with the commit, stat data included
+        assert git(where, "diff-files", "--name-only") == ""
+        assert git(where, "diff-index", "--cached", "--name-only", "HEAD") == ""
+        assert repo.dirty_paths() == []
+    assert repo.commit("Nothing", paths=["build/TOPIC.md"]) is None
+    assert not (wiki / "deploy").exists()
+    assert git(where, "ls-tree", "-r", "--name-only", "HEAD", "--", prefix + "deploy") == ""
+    subprocess.run(["git", "fsck", "--strict", "--no-dangling"], cwd=where, check=True,
+                   capture_output=True)
+
+
+def test_unusual_paths_take_the_private_index(own: WikiRepo, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    wiki = own.wiki
+    write(wiki / "build" / "bun" / "MEMORY.md", "# bun\n")
+    write(wiki / "build" / "old" / "MEMORY.md", "# old\n")
+    write(wiki / "tool.sh", "#!/bin/sh\n")
+    own.commit("Start")
+    calls = git_calls(monkeypatch)
+    def delete_folder() -> None:
+        (wiki / "build" / "old" / "MEMORY.md").unlink()
+        (wiki / "build" / "old").rmdir()
+
+    def file_to_folder() -> None:
+        (wiki / "tool.sh").unlink()
+        write(wiki / "tool.sh" / "MEMORY.md", "# now a folder\n")
+
+    cases: list[tuple[list[str], Callable[[], object]]] = [
+        (["tool.sh"], lambda: (wiki / "tool.sh").chmod(0o755)),  # executable
+        (["link.md"], lambda: (wiki / "link.md").symlink_to("tool.sh")),  # a link
+        (["build/old"], delete_folder),  # a whole folder deleted
+        (["build/new"], lambda: write(wiki / "build" / "new" / "MEMORY.md", "# new\n")),
+        (["tool.sh"], file_to_folder),  # a folder where a file was
+    ]
+    for paths, change in cases:
+        parent = git(wiki, "rev-parse", "HEAD").strip()
+        change()
+        calls.clear()
+
+        sha = own.commit("Unusual", paths=paths)
+
+        assert sha is not None and "read-tree" in calls
+        assert git(wiki, "rev-parse", f"{sha}^{{tree}}").strip() == tree_by_git(
+            wiki, parent, paths, tmp_path)
+        assert git(wiki, "status", "--porcelain") == ""
+    assert git(wiki, "ls-tree", "HEAD", "link.md").startswith("120000 ")
+
+
+def test_an_ignored_new_file_is_refused_as_before(own: WikiRepo) -> None:
+    write(own.wiki / "PROFILE.md", "# Profile\n")
+    write(own.wiki / ".gitignore", "*.tmp\n")
+    own.commit("Start")
+    write(own.wiki / "scratch.tmp", "not memory\n")
+    head = own.head()
+
+    with pytest.raises(HistoryError, match="ignored"):
+        own.commit("Ignored", paths=["scratch.tmp"])
+    assert own.head() == head
+
+
+def test_own_status_sees_every_kind_of_change_through_the_untracked_cache(own: WikiRepo
+                                                                          ) -> None:
+    for n in range(3):
+        write(own.wiki / "build" / f"leaf-{n}" / "MEMORY.md", f"# {n}\n")
+    own.commit("Start")
+    assert own.dirty_paths() == []
+    assert own.dirty_paths() == []  # the cache written back by the first status
+    with (own.wiki / "build" / "leaf-0" / "MEMORY.md").open("a", encoding="utf-8") as f:
+        f.write("in place\n")  # an in-place edit: no folder changes
+    (own.wiki / "build" / "leaf-1" / "MEMORY.md").rename(own.wiki / "build" / "leaf-1" / "M.md")
+    (own.wiki / "build" / "leaf-2" / "MEMORY.md").unlink()
+    write(own.wiki / "build" / "leaf-3" / "deep" / "MEMORY.md", "# new, nested\n")
+
+    assert own.dirty_paths() == ["build/leaf-0/MEMORY.md", "build/leaf-1/M.md",
+                                 "build/leaf-1/MEMORY.md", "build/leaf-2/MEMORY.md",
+                                 "build/leaf-3/deep/MEMORY.md"]
+    assert own.commit_person_edits() is not None
+    assert own.dirty_paths() == []
+    write(own.wiki / "build" / "leaf-3" / "deep" / "more.md", "# another\n")
+    assert own.dirty_paths() == ["build/leaf-3/deep/more.md"]

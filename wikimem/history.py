@@ -10,8 +10,10 @@ Paths given and returned are wiki-relative with forward slashes, in both modes.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -40,6 +42,8 @@ EMPTY_TREES = frozenset({
     "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321",
 })
 BATCH = 500  # pathspecs per git call: far below any platform's command-line limit
+FILE_MODE = b"100644"
+TREE_MODE = b"40000"
 EXCLUDE_HEADER = "# wikimem: its wiki repository and state stay out of this repository"
 LOG_FIELDS = ("%H", "%h", "%aI", "%an", "%ae", "%s", "%b", "%(trailers:only,unfold)")
 LOG_FORMAT = "%x1e" + "".join(f"{field}%x1f" for field in LOG_FIELDS)
@@ -99,6 +103,27 @@ def split_z(out: str) -> list[str]:
     return [item for item in out.split("\0") if item]
 
 
+def parse_tree(data: bytes, width: int) -> dict[bytes, tuple[bytes, bytes]]:
+    """A raw tree object's entries: name -> (mode, binary object id)."""
+    entries = {}
+    at = 0
+    while at < len(data):
+        space = data.index(b" ", at)
+        nul = data.index(b"\0", space)
+        entries[data[space + 1:nul]] = (data[at:space], data[nul + 1:nul + 1 + width])
+        at = nul + 1 + width
+    return entries
+
+
+def tree_body(entries: Mapping[bytes, tuple[bytes, bytes]]) -> bytes:
+    """A raw tree object's content, entries in git's order (a folder sorts as "name/")."""
+    def key(name: bytes) -> bytes:
+        return name + b"/" if entries[name][0] == TREE_MODE else name
+
+    return b"".join(entries[name][0] + b" " + name + b"\0" + entries[name][1]
+                    for name in sorted(entries, key=key))
+
+
 def wiki_path(path: str) -> str:
     """Normalise a wiki-relative path ("" is the wiki itself); refuse anything leaving it."""
     pure = PurePosixPath(path.replace("\\", "/"))
@@ -138,10 +163,14 @@ class Session:
 
     def run(self, *args: str, index: str | None = None, extra: Mapping[str, str] | None = None,
             stdin: Path | None = None) -> str:
+        return decode(self.run_bytes(*args, index=index, extra=extra, stdin=stdin))
+
+    def run_bytes(self, *args: str, index: str | None = None,
+                  extra: Mapping[str, str] | None = None, stdin: Path | None = None) -> bytes:
         status, out, err = call(self.repo.git, args, self.env(index, extra), stdin)
         if status != 0:
             raise HistoryError(one_line(args[0], err))
-        return decode(out)
+        return out
 
     def to_repo(self, path: str) -> str:
         rel = wiki_path(path)
@@ -331,12 +360,18 @@ class WikiRepo:
         # data (otherwise, once the index's stat data is stale, as after a copy or a restore,
         # every status re-hashes every file) and the untracked cache (no re-listing of folders
         # that did not change). The lock is optional: when someone holds it, status just does
-        # not write. A person's repository (workspace mode) is left alone.
-        extra = {"GIT_OPTIONAL_LOCKS": "1", "GIT_CONFIG_COUNT": "1",
-                 "GIT_CONFIG_KEY_0": "core.untrackedCache",
-                 "GIT_CONFIG_VALUE_0": "true"} if own else None
-        out = s.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames",
-                    "--", s.scope, extra=extra)
+        # not write. git consults that cache only for a whole-tree status (no pathspec) whose
+        # untracked mode is the configured one, hence the second setting and no "--" here.
+        # A person's repository (workspace mode) is left alone.
+        if own and not s.prefix:
+            extra = {"GIT_OPTIONAL_LOCKS": "1", "GIT_CONFIG_COUNT": "2",
+                     "GIT_CONFIG_KEY_0": "core.untrackedCache", "GIT_CONFIG_VALUE_0": "true",
+                     "GIT_CONFIG_KEY_1": "status.showUntrackedFiles", "GIT_CONFIG_VALUE_1": "all"}
+            out = s.run("status", "--porcelain=v1", "-z", "--untracked-files=all",
+                        "--no-renames", extra=extra)
+        else:
+            out = s.run("status", "--porcelain=v1", "-z", "--untracked-files=all",
+                        "--no-renames", "--", s.scope)
         return sorted(s.wiki_paths([entry[3:] for entry in split_z(out)]))
 
     def files_on_disk(self, folder: Path) -> list[str]:
@@ -442,14 +477,20 @@ class WikiRepo:
             todo = self.status_paths(s) if paths is None else paths
             if not todo:
                 return None
-            index = os.path.join(tmp, "index")
-            s.run("read-tree", *([old] if old else ["--empty"]), index=index)
-            if paths is None and len(todo) > BATCH:
-                # Matching thousands of pathspecs costs more than hashing the whole wiki.
-                s.run("add", "-A", "--", s.scope, index=index)
-            else:
-                self.stage(s, todo, index)
-            tree = s.run("write-tree", index=index).strip()
+            # A few paths on top of a parent: build only the trees above them, because reading
+            # a whole large wiki into a private index costs more than all the rest of a commit.
+            tree = (self.tree_by_hand(s, old_tree, todo, Path(tmp))
+                    if old_tree and len(todo) <= BATCH else None)
+            by_hand = tree is not None
+            if tree is None:
+                index = os.path.join(tmp, "index")
+                s.run("read-tree", *([old] if old else ["--empty"]), index=index)
+                if paths is None and len(todo) > BATCH:
+                    # Matching thousands of pathspecs costs more than hashing the whole wiki.
+                    s.run("add", "-A", "--", s.scope, index=index)
+                else:
+                    self.stage(s, todo, index)
+                tree = s.run("write-tree", index=index).strip()
             if old and tree == old_tree:
                 return None
             if not old and tree in EMPTY_TREES:
@@ -469,8 +510,141 @@ class WikiRepo:
             # The old value guards against a commit made meanwhile by someone else.
             s.run("update-ref", "-m", f"wikimem: {subject}", decode(branch).strip(), new,
                   old or "")
-            self.sync_index(s, old, new, Path(tmp, "index-info"))
+            if by_hand and self.mode == "wiki":
+                self.sync_files(s, todo, new, Path(tmp, "index-paths"))
+            else:
+                self.sync_index(s, old, new, Path(tmp, "index-info"))
             return new
+
+    @staticmethod
+    def sync_files(s: Session, paths: Sequence[str], new: str, scratch: Path) -> None:
+        """Bring the wiki's own index up to date for these plain files (present or deleted)
+        from the work tree, stat data included, in one call.
+
+        The index then matches the new commit, since its tree was hashed from these files a
+        moment ago. Should a person have edited one in that moment, the index holds their
+        version, staged, and the next pass commits it as theirs: nothing is lost or folded
+        into wikimem's commit. Only for the wiki's own repository: a person's index in
+        workspace mode gets exactly the committed entries (`sync_index`).
+        """
+        scratch.write_bytes("".join(f"{p}\0" for p in sorted({s.to_repo(p) for p in paths}))
+                            .encode("utf-8", "surrogateescape"))
+        try:
+            s.run("update-index", "--add", "--remove", "-z", "--stdin", stdin=scratch)
+        except HistoryError as exc:
+            raise HistoryError(f"committed {new[:12]} but could not update the index for the "
+                               f"wiki's files ({exc}); run `git reset -q -- {s.scope}`") from exc
+
+    @staticmethod
+    def tree_by_hand(s: Session, old_tree: str, paths: Sequence[str], tmp: Path) -> str | None:
+        """The tree `old_tree` with these paths as they are in the work tree, written without an
+        index: new blobs, then new trees for just the folders above them, bottom up.
+
+        The result is the tree `git add -A -- paths` would give. None when a path needs git's
+        general handling (a folder, a symlink, an executable or ignored new file, a file
+        where a folder must be, ...): the caller then builds the tree in a private index.
+        Every path it accepts is a plain file, present or deleted, so `sync_files` can
+        bring an index up to date with the result.
+        """
+        wanted = sorted({s.to_repo(p) for p in paths})
+        on_disk: dict[str, bool] = {}
+        folders = {""}
+        for path in wanted:
+            if path == "." or "\n" in path:
+                return None
+            try:
+                mode = os.lstat(s.root / path).st_mode
+            except (FileNotFoundError, NotADirectoryError):
+                on_disk[path] = False
+            else:
+                if not stat.S_ISREG(mode) or mode & 0o111:
+                    return None
+                on_disk[path] = True
+            parts = path.split("/")
+            folders.update("/".join(parts[:n]) for n in range(1, len(parts)))
+        if any(not on_disk[f] for f in folders if f in on_disk):
+            return None  # a vanished folder and paths inside it: git's rules, not these
+        order = sorted(folders)
+        query = Path(tmp, "trees")
+        query.write_bytes("".join(f"{old_tree}:{f}\n" if f else f"{old_tree}\n"
+                                  for f in order).encode("utf-8", "surrogateescape"))
+        out = s.run_bytes("cat-file", "--batch", stdin=query)
+        width = len(old_tree) // 2  # bytes of one object id: SHA-1 or SHA-256
+        trees: dict[str, dict[bytes, tuple[bytes, bytes]]] = {}
+        at = 0
+        for folder in order:
+            end = out.index(b"\n", at)
+            header = out[at:end].split(b" ")
+            at = end + 1
+            if header[-1] == b"missing":
+                trees[folder] = {}
+                continue
+            if header[1] != b"tree":
+                return None  # a file, or a link, stands where the folder must be
+            size = int(header[2])
+            trees[folder] = parse_tree(out[at:at + size], width)
+            at += size + 1
+        present = [p for p in wanted if on_disk[p]]
+        new = []
+        for path in wanted:
+            folder, _, name = path.rpartition("/")
+            entry = trees[folder].get(name.encode("utf-8", "surrogateescape"))
+            if entry is None:
+                new += [path] if on_disk[path] else []
+            elif entry[0] != FILE_MODE:
+                # an executable, a link, a submodule, or a whole folder replaced or deleted
+                return None
+        if new:
+            listing = Path(tmp, "new")
+            listing.write_bytes("".join(f"{p}\0" for p in new).encode("utf-8", "surrogateescape"))
+            status, _, _ = call(s.repo.git, ("check-ignore", "-q", "-z", "--stdin"),
+                                s.env(extra={"GIT_LITERAL_PATHSPECS": "0"}), listing)
+            if status != 1:  # something is ignored (git add refuses it), or git failed
+                return None
+        if present:
+            listing = Path(tmp, "blobs")
+            listing.write_bytes("".join(f"{p}\n" for p in present)
+                                .encode("utf-8", "surrogateescape"))
+            blobs = s.run("hash-object", "-w", "--stdin-paths", stdin=listing).split()
+            if len(blobs) != len(present):
+                raise HistoryError("git hash-object failed: it hashed "
+                                   f"{len(blobs)} of {len(present)} files")
+            for path, blob in zip(present, blobs, strict=True):
+                folder, _, name = path.rpartition("/")
+                trees[folder][name.encode("utf-8", "surrogateescape")] = (
+                    FILE_MODE, bytes.fromhex(blob))
+        for path in wanted:
+            if not on_disk[path]:  # a deleted file, or nothing at all
+                folder, _, name = path.rpartition("/")
+                trees[folder].pop(name.encode("utf-8", "surrogateescape"), None)
+        algorithm = "sha1" if width == 20 else "sha256"
+        built: list[tuple[str, Path]] = []
+        root = ""
+        for folder in sorted(order, key=lambda f: f.count("/") + bool(f), reverse=True):
+            entries = trees[folder]
+            parent, _, name = folder.rpartition("/")
+            if folder and not entries:  # git keeps no empty folders
+                trees[parent].pop(name.encode("utf-8", "surrogateescape"), None)
+                continue
+            body = tree_body(entries)
+            sha = hashlib.new(algorithm, b"tree %d\0" % len(body) + body).hexdigest()
+            file = Path(tmp, f"tree-{len(built)}")
+            file.write_bytes(body)
+            built.append((sha, file))
+            if folder:
+                trees[parent][name.encode("utf-8", "surrogateescape")] = (
+                    TREE_MODE, bytes.fromhex(sha))
+            else:
+                root = sha
+        listing = Path(tmp, "tree-files")
+        listing.write_bytes("".join(f"{file}\n" for _, file in built).encode(
+            "utf-8", "surrogateescape"))
+        # hash-object checks each tree's format as it writes it; the ids must be ours
+        written = s.run("hash-object", "-w", "-t", "tree", "--stdin-paths",
+                        stdin=listing).split()
+        if written != [sha for sha, _ in built]:
+            raise HistoryError("git hash-object wrote trees other than the ones built")
+        return root
 
     @staticmethod
     def stage(s: Session, paths: Sequence[str], index: str) -> None:
