@@ -46,6 +46,12 @@ def process_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str,
 
 def open_workspace(generated: Generated, env: Mapping[str, str]) -> tuple[config.Places,
                                                                            config.Settings]:
+    from .generate import CACHE
+
+    if generated.workspace.resolve().is_relative_to(CACHE.resolve()):
+        # a measurement writes: on the cached wiki it would leave jobs that make the next
+        # measurement's runs duplicates (nothing to index)
+        raise ValueError("measure a copy (bench.generate.copy), not the cached workspace")
     places = config.Places(workspace=generated.workspace,
                            global_dir=generated.workspace.parent / "global")
     return places, config.load(places, env)
