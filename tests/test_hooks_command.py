@@ -106,3 +106,22 @@ def test_bounded_copy_counts_what_it_drops() -> None:
     small = BoundedCopy(100)
     small.add(b"ok\n")
     assert small.text() == "ok\n"
+
+
+@pytest.mark.parametrize("args", [
+    ["--from-command", "--task", "nightly e2e", "--", "npm", "test"],
+    ["--task", "nightly e2e", "--from-command", "--", "npm", "test"],
+    ["--from-command", "--task", "nightly e2e", "npm", "test"]])
+def test_hook_options_may_come_before_or_after_from_command(args: list[str]) -> None:
+    from wikimem.cli.hook import parse_args
+
+    parsed = parse_args(args)
+    assert parsed.task == "nightly e2e" and parsed.command == ["npm", "test"]
+
+
+@pytest.mark.parametrize("args", [["--from-command"], ["--", "true"]])
+def test_hook_command_flags_must_come_together(args: list[str]) -> None:
+    from wikimem.cli.hook import parse_args
+
+    with pytest.raises(ValueError):
+        parse_args(args)

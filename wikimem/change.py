@@ -16,7 +16,8 @@ from .compile import compile_profile, compile_topic
 from .config import Places, Settings
 from .fsio import workspace_lock
 from .history import WikiRepo
-from .wiki import Wiki
+from .errors import NotFound
+from .wiki import PROFILE_FILE, Wiki
 from .workspace import ensure_wiki, open_repo, today
 
 LOCK_TIMEOUT = 60
@@ -58,8 +59,12 @@ def prune_empty(root: Path, folder: Path) -> None:
 
 
 def commit_change(places: Places, settings: Settings, message: str,
-                  work: Callable[[Change], None]) -> str | None:
-    """Run `work` under the lock, recompile, commit once; None when nothing changed."""
+                  work: Callable[[Change], None], *, create: bool = False) -> str | None:
+    """Run `work` under the lock, recompile, commit once; None when nothing changed.
+    Only `create` (an import into a new workspace) may start a wiki."""
+    if not create and not (places.wiki / PROFILE_FILE).is_file():
+        # like `show`: a command that edits the wiki never creates one as a side effect
+        raise NotFound(f"no wiki in {places.workspace}: run `wikimem init` first")
     with workspace_lock(places.lock, wait=True, timeout=LOCK_TIMEOUT):
         repo = open_repo(places, settings)
         ensure_wiki(places, settings, repo)

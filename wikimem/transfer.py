@@ -113,7 +113,7 @@ def import_lines(places: Places, settings: Settings, lines: Iterable[str],
     names = f"{len(items)} line(s) from {source}"
     result.commit = commit_change(
         places, settings, f"Import memory\n\nMerged {names} with `wikimem import`.\n\n"
-        "Wikimem-Action: import\n", work) if items else None
+        "Wikimem-Action: import\n", work, create=True) if items else None
     return result
 
 

@@ -33,14 +33,13 @@ class HookArgs:
 def parse_args(args: Sequence[str]) -> HookArgs:
     parsed = HookArgs()
     items = list(args)
+    from_command = False
     while items:
         arg = items.pop(0)
         if arg == "--from-command":
-            if items[:1] == ["--"]:
-                items.pop(0)
-            parsed.command, items = items, []
-            if not parsed.command:
-                raise ValueError("--from-command needs a command after --")
+            from_command = True  # options may still follow; the command starts after `--`
+        elif arg == "--" or (from_command and not arg.startswith("-")):
+            parsed.command, items = (items if arg == "--" else [arg, *items]), []
         elif arg == "--wait":
             parsed.wait = True
         elif arg == "--github":
@@ -65,6 +64,10 @@ def parse_args(args: Sequence[str]) -> HookArgs:
             parsed.source = arg
         else:
             raise ValueError(f"unexpected argument {arg!r}")
+    if from_command and not parsed.command:
+        raise ValueError("--from-command needs a command after --")
+    if parsed.command and not from_command:
+        raise ValueError("a command after -- needs --from-command")
     return parsed
 
 
