@@ -97,3 +97,20 @@ def test_import_refuses_a_newer_schema_and_bad_json_without_writing(workspace: P
     assert "line 2 is not JSON" in cli("import", str(broken)).err
     assert cli("import", str(workspace / "missing.jsonl")).code == 2
     assert commits(places.wiki) == before
+
+
+def test_import_keeps_entry_dates_so_expired_memory_stays_expired(tmp_path: Path, cli) -> None:
+    target = tmp_path / "b"
+    target.mkdir()
+    setup(target)
+    line = {"schema": 1, "path": "ops/node", "entry": "node-18-eol", "title": "Node 18 EOL",
+            "type": "semantic", "body": "Node 18 reached end of life; upgrade runners to 22.",
+            "meta": {"review-by": "2026-01-01", "expires": "2026-06-30", "evil": "x -->"}}
+    file = tmp_path / "in.jsonl"
+    file.write_text(json.dumps(line) + "\n")
+    assert cli("import", "-C", str(target), str(file)).code == 0
+    page = (target / ".clarvis/memory/ops/node/MEMORY.md").read_text()
+    assert "<!-- wikimem: expires=2026-06-30 review-by=2026-01-01 -->" in page
+    assert "evil" not in page
+    exported = json.loads(cli("export", "-C", str(target)).out.splitlines()[0])
+    assert exported["meta"] == {"expires": "2026-06-30", "review-by": "2026-01-01"}

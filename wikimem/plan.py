@@ -55,6 +55,14 @@ SCHEMA: dict[str, Any] = {
                     "reason": {"type": "string"},
                     "leaf_title": {"type": "string"},
                     "leaf_summary": {"type": "string"},
+                    "meta": {
+                        "type": "object",
+                        "description": "Optional dates (YYYY-MM-DD) for memory that should be "
+                                       "reviewed or that stops being true.",
+                        "additionalProperties": False,
+                        "properties": {"review-by": {"type": "string"},
+                                       "expires": {"type": "string"}},
+                    },
                 },
             },
         },
@@ -95,6 +103,18 @@ class Edit:
     reason: str = ""
     leaf_title: str = ""
     leaf_summary: str = ""
+    meta: tuple[tuple[str, str], ...] = ()  # entry dates: ("review-by", "2027-03-01"), ...
+
+
+META_KEYS = ("review-by", "expires")
+DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def clean_meta(raw: Any) -> tuple[tuple[str, str], ...]:
+    """Only known keys with ISO dates survive: the meta line must stay a one-line comment."""
+    if not isinstance(raw, Mapping):
+        return ()
+    return tuple((k, str(raw[k])) for k in META_KEYS if k in raw and DATE.match(str(raw[k])))
 
 
 @dataclass(frozen=True)
@@ -273,7 +293,8 @@ class _Checker:
         return Edit(action, leaf, entry_id, title=title or entry_id.replace("-", " ").capitalize(),
                     type=str(kind), body=body, reason=one_line(str(raw.get("reason") or ""), 200),
                     leaf_title=one_line(str(raw.get("leaf_title") or ""), MAX_TITLE),
-                    leaf_summary=one_line(str(raw.get("leaf_summary") or ""), MAX_SUMMARY))
+                    leaf_summary=one_line(str(raw.get("leaf_summary") or ""), MAX_SUMMARY),
+                    meta=clean_meta(raw.get("meta")))
 
 
 def validate(raw: RawPlan, lookup: EntryLookup, *, total_entries: int = 0,

@@ -82,7 +82,7 @@ def to_edit(item: dict[str, Any], result: Imported) -> dict[str, Any]:
         text[key] = value
         result.redacted += len(kinds)
     return {"action": "add", "leaf": item.get("path"), "entry": item.get("entry") or "",
-            "type": item.get("type"), "reason": "imported", **text}
+            "type": item.get("type"), "meta": item.get("meta"), "reason": "imported", **text}
 
 
 def import_lines(places: Places, settings: Settings, lines: Iterable[str],

@@ -309,6 +309,7 @@ class Wiki:
             page = markdown.with_meta(page, "summary", edit.leaf_summary)
         leaf_type = str(page.meta.get("type") or "")
         meta = {} if edit.type == leaf_type else {"type": edit.type}
+        meta.update(edit.meta)
         if edit.action == "add":
             return markdown.add_entry(page, edit.title, edit.body, meta)
         entry = page.entry(edit.entry)
