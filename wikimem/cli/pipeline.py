@@ -253,28 +253,38 @@ def config_get(ctx: Ctx, key: str) -> None:
     click.echo(f"{shown}    ({value.source})")
 
 
+GLOBAL_HELP = "Write the global config (~/.clarvis/config.toml) instead of the workspace's."
+
+
 @config_cmd.command("set")
 @click.argument("key")
 @click.argument("value")
+@click.option("--global", "is_global", is_flag=True, help=GLOBAL_HELP)
 @click.pass_context
-def config_set(click_ctx: click.Context, key: str, value: str) -> None:
+def config_set(click_ctx: click.Context, key: str, value: str, is_global: bool) -> None:
     """Set KEY to VALUE in the workspace config (or the global one with --global)."""
     from ..settings_file import set_value
 
     ctx = click_ctx.ensure_object(Ctx)
-    path = set_value(ctx.places, key, value, bool(click_ctx.meta.get("global")))
+    use_global = is_global or bool(click_ctx.meta.get("global"))
+    path = set_value(ctx.places, key, value, use_global)
     click.echo(f"{key} set in {path}")
+    if key == "model.api_key":
+        warn(f"wikimem: the key is stored in plain text in {path}; prefer OPENAI_API_KEY in "
+             "the environment, and never commit that file")
 
 
 @config_cmd.command("unset")
 @click.argument("key")
+@click.option("--global", "is_global", is_flag=True, help=GLOBAL_HELP)
 @click.pass_context
-def config_unset(click_ctx: click.Context, key: str) -> None:
+def config_unset(click_ctx: click.Context, key: str, is_global: bool) -> None:
     """Remove KEY from the workspace config (or the global one with --global)."""
     from ..settings_file import set_value
 
     ctx = click_ctx.ensure_object(Ctx)
-    path = set_value(ctx.places, key, None, bool(click_ctx.meta.get("global")))
+    use_global = is_global or bool(click_ctx.meta.get("global"))
+    path = set_value(ctx.places, key, None, use_global)
     click.echo(f"{key} removed from {path}")
 
 
