@@ -140,7 +140,10 @@ def assemble(profile: str, entries: list[ContextEntry], budget: int,
     if not more and len(full) <= budget:
         return Context(full, tuple(entries), False, profile)
     room = budget - len(MORE) if budget >= len(MORE) else budget
-    head = profile if len(profile) <= room else fit_lines(profile, room)
+    # With a query, the profile may take at most half the room first, so the entries the
+    # query found are not crowded out; it gets back whatever they leave unused.
+    cap = room // 2 if blocks else room
+    head = profile if len(profile) <= cap else fit_lines(profile, cap)
     used = len(head)
     kept: list[tuple[ContextEntry, str]] = []
     for item, block in zip(entries, blocks, strict=True):
@@ -149,6 +152,9 @@ def assemble(profile: str, entries: list[ContextEntry], budget: int,
             kept.append((item, block))
             used += cost
     body = HEADING + "".join(block for _, block in kept) if kept else ""
+    if len(head) < len(profile):
+        spare = room - len(body)
+        head = profile if len(profile) <= spare else fit_lines(profile, spare)
     tail = "" if budget < len(MORE) else (MORE if head or body else MORE.lstrip("\n"))
     return Context(head + body + tail, tuple(item for item, _ in kept), True, head)
 

@@ -20,7 +20,8 @@ def _index_file(ctx: Ctx) -> Path:
 
 @cli.command()
 @click.option("--budget", type=click.IntRange(min=0), default=4000, show_default=True,
-              metavar="CHARS", help="Never print more than this many characters.")
+              metavar="CHARS", help="Never print more than this many characters of memory "
+              "(with --format json, the text inside the JSON; \"chars\" says how many).")
 @click.option("--query", metavar="TEXT", help="Add the entries most relevant to TEXT.")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown",
               show_default=True, help="Output format.")
