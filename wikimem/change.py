@@ -14,9 +14,9 @@ from pathlib import Path
 
 from .compile import compile_profile, compile_topic
 from .config import Places, Settings
+from .errors import NotFound
 from .fsio import workspace_lock
 from .history import WikiRepo
-from .errors import NotFound
 from .wiki import PROFILE_FILE, Wiki
 from .workspace import ensure_wiki, open_repo, today
 
