@@ -18,11 +18,19 @@ def crash_log(exc: BaseException) -> str:
     import traceback
     from pathlib import Path
 
-    folder = Path(tempfile.gettempdir()) / "wikimem-logs"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"crash-{time.strftime('%Y%m%d-%H%M%S')}.log"
-    path.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
-    return str(path)
+    from ..config import global_dir
+
+    # the person's own folder, not a shared temp dir: a traceback can quote their data
+    for folder in (global_dir() / "logs", Path(tempfile.gettempdir()) / "wikimem-logs"):
+        try:
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            path = folder / f"crash-{time.strftime('%Y%m%d-%H%M%S')}.log"
+            path.touch(mode=0o600)
+            path.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+            return str(path)
+        except OSError:
+            continue
+    return "(no writable log folder)"
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -119,10 +119,7 @@ def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
 
     queue = Queue(ctx.places.queue)
     total = queue.pending_ready()
-    if ctx.settings.model().model is None and not quiet and total:
-        from ..extractor import NO_MODEL_WARNING
-        warn(f"wikimem: {NO_MODEL_WARNING}")
-    bar = None
+    bar = None  # (a pass reports "no model configured" itself, once)
     if total > 1 and not quiet and sys.stderr.isatty():
         bar = click.progressbar(length=total, label="indexing", file=sys.stderr)
         bar.__enter__()
@@ -235,10 +232,7 @@ def config_cmd(click_ctx: click.Context, is_global: bool) -> None:
     if click_ctx.invoked_subcommand is None:
         ctx = click_ctx.obj
         for key, value in sorted(ctx.settings.values.items()):
-            shown = "***" if key == "model.api_key" and value.value else value.value
-            if isinstance(shown, tuple):
-                shown = ",".join(shown)
-            click.echo(f"{key} = {shown!s}    ({value.source})")
+            click.echo(f"{key} = {shown_value(key, value.value)}    ({value.source})")
 
 
 @config_cmd.command("get")
@@ -249,8 +243,16 @@ def config_get(ctx: Ctx, key: str) -> None:
     if key not in config.SETTINGS:
         raise UsageError(f"unknown setting {key!r}; see `wikimem config`")
     value = ctx.settings.values[key]
-    shown = "***" if key == "model.api_key" and value.value else value.value
-    click.echo(f"{shown}    ({value.source})")
+    click.echo(f"{shown_value(key, value.value)}    ({value.source})")
+
+
+def shown_value(key: str, value: Any) -> str:
+    """A setting as a person would type it back: lists comma-joined, the API key masked."""
+    if key == "model.api_key" and value:
+        return "***"
+    if isinstance(value, (tuple, list)):
+        return ",".join(value)
+    return str(value)
 
 
 GLOBAL_HELP = "Write the global config (~/.clarvis/config.toml) instead of the workspace's."
