@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -305,3 +306,24 @@ def test_demo_runs_offline_from_shipped_examples(tmp_path: Path) -> None:
     log = git("log", "--format=%B", cwd=wiki)
     assert "Wikimem-Run:" in log
     assert example_run("01")  # the examples ship inside the package
+
+
+def test_hook_after_global_workspace_option_takes_the_same_path(tmp_path: Path, cli) -> None:
+    """`wikimem -C DIR hook FILE` (fast path) and the hook reached through click in-process
+    both queue the run in DIR, not wherever they were started."""
+    target = tmp_path / "target"
+    target.mkdir()
+    source = tmp_path / "run.json"
+    source.write_text(json.dumps(rich_run("via-global-c")))
+    proc = run_wikimem("-C", str(target), "hook", "--wait", str(source), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    queue = Queue(target / ".clarvis/state/queue")
+    assert queue.counts()["done"] == 1
+    source.write_text(json.dumps(rich_run("via-click")))
+    result = cli("-C", str(target), "hook", "--wait", "-q", str(source))
+    assert result.code == 0, result.err
+    assert queue.counts()["done"] == 2
+    assert not (tmp_path / ".clarvis").exists()
+    status = cli("-C", str(target), "hook", "--from-command", "--task", "t", "--",
+                 sys.executable, "-c", "raise SystemExit(5)")
+    assert status.code == 5

@@ -35,11 +35,22 @@ def crash_log(exc: BaseException) -> str:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["hook"] and not {"--help", "-h"} & set(args):
+    lead = workspace_prefix(args)
+    if args[len(lead):len(lead) + 1] == ["hook"] and not {"--help", "-h"} & set(args):
         from .hook import fast_hook
 
-        sys.exit(fast_hook(args[1:]))
+        sys.exit(fast_hook([*lead, *args[len(lead) + 1:]]))
     sys.exit(run(args))
+
+
+def workspace_prefix(args: list[str]) -> list[str]:
+    """The global `-C DIR` / `--workspace DIR` before a command, so `wikimem -C DIR hook`
+    takes the fast path too."""
+    if args[:1] in (["-C"], ["--workspace"]) and len(args) > 1:
+        return args[:2]
+    if args and args[0].startswith("--workspace="):
+        return args[:1]
+    return []
 
 
 def run(args: list[str]) -> int:

@@ -58,8 +58,10 @@ def enqueue(ctx: Ctx, source: str, as_json: bool) -> None:
 @click.option("--task", help="Task text for --from-command.")
 @click.option("-q", "--quiet", is_flag=True, help="Say nothing but errors.")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
+@click.pass_context
 @workspace_option
-def hook(**_: Any) -> None:
+def hook(click_ctx: click.Context, source: str | None, wait: bool, github: bool,
+         from_command: bool, task: str | None, quiet: bool, command: tuple[str, ...]) -> None:
     """What agent runners call when a run ends: queue the run and start a background pass.
 
     Reads a run record, a Claude Code hook payload (Stop, SessionEnd) or a Codex notify/Stop
@@ -68,7 +70,17 @@ def hook(**_: Any) -> None:
     """
     from .hook import fast_hook
 
-    raise click.exceptions.Exit(fast_hook(sys.argv[2:]))
+    # `wikimem hook` normally never gets here (main() takes the fast path); this is the same
+    # hook reached through click, e.g. in-process: hand it the same flags.
+    args = [flag for flag, on in (("--wait", wait), ("--github", github), ("-q", quiet)) if on]
+    workspace = click_ctx.ensure_object(Ctx).workspace
+    args += ["-C", workspace] if workspace else []
+    args += ["--task", task] if task is not None else []
+    if from_command:
+        args += ["--from-command", "--", *([source] if source else []), *command]
+    elif source is not None:
+        args.append(source)
+    raise click.exceptions.Exit(fast_hook(args))
 
 
 def index_until_done(places: config.Places, settings: config.Settings, job_id: str,
