@@ -202,12 +202,10 @@ def _record(data: bytes, source: str, github: bool, env: object) -> dict | None:
     from ..intake import decode
 
     if github:
-        from ..hooks.github import provenance_from_env, record_from_output
+        from ..hooks.github import record_from_output  # it adds the GITHUB_* provenance
         from ..redact import to_text
 
-        record = record_from_output(to_text(data), env)  # type: ignore[arg-type]
-        record.setdefault("source", provenance_from_env(env))  # type: ignore[arg-type]
-        return record
+        return record_from_output(to_text(data), env)  # type: ignore[arg-type]
     payload = decode(data, source)
     from ..hooks import record_from_payload
 
