@@ -110,6 +110,12 @@ def unsay_topic(change: Change, path: str, gone: set[str]) -> None:
         change.write(relpath, markdown.with_meta(page, "summary", "").render())
 
 
+def both_pages(wiki: Wiki, path: str) -> tuple[str, str, Page | None, Page | None]:
+    """A leaf's file and its trash file, with the pages each holds (None when absent)."""
+    leaf_file, bin_file = wiki.leaf_file(path), trash_file(path)
+    return leaf_file, bin_file, wiki.read_page(leaf_file), wiki.read_page(bin_file)
+
+
 def forget(places: Places, settings: Settings, ref: str) -> Moved:
     """Move a leaf, or one entry of it, to the trash."""
     wiki = Wiki(places.wiki)
@@ -117,8 +123,7 @@ def forget(places: Places, settings: Settings, ref: str) -> Moved:
     moved: list[str] = []
 
     def work(change: Change) -> None:
-        leaf_file, bin_file = wiki.leaf_file(path), trash_file(path)
-        leaf, trashed = wiki.read_page(leaf_file), wiki.read_page(bin_file)
+        leaf_file, bin_file, leaf, trashed = both_pages(wiki, path)
         if leaf is None:
             raise NotFound(f"no leaf at {path} (a leaf is a folder holding {LEAF_FILE})")
         if entry_id is None:
@@ -163,8 +168,7 @@ def restore(places: Places, settings: Settings, ref: str) -> Moved:
     moved: list[str] = []
 
     def work(change: Change) -> None:
-        leaf_file, bin_file = wiki.leaf_file(path), trash_file(path)
-        leaf, trashed = wiki.read_page(leaf_file), wiki.read_page(bin_file)
+        leaf_file, bin_file, leaf, trashed = both_pages(wiki, path)
         if trashed is None:
             raise NotFound(f"nothing from {path} is in the trash (see `wikimem trash`)")
         entries = list(trashed.entries)
