@@ -190,6 +190,7 @@ def test_workspace_mode_commits_into_project_repo(tmp_path: Path) -> None:
 def test_errors_are_one_line_with_usage_exit_code(workspace: Path, cli) -> None:
     result = cli("show", "--nope")
     assert result.code == 2 and "Traceback" not in result.err
+    assert result.err.count("\n") == 1 and "wikimem show --help" in result.err
     bad = cli("config", "set", "model.timeout", "soon")
     assert bad.code == 1 and "model.timeout" in bad.err and bad.err.count("\n") == 1
     unknown = cli("config", "set", "nope.key", "1")

@@ -67,6 +67,10 @@ def run(args: list[str]) -> int:
         return 130
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
+    except click.UsageError as exc:  # one line, like every other error, with where to look
+        where = f"{exc.ctx.command_path} --help" if exc.ctx else "wikimem --help"
+        click.echo(f"wikimem: error: {exc.format_message()} (see `{where}`)", err=True)
+        return exc.exit_code
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
