@@ -36,6 +36,8 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for name in CLEARED:
         monkeypatch.delenv(name, raising=False)
+    # no warm intake listener outlives a test, unless the test asks for one
+    monkeypatch.setenv("WIKIMEM_LINGER", "0")
     yield home
 
 

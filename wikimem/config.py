@@ -38,6 +38,7 @@ SETTINGS: dict[str, tuple[Any, type, str]] = {
     "wiki.remote": ("origin", str, "remote used by sync and push"),
     "queue.max_attempts": (5, int, "failed passes before a job moves to the failed state"),
     "queue.batch": (8, int, "jobs one pass may send to the model together"),
+    "hook.linger": (600, int, "seconds a warm intake listener waits for the next run (0: none)"),
     "review.max_remove_share": (0.5, float, "share of entries a plan may remove before review"),
 }
 
@@ -46,6 +47,7 @@ ENV_KEYS = {
     "model.base_url": "OPENAI_BASE_URL",
     "model.api_key": "OPENAI_API_KEY",
     "model.fallbacks": "WIKIMEM_FALLBACK_MODELS",
+    "hook.linger": "WIKIMEM_LINGER",
 }
 
 
