@@ -90,7 +90,7 @@ def test_show_missing_path_suggests_nearest(workspace: Path, cli) -> None:
     assert result.code == 1 and "did you mean: build/bun" in result.err
     assert "Traceback" not in result.err
     bad = cli("show", "../etc/passwd")
-    assert bad.code == 1 and "not a wiki path" in bad.err
+    assert bad.code == 2 and "not a wiki path" in bad.err
 
 
 def test_show_before_init_is_one_clear_line(workspace: Path, cli) -> None:

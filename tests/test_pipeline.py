@@ -294,7 +294,7 @@ def test_enqueue_is_strict(workspace: Path, cli, payload: str, message: str) -> 
 
 def test_enqueue_missing_file(workspace: Path, cli) -> None:
     result = cli("enqueue", "nope.json")
-    assert result.code == 2 and "cannot read nope.json" in result.err
+    assert result.code == 1 and "cannot read nope.json" in result.err
 
 
 def test_demo_runs_offline_from_shipped_examples(tmp_path: Path) -> None:

@@ -10,7 +10,9 @@ class WikimemError(Exception):
 
 
 class UsageError(WikimemError):
-    """Bad arguments or input the user can fix by calling again differently."""
+    """A command called wrongly: bad option or argument syntax, an unknown name from a fixed
+    set, conflicting flags. A well-formed request for something that is not there (a page, an
+    entry, a commit, a job, a file) is NotFound or another WikimemError, exit 1."""
 
     exit_code = 2
 

@@ -1,7 +1,8 @@
 """Resolving what a person or agent asks to see: `PATH`, `PATH#entry`, `PATH#entry@commit`.
 
-A read path: it never writes. A reference that does not resolve raises NotFound with the nearest
-existing references, so `wikimem show` can suggest them.
+A read path: it never writes. A reference that does not resolve raises NotFound (one that is not
+even a wiki path, UsageError) with the nearest existing references, so `wikimem show` can
+suggest them.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import markdown
-from .errors import NotFound, WikiError
+from .errors import NotFound, UsageError, WikiError
 from .markdown import Page
 from .wiki import LEAF_FILE, PROFILE_FILE, TOPIC_FILE, Wiki, split_ref
 
@@ -35,7 +36,7 @@ def known_refs(wiki: Wiki) -> list[str]:
     return refs
 
 
-def _suggest(wiki: Wiki, wanted: str, pool: list[str] | None = None) -> str:
+def suggest(wiki: Wiki, wanted: str, pool: list[str] | None = None) -> str:
     pool = known_refs(wiki) if pool is None else pool
     close = difflib.get_close_matches(wanted, pool, n=3, cutoff=0.4)
     if not close:
@@ -54,7 +55,7 @@ def resolve(wiki: Wiki, ref: str | None,
         try:
             path = wiki.check_path(path)
         except WikiError as exc:
-            raise NotFound(f"{exc}{_suggest(wiki, path.lower())}") from exc
+            raise UsageError(f"{exc}{suggest(wiki, path.lower())}") from exc
         if "/" not in path and (wiki.root / path / TOPIC_FILE).is_file():
             file, kind = f"{path}/{TOPIC_FILE}", "topic"
         else:
@@ -68,7 +69,7 @@ def resolve(wiki: Wiki, ref: str | None,
         if not target.is_file():
             if kind == "profile":
                 raise NotFound("the wiki is empty here: run `wikimem init` first")
-            raise NotFound(f"no page at {path}{_suggest(wiki, path)}")
+            raise NotFound(f"no page at {path}{suggest(wiki, path)}")
         page = wiki.read_page(file)
         assert page is not None
         text = page.render()
@@ -79,5 +80,5 @@ def resolve(wiki: Wiki, ref: str | None,
     if entry is None:
         ids = [e.id for e in page.entries]
         raise NotFound(f"no entry {entry_id!r} in {path or 'PROFILE'}"
-                       f"{_suggest(wiki, entry_id, ids)}")
+                       f"{suggest(wiki, entry_id, ids)}")
     return Shown(ref or "", file, "entry", entry.text, page, entry, rev)

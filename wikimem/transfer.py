@@ -15,7 +15,7 @@ from typing import Any
 
 from .change import Change, commit_change
 from .config import Places, Settings
-from .errors import UsageError
+from .errors import WikimemError
 from .plan import MAX_EDITS, Note, RawPlan, validate
 from .redact import redact
 from .wiki import Wiki
@@ -62,14 +62,14 @@ def parse_line(number: int, text: str) -> dict[str, Any] | None:
     try:
         item = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise UsageError(f"line {number} is not JSON ({exc.msg}); nothing imported") from exc
+        raise WikimemError(f"line {number} is not JSON ({exc.msg}); nothing imported") from exc
     if not isinstance(item, dict):
-        raise UsageError(f"line {number} is not a JSON object; nothing imported")
+        raise WikimemError(f"line {number} is not a JSON object; nothing imported")
     schema = item.get("schema")
     if not isinstance(schema, int) or isinstance(schema, bool) or schema < 1:
-        raise UsageError(f"line {number} has no schema version; nothing imported")
+        raise WikimemError(f"line {number} has no schema version; nothing imported")
     if schema > SCHEMA:
-        raise UsageError(f"line {number} was written by a newer wikimem (schema {schema}; this "
+        raise WikimemError(f"line {number} was written by a newer wikimem (schema {schema}; this "
                          f"one reads up to {SCHEMA}): upgrade wikimem to import it")
     return item
 

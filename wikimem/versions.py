@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 
 from . import markdown
 from .config import Places, Settings
-from .errors import NotFound
+from .errors import NotFound, UsageError, WikiError
 from .wiki import LEAF_FILE, TOPIC_FILE, Wiki, split_ref
 from .workspace import open_repo
 
@@ -36,7 +36,10 @@ class Row:
 def _file_of(wiki: Wiki, path: str) -> str:
     if not path:
         return ""
-    path = wiki.check_path(path)
+    try:
+        path = wiki.check_path(path)
+    except WikiError as exc:
+        raise UsageError(str(exc)) from exc
     if "/" not in path and (wiki.root / path / TOPIC_FILE).exists():
         return path  # a whole topic folder
     return f"{path}/{LEAF_FILE}"

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from .. import config
-from ..errors import LockBusy, UsageError
+from ..errors import LockBusy, UsageError, WikimemError
 from .app import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
 
 
@@ -22,7 +22,7 @@ def _read_source(source: str) -> tuple[bytes, str]:
         with open(source, "rb") as handle:
             return handle.read(), source
     except OSError as exc:
-        raise UsageError(f"cannot read {source}: {exc.strerror}") from exc
+        raise WikimemError(f"cannot read {source}: {exc.strerror}") from exc
 
 
 @cli.command()

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from .. import config
-from ..errors import NotFound, UsageError
+from ..errors import NotFound, WikimemError
 from .app import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
 
 
@@ -243,7 +243,7 @@ def import_(ctx: Ctx, source: str, as_json: bool) -> None:
             with open(source, encoding="utf-8") as handle:
                 text = handle.read()
         except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"cannot read {source}: {exc}") from exc
+            raise WikimemError(f"cannot read {source}: {exc}") from exc
     done = import_lines(ctx.places, ctx.settings, text.splitlines(),
                         "stdin" if source == "-" else source)
     if as_json:

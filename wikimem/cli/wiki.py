@@ -117,7 +117,8 @@ def lint(ctx: Ctx, fix: bool) -> None:
 
 @cli.command()
 @click.argument("wiki_path", required=False, metavar="[WIKI_PATH[#ENTRY]]")
-@click.option("-n", "--limit", default=20, show_default=True, help="How many commits.")
+@click.option("-n", "--limit", type=click.IntRange(min=1), default=20, show_default=True,
+              help="How many commits.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @workspace_option
 @pass_ctx

@@ -1,0 +1,59 @@
+"""Small promises the CLI keeps: exit codes that mean one thing, refusals that queue nothing,
+config files that stay out of git, clear errors for outputs and history, checked settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.recall_support import BUN, learn, setup
+
+
+@pytest.fixture
+def learned(workspace: Path):  # type: ignore[no-untyped-def]
+    places, settings = setup(workspace)
+    learn(places, settings, "run-1", BUN)
+    return places, settings
+
+
+# 2: the command was called wrongly; 1: a well-formed request for something that is not there
+EXIT_CODES = [
+    (("show", "--nope"), 2),
+    (("search",), 2),
+    (("log", "-n", "0"), 2),
+    (("show", "../etc/passwd"), 2),
+    (("log", "Not A Path"), 2),
+    (("config", "get", "nope.key"), 2),
+    (("config", "set", "nope.key", "1"), 2),
+    (("forget", "../etc"), 2),
+    (("show", "build/nope"), 1),
+    (("show", "build/bun#no-such-entry"), 1),
+    (("show", "build/bun@no-such-commit"), 1),
+    (("log", "build/bun#no-such-entry"), 1),
+    (("undo", "deadbeef"), 1),
+    (("forget", "build/nope"), 1),
+    (("restore", "build/bun"), 1),
+    (("enqueue", "missing.json"), 1),
+    (("import", "missing.jsonl"), 1),
+    (("config", "set", "model.timeout", "soon"), 1),
+]
+
+
+@pytest.mark.parametrize(("args", "code"), EXIT_CODES, ids=lambda v: " ".join(v)
+                         if isinstance(v, tuple) else str(v))
+def test_exit_codes_mean_usage_or_failure(learned, cli, args: tuple[str, ...],
+                                          code: int) -> None:
+    result = cli(*args)
+    assert result.code == code, result.err
+    assert result.err.startswith("wikimem: error: ") and result.err.count("\n") == 1
+    assert "unexpected" not in result.err
+
+
+def test_an_import_file_that_is_not_json_lines_is_a_failure_not_a_usage_error(learned, cli,
+                                                                             workspace: Path
+                                                                             ) -> None:
+    bad = workspace / "bad.jsonl"
+    bad.write_text("{not json\n")
+    result = cli("import", str(bad))
+    assert result.code == 1 and "line 1 is not JSON" in result.err
