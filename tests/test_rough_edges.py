@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_wikimem
 from tests.recall_support import BUN, learn, setup
 
 
@@ -57,3 +58,30 @@ def test_an_import_file_that_is_not_json_lines_is_a_failure_not_a_usage_error(le
     bad.write_text("{not json\n")
     result = cli("import", str(bad))
     assert result.code == 1 and "line 1 is not JSON" in result.err
+
+
+def test_enqueue_refuses_while_memory_is_paused(learned, cli, workspace: Path) -> None:
+    places, _ = learned
+    run = workspace / "run.json"
+    run.write_text('{"run_id": "run-2", "task": "t", "status": "succeeded"}')
+    assert cli("pause").code == 0
+    refused = cli("enqueue", str(run))
+    assert refused.code == 1 and refused.out == ""
+    assert refused.err.count("\n") == 1 and "paused" in refused.err
+    assert "`wikimem resume`" in refused.err
+    assert not list((places.queue / "pending").glob("*"))
+    assert cli("resume").code == 0
+    assert cli("enqueue", str(run)).code == 0
+    assert len(list((places.queue / "pending").glob("*"))) == 1
+
+
+def test_enqueue_refuses_when_memory_is_off_for_the_run(learned, workspace: Path) -> None:
+    places, _ = learned
+    run = '{"run_id": "run-3", "task": "t", "status": "succeeded"}'
+    off = run_wikimem("enqueue", cwd=workspace, input=run, env={"WIKIMEM_MEMORY": "off"})
+    assert off.returncode == 1 and off.stdout == b""
+    assert off.stderr.decode().count("\n") == 1 and b"unset WIKIMEM_MEMORY" in off.stderr
+    assert not list((places.queue / "pending").glob("*"))
+    on = run_wikimem("enqueue", cwd=workspace, input=run)
+    assert on.returncode == 0, on.stderr
+    assert len(list((places.queue / "pending").glob("*"))) == 1

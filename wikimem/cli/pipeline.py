@@ -32,10 +32,17 @@ def _read_source(source: str) -> tuple[bytes, str]:
 @pass_ctx
 def enqueue(ctx: Ctx, source: str, as_json: bool) -> None:
     """Queue a run record (JSON, from FILE or stdin): normalise, remove secrets, bound, write
-    the job durably, print its id. Strict: bad input exits 1 and queues nothing."""
+    the job durably, print its id. Strict: bad input exits 1 and queues nothing, and so does
+    memory that is off (WIKIMEM_MEMORY=off) or paused here (`wikimem pause`)."""
     from ..intake import decode
     from ..intake import enqueue as do_enqueue
 
+    if config.memory_disabled():
+        raise WikimemError("memory is off for this run (WIKIMEM_MEMORY); nothing queued: "
+                           "unset WIKIMEM_MEMORY to queue runs")
+    if ctx.places.paused_flag.exists():
+        raise WikimemError("memory is paused in this workspace; nothing queued: "
+                           "`wikimem resume` turns it back on")
     data, name = _read_source(source)
     done = do_enqueue(ctx.places, ctx.settings, decode(data, name), name)
     if as_json:
