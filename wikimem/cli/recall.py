@@ -262,8 +262,8 @@ def import_(ctx: Ctx, source: str, as_json: bool) -> None:
 @workspace_option
 @pass_ctx
 def pause(ctx: Ctx) -> None:
-    """Pause memory here: hooks queue nothing and `wikimem context` prints nothing, until
-    `wikimem resume`. Settings are left alone."""
+    """Pause memory here: hooks and `wikimem enqueue` queue nothing and `wikimem context`
+    prints nothing, until `wikimem resume`. Settings are left alone."""
     from ..pause import pause as do_pause
 
     changed = do_pause(ctx.places)
