@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_wikimem
+from tests.conftest import git, run_wikimem
 from tests.recall_support import BUN, learn, setup
 
 
@@ -85,3 +85,37 @@ def test_enqueue_refuses_when_memory_is_off_for_the_run(learned, workspace: Path
     on = run_wikimem("enqueue", cwd=workspace, input=run)
     assert on.returncode == 0, on.stderr
     assert len(list((places.queue / "pending").glob("*"))) == 1
+
+
+def test_config_set_keeps_the_workspace_config_out_of_git(workspace: Path) -> None:
+    git("init", "--quiet", cwd=workspace)
+    (workspace / "app.py").write_text("print('hi')\n")
+    done = run_wikimem("config", "set", "model.api_key", "sk-test-0123456789abcdef",
+                       cwd=workspace)
+    assert done.returncode == 0, done.stderr
+    assert (workspace / ".clarvis" / "config.toml").is_file()
+    status = git("status", "--porcelain", "--untracked-files=all", cwd=workspace)
+    assert status.splitlines() == ["?? app.py"]
+    git("add", "-A", cwd=workspace)
+    assert git("diff", "--cached", "--name-only", cwd=workspace).split() == ["app.py"]
+    exclude = (workspace / ".git" / "info" / "exclude").read_text()
+    assert exclude.count("/.clarvis/config.toml\n") == 1
+    # again, then with the wiki set up: still one line, and the wiki's own files stay out too
+    assert run_wikimem("config", "set", "queue.batch", "4", cwd=workspace).returncode == 0
+    assert run_wikimem("init", cwd=workspace).returncode == 0
+    status = git("status", "--porcelain", "--untracked-files=all", cwd=workspace)
+    assert status.splitlines() == ["A  app.py"]
+    exclude = (workspace / ".git" / "info" / "exclude").read_text()
+    assert exclude.count("/.clarvis/config.toml\n") == 1
+
+
+def test_config_set_global_and_outside_a_repository_touch_no_exclude(workspace: Path,
+                                                                     cli) -> None:
+    assert cli("config", "set", "queue.batch", "4").code == 0
+    assert (workspace / ".clarvis" / "config.toml").is_file()
+    assert not (workspace / ".git").exists()
+    git("init", "--quiet", cwd=workspace)
+    exclude = workspace / ".git" / "info" / "exclude"
+    before = exclude.read_text() if exclude.exists() else ""
+    assert cli("config", "set", "--global", "queue.batch", "3").code == 0
+    assert (exclude.read_text() if exclude.exists() else "") == before

@@ -1,4 +1,8 @@
-"""Writing one setting into a config.toml (workspace or global), atomically."""
+"""Writing one setting into a config.toml (workspace or global), atomically.
+
+A workspace's config.toml can hold an API key: it is kept out of the workspace repository's
+status (info/exclude) like everything else wikimem creates there, so `git add -A` skips it.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,8 @@ from typing import Any
 
 import tomli_w
 
-from .config import SETTINGS, Places, coerce, read_toml
-from .errors import UsageError
+from .config import SETTINGS, Places, coerce, load, read_toml
+from .errors import ConfigError, UsageError
 from .fsio import atomic_write_text
 
 
@@ -30,4 +34,19 @@ def set_value(places: Places, key: str, raw: str | None, is_global: bool) -> Pat
             raise UsageError(f"{key}: empty value; use `wikimem config unset {key}`")
         table[name] = list(value) if isinstance(value, tuple) else value
     atomic_write_text(path, tomli_w.dumps(data))
+    if not is_global:
+        exclude_config(places)
     return path
+
+
+def exclude_config(places: Places) -> None:
+    """Add the workspace's config.toml to its repository's info/exclude (no repository: no-op)."""
+    from .history import WikiRepo
+
+    try:
+        mode = load(places)["wiki.commit_into"]
+    except ConfigError:
+        # Another value is broken, and the file must stay out of git all the same. The mode
+        # only decides whether the wiki folder is excluded too, which every pass settles again.
+        mode = "wiki"
+    WikiRepo(places.wiki, places.workspace, mode).exclude([places.workspace_config])
