@@ -37,6 +37,7 @@ EXIT_CODES = [
     (("restore", "build/bun"), 1),
     (("enqueue", "missing.json"), 1),
     (("import", "missing.jsonl"), 1),
+    (("export", "-o", "."), 1),
     (("config", "set", "model.timeout", "soon"), 1),
 ]
 
@@ -119,3 +120,29 @@ def test_config_set_global_and_outside_a_repository_touch_no_exclude(workspace: 
     before = exclude.read_text() if exclude.exists() else ""
     assert cli("config", "set", "--global", "queue.batch", "3").code == 0
     assert (exclude.read_text() if exclude.exists() else "") == before
+
+
+def test_export_to_a_folder_or_a_missing_folder_is_one_clear_error(learned, cli,
+                                                                   workspace: Path) -> None:
+    (workspace / "out").mkdir()
+    folder = cli("export", "-o", str(workspace / "out"))
+    assert folder.code == 1 and folder.err.count("\n") == 1
+    assert folder.err.startswith("wikimem: error: cannot write ") and "is a folder" in folder.err
+    missing = cli("export", "-o", "nowhere/deeper/memory.jsonl")
+    assert missing.code == 1 and missing.err.count("\n") == 1
+    assert f"the folder {workspace / 'nowhere' / 'deeper'} does not exist" in missing.err
+    assert not (workspace / "nowhere").exists()
+    (workspace / "notes.txt").write_text("x\n")
+    under_file = cli("export", "-o", "notes.txt/memory.jsonl")
+    assert under_file.code == 1 and "is not a folder" in under_file.err
+    written = cli("export", "-o", "out/memory.jsonl")
+    assert written.code == 0 and '"entry": "lockfile-drift-on-ci"' in \
+        (workspace / "out" / "memory.jsonl").read_text()
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs a read-only /proc")
+def test_export_to_an_unwritable_place_is_one_clear_error(learned, cli) -> None:
+    result = cli("export", "-o", "/proc/memory.jsonl")
+    assert result.code == 1 and result.err.count("\n") == 1
+    assert result.err.startswith("wikimem: error: cannot write /proc/memory.jsonl: ")
+    assert "unexpected" not in result.err

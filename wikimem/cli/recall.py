@@ -206,8 +206,8 @@ def verify(ctx: Ctx, as_json: bool) -> None:
 
 
 @cli.command("export")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
-              help="Write to FILE instead of stdout.")
+@click.option("-o", "--output", type=click.Path(), metavar="FILE",
+              help="Write to FILE (in an existing folder) instead of stdout.")
 @workspace_option
 @pass_ctx
 def export_(ctx: Ctx, output: str | None) -> None:
@@ -215,15 +215,32 @@ def export_(ctx: Ctx, output: str | None) -> None:
     provenance), for `wikimem import`."""
     from ..transfer import export_lines
 
+    if output:
+        _check_output(output)
     lines = [json.dumps(item, ensure_ascii=False, sort_keys=True) + "\n"
              for item in export_lines(ctx.places, ctx.settings)]
     if output:
         from ..fsio import atomic_write_text
 
-        atomic_write_text(Path(output), "".join(lines))
+        try:
+            atomic_write_text(Path(output), "".join(lines))
+        except OSError as exc:
+            raise WikimemError(f"cannot write {output}: {exc.strerror or exc}") from exc
         warn(f"wikimem: exported {len(lines)} entries to {output}")
         return
     click.echo("".join(lines), nl=False)
+
+
+def _check_output(output: str) -> None:
+    """Refuse, before any work, an output that is a folder or lies in no folder (a typo in a
+    folder name must not make folders)."""
+    target = Path(output)
+    if target.is_dir():
+        raise WikimemError(f"cannot write {output}: it is a folder; name a file in it")
+    folder = target.absolute().parent
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise WikimemError(f"cannot write {output}: the folder {folder} {what}")
 
 
 @cli.command("import")
