@@ -146,3 +146,39 @@ def test_export_to_an_unwritable_place_is_one_clear_error(learned, cli) -> None:
     assert result.code == 1 and result.err.count("\n") == 1
     assert result.err.startswith("wikimem: error: cannot write /proc/memory.jsonl: ")
     assert "unexpected" not in result.err
+
+
+def test_log_of_a_page_that_never_was_says_so(learned, cli) -> None:
+    places, _ = learned
+    missing = cli("log", "nope/x")
+    assert missing.code == 1 and missing.out == ""
+    assert missing.err == "wikimem: error: no page at nope/x in the wiki or its history\n"
+    near = cli("log", "build/bum")
+    assert near.code == 1 and "did you mean: build/bun" in near.err
+    page = cli("log", "build/bun")
+    assert page.code == 0 and "no history yet" not in page.out and "run run-1" in page.out
+    topic = cli("log", "build")
+    assert topic.code == 0 and "run run-1" in topic.out
+
+
+def test_log_says_no_history_yet_only_for_an_empty_history(workspace: Path, cli) -> None:
+    (workspace / ".clarvis" / "memory").mkdir(parents=True)
+    for args in (("log",), ("log", "nope/x")):
+        result = cli(*args)
+        assert result.code == 0 and result.out == "no history yet\n"
+    assert cli("log", "Nope X").code == 2  # not a path at all, history or not
+
+
+def test_show_an_entry_missing_at_a_commit_names_the_commit(learned, cli) -> None:
+    places, _ = learned
+    first = git("rev-list", "--max-parents=0", "HEAD", cwd=places.wiki).strip()[:7]
+    head = git("rev-parse", "--short", "HEAD", cwd=places.wiki).strip()
+    result = cli("show", f"build/bun#lockfile-drift-on-ci@{head}")
+    assert result.code == 0 and "frozen-lockfile" in result.out
+    gone = cli("show", f"build/bun#no-such-entry@{head}")
+    assert gone.code == 1
+    assert gone.err.startswith(f"wikimem: error: no entry 'no-such-entry' in build/bun at {head}")
+    before = cli("show", f"build/bun#lockfile-drift-on-ci@{first}")
+    assert before.code == 1 and first in before.err
+    now = cli("show", "build/bun#no-such-entry")
+    assert now.code == 1 and " at " not in now.err

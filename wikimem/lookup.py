@@ -79,6 +79,7 @@ def resolve(wiki: Wiki, ref: str | None,
     entry = page.entry(entry_id)
     if entry is None:
         ids = [e.id for e in page.entries]
-        raise NotFound(f"no entry {entry_id!r} in {path or 'PROFILE'}"
+        at = f" at {rev}" if rev is not None else ""
+        raise NotFound(f"no entry {entry_id!r} in {path or 'PROFILE'}{at}"
                        f"{suggest(wiki, entry_id, ids)}")
     return Shown(ref or "", file, "entry", entry.text, page, entry, rev)

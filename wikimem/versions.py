@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from . import markdown
 from .config import Places, Settings
 from .errors import NotFound, UsageError, WikiError
+from .lookup import suggest
 from .wiki import LEAF_FILE, TOPIC_FILE, Wiki, split_ref
 from .workspace import open_repo
 
@@ -46,13 +47,16 @@ def _file_of(wiki: Wiki, path: str) -> str:
 
 
 def history_of(places: Places, settings: Settings, ref: str | None, limit: int) -> list[Row]:
+    """Rows newest first; none while the wiki has no history (or the page has none yet)."""
     wiki = Wiki(places.wiki)
+    path, entry, _ = split_ref(ref or "")
+    file = _file_of(wiki, path)
     repo = open_repo(places, settings)
     if not repo.has_repo() or repo.head() is None:
         return []
-    path, entry, _ = split_ref(ref or "")
-    file = _file_of(wiki, path)
     commits = repo.log(file or None, limit=limit if entry is None else 1000)
+    if file and not commits and not (wiki.root / file).exists():
+        raise NotFound(f"no page at {path} in the wiki or its history{suggest(wiki, path)}")
     if entry is None:
         return [Row(c.date, c.short, c.subject, c.trailers.get("Wikimem-Run", ()),
                     author=c.author) for c in commits]
