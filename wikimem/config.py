@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError, UsageError
+from . import locate
+from .errors import ConfigError
 
-CLARVIS = ".clarvis"
+CLARVIS = locate.CLARVIS
 
 # key: (default, type, description). Dotted keys map to TOML tables.
 SETTINGS: dict[str, tuple[Any, type, str]] = {
@@ -105,7 +106,21 @@ class Places:
 
     @property
     def paused_flag(self) -> Path:
-        return self.state / "paused"
+        return self.state / locate.PAUSED
+
+    @property
+    def intake_socket(self) -> Path:
+        """Where a warm intake listener takes runs (see listener.py)."""
+        return self.state / locate.SOCKET
+
+    @property
+    def listener_lock(self) -> Path:
+        return self.state / "listener.lock"
+
+    @property
+    def background_log(self) -> Path:
+        """stderr of detached passes and listeners."""
+        return self.state / "background.log"
 
 
 @dataclass(frozen=True)
@@ -158,22 +173,7 @@ def environ() -> Mapping[str, str]:
 def find_workspace(explicit: str | os.PathLike[str] | None = None,
                    env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Path:
     """--workspace, else WIKIMEM_WORKSPACE, else nearest folder up with .clarvis/ or .git."""
-    env = os.environ if env is None else env
-    if explicit:
-        path = Path(explicit).expanduser()
-        if not path.is_dir():
-            raise UsageError(f"workspace {path} is not a folder")
-        return path.resolve()
-    if env.get("WIKIMEM_WORKSPACE"):
-        path = Path(env["WIKIMEM_WORKSPACE"]).expanduser()
-        if not path.is_dir():
-            raise UsageError(f"WIKIMEM_WORKSPACE={path} is not a folder")
-        return path.resolve()
-    start = (cwd or Path.cwd()).resolve()
-    for folder in (start, *start.parents):
-        if (folder / CLARVIS).is_dir() or (folder / ".git").exists():
-            return folder
-    return start
+    return Path(locate.workspace_dir(explicit, env, None if cwd is None else str(cwd)))
 
 
 def global_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -260,7 +260,4 @@ def load(where: Places, env: Mapping[str, str] | None = None) -> Settings:
     return Settings(values)
 
 
-def memory_disabled(env: Mapping[str, str] | None = None) -> bool:
-    """WIKIMEM_MEMORY=off in a run's environment turns hook and context into no-ops."""
-    env = os.environ if env is None else env
-    return env.get("WIKIMEM_MEMORY", "").strip().lower() in {"off", "0", "false", "no"}
+memory_disabled = locate.memory_disabled

@@ -92,8 +92,10 @@ def read_text(path: Path) -> str:
 
 
 @contextlib.contextmanager
-def workspace_lock(lock_path: Path, *, wait: bool = False, timeout: float = -1) -> Iterator[None]:
-    """Hold the one-pass-per-workspace lock; raise LockBusy at once unless `wait`."""
+def workspace_lock(lock_path: Path, *, wait: bool = False, timeout: float = -1,
+                   busy: str = "a pass is already running in this workspace") -> Iterator[None]:
+    """Hold the one-pass-per-workspace lock (or another per-workspace lock at `lock_path`);
+    raise LockBusy(busy) at once unless `wait`."""
     from filelock import FileLock, Timeout
 
     lock_path.parent.mkdir(parents=True, exist_ok=True)
@@ -101,7 +103,7 @@ def workspace_lock(lock_path: Path, *, wait: bool = False, timeout: float = -1) 
     try:
         lock.acquire(timeout=timeout if wait else 0)
     except Timeout as exc:
-        raise LockBusy("a pass is already running in this workspace") from exc
+        raise LockBusy(busy) from exc
     try:
         yield
     finally:

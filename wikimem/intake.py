@@ -6,6 +6,7 @@ write is the atomic job file. No model, no git, no templates are imported here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +40,25 @@ def decode(data: bytes, source: str) -> dict[str, Any]:
     if not text.strip():
         raise RecordError(f"{source}: empty input, expected a JSON run record")
     return parse_json(text, source)
+
+
+def record_from_bytes(data: bytes, source: str, github: bool,
+                      env: Mapping[str, str]) -> dict[str, Any] | None:
+    """What a hook was handed (a run record, a runner's hook payload, or a GitHub agent step's
+    output) as a run record; None when the payload is not a run worth keeping."""
+    from .errors import RecordError
+
+    if github:
+        from .hooks.github import record_from_output  # it adds the GITHUB_* provenance
+
+        return record_from_output(to_text(data), env)
+    payload = decode(data, source)
+    from .hooks import record_from_payload
+
+    try:
+        return record_from_payload(payload, env)
+    except (KeyError, TypeError, ValueError) as exc:  # JSONDecodeError is a ValueError
+        raise RecordError(f"{source}: unreadable hook payload ({exc})") from exc
 
 
 def enqueue(places: Places, settings: Settings, record: dict[str, Any],

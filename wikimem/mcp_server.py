@@ -96,9 +96,9 @@ class Memory:
         }
         done = enqueue(self.places, self.settings, record, source="mcp")
         if not done.duplicate:
-            from .cli.hook import spawn_pass
+            from .background import spawn_pass
 
-            spawn_pass(str(self.places.workspace), str(self.places.state / "background.log"))
+            spawn_pass(str(self.places.workspace), str(self.places.background_log))
         return {"queued": not done.duplicate, "job": done.job_id, "run_id": done.run_id,
                 "path": path, "agent": f"mcp/{instance}",
                 "note": "queued: the next pass checks it against the memory policy and "

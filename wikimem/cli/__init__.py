@@ -8,7 +8,10 @@ agent runners wait for it.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+
+TYPE_CHECKING = False  # the hook's fast path does not import typing or collections
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 def crash_log(exc: BaseException) -> str:

@@ -1,7 +1,9 @@
 """`wikimem hook`: what agent runners call when a run ends. It fails open and returns fast.
 
-It never imports click, openai or git: it parses its few flags by hand, enqueues the run, and
-starts an indexing pass in a detached process (or runs it in the foreground with --wait).
+It never imports click, openai or git: it parses its few flags by hand and hands the run to the
+workspace's warm listener when one runs (listener.py; the hook then imports little more than
+socket and json). Otherwise it enqueues the run itself, starts an indexing pass in a detached
+process (or runs it in the foreground with --wait) and a listener for the next hooks.
 Whatever happens it exits 0 (except --from-command, which exits with the command's status),
 saying on stderr what went wrong: memory must never break the agent that calls it.
 """
@@ -11,23 +13,27 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+
+TYPE_CHECKING = False  # the hook's fast path does not import typing or collections
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 USAGE = ("usage: wikimem hook [FILE|-|JSON] [--wait] [--github] [-C DIR] "
          "[--from-command -- CMD ARGS...]")
 
 
-@dataclass
 class HookArgs:
-    source: str | None = None
-    wait: bool = False
-    github: bool = False
-    quiet: bool = False
-    handoff: bool = False  # internal: this process was handed a payload to finish in the background
-    workspace: str | None = None
-    task: str | None = None
-    command: list[str] = field(default_factory=list)
+    """The hook's flags (a plain class: importing dataclasses costs the hook ~10 ms)."""
+
+    def __init__(self) -> None:
+        self.source: str | None = None
+        self.wait = False
+        self.github = False
+        self.quiet = False
+        self.handoff = False  # internal: this process was handed a payload to finish in the
+        self.workspace: str | None = None  # background
+        self.task: str | None = None
+        self.command: list[str] = []
 
 
 def parse_args(args: Sequence[str]) -> HookArgs:
@@ -82,51 +88,6 @@ def read_input(source: str | None) -> tuple[bytes, str]:
     return sys.stdin.buffer.read(), "stdin"
 
 
-def spawn_pass(workspace: str, log_path: str) -> None:
-    """Start `wikimem index` detached, so the runner's next task never waits for it."""
-    spawn([sys.executable, "-m", "wikimem", "index", "--quiet", "-C", workspace], log_path)
-
-
-def spawn(argv: list[str], log_path: str, payload: bytes | None = None) -> None:
-    """Start a detached wikimem (own session, so a runner tearing down its process group does
-    not kill it), optionally handing it `payload` on its stdin through a pipe (never a file:
-    the payload is not yet redacted)."""
-    os.makedirs(os.path.dirname(log_path), exist_ok=True)
-    read_end, write_end = os.pipe() if payload is not None else (-1, -1)
-    stdin = [(os.POSIX_SPAWN_DUP2, read_end, 0), (os.POSIX_SPAWN_CLOSE, write_end)] \
-        if payload is not None else [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
-    try:
-        if not hasattr(os, "posix_spawn"):
-            raise NotImplementedError
-        try:  # no fork of this process and no `subprocess` import: the hook stays fast
-            os.posix_spawn(sys.executable, argv, os.environ, setsid=True, file_actions=[
-                *stdin, (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-                (os.POSIX_SPAWN_OPEN, 2, log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND,
-                 0o644)])
-        except (NotImplementedError, TypeError, OSError):
-            _popen(argv, log_path, read_end if payload is not None else None)
-        if payload is not None:
-            os.close(read_end)
-            read_end = -1
-            with open(write_end, "wb", closefd=True) as pipe:
-                write_end = -1
-                pipe.write(payload)
-    finally:
-        for fd in (read_end, write_end):
-            if fd >= 0:
-                os.close(fd)
-
-
-def _popen(argv: list[str], log_path: str, stdin_fd: int | None) -> None:
-    """The portable fallback where posix_spawn cannot start a new session."""
-    import subprocess
-
-    with open(log_path, "ab") as log:
-        subprocess.Popen(argv, stdin=subprocess.DEVNULL if stdin_fd is None else stdin_fd,
-                         stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
-                         close_fds=True)
-
-
 def fast_hook(args: Sequence[str]) -> int:
     status = 0
     try:
@@ -144,46 +105,73 @@ def fast_hook(args: Sequence[str]) -> int:
 
 
 def _hook(parsed: HookArgs) -> int:
-    from .. import config
+    from .. import locate
 
-    env = config.environ()
     status = 0
     record = None
     if parsed.command:
         from ..hooks.command import run_and_record
 
         status, record = run_and_record(parsed.command, parsed.task)
-    if config.memory_disabled(env):
+    if locate.memory_disabled():
         return status
-    places = config.places(parsed.workspace, env)
-    if places.paused_flag.exists():
+    workspace = locate.workspace_dir(parsed.workspace)
+    state = locate.state_dir(workspace)
+    if os.path.exists(os.path.join(state, locate.PAUSED)):
+        return status
+    data, source = (b"", "command") if record is not None else read_input(parsed.source)
+    session_end = record is None and not parsed.github and _session_end(data)
+    if record is None and not (parsed.wait or parsed.handoff):
+        from ..listener import send
+
+        reply = send(os.path.join(state, locate.SOCKET), workspace, data, source,
+                     github=parsed.github, early=session_end)
+        if reply is not None:
+            _say(reply, parsed.quiet)
+            return status
+    from .. import config
+    from ..background import spawn, spawn_listener, spawn_pass
+
+    places = config.places(workspace)
+    if session_end and not (parsed.wait or parsed.handoff):
+        # SessionEnd gives hooks ~1.5 s: reading the transcript and redacting happen in a
+        # detached process that gets the payload through a pipe.
+        spawn([sys.executable, "-m", "wikimem", "hook", "--handoff", "--quiet", "-C",
+               workspace, "-"], str(places.background_log), data)
         return status
     if record is None:
-        data, source = read_input(parsed.source)
-        if not (parsed.wait or parsed.handoff or parsed.github) and _session_end(data):
-            # SessionEnd gives hooks ~1.5 s: reading the transcript and redacting happen in a
-            # detached process that gets the payload through a pipe.
-            spawn([sys.executable, "-m", "wikimem", "hook", "--handoff", "--quiet", "-C",
-                   str(places.workspace), "-"], str(places.state / "background.log"), data)
-            return status
-        record = _record(data, source, parsed.github, env)
+        from ..intake import record_from_bytes
+
+        record = record_from_bytes(data, source, parsed.github, config.environ())
         if record is None:
             return status
     from ..intake import enqueue
 
-    settings = config.load(places, env)
+    settings = config.load(places)
     done = enqueue(places, settings, record)
-    if not parsed.quiet and done.redactions:
-        print(f"wikimem: removed {len(done.redactions)} secret kind(s) before queueing: "
-              f"{', '.join(done.redactions)}", file=sys.stderr)
+    _say({"redactions": list(done.redactions)}, parsed.quiet)
     _warn_failures(places)
     if parsed.wait or parsed.handoff:  # a handed-off hook is already in the background
         from .pipeline import index_until_done
 
         index_until_done(places, settings, done.job_id, quiet=parsed.quiet)
-    else:
-        spawn_pass(str(places.workspace), str(places.state / "background.log"))
+        return status
+    spawn_pass(workspace, str(places.background_log))
+    linger = settings["hook.linger"]
+    if linger and not places.intake_socket.exists():  # the next hooks go through it
+        spawn_listener(workspace, str(places.background_log), linger)
     return status
+
+
+def _say(reply: dict, quiet: bool) -> None:
+    """What a hook tells the person: an error, the secrets removed, a failing-passes warning."""
+    if reply.get("error"):
+        print(f"wikimem hook: {reply['error']}", file=sys.stderr)
+    if not quiet and reply.get("redactions"):
+        print(f"wikimem: removed {len(reply['redactions'])} secret kind(s) before queueing: "
+              f"{', '.join(reply['redactions'])}", file=sys.stderr)
+    if reply.get("warning"):
+        print(reply["warning"], file=sys.stderr)
 
 
 def _session_end(data: bytes) -> bool:
@@ -195,24 +183,6 @@ def _session_end(data: bytes) -> bool:
     except ValueError:
         return False
     return isinstance(payload, dict) and payload.get("hook_event_name") == "SessionEnd"
-
-
-def _record(data: bytes, source: str, github: bool, env: object) -> dict | None:
-    from ..errors import RecordError
-    from ..intake import decode
-
-    if github:
-        from ..hooks.github import record_from_output  # it adds the GITHUB_* provenance
-        from ..redact import to_text
-
-        return record_from_output(to_text(data), env)  # type: ignore[arg-type]
-    payload = decode(data, source)
-    from ..hooks import record_from_payload
-
-    try:
-        return record_from_payload(payload, env)  # type: ignore[arg-type]
-    except (KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
-        raise RecordError(f"{source}: unreadable hook payload ({exc})") from exc
 
 
 def _warn_failures(places: object) -> None:

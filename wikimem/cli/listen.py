@@ -1,0 +1,51 @@
+"""`wikimem listen`: the warm intake listener, in the foreground or as hooks start it."""
+
+from __future__ import annotations
+
+import click
+
+from ..errors import LockBusy
+from .app import Ctx, cli, pass_ctx, workspace_option
+
+
+@cli.command()
+@click.option("--idle", type=click.FloatRange(min=0), metavar="SECONDS",
+              help="Leave after this long without a run (default: the hook.linger setting; "
+                   "0: stay until stopped).")
+@click.option("--stop", is_flag=True, help="Ask this workspace's listener to leave.")
+@click.option("--status", "show_status", is_flag=True,
+              help="Say whether a listener runs here, and its pid.")
+@click.option("-q", "--quiet", is_flag=True, help="Say nothing but errors (how hooks start it).")
+@workspace_option
+@pass_ctx
+def listen(ctx: Ctx, idle: float | None, stop: bool, show_status: bool, quiet: bool) -> None:
+    """Take runs from hooks over a local socket, so a hook returns in milliseconds.
+
+    Hooks start a listener themselves and it leaves after `hook.linger` seconds without a run
+    (0 turns that off); run it in the foreground to watch runs arrive. It does what a hook
+    would (redact, bound, queue, start a pass) and answers once the job is on disk. The socket
+    is .clarvis/state/intake.sock, mode 0600, for your user only; a listener also leaves when
+    wikimem's code changes under it.
+    """
+    from .. import listener
+
+    socket_path = str(ctx.places.intake_socket)
+    if stop or show_status:
+        answer = listener.stop(socket_path) if stop else listener.ping(socket_path)
+        if stop:
+            click.echo("wikimem: the listener is leaving" if answer
+                       else "wikimem: no listener runs in this workspace")
+        else:
+            click.echo(f"wikimem: a listener runs here (pid {answer['pid']}, "
+                       f"{answer.get('runs', 0)} run(s) taken)" if answer
+                       else "wikimem: no listener runs in this workspace")
+        return
+    wait = ctx.settings["hook.linger"] if idle is None else idle
+    say = (lambda message: None) if quiet else (lambda message: click.echo(message))
+    try:
+        why = listener.serve(str(ctx.places.workspace), float(wait), say)
+    except LockBusy:
+        if quiet:  # a hook started a second one while the first was starting: nothing to do
+            return
+        raise
+    say(f"wikimem: listener left ({why})")
