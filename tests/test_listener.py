@@ -108,7 +108,9 @@ def test_the_socket_is_private_and_a_second_listener_steps_aside(
     quiet = run_wikimem("listen", "--quiet", cwd=ws)
     assert quiet.returncode == 0 and quiet.stderr == b""
     status = run_wikimem("listen", "--status", cwd=ws)
-    assert f"pid {warm.proc.pid}".encode() in status.stdout
+    assert f"pid {warm.proc.pid}, 0 run(s) taken".encode() in status.stdout
+    overview = run_wikimem("status", "--json", cwd=ws)
+    assert json.loads(overview.stdout)["listener"] == {"pid": warm.proc.pid, "runs": 0}
 
 
 def test_stop_removes_the_socket_and_hooks_go_on_without_it(ws: Path) -> None:

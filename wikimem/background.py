@@ -20,6 +20,10 @@ def spawn_pass(workspace: str, log_path: str, env: Mapping[str, str] | None = No
 
 def spawn_listener(workspace: str, log_path: str, idle: int) -> None:
     """Start a warm intake listener that leaves after `idle` seconds without a run."""
+    import socket
+
+    if not hasattr(socket, "AF_UNIX"):  # hooks then always do their work themselves
+        return
     spawn([sys.executable, "-m", "wikimem", "listen", "--quiet", "--idle", str(idle),
            "-C", workspace], log_path)
 

@@ -45,7 +45,7 @@ def send(socket_path: str, workspace: str, data: bytes, source: str, *, github: 
 
     `early` asks for a reply as soon as the payload is read (SessionEnd, whose hooks have about
     a second and a half, while its transcript can be long)."""
-    if not os.path.exists(socket_path):
+    if not hasattr(socket, "AF_UNIX") or not os.path.exists(socket_path):
         return None
     header = {"v": PROTOCOL, "op": "run", "exe": _installation(), "workspace": workspace,
               "cwd": os.getcwd(), "env": dict(os.environ), "source": source,
@@ -68,7 +68,7 @@ def ping(socket_path: str, timeout: float = REPLY_TIMEOUT) -> dict[str, Any] | N
 
 
 def _control(socket_path: str, op: str, timeout: float) -> dict[str, Any] | None:
-    if not os.path.exists(socket_path):
+    if not hasattr(socket, "AF_UNIX") or not os.path.exists(socket_path):
         return None
     header = {"v": PROTOCOL, "op": op, "exe": _installation(), "size": 0}
     try:
@@ -119,8 +119,11 @@ def serve(workspace: str, idle: float, say: Callable[[str], None]) -> str:
     socket or the code changes under us; return why it stopped. Raises LockBusy when another
     listener serves this workspace."""
     from . import config
+    from .errors import WikimemError
     from .fsio import workspace_lock
 
+    if not hasattr(socket, "AF_UNIX"):
+        raise WikimemError("this platform has no Unix sockets: hooks do their work themselves")
     places = config.places(workspace)
     path = str(places.intake_socket)
     with workspace_lock(places.listener_lock, busy="a listener already serves this workspace"):

@@ -25,6 +25,7 @@ class Status:
     runs_seen: int = 0
     no_change_share: float | None = None
     warning: str | None = None
+    listener: dict[str, Any] | None = None  # a warm intake listener's pid and runs taken
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -38,6 +39,9 @@ class Status:
             out.append(f"model      none: {NO_MODEL_WARNING}")
         if self.paused:
             out.append("paused     yes: hooks and context do nothing (`wikimem resume`)")
+        if self.listener:
+            out.append(f"listener   pid {self.listener['pid']}, {self.listener['runs']} run(s) "
+                       "taken (`wikimem listen --stop`)")
         depth = ", ".join(f"{n} {s}" for s, n in self.queue.items() if n and s != "done")
         out.append(f"queue      {depth or 'empty'} ({self.queue.get('done', 0)} done)")
         for job in self.failed_jobs:
@@ -74,8 +78,12 @@ def gather(places: Places, settings: Settings, recent: int = 5) -> Status:
     share = (sum(1 for i in runs if i["outcome"] in ("no change", "skipped")) / len(runs)
              if runs else None)
     warning = passlog.failure_warning(places.pass_log)
+    from .listener import ping
+
+    alive = ping(str(places.intake_socket))
     return Status(
         workspace=str(places.workspace), wiki=str(places.wiki), model=model.model,
         model_source=source, endpoint=model.base_url, paused=places.paused_flag.exists(),
         queue=queue.counts(), failed_jobs=failed, passes=passes, runs_seen=len(runs),
-        no_change_share=share, warning=warning)
+        no_change_share=share, warning=warning,
+        listener={"pid": alive["pid"], "runs": alive.get("runs", 0)} if alive else None)
