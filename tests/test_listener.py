@@ -239,3 +239,21 @@ def test_a_socket_path_longer_than_unix_allows(tmp_path: Path) -> None:
     assert run_wikimem("hook", cwd=deep, input=json.dumps(RUN)).returncode == 0
     assert served.line().startswith("wikimem: queued job")
     served.close()
+
+
+def test_twenty_hooks_at_once_through_one_listener_each_land_once(
+        ws: Path, warm: Listener) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    hooks = [subprocess.Popen([sys.executable, "-m", "wikimem", "hook", "-q"], cwd=ws, env=env,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE) for _ in range(20)]
+    for n, proc in enumerate(hooks):  # all payloads first (each fits a pipe's buffer), then wait
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(dict(RUN, run_id=f"burst-{n}")).encode())
+        proc.stdin.close()
+    for proc in hooks:
+        assert proc.wait(timeout=120) == 0, proc.stderr.read()  # type: ignore[union-attr]
+    assert sorted(r["run_id"] for r in queued(ws)) == sorted(f"burst-{n}" for n in range(20))
+    taken = listener.ping(str(warm.socket))["runs"]  # type: ignore[index]
+    assert 0 < taken <= 20  # a hook that timed out did the work itself, once
+    no_secret_on_disk(ws, TOKEN)

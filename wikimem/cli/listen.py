@@ -19,7 +19,7 @@ from .app import Ctx, cli, pass_ctx, workspace_option
 @workspace_option
 @pass_ctx
 def listen(ctx: Ctx, idle: float | None, stop: bool, show_status: bool, quiet: bool) -> None:
-    """Take runs from hooks over a local socket, so a hook returns in milliseconds.
+    """Take runs from hooks over a local socket, so hooks return without loading wikimem.
 
     Hooks start a listener themselves and it leaves after `hook.linger` seconds without a run
     (0 turns that off); run it in the foreground to watch runs arrive. It does what a hook
