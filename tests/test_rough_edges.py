@@ -182,3 +182,56 @@ def test_show_an_entry_missing_at_a_commit_names_the_commit(learned, cli) -> Non
     assert before.code == 1 and first in before.err
     now = cli("show", "build/bun#no-such-entry")
     assert now.code == 1 and " at " not in now.err
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    ("queue.batch", "0", "must be at least 1 (got 0)"),
+    ("queue.max_attempts", "0", "must be at least 1 (got 0)"),
+    ("wiki.profile_max", "0", "must be at least 1 (got 0)"),
+    ("prompt.budget", "0", "must be at least 1 (got 0)"),
+    ("capture.output_head", "0", "must be at least 1 (got 0)"),
+    ("capture.output_tail", "0", "must be at least 1 (got 0)"),
+    ("capture.snapshot_max", "0", "must be at least 1 (got 0)"),
+    ("model.timeout", "0", "must be more than 0 (got 0)"),
+    ("model.timeout", "nan", "expected a finite number"),
+    ("review.max_remove_share", "1.5", "must be at most 1 (got 1.5)"),
+    ("review.max_remove_share", "-0.1", "must not be negative (got -0.1)"),
+    ("hook.linger", "-1", "must not be negative (got -1)"),
+    ("queue.batch", "2.5", "expected a whole number (got 2.5)"),
+])
+def test_config_set_refuses_numbers_out_of_range(workspace: Path, cli, key: str, value: str,
+                                                 message: str) -> None:
+    result = cli("config", "set", "--", key, value)  # `--`: "-1" is a value, not an option
+    assert result.code == 1 and result.err.count("\n") == 1
+    assert result.err == f"wikimem: error: config set: {key}: {message}\n"
+    assert not (workspace / ".clarvis" / "config.toml").exists()
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("hook.linger", "0"), ("model.max_retries", "0"), ("review.max_remove_share", "0"),
+    ("review.max_remove_share", "1"), ("queue.batch", "1"), ("model.timeout", "0.5"),
+])
+def test_zero_and_the_edges_stay_valid_where_they_mean_something(workspace: Path, cli,
+                                                                 key: str, value: str) -> None:
+    assert cli("config", "set", key, value).code == 0
+    assert float(cli("config", "get", key).out.split()[0]) == float(value)
+
+
+def test_config_files_and_environment_are_checked_naming_where_the_value_came_from(
+        workspace: Path, cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = workspace / ".clarvis" / "config.toml"
+    path.parent.mkdir()
+    path.write_text("[queue]\nbatch = 0\n")
+    result = cli("status")
+    assert result.code == 1
+    assert result.err == (f"wikimem: error: {path}: queue.batch: must be at least 1 (got 0)\n")
+    path.write_text("[queue]\nbatch = true\n")
+    assert "queue.batch: expected a number" in cli("status").err
+    path.write_text("[review]\nmax_remove_share = 2.0\n")
+    assert f"{path}: review.max_remove_share: must be at most 1" in cli("config").err
+    path.unlink()
+    monkeypatch.setenv("WIKIMEM_LINGER", "-5")
+    result = cli("config", "get", "hook.linger")
+    assert result.code == 1
+    assert result.err == "wikimem: error: WIKIMEM_LINGER: hook.linger: must not be negative " \
+                         "(got -5)\n"

@@ -8,6 +8,7 @@ remembers where it came from so `wikimem config` can say so.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from collections.abc import Mapping
@@ -214,8 +215,62 @@ def flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return flat
 
 
+@dataclass(frozen=True)
+class Bounds:
+    """The values a number setting may take: from `low` (or just above it) up to `high`."""
+
+    low: float = 0
+    high: float | None = None
+    above: bool = False  # `low` itself is not allowed
+
+
+# Numbers not listed here only have to be >= 0. Zero is allowed where it means "none" or "off".
+BOUNDS: dict[str, Bounds] = {
+    "model.timeout": Bounds(0, above=True),
+    "model.max_retries": Bounds(0),  # 0: no retries
+    "capture.output_head": Bounds(1),
+    "capture.output_tail": Bounds(1),
+    "capture.snapshot_max": Bounds(1),
+    "prompt.budget": Bounds(1),
+    "wiki.profile_max": Bounds(1),
+    "queue.max_attempts": Bounds(1),
+    "queue.batch": Bounds(1),
+    "hook.linger": Bounds(0),  # 0: no warm listener
+    "review.max_remove_share": Bounds(0, 1),  # 0: every removal is held for review
+}
+
+
+def to_number(raw: Any, kind: type) -> int | float:
+    if isinstance(raw, bool):  # TOML `batch = true` is not 1
+        raise ValueError("expected a number")
+    if kind is float or isinstance(raw, float):
+        number: int | float = float(raw)
+    else:
+        try:
+            number = int(raw)
+        except ValueError:
+            number = float(raw)  # "2.5" is a number, just not a whole one
+    if not math.isfinite(number):
+        raise ValueError("expected a finite number")
+    if kind is int and number != int(number):
+        raise ValueError(f"expected a whole number (got {raw})")
+    return int(number) if kind is int else number
+
+
+def check_bounds(key: str, number: int | float) -> int | float:
+    bounds = BOUNDS.get(key, Bounds())
+    if bounds.above and number <= bounds.low:
+        raise ValueError(f"must be more than {bounds.low:g} (got {number:g})")
+    if number < bounds.low:
+        limit = "must not be negative" if bounds.low == 0 else f"must be at least {bounds.low:g}"
+        raise ValueError(f"{limit} (got {number:g})")
+    if bounds.high is not None and number > bounds.high:
+        raise ValueError(f"must be at most {bounds.high:g} (got {number:g})")
+    return number
+
+
 def coerce(key: str, raw: Any, origin: str) -> Any:
-    """Check one setting's value against its declared type."""
+    """Check one setting's value against its declared type and, for numbers, its BOUNDS."""
     if key not in SETTINGS:
         raise ConfigError(f"{origin}: unknown setting {key!r}")
     _, kind, _ = SETTINGS[key]
@@ -236,10 +291,7 @@ def coerce(key: str, raw: Any, origin: str) -> Any:
                 return False
             raise ValueError("expected true or false")
         if kind in (int, float):
-            number = int(raw) if kind is int else float(raw)
-            if number < 0:
-                raise ValueError("must not be negative")
-            return number
+            return check_bounds(key, to_number(raw, kind))
         text = str(raw).strip()
         if key == "wiki.commit_into" and text not in {"wiki", "workspace"}:
             raise ValueError("expected 'wiki' or 'workspace'")

@@ -29,7 +29,7 @@ def set_value(places: Places, key: str, raw: str | None, is_global: bool) -> Pat
         if not table:
             data.pop(table_name)
     else:
-        value = coerce(key, raw, "value")
+        value = coerce(key, raw, "config set")
         if value is None:
             raise UsageError(f"{key}: empty value; use `wikimem config unset {key}`")
         table[name] = list(value) if isinstance(value, tuple) else value
