@@ -173,7 +173,7 @@ def test_another_installation_is_refused_and_the_hook_does_the_work(
         sock.shutdown(socket.SHUT_WR)
         assert json.loads(sock.recv(1000)) == {"retry": "another wikimem installation"}
     other = listener.send(str(warm.socket), str(ws / "elsewhere"), b"{}", "stdin")
-    assert other is None  # a run for another workspace is refused too: the caller does it
+    assert other == {"retry": "not a run for this workspace"}  # the caller does it itself
 
 
 def test_errors_in_the_run_reach_the_hooks_stderr(ws: Path, warm: Listener) -> None:
@@ -257,3 +257,20 @@ def test_twenty_hooks_at_once_through_one_listener_each_land_once(
     taken = listener.ping(str(warm.socket))["runs"]  # type: ignore[index]
     assert 0 < taken <= 20  # a hook that timed out did the work itself, once
     no_secret_on_disk(ws, TOKEN)
+
+
+def test_terminated_it_tidies_up_killed_the_next_hook_replaces_it(ws: Path) -> None:
+    served = Listener(ws, "--idle", "0")
+    served.line()
+    served.proc.terminate()
+    assert served.proc.wait(timeout=30) == 0 and not served.socket.exists()
+    served = Listener(ws, "--idle", "0")
+    served.line()
+    served.proc.kill()
+    served.proc.wait(timeout=30)
+    assert served.socket.is_socket()  # SIGKILL leaves the socket behind: nobody answers it
+    hooked = run_wikimem("hook", cwd=ws, input=json.dumps(RUN), env={"WIKIMEM_LINGER": "30"})
+    assert hooked.returncode == 0 and len(queued(ws)) == 1
+    wait_until(lambda: listener.ping(str(served.socket)) is not None, "a new listener")
+    assert listener.stop(str(served.socket))
+    wait_until(lambda: not served.socket.exists(), "the listener to leave")

@@ -40,8 +40,9 @@ TICK = 5.0  # seconds between checks that the socket and the code are still ours
 
 def send(socket_path: str, workspace: str, data: bytes, source: str, *, github: bool = False,
          early: bool = False, timeout: float = REPLY_TIMEOUT) -> dict[str, Any] | None:
-    """Hand one run to the workspace's listener; its reply, or None when there is none to ask
-    (no listener, a stale socket, a refusal, a timeout): the caller then does the work itself.
+    """Hand one run to the workspace's listener; its reply, or None when no listener answered
+    (none, a dead one's socket, a timeout). Either None or a reply holding "retry" (a refusal)
+    means the caller does the work itself.
 
     `early` asks for a reply as soon as the payload is read (SessionEnd, whose hooks have about
     a second and a half, while its transcript can be long)."""
@@ -51,10 +52,9 @@ def send(socket_path: str, workspace: str, data: bytes, source: str, *, github: 
               "cwd": os.getcwd(), "env": dict(os.environ), "source": source,
               "github": github, "early": early, "size": len(data)}
     try:
-        reply = _ask(socket_path, json.dumps(header).encode("utf-8") + b"\n" + data, timeout)
+        return _ask(socket_path, json.dumps(header).encode("utf-8") + b"\n" + data, timeout)
     except (OSError, ValueError):
         return None
-    return None if reply is None or "retry" in reply else reply
 
 
 def stop(socket_path: str, timeout: float = REPLY_TIMEOUT) -> bool:
@@ -126,6 +126,7 @@ def serve(workspace: str, idle: float, say: Callable[[str], None]) -> str:
         raise WikimemError("this platform has no Unix sockets: hooks do their work themselves")
     places = config.places(workspace)
     path = str(places.intake_socket)
+    _leave_on_signals()
     with workspace_lock(places.listener_lock, busy="a listener already serves this workspace"):
         sock, inode = _bind(path)
         try:
@@ -137,6 +138,23 @@ def serve(workspace: str, idle: float, say: Callable[[str], None]) -> str:
             sock.close()
             if _still_ours(path, inode):
                 os.unlink(path)
+
+
+def _leave_on_signals() -> None:
+    """SIGTERM and SIGHUP end the listener through its `finally`, which removes the socket
+    (a dead listener's socket only costs hooks a refused connect, but tidy is better)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def leave(signum: int, _frame: object) -> None:
+        raise SystemExit(0)
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), leave)
 
 
 def _loop(sock: socket.socket, inode: int, path: str, workspace: str, idle: float,

@@ -120,15 +120,17 @@ def _hook(parsed: HookArgs) -> int:
     if os.path.exists(os.path.join(state, locate.PAUSED)):
         return status
     data, source = (b"", "command") if record is not None else read_input(parsed.source)
+    answered = False
     session_end = record is None and not parsed.github and _session_end(data)
     if record is None and not (parsed.wait or parsed.handoff):
         from ..listener import send
 
         reply = send(os.path.join(state, locate.SOCKET), workspace, data, source,
                      github=parsed.github, early=session_end)
-        if reply is not None:
+        if reply is not None and "retry" not in reply:
             _say(reply, parsed.quiet)
             return status
+        answered = reply is not None  # a listener refused: do not start another one
     from .. import config
     from ..background import spawn, spawn_listener, spawn_pass
 
@@ -158,7 +160,7 @@ def _hook(parsed: HookArgs) -> int:
         return status
     spawn_pass(workspace, str(places.background_log))
     linger = settings["hook.linger"]
-    if linger and not places.intake_socket.exists():  # the next hooks go through it
+    if linger and not answered:  # the next hooks go through it (a second one steps aside)
         spawn_listener(workspace, str(places.background_log), linger)
     return status
 
