@@ -14,8 +14,7 @@ from collections.abc import Mapping
 
 def spawn_pass(workspace: str, log_path: str, env: Mapping[str, str] | None = None) -> None:
     """Start `wikimem index` detached, so the runner's next task never waits for it."""
-    spawn([sys.executable, "-m", "wikimem", "index", "--quiet", "-C", workspace], log_path,
-          env=env)
+    spawn(["index", "--quiet", "-C", workspace], log_path, env=env)
 
 
 def spawn_listener(workspace: str, log_path: str, idle: int) -> None:
@@ -24,27 +23,30 @@ def spawn_listener(workspace: str, log_path: str, idle: int) -> None:
 
     if not hasattr(socket, "AF_UNIX"):  # hooks then always do their work themselves
         return
-    spawn([sys.executable, "-m", "wikimem", "listen", "--quiet", "--idle", str(idle),
-           "-C", workspace], log_path)
+    spawn(["listen", "--quiet", "--idle", str(idle), "-C", workspace], log_path)
 
 
-def spawn(argv: list[str], log_path: str, payload: bytes | None = None,
+def spawn(args: list[str], log_path: str, payload: bytes | None = None,
           env: Mapping[str, str] | None = None) -> None:
-    """Start a detached wikimem, optionally handing it `payload` on its stdin through a pipe
-    (never a file: the payload is not yet redacted)."""
+    """Start `wikimem ARGS` detached, optionally handing it `payload` on its stdin through a
+    pipe (never a file: the payload is not yet redacted)."""
     os.makedirs(os.path.dirname(log_path), exist_ok=True)
     env = os.environ if env is None else env
+    # -P: a `wikimem/` folder in the runner's working folder must not stand in for the package
+    argv = [sys.executable, *(["-P"] if sys.version_info >= (3, 11) else []), "-m", "wikimem",
+            *args]
     read_end, write_end = os.pipe() if payload is not None else (-1, -1)
-    stdin = [(os.POSIX_SPAWN_DUP2, read_end, 0), (os.POSIX_SPAWN_CLOSE, write_end)] \
-        if payload is not None else [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
     try:
-        if not hasattr(os, "posix_spawn"):
-            raise NotImplementedError
         try:
+            if not hasattr(os, "posix_spawn"):
+                raise NotImplementedError
+            stdin = [(os.POSIX_SPAWN_DUP2, read_end, 0), (os.POSIX_SPAWN_CLOSE, write_end)] \
+                if payload is not None else [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
             os.posix_spawn(sys.executable, argv, env, setsid=True, file_actions=[
                 *stdin, (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
                 (os.POSIX_SPAWN_OPEN, 2, log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND,
-                 0o644)])
+                 0o644),
+                *((os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited({read_end, write_end}))])
         except (NotImplementedError, TypeError, OSError):
             _popen(argv, log_path, read_end if payload is not None else None, env)
         if payload is not None:
@@ -57,6 +59,25 @@ def spawn(argv: list[str], log_path: str, payload: bytes | None = None,
         for fd in (read_end, write_end):
             if fd >= 0:
                 os.close(fd)
+
+
+def _inherited(ours: set[int]) -> list[int]:
+    """Descriptors above stderr a runner let us inherit: a detached process (a listener lives
+    for minutes) must not hold a runner's pipe open, or the runner waits for its end."""
+    try:
+        names = os.listdir("/dev/fd")
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        fd = int(name) if name.isdigit() else -1
+        if fd > 2 and fd not in ours:
+            try:
+                if os.get_inheritable(fd):
+                    found.append(fd)
+            except OSError:
+                continue  # the descriptor listdir itself used, closed by now
+    return found
 
 
 def _popen(argv: list[str], log_path: str, stdin_fd: int | None,

@@ -8,10 +8,12 @@ replies only once the job is on disk. A hook that gets no usable reply does the 
 the queue drops a run it already holds by run id. The payload travels only through the socket
 (memory): unredacted text never reaches a file.
 
-Trust: the socket lives in the workspace's state folder with mode 0600 and the listener checks
-the peer's uid where the platform says it (Linux); a hook and listener of another interpreter
-or an older copy of the code refuse each other, and the listener leaves when its code changes.
-The client half (`send`) imports only os, socket and json: it is the hook's fast path.
+Trust runs both ways. The socket lives in the workspace's state folder with mode 0600; each side
+checks the other's uid where the platform says it (SO_PEERCRED, LOCAL_PEERCRED), and the hook
+also refuses a socket file that is not ours and private, since it sends its environment. A hook
+and listener of another Python environment or another copy of wikimem refuse each other, and
+the listener leaves when its code changes on disk.
+The client half (`send`) imports only os, socket, json and struct: it is the hook's fast path.
 """
 
 from __future__ import annotations
@@ -31,64 +33,102 @@ if TYPE_CHECKING:
 PROTOCOL = 1
 HEADER_MAX = 1 << 22  # the environment rides in the header
 PAYLOAD_MAX = 64 << 20  # larger payloads are bounded by an in-process hook instead
-REPLY_TIMEOUT = 3.0  # seconds a hook waits before doing the work itself
-TICK = 5.0  # seconds between checks that the socket and the code are still ours
+REPLY_TIMEOUT = 2.0  # seconds, all told, a hook waits before doing the work itself
+EARLY_TIMEOUT = 0.5  # SessionEnd hooks have ~1.5 s; the pipe handoff is the fallback
+TICK = 1.0  # seconds between checks that the socket and the code are still ours
 
 
 # ---- the hook's side ----------------------------------------------------------------------
 
 
 def send(socket_path: str, workspace: str, data: bytes, source: str, *, github: bool = False,
-         early: bool = False, timeout: float = REPLY_TIMEOUT) -> dict[str, Any] | None:
-    """Hand one run to the workspace's listener; its reply, or None when no listener answered
-    (none, a dead one's socket, a timeout). Either None or a reply holding "retry" (a refusal)
-    means the caller does the work itself.
+         early: bool = False) -> dict[str, Any] | None:
+    """Hand one run to the workspace's listener; its reply, or None when no listener is there
+    to ask (no socket, a dead one's socket, not a socket of ours). A reply holding "retry" (a
+    refusal, or no answer in time) also means the caller does the work itself.
 
     `early` asks for a reply as soon as the payload is read (SessionEnd, whose hooks have about
     a second and a half, while its transcript can be long)."""
-    if not hasattr(socket, "AF_UNIX") or not os.path.exists(socket_path):
-        return None
-    header = {"v": PROTOCOL, "op": "run", "exe": _installation(), "workspace": workspace,
-              "cwd": os.getcwd(), "env": dict(os.environ), "source": source,
-              "github": github, "early": early, "size": len(data)}
+    if len(data) > PAYLOAD_MAX:
+        return {"retry": "payload too large for the listener"}
     try:
-        return _ask(socket_path, json.dumps(header).encode("utf-8") + b"\n" + data, timeout)
-    except (OSError, ValueError):
+        if not _private_socket(socket_path):
+            return None
+        try:
+            cwd = os.getcwd()
+        except OSError:  # a deleted folder: the listener then works from the workspace
+            cwd = workspace
+        header = {"v": PROTOCOL, "op": "run", "exe": _installation(), "workspace": workspace,
+                  "cwd": cwd, "env": dict(os.environ), "source": source, "github": github,
+                  "early": early, "size": len(data)}
+        message = json.dumps(header).encode("utf-8") + b"\n" + data
+        return _ask(socket_path, message, EARLY_TIMEOUT if early else REPLY_TIMEOUT)
+    except Exception:  # whatever it is, the hook does the work itself
         return None
 
 
-def stop(socket_path: str, timeout: float = REPLY_TIMEOUT) -> bool:
+def stop(socket_path: str) -> bool:
     """Ask a listener to leave; False when none answered."""
-    return _control(socket_path, "stop", timeout) is not None
+    return _control(socket_path, "stop") is not None
 
 
-def ping(socket_path: str, timeout: float = REPLY_TIMEOUT) -> dict[str, Any] | None:
+def ping(socket_path: str) -> dict[str, Any] | None:
     """A live listener's pid and how many runs it queued, or None."""
-    return _control(socket_path, "ping", timeout)
+    return _control(socket_path, "ping")
 
 
-def _control(socket_path: str, op: str, timeout: float) -> dict[str, Any] | None:
-    if not hasattr(socket, "AF_UNIX") or not os.path.exists(socket_path):
-        return None
-    header = {"v": PROTOCOL, "op": op, "exe": _installation(), "size": 0}
+def _control(socket_path: str, op: str) -> dict[str, Any] | None:
     try:
-        reply = _ask(socket_path, json.dumps(header).encode("utf-8") + b"\n", timeout)
-    except (OSError, ValueError):
+        if not _private_socket(socket_path):
+            return None
+        header = {"v": PROTOCOL, "op": op, "size": 0}
+        reply = _ask(socket_path, json.dumps(header).encode("utf-8") + b"\n", REPLY_TIMEOUT)
+    except Exception:
         return None
     return None if reply is None or "retry" in reply else reply
 
 
+def _private_socket(path: str) -> bool:
+    """A socket file of our own user that nobody else may open: the hook sends it secrets."""
+    if not hasattr(socket, "AF_UNIX"):
+        return False
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return (info.st_mode & 0o170000 == 0o140000 and info.st_mode & 0o077 == 0
+            and info.st_uid == os.getuid())
+
+
 def _ask(socket_path: str, message: bytes, timeout: float) -> dict[str, Any] | None:
+    """One request, one reply, within `timeout` seconds all told. None when nothing listens;
+    a "retry" reply when a listener is there but did not answer in time."""
+    import time
+
+    deadline = time.monotonic() + timeout
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(timeout)
-        _at(socket_path, sock.connect)
-        sock.sendall(message)
-        sock.shutdown(socket.SHUT_WR)
-        chunks = []
-        while chunk := sock.recv(65536):
-            chunks.append(chunk)
+        try:
+            _at(socket_path, sock.connect)
+        except OSError:
+            return None  # refused or gone: a dead listener's socket
+        if not _same_user(sock):
+            return None
+        try:
+            sock.settimeout(max(deadline - time.monotonic(), 0.001))
+            sock.sendall(message)
+            sock.shutdown(socket.SHUT_WR)
+            chunks = []
+            while True:
+                sock.settimeout(max(deadline - time.monotonic(), 0.001))
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        except OSError as exc:  # socket.timeout is an OSError
+            return {"retry": f"no answer from the listener ({exc.__class__.__name__})"}
     reply = json.loads(b"".join(chunks) or b"null")
-    return reply if isinstance(reply, dict) else None
+    return reply if isinstance(reply, dict) else {"retry": "no answer from the listener"}
 
 
 def _installation() -> list[str]:
@@ -111,13 +151,32 @@ def _at(path: str, call: Callable[[str], None]) -> None:
         os.chdir(here)
 
 
+def _same_user(sock: socket.socket) -> bool:
+    """The other end runs as our user, where the platform says (Linux SO_PEERCRED, macOS and
+    BSD LOCAL_PEERCRED); elsewhere the socket file's owner and mode decide."""
+    import struct
+
+    try:
+        if hasattr(socket, "SO_PEERCRED"):
+            creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+            return struct.unpack("3i", creds)[1] == os.getuid()
+        if hasattr(socket, "LOCAL_PEERCRED"):  # struct xucred: version, then uid
+            creds = sock.getsockopt(0, socket.LOCAL_PEERCRED, 76)
+            return struct.unpack_from("Ii", creds)[1] == os.getuid()
+    except OSError:
+        return False
+    return True
+
+
 # ---- the listener's side ------------------------------------------------------------------
 
 
-def serve(workspace: str, idle: float, say: Callable[[str], None]) -> str:
+def serve(workspace: str, idle: float, say: Callable[[str], None],
+          warn: Callable[[str], None]) -> str:
     """Take runs until `idle` seconds pass without one (0: never), a `stop` request, or the
-    socket or the code changes under us; return why it stopped. Raises LockBusy when another
-    listener serves this workspace."""
+    socket or the code changes under us; return why it stopped. `say` reports each run,
+    `warn` what went wrong (it reaches the background log even when `say` is silent).
+    Raises LockBusy when another listener serves this workspace."""
     from . import config
     from .errors import WikimemError
     from .fsio import workspace_lock
@@ -130,10 +189,10 @@ def serve(workspace: str, idle: float, say: Callable[[str], None]) -> str:
     with workspace_lock(places.listener_lock, busy="a listener already serves this workspace"):
         sock, inode = _bind(path)
         try:
-            code = _code_stamp()
+            listener = _Listener(sock, inode, path, str(places.workspace), say, warn)
             say(f"wikimem: listening for runs in {places.workspace} "
                 f"({f'leaving after {idle:g} s idle' if idle else 'until stopped'})")
-            return _loop(sock, inode, path, str(places.workspace), idle, code, say)
+            return listener.loop(idle)
         finally:
             sock.close()
             if _still_ours(path, inode):
@@ -157,99 +216,112 @@ def _leave_on_signals() -> None:
             signal.signal(getattr(signal, name), leave)
 
 
-def _loop(sock: socket.socket, inode: int, path: str, workspace: str, idle: float,
-          code: dict[str, tuple[int, int]], say: Callable[[str], None]) -> str:
-    import time
+class _Listener:
+    """The serving loop's state: its socket, its code's stamp, the runs it took."""
 
-    last = time.monotonic()
-    taken = [0]  # runs queued so far: `wikimem listen --status` says it
-    while True:
-        left = idle - (time.monotonic() - last) if idle else TICK
-        if left <= 0:
-            return "idle"
-        sock.settimeout(min(left, TICK))
-        try:
-            conn, _ = sock.accept()
-        except TimeoutError:
-            if not _still_ours(path, inode):
-                return "socket gone"
-            if _code_stamp() != code:
-                return "code changed"
-            continue
+    def __init__(self, sock: socket.socket, inode: int, path: str, workspace: str,
+                 say: Callable[[str], None], warn: Callable[[str], None]) -> None:
+        self.sock, self.inode, self.path, self.workspace = sock, inode, path, workspace
+        self.say, self.warn = say, warn
+        self.code = _code_stamp()
+        self.runs = 0
+
+    def loop(self, idle: float) -> str:
+        import time
+
         last = time.monotonic()
-        with conn:
-            why = _serve_one(conn, workspace, code, say, taken)
-        if why:
-            return why
+        while True:
+            _reap()
+            why = self.gone()
+            if why:
+                return why
+            left = idle - (time.monotonic() - last) if idle else TICK
+            if left <= 0:
+                return "idle"
+            self.sock.settimeout(min(left, TICK))
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            except (ConnectionAbortedError, InterruptedError):
+                continue
+            with conn:
+                try:
+                    why, took_run = self.serve_one(conn)
+                except Exception as exc:  # one bad request never ends the listener
+                    why, took_run = None, False
+                    self.warn(f"wikimem: listener: dropped a request: "
+                              f"{exc.__class__.__name__}: {exc}")
+            if took_run:
+                last = time.monotonic()  # only runs count: `status` polling is not activity
+            os.chdir(self.workspace)  # never pin the folder of a hook that has gone
+            if why:
+                return why
 
+    def gone(self) -> str | None:
+        if not _still_ours(self.path, self.inode):
+            return "socket gone"
+        if _code_stamp() != self.code:
+            return "code changed"
+        return None
 
-def _serve_one(conn: socket.socket, workspace: str, code: dict[str, tuple[int, int]],
-               say: Callable[[str], None], taken: list[int]) -> str | None:
-    """Answer one connection; return a reason to stop serving, or None."""
-    conn.settimeout(REPLY_TIMEOUT)
-    try:
+    def serve_one(self, conn: socket.socket) -> tuple[str | None, bool]:
+        """Answer one connection: (a reason to stop serving or None, whether a run came)."""
+        conn.settimeout(REPLY_TIMEOUT)
         if not _same_user(conn):
-            return None
-        header, data = _read_request(conn)
-    except (OSError, ValueError) as exc:
-        say(f"wikimem: listener: dropped a request: {exc}")
-        return None
-    if header.get("v") != PROTOCOL or header.get("exe") != _installation():
-        _reply(conn, {"retry": "another wikimem installation"})
-        return None
-    if _code_stamp() != code:
-        _reply(conn, {"retry": "the listener's code changed"})
-        return "code changed"
-    op = header.get("op")
-    if op == "ping":
-        _reply(conn, {"ok": True, "pid": os.getpid(), "runs": taken[0]})
-        return None
-    if op == "stop":
-        _reply(conn, {"ok": True, "pid": os.getpid()})
-        return "asked to stop"
-    if op != "run" or header.get("workspace") != workspace:
-        _reply(conn, {"retry": "not a run for this workspace"})
-        return None
-    if _take_run(conn, header, data, workspace, say):
-        taken[0] += 1
-    return None
-
-
-def _take_run(conn: socket.socket, header: Mapping[str, Any], data: bytes, workspace: str,
-              say: Callable[[str], None]) -> bool:
-    """Queue one run and start a pass for it; whether a job was queued."""
-    from . import config
-    from .errors import WikimemError
-
-    env = {str(k): str(v) for k, v in dict(header.get("env") or {}).items()}
-    source = str(header.get("source") or "input")
-    early = bool(header.get("early"))
-    if early:
-        _reply(conn, {"ok": True, "received": True})
-    try:
+            return None, False
         try:
-            os.chdir(str(header.get("cwd") or workspace))  # relative paths as the hook saw them
-        except OSError:
-            os.chdir(workspace)
-        reply = accept_run(config.places(workspace, env), data, source,
-                           bool(header.get("github")), env)
-    except WikimemError as exc:
-        reply = {"error": str(exc)}
-    except Exception as exc:  # the hook then tries itself, and reports what goes wrong
-        reply = {"retry": f"listener failed: {exc.__class__.__name__}: {exc}"}
-    if early:
-        if "error" in reply or "retry" in reply:
-            say(f"wikimem: listener: {source}: {reply.get('error') or reply.get('retry')}")
-    else:
-        _reply(conn, reply)
-    if reply.get("job"):
-        say(f"wikimem: queued job {reply['job']} (run {reply['run']})"
-            f"{' again: already known' if reply.get('duplicate') else ''}")
-        from .background import spawn_pass
+            header, data = _read_request(conn)
+        except (OSError, ValueError) as exc:
+            self.warn(f"wikimem: listener: dropped a request: {exc}")
+            return None, False
+        op = header["op"]
+        if op in ("ping", "stop"):  # harmless from any installation: status and --stop see us
+            _reply(conn, {"ok": True, "pid": os.getpid(), "runs": self.runs})
+            return ("asked to stop" if op == "stop" else None), False
+        why = self.gone()
+        if header.get("exe") != _installation() or why:
+            _reply(conn, {"retry": why or "another wikimem installation"})
+            return why, False
+        if op != "run" or header.get("workspace") != self.workspace:
+            _reply(conn, {"retry": "not a run for this workspace"})
+            return None, False
+        if self.take_run(conn, header, data):
+            self.runs += 1
+        return None, True
 
-        places = config.places(workspace, env)
-        spawn_pass(workspace, str(places.background_log), env)
-    return bool(reply.get("job"))
+    def take_run(self, conn: socket.socket, header: Mapping[str, Any], data: bytes) -> bool:
+        """Queue one run and start a pass for it; whether a job was queued."""
+        from . import config
+        from .background import spawn_pass
+        from .errors import WikimemError
+
+        env = header["env"]
+        source = str(header.get("source") or "input")
+        early = bool(header.get("early"))
+        if early:
+            _reply(conn, {"ok": True, "received": True})
+        try:
+            try:
+                os.chdir(str(header.get("cwd") or self.workspace))  # relative paths as the
+            except OSError:                                           # hook saw them
+                os.chdir(self.workspace)
+            places = config.places(self.workspace, env)
+            reply = accept_run(places, data, source, bool(header.get("github")), env)
+        except WikimemError as exc:
+            reply = {"error": str(exc)}
+        except Exception as exc:  # the hook then tries itself, and reports what goes wrong
+            reply = {"retry": f"listener failed: {exc.__class__.__name__}: {exc}"}
+        if not early:
+            _reply(conn, reply)
+        elif "error" in reply or "retry" in reply:  # nobody waits for it: the log must say it
+            self.warn(f"wikimem hook: {reply.get('error') or reply.get('retry')}")
+        if not reply.get("job"):
+            return False
+        self.say(f"wikimem: queued job {reply['job']} (run {reply['run']})"
+                 f"{' again: already known' if reply.get('duplicate') else ''}")
+        spawn_pass(self.workspace, str(places.background_log), env)
+        return True
 
 
 def accept_run(places: Places, data: bytes, source: str, github: bool,
@@ -270,23 +342,30 @@ def accept_run(places: Places, data: bytes, source: str, github: bool,
 
 
 def _read_request(conn: socket.socket) -> tuple[dict[str, Any], bytes]:
+    """One request: a JSON header line, then `size` bytes. ValueError for anything else."""
     buffer = bytearray()
     while b"\n" not in buffer:
         chunk = conn.recv(65536)
         if not chunk:
             raise ValueError("connection closed before the header ended")
         buffer += chunk
-        if len(buffer) > HEADER_MAX + PAYLOAD_MAX:
-            raise ValueError("request too large")
+        if len(buffer) > HEADER_MAX + 65536:
+            raise ValueError("header too large")
     line, _, rest = bytes(buffer).partition(b"\n")
-    if len(line) > HEADER_MAX:
-        raise ValueError("header too large")
-    header = json.loads(line)
-    if not isinstance(header, dict):
-        raise ValueError("header is not an object")
-    size = header.get("size")
-    if not isinstance(size, int) or not 0 <= size <= PAYLOAD_MAX:
+    try:
+        header = json.loads(line)
+    except RecursionError as exc:
+        raise ValueError("header nested too deeply") from exc
+    if not isinstance(header, dict) or header.get("v") != PROTOCOL:
+        raise ValueError("not a request of this protocol")
+    size, op, env = header.get("size"), header.get("op"), header.get("env", {})
+    if type(size) is not int or not 0 <= size <= PAYLOAD_MAX:
         raise ValueError(f"bad payload size {size!r}")
+    if op not in ("run", "ping", "stop"):
+        raise ValueError(f"unknown request {op!r}")
+    if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                            for k, v in env.items()):
+        raise ValueError("the environment is not a table of strings")
     data = bytearray(rest)
     while len(data) < size:
         chunk = conn.recv(min(1 << 20, size - len(data)))
@@ -304,15 +383,15 @@ def _reply(conn: socket.socket, reply: Mapping[str, Any]) -> None:
         pass  # the hook gave up waiting; it does the work itself
 
 
-def _same_user(conn: socket.socket) -> bool:
-    """The peer runs as our user (Linux says so; elsewhere the socket's 0600 mode decides)."""
-    if not hasattr(socket, "SO_PEERCRED"):
-        return True
-    import struct
-
-    creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    _, uid, _ = struct.unpack("3i", creds)
-    return uid == os.getuid()
+def _reap() -> None:
+    """Collect the passes this listener started, so none lingers as a zombie."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except (ChildProcessError, OSError, AttributeError):
+            return
+        if pid == 0:
+            return
 
 
 def _bind(path: str) -> tuple[socket.socket, int]:

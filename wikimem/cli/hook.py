@@ -130,7 +130,7 @@ def _hook(parsed: HookArgs) -> int:
         if reply is not None and "retry" not in reply:
             _say(reply, parsed.quiet)
             return status
-        answered = reply is not None  # a listener refused: do not start another one
+        answered = reply is not None  # one is there but refused or was slow: no second one
     from .. import config
     from ..background import spawn, spawn_listener, spawn_pass
 
@@ -138,8 +138,8 @@ def _hook(parsed: HookArgs) -> int:
     if session_end and not (parsed.wait or parsed.handoff):
         # SessionEnd gives hooks ~1.5 s: reading the transcript and redacting happen in a
         # detached process that gets the payload through a pipe.
-        spawn([sys.executable, "-m", "wikimem", "hook", "--handoff", "--quiet", "-C",
-               workspace, "-"], str(places.background_log), data)
+        spawn(["hook", "--handoff", "--quiet", "-C", workspace, "-"],
+              str(places.background_log), data)
         return status
     if record is None:
         from ..intake import record_from_bytes

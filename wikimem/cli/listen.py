@@ -43,7 +43,8 @@ def listen(ctx: Ctx, idle: float | None, stop: bool, show_status: bool, quiet: b
     wait = ctx.settings["hook.linger"] if idle is None else idle
     say = (lambda message: None) if quiet else (lambda message: click.echo(message))
     try:
-        why = listener.serve(str(ctx.places.workspace), float(wait), say)
+        why = listener.serve(str(ctx.places.workspace), float(wait), say,
+                             lambda message: click.echo(message, err=True))
     except LockBusy:
         if quiet:  # a hook started a second one while the first was starting: nothing to do
             return
