@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import git
 from tests.recall_support import BUN, CACHE, PYTEST, learn, setup
+from wikimem.markdown import slugify
 
 
 @pytest.fixture
@@ -157,3 +159,78 @@ def test_undo_of_a_forget_brings_the_entry_back(learned, cli) -> None:
     assert cli("undo", "no-such-commit").code == 1
     first = git("rev-list", "--max-parents=0", "HEAD", cwd=places.wiki).strip()
     assert "first commit" in cli("undo", first).err
+
+
+# -- hand-written entries come back byte for byte -------------------------------------------
+
+UPDATED = re.compile(r"^updated: .*$", re.M)
+META = "<!-- wikimem: type=procedural review-by=2027-01-31 -->"
+FIRST = "## Keep me\n\nThe page starts with this entry.\n"
+TIGHT = f"## Frozen lockfile\n{META}\nRun `bun install` first.\n  trailing spaces stay  \n"
+LOOSE = f"## Cache key\n\n\n{META}\n\nThe lockfile hash is the key.\n"
+PLAIN = "## Plain note\nNo meta line,\n\n\nand odd spacing.\n"
+LAST = "## Last words\nNo newline at the end of the file."
+
+
+def page_text(entries: list[str], nl: str) -> str:
+    """A leaf a person wrote: entries separated by one blank line, in newline style `nl`."""
+    head = "---\ntitle: Bun\nsummary: Bun builds\nupdated: 2020-01-01\n---\n# Bun\n\n"
+    return (head + "\n".join(entries)).replace("\n", nl)
+
+
+@pytest.mark.parametrize(("entries", "index", "nl"), [
+    ([FIRST, TIGHT], 1, "\n"),
+    ([FIRST, LOOSE], 1, "\n"),
+    ([FIRST, PLAIN], 1, "\n"),
+    ([FIRST, TIGHT], 1, "\r\n"),
+    ([FIRST, TIGHT, LAST], 2, "\n"),
+    ([FIRST, TIGHT, LAST], 2, "\r\n"),
+    ([FIRST, TIGHT, PLAIN], 1, "\n"),
+    ([FIRST, LOOSE, LAST], 1, "\r\n"),
+], ids=["meta-tight", "meta-loose", "no-meta", "crlf", "end-no-newline", "crlf-end-no-newline",
+        "middle", "crlf-middle"])
+def test_forget_then_restore_gives_a_hand_written_entry_back_byte_for_byte(
+        workspace: Path, cli, entries: list[str], index: int, nl: str) -> None:
+    places, _ = setup(workspace)
+    leaf = places.wiki / "build" / "bun" / "MEMORY.md"
+    leaf.parent.mkdir(parents=True)
+    leaf.write_bytes(page_text(entries, nl).encode())
+    gone = slugify(entries[index].split("\n", 1)[0].removeprefix("## "))
+    forgotten = entries[index].replace("\n", nl)
+
+    assert cli("forget", f"build/bun#{gone}").code == 0
+    assert forgotten not in leaf.read_bytes().decode()
+    trashed = (places.wiki / ".trash" / "build" / "bun" / "MEMORY.md").read_bytes().decode()
+    assert forgotten in trashed
+    assert nl == "\n" or "\n" not in trashed.replace("\r\n", "")  # one newline style
+    assert cli("restore", f"build/bun#{gone}").code == 0
+    assert git("status", "--porcelain", cwd=places.wiki) == ""
+
+    # the entry goes back at the end of the page after one blank line, exactly as written
+    kept = page_text([text for i, text in enumerate(entries) if i != index], nl)
+    expected = kept + (nl if kept.endswith(nl) else nl + nl) + forgotten
+    if index == len(entries) - 1:
+        assert expected == page_text(entries, nl)  # the page as a whole is back as it was
+    restored = leaf.read_bytes().decode()
+    assert restored.endswith(forgotten)
+    assert UPDATED.sub("", restored) == UPDATED.sub("", expected)
+
+
+def test_forgetting_an_entry_again_replaces_it_in_the_trash_as_written(
+        workspace: Path, cli) -> None:
+    places, _ = setup(workspace)
+    leaf = places.wiki / "build" / "bun" / "MEMORY.md"
+    leaf.parent.mkdir(parents=True)
+    leaf.write_bytes(page_text([FIRST, TIGHT, PLAIN], "\n").encode())
+    assert cli("forget", "build/bun#frozen-lockfile").code == 0
+    assert cli("forget", "build/bun#plain-note").code == 0
+    again = f"## Frozen lockfile\n{META}\nNow `bun install --frozen-lockfile` passes.\n"
+    leaf.write_bytes(leaf.read_bytes() + again.encode())
+    assert cli("forget", "build/bun#frozen-lockfile").code == 0
+
+    trashed = (places.wiki / ".trash" / "build" / "bun" / "MEMORY.md").read_text()
+    assert again + "\n" + PLAIN in trashed and TIGHT not in trashed  # in place, as written
+    assert cli("trash").out.splitlines() == ["build/bun#frozen-lockfile  Frozen lockfile",
+                                             "build/bun#plain-note  Plain note"]
+    assert cli("restore", "build/bun#frozen-lockfile").code == 0
+    assert leaf.read_text().endswith("\n\n" + again)

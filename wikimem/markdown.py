@@ -55,6 +55,12 @@ class Entry:
             lines = lines[first + 1 :]
         return "\n".join(_trim_blank(lines))
 
+    @property
+    def own_text(self) -> str:
+        """The text from the heading through its last non-blank line, exactly as written:
+        without the blank lines that only separate it from what follows."""
+        return self.text[: _trailing_blank_start(self.text)]
+
 
 @dataclass(frozen=True)
 class Page:
@@ -142,10 +148,14 @@ def entry_text(
 
 def add_entry(page: Page, title: str, body: str, meta: Mapping[str, str] | None = None) -> Page:
     """Append an entry after a blank line; its id is its slug made unique on the page."""
+    return add_entry_text(page, entry_text(title, body, meta, page.newline))
+
+
+def add_entry_text(page: Page, text: str) -> Page:
+    """Append an entry's exact text (say an `Entry.own_text`) after a blank line, byte for byte."""
     before = page.render()
-    added = entry_text(title, body, meta, page.newline)
-    new = parse_page(before + _blank_line_join(before, page.newline) + added)
-    if len(new.entries) != len(page.entries) + 1 or new.entries[-1].text != added:
+    new = parse_page(before + _blank_line_join(before, page.newline) + text)
+    if len(new.entries) != len(page.entries) + 1 or new.entries[-1].text != text:
         raise WikiError(
             "cannot add an entry: it would not read back as its own section "
             "(the page ends inside an open block?)"
@@ -157,13 +167,21 @@ def replace_entry(
     page: Page, entry_id: str, title: str, body: str, meta: Mapping[str, str] | None = None
 ) -> Page:
     """Rewrite one entry; the blank lines that separated it from the next entry stay."""
+    return replace_entry_text(page, entry_id, entry_text(title, body, meta, page.newline))
+
+
+def replace_entry_text(page: Page, entry_id: str, text: str) -> Page:
+    """Put an entry's exact text (say an `Entry.own_text`) in the place of entry `entry_id`;
+    the blank lines that separated that entry from the next one stay."""
     index = _index_of(page, entry_id)
     old = page.entries[index]
     cut = _trailing_blank_start(old.text)
     spacing = old.text[cut:]
-    if not spacing and index + 1 < len(page.entries):
-        spacing = page.newline
-    replacement = entry_text(title, body, meta, page.newline) + spacing
+    if index + 1 < len(page.entries):
+        if not text.endswith(("\n", "\r")):  # an entry that ended its file ends its line now
+            text += page.newline
+        spacing = spacing or page.newline
+    replacement = text + spacing
     new = _splice(page, index, replacement)
     if len(new.entries) != len(page.entries) or new.entries[index].text != replacement:
         raise WikiError(f"cannot replace entry {entry_id!r}: the new text breaks the page")

@@ -82,16 +82,17 @@ def listing(wiki: Wiki) -> list[Trashed]:
 
 
 def put_entry(page: Page, entry: Entry) -> Page:
-    """`page` with `entry` added, or replacing the entry of the same id."""
+    """`page` with `entry` added, or replacing the entry of the same id. The entry moves as
+    written (meta line, spacing, newlines): re-rendering it would change a person's bytes."""
     if page.entry(entry.id) is not None:
-        return markdown.replace_entry(page, entry.id, entry.title, entry.body, entry.meta)
-    return markdown.add_entry(page, entry.title, entry.body, entry.meta)
+        return markdown.replace_entry_text(page, entry.id, entry.own_text)
+    return markdown.add_entry_text(page, entry.own_text)
 
 
 def empty_like(page: Page, path: str) -> Page:
     """A page holding `page`'s frontmatter and head, without its entries."""
     meta = {k: page.meta[k] for k in ("title", "summary", "type") if page.meta.get(k)}
-    return markdown.new_page(meta, page.title or path)
+    return markdown.new_page(meta, page.title or path, newline=page.newline)
 
 
 def keep_only(page: Page, ids: set[str]) -> Page:
@@ -191,7 +192,7 @@ def restore(places: Places, settings: Settings, ref: str) -> Moved:
                 raise WikiError(f"{path}#{entry.id} exists again with other text; forget or "
                                 "rename it first, or edit the page by hand")
             if present is None:
-                page = markdown.add_entry(page, entry.title, entry.body, entry.meta)
+                page = markdown.add_entry_text(page, entry.own_text)
         change.write(leaf_file, markdown.with_meta(page, "updated", change.date).render())
         rest = trashed
         for entry in entries:
