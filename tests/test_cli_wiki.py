@@ -115,6 +115,28 @@ def test_lint_reports_problems_as_file_line_and_exits_1(workspace: Path, cli) ->
     assert any("build/TOPIC.md:1: topic has no TOPIC.md" in x for x in lines)
 
 
+def test_lint_reports_a_badly_named_folder_and_the_problems_of_the_leaf_inside(
+        workspace: Path, cli) -> None:
+    cli("init")
+    wiki = workspace / ".clarvis/memory"
+    broken = wiki / "Build Tools" / "bun" / "MEMORY.md"  # topic folder with a capital and a space
+    broken.parent.mkdir(parents=True)
+    broken.write_text("---\ntitle: [Bun\nsummary: Bun rules.\n---\n# Bun\n\n## One\n\ntext\n")
+    twice = wiki / "build" / "Bun Cache" / "MEMORY.md"  # leaf folder with a capital and a space
+    twice.parent.mkdir(parents=True)
+    twice.write_text("---\ntitle: Cache\nsummary: Cache rules.\n---\n# Cache\n\n"
+                     "## Cache key\n\nThe lockfile hash.\n\n## Cache key\n\nPer OS.\n")
+    result = cli("lint")
+    lines = [line.removeprefix(".clarvis/memory/") for line in result.out.splitlines()]
+    assert result.code == 1
+    assert "Build Tools:1: folder name is not a lowercase slug" in lines
+    assert "build/Bun Cache:1: folder name is not a lowercase slug" in lines
+    assert any(line.startswith("Build Tools/bun/MEMORY.md:1: frontmatter is not valid YAML")
+               for line in lines), lines
+    assert any(line.startswith("build/Bun Cache/MEMORY.md:11: duplicate entry id 'cache-key'")
+               for line in lines), lines
+
+
 def test_lint_clean_wiki_exits_0_and_fix_recompiles(workspace: Path, cli) -> None:
     cli("init")
     assert cli("lint").code == 0
