@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -122,12 +123,63 @@ def test_forced_continuation_and_subagent_stops_are_skipped(transcript: Path) ->
 
 
 def test_unreadable_transcript_still_records_the_result(tmp_path: Path) -> None:
-    record = record_from_claude(payload(tmp_path / "missing.jsonl"))
+    missing = tmp_path / "missing.jsonl"
+    record = record_from_claude(payload(missing))
 
     assert record["task"] == "Claude Code session in repo"
     assert record["result"] == FINAL
     assert record["run_id"] == f"{SESSION}:0b7d3c1e-0000-4000-8000-00000000abcd"
-    assert record["evidence"] == []
+    assert record["evidence"] == [{"kind": "note", "text": (
+        "No task or tool evidence from the transcript: it could not be read "
+        f"({missing}: No such file or directory); only the hook payload was recorded.")}]
+
+
+def missing_evidence(record: dict) -> str:
+    """The note saying the transcript could not be read (the record holds only that note)."""
+    [note] = record["evidence"]
+    assert note["kind"] == "note" and "could not be read" in note["text"], note
+    return note["text"]
+
+
+def test_a_transcript_that_is_a_folder_is_said_to_be_unreadable(tmp_path: Path) -> None:
+    record = record_from_claude(payload(tmp_path))
+    assert record["result"] == FINAL and "Is a directory" in missing_evidence(record)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file whatever its mode")
+def test_a_transcript_without_read_permission_is_said_to_be_unreadable(
+        transcript: Path) -> None:
+    transcript.chmod(0)
+    try:
+        record = record_from_claude(payload(transcript))
+    finally:
+        transcript.chmod(0o600)
+    assert record["result"] == FINAL and "Permission denied" in missing_evidence(record)
+
+
+def test_a_payload_without_transcript_path_says_so(transcript: Path) -> None:
+    event = payload(transcript)
+    del event["transcript_path"]
+    record = record_from_claude(event)
+    assert "names no transcript_path" in missing_evidence(record)
+    assert "could not be read" not in str(record_from_claude(payload(transcript))["evidence"])
+
+
+def test_stop_hook_with_a_missing_transcript_queues_the_run_with_the_note(
+        tmp_path: Path) -> None:
+    from tests.conftest import run_wikimem
+    from wikimem.queue import Queue
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    event = payload(tmp_path / "gone.jsonl")
+    proc = run_wikimem("hook", "--wait", "-q", cwd=workspace, input=json.dumps(event))
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
+    queue = Queue(workspace / ".clarvis" / "state" / "queue")
+    [job] = [job for state in ("done", "failed", "review", "pending")
+             for _, job in queue.jobs(state) if job is not None]
+    assert job.run["result"] == FINAL
+    assert "gone.jsonl: No such file or directory" in missing_evidence(job.run)
 
 
 def test_nothing_to_record_without_task_or_result(tmp_path: Path) -> None:

@@ -7,6 +7,8 @@ is read line by line, unknown record types and broken lines are skipped, and onl
 branch counts: the `parentUuid` chain walked back from the last message, so messages left
 behind by a rewind are ignored. A compaction starts a new root whose `logicalParentUuid`
 points at the message before it; the walk follows that link when the message is still there.
+A transcript that cannot be read (gone, no permission) still gives a record from the payload,
+whose first evidence item is a note saying so: missing evidence is not the same as none.
 
 One record describes one turn: the evidence from the turn's prompt onward, the session's
 first prompt as the task. Its run_id, `<session>:<uuid of the turn's prompt>`, is the same
@@ -25,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from . import clip, read_jsonl, text_of
+from . import clip, parse_jsonl, text_of
 
 END_EVENTS = frozenset({"Stop", "StopFailure", "SubagentStop", "SessionEnd"})
 FILE_TOOLS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path",
@@ -97,7 +99,10 @@ def record_from_claude(payload: Mapping[str, Any]) -> dict[str, Any] | None:
     session = str(payload.get("session_id") or "")
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
     path = payload.get("transcript_path")
-    entries = read_transcript(path) if isinstance(path, str) and path else []
+    if isinstance(path, str) and path:
+        entries, unread = load_transcript(path)
+    else:
+        entries, unread = [], "the payload names no transcript_path"
     turn = summarise(entries, cwd)
     result = _string(payload.get("last_assistant_message")) or turn.result
     if turn.task is None and not result:
@@ -118,14 +123,28 @@ def record_from_claude(payload: Mapping[str, Any]) -> dict[str, Any] | None:
         record["started_at"] = turn.started_at
     if turn.ended_at:
         record["ended_at"] = turn.ended_at
-    record["evidence"] = _notes(payload, turn) + turn.evidence
+    record["evidence"] = _notes(payload, turn, unread) + turn.evidence
     record["source"] = _source(payload)
     return record
 
 
 def read_transcript(path: str) -> list[Entry]:
-    """The entries on the transcript's active branch, root first."""
-    return active_branch(entry for line in read_jsonl(path) if (entry := entry_from_line(line)))
+    """The entries on the transcript's active branch, root first (none if it cannot be read)."""
+    return load_transcript(path)[0]
+
+
+def load_transcript(path: str) -> tuple[list[Entry], str | None]:
+    """Like `read_transcript`, and why the file could not be read (None when it could).
+
+    The hook still records the turn from its payload (fail open); the reason goes into the
+    record so that a run without evidence says the evidence is missing, not that there was
+    none."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = parse_jsonl(handle)  # streamed: a transcript can be large
+            return active_branch(e for line in lines if (e := entry_from_line(line))), None
+    except OSError as exc:
+        return [], f"{path}: {exc.strerror or type(exc).__name__}"
 
 
 def entry_from_line(line: Mapping[str, Any]) -> Entry | None:
@@ -306,8 +325,11 @@ def _last_text(entries: Sequence[Entry]) -> str | None:
     return "\n".join(parts) or None
 
 
-def _notes(payload: Mapping[str, Any], turn: Turn) -> list[dict[str, Any]]:
+def _notes(payload: Mapping[str, Any], turn: Turn, unread: str | None) -> list[dict[str, Any]]:
     notes = []
+    if unread:
+        notes.append({"kind": "note", "text": "No task or tool evidence from the transcript: it "
+                      f"could not be read ({unread}); only the hook payload was recorded."})
     if turn.prompt and turn.prompt != turn.task:
         notes.append({"kind": "note", "text": f"Prompt of this turn: {turn.prompt}"})
     if payload.get("hook_event_name") == "StopFailure":
