@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from . import markdown
 from .change import Change, commit_change
 from .config import Places, Settings
-from .errors import NotFound, UsageError, WikiError
+from .errors import NotFound, WikiError, WikimemError
 from .fsio import read_text
 from .history import Commit, WikiRepo
 from .markdown import Page
@@ -65,8 +65,8 @@ def later_commits(repo: WikiRepo, file: str, sha: str) -> list[Commit]:
         if commit.sha == sha:
             return list(reversed(newer))
         newer.append(commit)
-    raise UsageError(f"{sha[:12]} is not in the history of the wiki's current branch "
-                     f"(or is more than {MAX_LOOKBACK} commits back)")
+    raise NotFound(f"{sha[:12]} is not in the history of the wiki's current branch "
+                   f"(or is more than {MAX_LOOKBACK} commits back)")
 
 
 def blame(repo: WikiRepo, file: str, sha: str, ids: set[str], then: dict[str, Shape]) -> str:
@@ -96,10 +96,10 @@ def undo(places: Places, settings: Settings, rev: str) -> Undone:
     info = _commit(repo, sha)
     parent = _parent(repo, sha)
     if parent is None:
-        raise UsageError("cannot undo the wiki's first commit")
+        raise WikimemError("cannot undo the wiki's first commit")
     files = repo.changed_paths(sha)
     if not files:
-        raise UsageError(f"{info.short} changed nothing in the wiki")
+        raise WikimemError(f"{info.short} changed nothing in the wiki")
     put_back: list[str] = []
 
     def work(change: Change) -> None:
@@ -169,7 +169,7 @@ def _commit(repo: WikiRepo, sha: str) -> Commit:
     for commit in repo.log(limit=MAX_LOOKBACK):
         if commit.sha == sha:
             return commit
-    raise UsageError(f"{sha[:12]} is not in the history of the wiki's current branch")
+    raise NotFound(f"{sha[:12]} is not in the history of the wiki's current branch")
 
 
 def _parent(repo: WikiRepo, sha: str) -> str | None:
