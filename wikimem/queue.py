@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .errors import RecordError, UsageError
+from .errors import NotFound, RecordError
 from .fsio import atomic_write_text, move
 
 SCHEMA = 1
@@ -181,7 +181,7 @@ class Queue:
         """Claim a job held for review (approve): review → active."""
         matches = [p for p in self.folder("review").glob(f"{jid}*.json")] if jid else []
         if len(matches) != 1:
-            raise UsageError(f"no single held job matches {jid!r} (see `wikimem queue`)")
+            raise NotFound(f"no single held job matches {jid!r} (see `wikimem queue`)")
         job = self._read(matches[0])
         move(matches[0], self.path("active", job.id))
         return job
