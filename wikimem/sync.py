@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from . import markdown
 from .compile import compile_profile, compile_topic
 from .config import Places, Settings
-from .errors import HistoryError, UsageError
+from .errors import HistoryError, WikimemError
 from .fsio import atomic_write_text, read_text, workspace_lock
 from .history import Identity, WikiRepo
 from .wiki import LEAF_FILE, PROFILE_FILE, TOPIC_FILE, Wiki
@@ -75,7 +75,7 @@ def after_pass(places: Places, settings: Settings, warn: Warn) -> Synced | None:
         return None
     try:
         return sync_locked(places, settings)
-    except (HistoryError, UsageError) as exc:
+    except WikimemError as exc:
         warn(f"wikimem: could not push the wiki: {exc}")
         return None
 
@@ -85,16 +85,16 @@ def sync_locked(places: Places, settings: Settings, *, url: str | None = None,
     """Sync while the caller holds the workspace lock."""
     repo = open_repo(places, settings)
     if repo.mode != "wiki":
-        raise UsageError("wikimem sync shares a wiki that has its own repository "
-                         "(wiki.commit_into = \"wiki\"); in workspace mode the wiki travels with "
-                         "the project's own commits, so push and pull the project instead")
+        raise WikimemError("wikimem sync shares a wiki that has its own repository "
+                           "(wiki.commit_into = \"wiki\"); in workspace mode the wiki travels "
+                           "with the project's own commits, so push and pull the project instead")
     remote = settings["wiki.remote"] or "origin"
     ensure_wiki(places, settings, repo)
     if url:
         repo.set_remote(remote, url)
     if repo.remote_url(remote) is None:
-        raise UsageError(f"the wiki has no remote {remote!r}: run `wikimem sync --remote URL` "
-                         f"once (or `git -C {places.wiki} remote add {remote} URL`)")
+        raise WikimemError(f"the wiki has no remote {remote!r}: run `wikimem sync --remote "
+                           f"URL` once (or `git -C {places.wiki} remote add {remote} URL`)")
     repo.commit_person_edits()
     repo.drop_scratches()
     branch = repo.branch()
