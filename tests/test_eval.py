@@ -142,16 +142,25 @@ def test_metrics_count_precision_and_recall() -> None:
     assert harness.metrics([])["no_change_precision"] is None
 
 
-def test_bad_corpus_lines_are_usage_errors(tmp_path: Path) -> None:
-    from wikimem.errors import UsageError
+def test_bad_corpus_lines_are_failures_and_a_bad_category_is_a_usage_error(
+        tmp_path: Path) -> None:
+    from wikimem.errors import UsageError, WikimemError
 
     path = tmp_path / "cases.jsonl"
-    path.write_text('{"id": "x", "category": "weird", "run": {}, "expect": {"change": false}}\n')
-    with pytest.raises(UsageError, match="unknown category"):
-        harness.load_cases(path)
-    path.write_text("{not json\n")
-    with pytest.raises(UsageError, match="line 1"):
-        harness.load_cases(path)
+    for text, message in [
+            ('{"id": "x", "category": "weird", "run": {}, "expect": {"change": false}}\n',
+             "unknown category 'weird'"),
+            ("{not json\n", "line 1"),
+            ('{"id": "x", "category": "lesson", "run": {}}\n', "eval case x: 'expect'")]:
+        path.write_text(text)
+        with pytest.raises(WikimemError, match=message) as bad:
+            harness.load_cases(path)
+        assert bad.value.exit_code == 1, text  # the file is wrong, not the command line
+    with pytest.raises(WikimemError, match="cannot read eval cases") as unreadable:
+        harness.load_cases(tmp_path / "missing.jsonl")
+    assert unreadable.value.exit_code == 1
+    with pytest.raises(UsageError, match="unknown category 'weird'"):
+        harness.load_cases(category="weird")
 
 
 def test_cli_eval_json_and_exit_code(cli, workspace: Path, openai_server,

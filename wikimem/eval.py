@@ -23,7 +23,7 @@ from typing import Any
 
 from . import config
 from .config import ModelSettings
-from .errors import UsageError
+from .errors import UsageError, WikimemError
 
 CATEGORIES = ("no-change", "lesson", "secret", "injection", "supersede")
 CASES_FILE = "cases.jsonl"
@@ -64,9 +64,9 @@ class Case:
                        expect=expect, setup=tuple(dict(s) for s in data.get("setup", ())),
                        ideal=data.get("ideal"))
         except (KeyError, TypeError, ValueError) as exc:
-            raise UsageError(f"eval case {data.get('id', '?')}: {exc}") from exc
+            raise WikimemError(f"eval case {data.get('id', '?')}: {exc}") from exc
         if case.category not in CATEGORIES:
-            raise UsageError(f"eval case {case.id}: unknown category {case.category!r}")
+            raise WikimemError(f"eval case {case.id}: unknown category {case.category!r}")
         return case
 
 
@@ -112,7 +112,7 @@ def load_cases(path: Path | None = None, *, category: str | None = None,
         try:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as exc:
-            raise UsageError(f"cannot read eval cases {path}: {exc.strerror}") from exc
+            raise WikimemError(f"cannot read eval cases {path}: {exc.strerror}") from exc
     if category is not None and category not in CATEGORIES:
         raise UsageError(f"unknown category {category!r} (one of {', '.join(CATEGORIES)})")
     cases = []
@@ -122,7 +122,7 @@ def load_cases(path: Path | None = None, *, category: str | None = None,
         try:
             data = json.loads(line)
         except ValueError as exc:
-            raise UsageError(f"eval cases line {number}: not JSON ({exc})") from exc
+            raise WikimemError(f"eval cases line {number}: not JSON ({exc})") from exc
         case = Case.from_dict(data)
         if category is None or case.category == category:
             cases.append(case)
