@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from wikimem.errors import UsageError
+from wikimem.errors import ConfigError
 from wikimem.hooks.install import install_claude, install_codex
 
 if sys.version_info >= (3, 11):
@@ -82,7 +82,7 @@ def test_claude_refuses_a_file_it_cannot_edit_safely(tmp_path: Path, text: str) 
     settings = tmp_path / "settings.json"
     settings.write_text(text)
 
-    with pytest.raises(UsageError, match="settings.json"):
+    with pytest.raises(ConfigError, match="settings.json"):
         install_claude(settings)
 
     assert settings.read_text() == text
@@ -138,7 +138,7 @@ def test_codex_never_clobbers_another_notify(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text('notify = ["notify-send", "Codex"]\n')
 
-    with pytest.raises(UsageError, match="already sets notify"):
+    with pytest.raises(ConfigError, match="already sets notify"):
         install_codex(config)
 
     assert config.read_text() == 'notify = ["notify-send", "Codex"]\n'
@@ -148,7 +148,7 @@ def test_codex_refuses_invalid_toml(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text("model = \n")
 
-    with pytest.raises(UsageError, match="not valid TOML"):
+    with pytest.raises(ConfigError, match="not valid TOML"):
         install_codex(config)
 
     assert config.read_text() == "model = \n"

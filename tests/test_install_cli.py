@@ -53,7 +53,7 @@ def test_claude_refuses_a_broken_settings_file(workspace: Path, cli) -> None:
     settings.parent.mkdir()
     settings.write_text("{ not json")
     result = cli("install", "claude")
-    assert result.code == 2 and "not valid JSON" in result.err
+    assert result.code == 1 and "not valid JSON" in result.err
     assert settings.read_text() == "{ not json"
 
 
@@ -81,5 +81,5 @@ def test_codex_default_is_under_home_and_config_overrides(workspace: Path, isola
     target = workspace / "codex.toml"
     target.write_text('notify = ["my-notifier"]\n')
     refused = cli("install", "codex", "--config", str(target))
-    assert refused.code == 2 and "already sets notify" in refused.err
+    assert refused.code == 1 and "already sets notify" in refused.err
     assert target.read_text() == 'notify = ["my-notifier"]\n'

@@ -2,7 +2,7 @@
 
 Invariant: installing is idempotent and conservative. A second install changes nothing and
 reports so; every other setting survives; a file that cannot be read as JSON or TOML, or a
-setting wikimem would have to overwrite, is left untouched and reported as a UsageError.
+setting wikimem would have to overwrite, is left untouched and reported as a ConfigError.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import ConfigError
 from ..fsio import atomic_write_text, read_text
 
 if sys.version_info >= (3, 11):
@@ -33,13 +33,13 @@ def install_claude(settings_path: Path, command: str = "wikimem hook") -> bool:
     settings = _load_json(text, settings_path)
     hooks = settings.setdefault("hooks", {})
     if not isinstance(hooks, dict):
-        raise UsageError(f"{settings_path}: \"hooks\" is not an object; fix it and run again")
+        raise ConfigError(f"{settings_path}: \"hooks\" is not an object; fix it and run again")
     changed = False
     for event, timeout in CLAUDE_EVENTS:
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
-            raise UsageError(f"{settings_path}: \"hooks.{event}\" is not a list; "
-                             "fix it and run again")
+            raise ConfigError(f"{settings_path}: \"hooks.{event}\" is not a list; "
+                              "fix it and run again")
         if not _runs(groups, command):
             groups.append({"hooks": [{"type": "command", "command": command,
                                       "timeout": timeout}]})
@@ -57,13 +57,13 @@ def install_codex(config_path: Path, command: Sequence[str] = ("wikimem", "hook"
     try:
         current = tomllib.loads(text).get("notify")
     except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{config_path} is not valid TOML ({exc}); fix it and run again; "
-                         "the file was left unchanged") from exc
+        raise ConfigError(f"{config_path} is not valid TOML ({exc}); fix it and run again; "
+                          "the file was left unchanged") from exc
     wanted = list(command)
     if current == wanted:
         return False
     if current is not None:
-        raise UsageError(
+        raise ConfigError(
             f"{config_path} already sets notify = {json.dumps(current)}; Codex runs only one "
             f"notify program, so wikimem left it alone. Remove that line to use "
             f"{json.dumps(wanted)}, or have your program also call `{' '.join(wanted)}` "
@@ -73,7 +73,7 @@ def install_codex(config_path: Path, command: Sequence[str] = ("wikimem", "hook"
     line = f"notify = {json.dumps(wanted)}{newline}"
     updated = line + (newline + text if text.strip() else "")
     if tomllib.loads(updated).get("notify") != wanted:  # pragma: no cover - a guard
-        raise UsageError(f"could not add notify to {config_path}; add it by hand: {line}")
+        raise ConfigError(f"could not add notify to {config_path}; add it by hand: {line}")
     atomic_write_text(config_path, updated)
     return True
 
@@ -84,10 +84,10 @@ def _load_json(text: str, path: Path) -> dict[str, Any]:
     try:
         value = json.loads(text)
     except ValueError as exc:
-        raise UsageError(f"{path} is not valid JSON ({exc}); fix it and run again; "
-                         "the file was left unchanged") from exc
+        raise ConfigError(f"{path} is not valid JSON ({exc}); fix it and run again; "
+                          "the file was left unchanged") from exc
     if not isinstance(value, dict):
-        raise UsageError(f"{path} does not hold a JSON object; the file was left unchanged")
+        raise ConfigError(f"{path} does not hold a JSON object; the file was left unchanged")
     return value
 
 
