@@ -20,16 +20,17 @@ SOCKET = "intake.sock"  # where a warm intake listener takes runs (listener.py)
 def workspace_dir(explicit: str | os.PathLike[str] | None = None,
                   env: Mapping[str, str] | None = None, cwd: str | None = None) -> str:
     """--workspace, else WIKIMEM_WORKSPACE, else nearest folder up with .clarvis/ or .git."""
-    from .errors import UsageError
-
     env = os.environ if env is None else env
     for given, what in ((explicit, "workspace"), (env.get("WIKIMEM_WORKSPACE"),
                                                    "WIKIMEM_WORKSPACE=")):
         if given:
             path = os.path.expanduser(os.fspath(given))
             if not os.path.isdir(path):
-                raise UsageError(f"{what}{'' if what.endswith('=') else ' '}{path} "
-                                 "is not a folder")
+                # a wrong -C is how the command was called (2); a wrong variable is a setting (1)
+                from .errors import ConfigError, UsageError
+
+                wrong = UsageError if what == "workspace" else ConfigError
+                raise wrong(f"{what}{'' if what.endswith('=') else ' '}{path} is not a folder")
             return os.path.realpath(path)
     start = os.path.realpath(cwd or os.getcwd())
     folder = start
