@@ -235,3 +235,82 @@ def test_config_files_and_environment_are_checked_naming_where_the_value_came_fr
     assert result.code == 1
     assert result.err == "wikimem: error: WIKIMEM_LINGER: hook.linger: must not be negative " \
                          "(got -5)\n"
+
+
+# -- well-formed requests that cannot be met, and files that cannot be used: 1, not 2 ----------
+
+
+def one_error(result, code: int, says: str) -> None:  # type: ignore[no-untyped-def]
+    assert result.code == code, result.err
+    assert result.err.startswith("wikimem: error: ") and result.err.count("\n") == 1
+    assert says in result.err and "unexpected" not in result.err
+
+
+def test_undo_of_a_commit_off_the_branch_or_of_nothing_is_a_failure(
+        learned, cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    from wikimem.history import WikiRepo
+
+    places, _ = learned
+    wiki = places.wiki
+    head = git("rev-parse", "HEAD", cwd=wiki).strip()
+    first = git("rev-list", "--max-parents=0", "HEAD", cwd=wiki).strip()
+    one_error(cli("undo", first), 1, "cannot undo the wiki's first commit")
+    side = git("commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", "Side", cwd=wiki).strip()
+    one_error(cli("undo", side), 1, f"{side[:12]} is not in the history of the wiki's current")
+    # git's path-limited log already hides commits that change nothing in the wiki: a guard
+    monkeypatch.setattr(WikiRepo, "changed_paths", lambda self, rev: [])
+    one_error(cli("undo", head), 1, "changed nothing in the wiki")
+    assert git("rev-parse", "HEAD", cwd=wiki).strip() == head  # nothing was committed
+
+
+def test_a_commit_missing_from_a_pages_history_is_not_found(learned) -> None:
+    from wikimem.errors import NotFound
+    from wikimem.undo import later_commits
+    from wikimem.workspace import open_repo
+
+    places, settings = learned
+    side = git("commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", "Side", cwd=places.wiki).strip()
+    with pytest.raises(NotFound, match="is not in the history") as missing:
+        later_commits(open_repo(places, settings), "build/bun/MEMORY.md", side)
+    assert missing.value.exit_code == 1
+
+
+def test_approving_a_job_that_is_not_held_is_a_failure(learned, cli) -> None:
+    one_error(cli("queue", "approve", "nope"), 1, "no single held job matches 'nope'")
+
+
+def test_an_eval_corpus_that_cannot_be_used_is_a_failure(workspace: Path, cli) -> None:
+    one_error(cli("eval", "--cases", str(workspace / "missing.jsonl")), 1,
+              "cannot read eval cases")
+    bad = workspace / "cases.jsonl"
+    bad.write_text("{not json\n")
+    one_error(cli("eval", "--cases", str(bad), "--offline"), 1, "eval cases line 1: not JSON")
+    bad.write_text('{"id": "x", "category": "weird", "run": {}, "expect": {"change": false}}\n')
+    one_error(cli("eval", "--cases", str(bad), "--offline"), 1, "unknown category 'weird'")
+    assert cli("eval", "--category", "weird", "--offline").code == 2  # the option is wrong
+
+
+@pytest.mark.parametrize(("runner", "option", "name", "text", "says"), [
+    ("claude", "--settings", "settings.json", '{"hooks": []}', '"hooks" is not an object'),
+    ("claude", "--settings", "settings.json", '{"hooks": {"Stop": {}}}',
+     '"hooks.Stop" is not a list'),
+    ("claude", "--settings", "settings.json", "[1, 2]", "does not hold a JSON object"),
+    ("codex", "--config", "config.toml", "notify = [", "is not valid TOML"),
+])
+def test_install_into_a_settings_file_it_cannot_edit_is_a_failure(
+        workspace: Path, cli, runner: str, option: str, name: str, text: str, says: str) -> None:
+    target = workspace / name
+    target.write_text(text)
+    one_error(cli("install", runner, option, str(target)), 1, says)
+    assert target.read_text() == text
+
+
+def test_a_workspace_variable_naming_no_folder_is_a_failure_and_a_wrong_c_is_usage(
+        workspace: Path, cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    missing = workspace / "gone"
+    one_error(cli("-C", str(missing), "status"), 2, f"workspace {missing} is not a folder")
+    monkeypatch.setenv("WIKIMEM_WORKSPACE", str(missing))
+    one_error(cli("status"), 1, f"WIKIMEM_WORKSPACE={missing} is not a folder")
+    assert cli("-C", str(workspace), "status").code == 0  # -C wins over the variable
+    done = run_wikimem("status", cwd=workspace)
+    assert done.returncode == 1 and b"WIKIMEM_WORKSPACE=" in done.stderr
