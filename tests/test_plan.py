@@ -125,3 +125,11 @@ def test_topic_summaries_are_checked() -> None:
         {"topic": "deploy", "summary": "key AKIA" + "ABCDEFGHIJKLMNOP"}]), lookup)
     assert [t.topic for t in result.topics] == ["build"]
     assert len(result.rejected) == 2
+
+
+@pytest.mark.parametrize("title", [[[]], "!!!", 7, None])
+def test_a_title_without_a_slug_keeps_the_given_entry_id(title: object) -> None:
+    result = validate(plan(add(title=title)), lookup)
+    [edit] = result.edits
+    assert edit.entry == "new-thing"  # not "", which no page can address
+    assert edit.title == ("!!!" if title == "!!!" else "New thing")  # only text is a title

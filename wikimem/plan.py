@@ -238,7 +238,8 @@ class _Checker:
             return reject(note)
         if note:
             repair(note)
-        title = one_line(str(raw.get("title") or ""), MAX_TITLE)
+        given = raw.get("title")
+        title = one_line(given, MAX_TITLE) if isinstance(given, str) else ""
         entry = raw.get("entry")
         entry_id = slugify(str(entry)) if isinstance(entry, str) and entry.strip() else ""
         if not entry_id and title:
@@ -278,7 +279,7 @@ class _Checker:
         if action == "update" and entry_id not in existing:
             action = "add"
             repair(f"update of missing entry {entry_id!r} turned into an add")
-        if action == "add" and title and slugify(title) != entry_id:
+        if action == "add" and slugify(title) and slugify(title) != entry_id:
             # an entry's id is the slug of its heading: the heading decides
             repair(f"entry id {entry_id!r} follows its title: {slugify(title)!r}")
             entry_id = slugify(title)
