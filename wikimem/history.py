@@ -15,9 +15,10 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import git
 
@@ -201,11 +202,142 @@ class Session:
         parents = self.run("rev-list", "--parents", "-n", "1", sha).split()[1:]
         return parents[0] if parents else None
 
+    @property
+    def no_index(self) -> str:
+        """An index path that does not exist (an empty index to git, and one it cannot write):
+        for commands comparing two commits, which read the whole index only for attributes
+        that names and raw modes never use (at 10,000 files, most of such a command's time)."""
+        return os.path.join(os.path.abspath(self.repo.git_dir), "wikimem-no-index", "index")
+
     def diff_names(self, old: str | None, new: str) -> list[str]:
         """Repo-relative paths under the wiki that differ between two commits or trees."""
         base = [old, new] if old else ["--root", new]
         return split_z(self.run("diff-tree", "-r", "-z", "--name-only", "--no-renames",
-                                "--no-commit-id", *base, "--", self.scope))
+                                "--no-commit-id", *base, "--", self.scope,
+                                index=self.no_index))
+
+
+class PersonEdits:
+    """A person's uncommitted edits of the wiki, looked for by a `git status` started at once
+    and left running in the background; `commit()` waits for it and commits what it found as
+    the person's, on its own, before wikimem writes.
+
+    A pass starts the look before it reads the wiki and commits the result before it writes
+    anything, so the status sees the same wiki as when it ran in the foreground (reading
+    changes no file); the pass just does not wait for it while it reads. Edits made after the
+    status looked are left for the next look, as they always were.
+    """
+
+    def __init__(self, repo: WikiRepo) -> None:
+        self.repo = repo
+        self.prefix = ""
+        self.process: Any = None  # GitPython's AutoInterrupt around the running status
+        self.found: list[str] | None = None
+        self.committed = False
+        if not repo.has_repo():
+            self.found = repo.files_on_disk(repo.wiki)
+            return
+        with repo.session() as s:
+            args, extra = WikiRepo.status_command(s, own=repo.mode == "wiki")
+            self.prefix = s.prefix
+            name, *rest = args
+            try:
+                self.process = getattr(s.repo.git, name)(*rest, env=s.env(extra=extra),
+                                                         as_process=True)
+            except git.GitCommandNotFound as exc:
+                raise HistoryError("git is not installed or not on PATH") from exc
+
+    def __enter__(self) -> PersonEdits:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop a look whose result is no longer wanted (the pass failed before committing)."""
+        process, self.process = self.process, None
+        if process is not None and process.proc is not None:
+            proc = process.proc
+            if proc.poll() is None:
+                proc.kill()
+            proc.communicate()
+
+    def paths(self) -> list[str]:
+        """Wiki paths with uncommitted changes (staged or not, untracked), ignored files aside;
+        waits for the status."""
+        if self.found is None:
+            process, self.process = self.process, None
+            out, err = process.proc.communicate()
+            if process.proc.returncode != 0:
+                raise HistoryError(one_line("status", decode(err)))
+            self.found = WikiRepo.status_result(self.prefix, out)
+        return self.found
+
+    def commit(self, message: str = PERSON_EDIT_MESSAGE) -> str | None:
+        """Commit what the look found, as the person; None when it found nothing to commit.
+        Once only: a second call commits nothing."""
+        dirty = self.paths()
+        if not dirty or self.committed:
+            return None
+        self.committed = True
+        repo = self.repo
+        repo.ensure()
+        sha = repo.commit(message, paths=dirty, author=repo.person())
+        if sha is None and repo.mode == "wiki" and repo.head() is not None:
+            # Dirty with nothing to commit: the files already match HEAD and only the index
+            # lags (a pass killed between moving the branch and syncing the index).
+            with repo.session() as s:
+                s.run("reset", "-q", "HEAD", "--", *[s.to_repo(p) for p in dirty])
+        return sha
+
+
+class IndexUpdate:
+    """The wiki's own index taking a by-hand commit's plain files (present or deleted) from the
+    work tree, stat data included, in one `update-index` started while the commit is written.
+
+    The index then matches the new commit, since its tree was hashed from the same files at
+    the same moment. Should a person edit one in that moment, the index holds their version,
+    staged, and the next pass commits it as theirs: nothing is lost or folded into wikimem's
+    commit. Only for the wiki's own repository: a person's index in workspace mode gets exactly
+    the committed entries (`WikiRepo.sync_index`), after the commit.
+    """
+
+    def __init__(self, s: Session, paths: Sequence[str], scratch: Path) -> None:
+        self.paths = sorted({s.to_repo(p) for p in paths})
+        self.scope = s.scope
+        scratch.write_bytes("".join(f"{p}\0" for p in self.paths)
+                            .encode("utf-8", "surrogateescape"))
+        self.stdin = open(scratch, "rb")  # noqa: SIM115 (closed by wait)
+        try:
+            self.process: Any = s.repo.git.update_index(
+                "--add", "--remove", "-z", "--stdin", env=s.env(), istream=self.stdin,
+                as_process=True)
+        except git.GitCommandNotFound as exc:
+            self.stdin.close()
+            raise HistoryError("git is not installed or not on PATH") from exc
+
+    def wait(self) -> str | None:
+        """Wait for the update; git's complaint when it failed."""
+        try:
+            _, err = self.process.proc.communicate()
+            status = self.process.proc.returncode
+        finally:
+            self.stdin.close()
+        return None if status == 0 else one_line("update-index", decode(err))
+
+    def finish(self, new: str | None) -> None:
+        """Wait for the update of the commit `new` (None: nothing was committed, and the files
+        the index took equal HEAD's)."""
+        error = self.wait()
+        if error and new:
+            raise HistoryError(f"committed {new[:12]} but could not update the index for the "
+                               f"wiki's files ({error}); run `git reset -q -- {self.scope}`")
+
+    def undo(self, s: Session) -> None:
+        """The commit failed after the index took its files: give the index HEAD's back."""
+        self.wait()
+        for chunk in batched(self.paths):
+            s.probe("reset", "-q", "HEAD", "--", *chunk)
 
 
 class WikiRepo:
@@ -356,6 +488,12 @@ class WikiRepo:
 
     @staticmethod
     def status_paths(s: Session, own: bool = False) -> list[str]:
+        args, extra = WikiRepo.status_command(s, own)
+        return WikiRepo.status_result(s.prefix, s.run(*args, extra=extra))
+
+    @staticmethod
+    def status_command(s: Session, own: bool = False) -> tuple[list[str], dict[str, str]]:
+        """The `git status` listing the wiki's uncommitted paths, and its extra environment."""
         # In the wiki's own repository, status may write back what it learnt: refreshed stat
         # data (otherwise, once the index's stat data is stale, as after a copy or a restore,
         # every status re-hashes every file) and the untracked cache (no re-listing of folders
@@ -363,16 +501,21 @@ class WikiRepo:
         # not write. git consults that cache only for a whole-tree status (no pathspec) whose
         # untracked mode is the configured one, hence the second setting and no "--" here.
         # A person's repository (workspace mode) is left alone.
+        args = ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"]
         if own and not s.prefix:
-            extra = {"GIT_OPTIONAL_LOCKS": "1", "GIT_CONFIG_COUNT": "2",
-                     "GIT_CONFIG_KEY_0": "core.untrackedCache", "GIT_CONFIG_VALUE_0": "true",
-                     "GIT_CONFIG_KEY_1": "status.showUntrackedFiles", "GIT_CONFIG_VALUE_1": "all"}
-            out = s.run("status", "--porcelain=v1", "-z", "--untracked-files=all",
-                        "--no-renames", extra=extra)
-        else:
-            out = s.run("status", "--porcelain=v1", "-z", "--untracked-files=all",
-                        "--no-renames", "--", s.scope)
-        return sorted(s.wiki_paths([entry[3:] for entry in split_z(out)]))
+            return args, {"GIT_OPTIONAL_LOCKS": "1", "GIT_CONFIG_COUNT": "2",
+                          "GIT_CONFIG_KEY_0": "core.untrackedCache",
+                          "GIT_CONFIG_VALUE_0": "true",
+                          "GIT_CONFIG_KEY_1": "status.showUntrackedFiles",
+                          "GIT_CONFIG_VALUE_1": "all"}
+        return [*args, "--", s.scope], {}
+
+    @staticmethod
+    def status_result(prefix: str, out: bytes | str) -> list[str]:
+        repo_paths = [entry[3:] for entry in split_z(decode(out))]
+        if prefix:
+            repo_paths = [p[len(prefix) + 1:] for p in repo_paths if p.startswith(prefix + "/")]
+        return sorted(repo_paths)
 
     def files_on_disk(self, folder: Path) -> list[str]:
         found = []
@@ -439,17 +582,13 @@ class WikiRepo:
 
     def commit_person_edits(self, message: str = PERSON_EDIT_MESSAGE) -> str | None:
         """Commit what a person left uncommitted in the wiki, as theirs, before wikimem writes."""
-        dirty = self.dirty_paths()
-        if not dirty:
-            return None
-        self.ensure()
-        sha = self.commit(message, paths=dirty, author=self.person())
-        if sha is None and self.mode == "wiki" and self.head() is not None:
-            # Dirty with nothing to commit: the files already match HEAD and only the index
-            # lags (a pass killed between moving the branch and syncing the index).
-            with self.session() as s:
-                s.run("reset", "-q", "HEAD", "--", *[s.to_repo(p) for p in dirty])
-        return sha
+        with self.person_edits() as edits:
+            return edits.commit(message)
+
+    def person_edits(self) -> PersonEdits:
+        """Start looking for a person's uncommitted edits; `commit()` the result before writing.
+        The look (`git status`) runs in the background meanwhile: see `PersonEdits`."""
+        return PersonEdits(self)
 
     def commit(self, message: str, paths: Sequence[str] | None = None,
                author: Identity = WIKIMEM, committer: Identity = WIKIMEM) -> str | None:
@@ -479,72 +618,72 @@ class WikiRepo:
                 return None
             # A few paths on top of a parent: build only the trees above them, because reading
             # a whole large wiki into a private index costs more than all the rest of a commit.
-            tree = (self.tree_by_hand(s, old_tree, todo, Path(tmp))
-                    if old_tree and len(todo) <= BATCH else None)
-            by_hand = tree is not None
-            if tree is None:
-                index = os.path.join(tmp, "index")
-                s.run("read-tree", *([old] if old else ["--empty"]), index=index)
-                if paths is None and len(todo) > BATCH:
-                    # Matching thousands of pathspecs costs more than hashing the whole wiki.
-                    s.run("add", "-A", "--", s.scope, index=index)
-                else:
-                    self.stage(s, todo, index)
-                tree = s.run("write-tree", index=index).strip()
-            if old and tree == old_tree:
-                return None
-            if not old and tree in EMPTY_TREES:
-                return None
-            message_file = Path(tmp, "message")
-            message_file.write_bytes(message.encode("utf-8", "surrogateescape")
-                                     + (b"" if message.endswith("\n") else b"\n"))
-            identity = {"GIT_AUTHOR_NAME": author.name, "GIT_AUTHOR_EMAIL": author.email,
-                        "GIT_COMMITTER_NAME": committer.name,
-                        "GIT_COMMITTER_EMAIL": committer.email}
-            checkpoint("before commit-tree")
-            # Never signed: a background pass cannot answer a passphrase prompt.
-            new = s.run("commit-tree", "--no-gpg-sign", tree, *(["-p", old] if old else []),
-                        "-F", str(message_file), extra=identity).strip()
-            subject = message.strip().splitlines()[0]
-            checkpoint("before update-ref")
-            # The old value guards against a commit made meanwhile by someone else.
-            s.run("update-ref", "-m", f"wikimem: {subject}", decode(branch).strip(), new,
-                  old or "")
-            if by_hand and self.mode == "wiki":
-                self.sync_files(s, todo, new, Path(tmp, "index-paths"))
-            else:
+            # Then, in the wiki's own repository, the index takes the same files meanwhile.
+            update: IndexUpdate | None = None
+
+            def start_update() -> None:
+                nonlocal update
+                if self.mode == "wiki":
+                    update = IndexUpdate(s, todo, Path(tmp, "index-paths"))
+
+            new: str | None = None
+            try:
+                tree = (self.tree_by_hand(s, old_tree, todo, Path(tmp), start_update)
+                        if old_tree and len(todo) <= BATCH else None)
+                if tree is None:
+                    index = os.path.join(tmp, "index")
+                    s.run("read-tree", *([old] if old else ["--empty"]), index=index)
+                    if paths is None and len(todo) > BATCH:
+                        # Matching thousands of pathspecs costs more than hashing the whole wiki.
+                        s.run("add", "-A", "--", s.scope, index=index)
+                    else:
+                        self.stage(s, todo, index)
+                    tree = s.run("write-tree", index=index).strip()
+                if not (old and tree == old_tree) and not (not old and tree in EMPTY_TREES):
+                    new = self.write_commit(s, message, tree, old, decode(branch).strip(),
+                                            author, committer, Path(tmp, "message"))
+            except BaseException:
+                if update is not None:
+                    update.undo(s)
+                raise
+            if update is not None:
+                update.finish(new)
+            elif new is not None:
+                # by hand in a person's repository, or through a private index: exactly the
+                # committed entries, so nothing a person staged is touched
                 self.sync_index(s, old, new, Path(tmp, "index-info"))
             return new
 
     @staticmethod
-    def sync_files(s: Session, paths: Sequence[str], new: str, scratch: Path) -> None:
-        """Bring the wiki's own index up to date for these plain files (present or deleted)
-        from the work tree, stat data included, in one call.
-
-        The index then matches the new commit, since its tree was hashed from these files a
-        moment ago. Should a person have edited one in that moment, the index holds their
-        version, staged, and the next pass commits it as theirs: nothing is lost or folded
-        into wikimem's commit. Only for the wiki's own repository: a person's index in
-        workspace mode gets exactly the committed entries (`sync_index`).
-        """
-        scratch.write_bytes("".join(f"{p}\0" for p in sorted({s.to_repo(p) for p in paths}))
-                            .encode("utf-8", "surrogateescape"))
-        try:
-            s.run("update-index", "--add", "--remove", "-z", "--stdin", stdin=scratch)
-        except HistoryError as exc:
-            raise HistoryError(f"committed {new[:12]} but could not update the index for the "
-                               f"wiki's files ({exc}); run `git reset -q -- {s.scope}`") from exc
+    def write_commit(s: Session, message: str, tree: str, old: str | None, branch: str,
+                     author: Identity, committer: Identity, message_file: Path) -> str:
+        """Write the commit object and move the branch to it; the commit's id."""
+        message_file.write_bytes(message.encode("utf-8", "surrogateescape")
+                                 + (b"" if message.endswith("\n") else b"\n"))
+        identity = {"GIT_AUTHOR_NAME": author.name, "GIT_AUTHOR_EMAIL": author.email,
+                    "GIT_COMMITTER_NAME": committer.name, "GIT_COMMITTER_EMAIL": committer.email}
+        checkpoint("before commit-tree")
+        # Never signed: a background pass cannot answer a passphrase prompt.
+        new = s.run("commit-tree", "--no-gpg-sign", tree, *(["-p", old] if old else []),
+                    "-F", str(message_file), extra=identity).strip()
+        subject = message.strip().splitlines()[0]
+        checkpoint("before update-ref")
+        # The old value guards against a commit made meanwhile by someone else.
+        s.run("update-ref", "-m", f"wikimem: {subject}", branch, new, old or "")
+        return new
 
     @staticmethod
-    def tree_by_hand(s: Session, old_tree: str, paths: Sequence[str], tmp: Path) -> str | None:
+    def tree_by_hand(s: Session, old_tree: str, paths: Sequence[str], tmp: Path,
+                     sure: Callable[[], None] = lambda: None) -> str | None:
         """The tree `old_tree` with these paths as they are in the work tree, written without an
         index: new blobs, then new trees for just the folders above them, bottom up.
 
         The result is the tree `git add -A -- paths` would give. None when a path needs git's
         general handling (a folder, a symlink, an executable or ignored new file, a file
         where a folder must be, ...): the caller then builds the tree in a private index.
-        Every path it accepts is a plain file, present or deleted, so `sync_files` can
-        bring an index up to date with the result.
+        Every path it accepts is a plain file, present or deleted, so `IndexUpdate` can
+        bring an index up to date with the result; `sure` is called once nothing can make it
+        return None any more, before the files are hashed.
         """
         wanted = sorted({s.to_repo(p) for p in paths})
         on_disk: dict[str, bool] = {}
@@ -601,6 +740,7 @@ class WikiRepo:
                                 s.env(extra={"GIT_LITERAL_PATHSPECS": "0"}), listing)
             if status != 1:  # something is ignored (git add refuses it), or git failed
                 return None
+        sure()
         if present:
             listing = Path(tmp, "blobs")
             listing.write_bytes("".join(f"{p}\n" for p in present)
@@ -665,7 +805,7 @@ class WikiRepo:
         """Make the person's index agree with the new commit for exactly the paths it changed."""
         base = [old, new] if old else ["--root", new]
         raw = split_z(s.run("diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", *base,
-                            "--", s.scope))
+                            "--", s.scope, index=s.no_index))
         # Raw diff records alternate ":oldmode newmode oldsha newsha status" and the path; the
         # new side is exactly an index-info line (mode 0 removes the entry). One linear call
         # instead of pathspec matching, which is quadratic on a large first commit.

@@ -25,7 +25,7 @@ from .guard import verified_commands
 from .passlog import Outcome
 from .plan import Plan, validate
 from .policy import read_policies
-from .prompt import build_view, relevant_leaves
+from .prompt import WikiView, build_view, relevant_leaves
 from .queue import Job, Queue
 from .record import RunRecord
 from .render import render
@@ -33,6 +33,7 @@ from .wiki import PROFILE_FILE, EditConflict, Wiki
 from .workspace import ensure_wiki, open_repo, today
 
 if TYPE_CHECKING:
+    from .history import PersonEdits
     from .search import SearchIndex
 
 MIN_RESULT = 200
@@ -133,15 +134,29 @@ class Pass:
         model = self.settings.model()
         if model.model is None:
             report.warnings.append(NO_MODEL_WARNING)
+        self._warned: set[str] = set()
         try:
             ensure_wiki(self.places, self.settings, self.repo)
-            self.repo.commit_person_edits()
-            policies = read_policies(self.places.global_policy, self.places.workspace_policy)
-            relevant = [p for p in relevant_leaves(self._search, runs, self.wiki)
-                        if self._readable(p)]
-            view = build_view(self.wiki, self.settings["prompt.budget"], relevant)
-            extraction = extract(runs, [j.run for j in jobs], policies, view, model,
-                                 self.places.templates)
+            # The person's edits are looked for (git status) while the pass reads the wiki and
+            # asks the model, and committed before anything is written (or the pass fails).
+            # When there were some, the wiki is read again, its search following their commit
+            # as when they were committed first, and the model is asked again only if that
+            # changed what it is shown.
+            with self.repo.person_edits() as edits:
+                policies = read_policies(self.places.global_policy,
+                                         self.places.workspace_policy)
+                view = self._view(runs)
+                try:
+                    extraction = extract(runs, [j.run for j in jobs], policies, view, model,
+                                         self.places.templates)
+                except (ModelError, WikimemError, OSError):
+                    self._commit_person_edits(edits)
+                    raise
+                if self._commit_person_edits(edits):
+                    again = self._view(runs)
+                    if again != view:
+                        extraction = extract(runs, [j.run for j in jobs], policies, again,
+                                             model, self.places.templates)
         except (ModelError, WikimemError, OSError) as exc:
             self._fail(report, jobs, str(exc), started)
             return
@@ -206,13 +221,40 @@ class Pass:
             self.journal.unlink()
         return True
 
+    def _view(self, runs: list[RunRecord]) -> WikiView:
+        relevant = [p for p in relevant_leaves(self._search, runs, self.wiki)
+                    if self._readable(p)]
+        return build_view(self.wiki, self.settings["prompt.budget"], relevant)
+
+    def _commit_person_edits(self, edits: PersonEdits) -> bool:
+        """Commit what the look found; whether it committed anything. The search index was
+        just told the wiki equals HEAD: if the person's edits cannot be committed, that word
+        is taken back, so an edit undone before the next pass cannot stay indexed."""
+        try:
+            return edits.commit() is not None
+        except BaseException:
+            self._forget_index_head()
+            raise
+
+    def _forget_index_head(self) -> None:
+        from .search import SearchIndex
+
+        try:
+            with SearchIndex(self.places.wiki, self.places.state / "search.sqlite") as index:
+                index.forget_head()
+        except Exception:  # a cache: a broken one is rebuilt by the next full check
+            pass
+
     def _readable(self, path: str) -> bool:
         """Whether a leaf can go into the prompt: one oversized, symlinked-out or misnamed
         leaf must not stop every pass from learning."""
         try:
             self.wiki.read_leaf(path)
         except WikimemError as exc:
-            self.warn(f"wikimem: left out of the prompt: {exc}")
+            message = f"wikimem: left out of the prompt: {exc}"
+            if message not in self._warned:  # the wiki may be read twice in a pass
+                self._warned.add(message)
+                self.warn(message)
             return False
         return True
 

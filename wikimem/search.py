@@ -434,6 +434,14 @@ class SearchIndex:
 
         return self._healed(work)
 
+    def forget_head(self) -> None:
+        """Drop the commit `head()` names: the next pass's refresh is a full check."""
+        def work() -> None:
+            with self._connection() as db:
+                db.execute("DELETE FROM marks WHERE name = 'head'")
+
+        self._healed(work)
+
     def refresh(self, changed: Iterable[str] | None = None, *, head: str | None = None) -> int:
         """Re-index changed and new pages, drop deleted ones; return how many were re-indexed.
 

@@ -1,0 +1,370 @@
+"""A person's hand edits are committed as theirs, on their own, before a pass's commit: edits in
+place (even with size and mtime put back), new pages, deleted pages, renamed folders, and edits
+made while a pass runs, in both repository modes. The look for them (`git status`) runs in the
+background while the pass reads; these tests pin down that this changed nothing a person sees.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import git
+from tests.openai_server import Reply
+from wikimem import config, indexer
+from wikimem.errors import HistoryError, ModelError
+from wikimem.history import PersonEdits, WikiRepo
+from wikimem.indexer import Pass, drain
+from wikimem.intake import enqueue
+from wikimem.search import SearchIndex
+from wikimem.wiki import Wiki
+from wikimem.workspace import init, open_repo
+
+PASS_FILES = {"build/bun/MEMORY.md", "build/TOPIC.md", "PROFILE.md"}
+
+
+def page(wiki: Path, leaf: str, body: str) -> Path:
+    file = wiki.joinpath(*leaf.split("/"), "MEMORY.md")
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(f"---\ntitle: {leaf}\nsummary: {leaf}\n---\n\n## Note\n\n{body}\n",
+                    encoding="utf-8")
+    return file
+
+
+def lesson(n: int) -> dict[str, Any]:
+    return {"summary": f"Record bun fix {n}",
+            "edits": [{"action": "add", "leaf": "build/bun", "entry": f"fix-{n}",
+                       "title": f"Fix {n}", "type": "procedural",
+                       "body": f"`bun install --frozen-lockfile` fails; fix number {n}.",
+                       "reason": "verified fix"}]}
+
+
+def teaching_run(n: int) -> dict[str, Any]:
+    return {"run_id": f"run-{n}", "task": "Fix the failing bun build", "status": "succeeded",
+            "result": "Regenerated the lockfile.",
+            "evidence": [{"kind": "command", "command": "bun install --frozen-lockfile",
+                          "exit_code": 1, "output": "error: lockfile had changes\n"},
+                         {"kind": "command", "command": "bun install", "exit_code": 0,
+                          "output": "Saved"}]}
+
+
+class Wikis:
+    """A workspace with a small wiki, in either mode, and a loopback model to teach it."""
+
+    def __init__(self, workspace: Path, server: Any, mode: str) -> None:
+        self.server = server
+        self.passes = 0
+        if mode == "workspace":
+            git("init", "-q", "-b", "main", cwd=workspace)
+            (workspace / "README.md").write_text("hello\n")
+            git("add", "README.md", cwd=workspace)
+            git("commit", "-q", "-m", "Start", cwd=workspace)
+            (workspace / ".clarvis").mkdir()
+            (workspace / ".clarvis" / "config.toml").write_text(
+                '[wiki]\ncommit_into = "workspace"\n')
+        env = {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-test-key-123456",
+               "WIKIMEM_MODEL": "memory-model"}
+        self.places = config.places(workspace, env)
+        self.settings = config.load(self.places, env)
+        init(self.places, self.settings)
+        self.wiki = self.places.wiki
+        self.repo = open_repo(self.places, self.settings)
+        self.top = workspace if mode == "workspace" else self.wiki
+        self.prefix = ".clarvis/memory/" if mode == "workspace" else ""
+        for leaf, body in (("build/bun", "The lockfile drifts."),
+                           ("testing/pytest", "Fixtures are session scoped."),
+                           ("deploy/docker", "BuildKit cache mounts."),
+                           ("deploy/helm", "Charts pin their versions.")):
+            page(self.wiki, leaf, body)
+        assert self.repo.commit_person_edits() is not None
+        self.teach()  # a first pass: the search index exists and follows git from here on
+
+    def teach(self) -> list[str]:
+        """One pass teaching `lesson(n)`; the model answers it however often it is asked."""
+        self.passes += 1
+        self.server.default = Reply.plan(lesson(self.passes))
+        enqueue(self.places, self.settings, teaching_run(self.passes))
+        return [o.outcome for r in drain(self.places, self.settings) for o in r.outcomes]
+
+    def commits(self, count: int) -> list[tuple[str, str, set[str]]]:
+        """The newest commits touching the wiki: (author, subject, wiki paths)."""
+        out = git("log", f"-{count}", "--format=%x1e%an%x1f%s", "--name-only", "--no-renames",
+                  "--", self.prefix or ".", cwd=self.top)
+        found = []
+        for chunk in out.split("\x1e")[1:]:
+            head, _, names = chunk.partition("\n")
+            author, subject = head.split("\x1f")
+            found.append((author, subject, {n[len(self.prefix):] for n in names.split()}))
+        return found
+
+    def clean(self) -> bool:
+        return git("status", "--porcelain", "--untracked-files=all", "--",
+                   self.prefix or ".", cwd=self.top) == ""
+
+    def index_head(self) -> str | None:
+        with SearchIndex(self.wiki, self.places.state / "search.sqlite") as index:
+            return index.head()
+
+
+@pytest.fixture(params=["wiki", "workspace"])
+def wikis(request: pytest.FixtureRequest, workspace: Path, openai_server: Any) -> Wikis:
+    return Wikis(workspace, openai_server, request.param)
+
+
+def hand_edits(wiki: Path) -> set[str]:
+    """One of every kind of hand edit; the wiki paths they change."""
+    pytest_page = wiki / "testing" / "pytest" / "MEMORY.md"
+    before = os.stat(pytest_page)
+    text = pytest_page.read_text(encoding="utf-8")
+    pytest_page.write_text(text.replace("session", "modules"), encoding="utf-8")  # same size
+    os.utime(pytest_page, ns=(before.st_atime_ns, before.st_mtime_ns))  # and mtime put back
+    page(wiki, "ops/pager", "The narwhal rota.")  # a new page in a new folder
+    (wiki / "deploy" / "helm" / "MEMORY.md").unlink()  # a deleted page
+    (wiki / "deploy" / "docker").rename(wiki / "deploy" / "images")  # a renamed folder
+    return {"testing/pytest/MEMORY.md", "ops/pager/MEMORY.md", "deploy/helm/MEMORY.md",
+            "deploy/docker/MEMORY.md", "deploy/images/MEMORY.md"}
+
+
+def test_every_kind_of_hand_edit_is_committed_as_the_person_before_the_pass(
+        wikis: Wikis) -> None:
+    edited = hand_edits(wikis.wiki)
+
+    assert wikis.teach() == ["changed"]
+
+    (ours, ours_subject, ours_paths), (theirs, subject, paths) = wikis.commits(2)
+    assert (ours, ours_subject) == ("wikimem", "Record bun fix 2")
+    assert ours_paths <= PASS_FILES and "build/bun/MEMORY.md" in ours_paths
+    assert (theirs, subject, paths) == ("Ada Person", "Edit the wiki by hand", edited)
+    assert wikis.clean()
+    # the pass's search followed the person's commit (it marks the commit it matched)
+    person = git("rev-parse", "HEAD~1", cwd=wikis.top).strip()
+    assert wikis.index_head() == person
+
+
+def test_a_pass_with_no_hand_edits_makes_one_commit_and_asks_once(wikis: Wikis) -> None:
+    before = git("rev-parse", "HEAD", cwd=wikis.top).strip()
+    asked = len(wikis.server.completions)
+
+    assert wikis.teach() == ["changed"]
+
+    assert git("rev-parse", "HEAD~1", cwd=wikis.top).strip() == before
+    [(author, _, _)] = wikis.commits(1)
+    assert author == "wikimem" and wikis.clean()
+    assert len(wikis.server.completions) == asked + 1
+
+
+def test_the_model_is_asked_again_when_hand_edits_change_what_it_is_shown(
+        wikis: Wikis) -> None:
+    page(wikis.wiki, "build/frozen", "`bun install --frozen-lockfile` fails on lockfile "
+                                     "changes: run bun install and commit the lockfile.")
+    asked = len(wikis.server.completions)
+    # the first answer was given before the new page was searchable: it must not be used
+    wikis.server.script(Reply.plan(lesson(99)))
+
+    assert wikis.teach() == ["changed"]
+
+    prompts = [str(r.body) for r in wikis.server.completions[asked:]]
+    assert len(prompts) == 2 and "build/frozen" in prompts[1]
+    text = (wikis.wiki / "build" / "bun" / "MEMORY.md").read_text(encoding="utf-8")
+    assert "fix number 2" in text and "fix number 99" not in text
+    (ours, _, _), (theirs, _, paths) = wikis.commits(2)
+    assert (ours, theirs, paths) == ("wikimem", "Ada Person", {"build/frozen/MEMORY.md"})
+
+
+def test_hand_edits_are_committed_even_when_the_model_fails(
+        wikis: Wikis, monkeypatch: pytest.MonkeyPatch) -> None:
+    page(wikis.wiki, "testing/pytest", "Edited by hand.")
+
+    def down(*args: Any, **kwargs: Any) -> Any:
+        raise ModelError("the model is down")
+
+    monkeypatch.setattr(indexer, "extract", down)
+
+    assert wikis.teach() == ["failed"]
+
+    [(author, subject, paths)] = wikis.commits(1)
+    assert (author, subject, paths) == ("Ada Person", "Edit the wiki by hand",
+                                        {"testing/pytest/MEMORY.md"})
+    assert wikis.clean()
+
+
+def during(monkeypatch: pytest.MonkeyPatch, target: Any, name: str,
+           edit: Callable[[], None]) -> None:
+    """Make a person's edit the first time `target.name` is called (by the first pass)."""
+    original = getattr(target, name)
+    done: list[bool] = []
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not done:
+            done.append(True)
+            edit()
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(target, name, wrapper)
+
+
+def test_edits_made_while_the_look_runs_are_never_folded_into_the_pass(
+        wikis: Wikis, monkeypatch: pytest.MonkeyPatch) -> None:
+    wiki = wikis.wiki
+    # Made while `git status` may still be running: it sees them or leaves them for the next
+    # look, but the pass's own commit never carries them.
+    during(monkeypatch, indexer, "extract", lambda *_: (
+        page(wiki, "deploy/docker", "Edited while the pass read."),
+        page(wiki, "ops/new", "Created while the pass read."),
+        (wiki / "deploy" / "helm" / "MEMORY.md").unlink()))
+
+    assert wikis.teach() == ["changed"]
+
+    late = {"deploy/docker/MEMORY.md", "ops/new/MEMORY.md", "deploy/helm/MEMORY.md"}
+    ours, *earlier = wikis.commits(2)
+    assert ours[0] == "wikimem" and not ours[2] & late
+    seen = earlier[0][2] & late if earlier[0][0] == "Ada Person" else set()
+    assert set(wikis.repo.dirty_paths()) == late - seen
+
+    assert wikis.teach() == ["changed"]
+    committed = {p for author, _, paths in wikis.commits(4) if author == "Ada Person"
+                 for p in paths}
+    assert late <= committed and wikis.clean()
+
+
+def test_edits_made_after_the_look_wait_for_the_next_pass(
+        wikis: Wikis, monkeypatch: pytest.MonkeyPatch) -> None:
+    wiki = wikis.wiki
+    # made once the look is over: left alone by this pass, and committed by the next
+    during(monkeypatch, Pass, "settle",
+           lambda: page(wiki, "testing/pytest", "Edited while the pass wrote."))
+
+    assert wikis.teach() == ["changed"]
+
+    [(author, _, paths)] = wikis.commits(1)
+    assert author == "wikimem" and "testing/pytest/MEMORY.md" not in paths
+    assert wikis.repo.dirty_paths() == ["testing/pytest/MEMORY.md"]
+
+    assert wikis.teach() == ["changed"]
+    (ours, _, _), (theirs, _, person_paths) = wikis.commits(2)
+    assert ours == "wikimem" and theirs == "Ada Person"
+    assert person_paths == {"testing/pytest/MEMORY.md"} and wikis.clean()
+
+
+def test_a_save_of_the_page_the_pass_is_writing_is_committed_first_as_the_person(
+        wikis: Wikis, monkeypatch: pytest.MonkeyPatch) -> None:
+    wiki = wikis.wiki
+    # saved between the pass reading the page to edit it and writing it back
+    during(monkeypatch, Wiki, "_apply_one",
+           lambda: page(wiki, "build/bun", "Saved by hand while the pass edited."))
+
+    assert wikis.teach() == ["changed"]
+
+    (ours, _, ours_paths), (theirs, subject, paths) = wikis.commits(2)
+    assert ours == "wikimem" and "build/bun/MEMORY.md" in ours_paths
+    assert (theirs, subject, paths) == ("Ada Person", "Edit the wiki by hand",
+                                        {"build/bun/MEMORY.md"})
+    text = (wiki / "build" / "bun" / "MEMORY.md").read_text(encoding="utf-8")
+    assert "Saved by hand" in text and "fix number 2" in text  # both kept
+    assert wikis.clean()
+
+
+# -- PersonEdits on its own ------------------------------------------------------------------
+
+
+@pytest.fixture
+def own(workspace: Path) -> WikiRepo:
+    repo = WikiRepo(workspace / ".clarvis" / "memory", workspace)
+    page(repo.wiki, "build/bun", "The lockfile drifts.")
+    repo.commit("Start")
+    return repo
+
+
+def test_the_look_finds_what_status_finds_and_commits_once(own: WikiRepo) -> None:
+    page(own.wiki, "build/bun", "Edited.")
+    page(own.wiki, "ops/pager", "New.")
+
+    with own.person_edits() as edits:
+        assert edits.paths() == own.dirty_paths() == ["build/bun/MEMORY.md",
+                                                       "ops/pager/MEMORY.md"]
+        sha = edits.commit()
+        assert sha is not None and edits.commit() is None
+
+    assert own.head() == sha and own.dirty_paths() == []
+    assert own.log(limit=1)[0].author == "Ada Person"
+
+
+def test_a_look_closed_unused_commits_nothing(own: WikiRepo) -> None:
+    head = own.head()
+    page(own.wiki, "build/bun", "Edited.")
+
+    edits = own.person_edits()
+    edits.close()
+    edits.close()  # twice is fine
+
+    assert own.head() == head and own.dirty_paths() == ["build/bun/MEMORY.md"]
+
+
+def test_a_failing_look_is_a_history_error(own: WikiRepo) -> None:
+    (own.wiki / ".git" / "index").write_bytes(b"not an index")
+
+    with pytest.raises(HistoryError, match="git status failed"), own.person_edits() as edits:
+        edits.commit()
+
+
+def test_before_any_repository_the_look_lists_the_files(tmp_path: Path) -> None:
+    repo = WikiRepo(tmp_path / "wiki", tmp_path)
+    page(repo.wiki, "build/bun", "By hand.")
+
+    assert PersonEdits(repo).paths() == ["build/bun/MEMORY.md"]
+
+
+# -- the index update that runs while a commit is written ------------------------------------
+
+
+def test_a_failed_commit_gives_the_index_back(own: WikiRepo,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    page(own.wiki, "build/bun", "Written by a pass.")
+    page(own.wiki, "build/new", "A new page of the pass.")
+    head = own.head()
+
+    def fail(*args: Any, **kwargs: Any) -> str:
+        raise HistoryError("git update-ref failed: someone moved the branch")
+
+    with monkeypatch.context() as patched, pytest.raises(HistoryError, match="update-ref"):
+        patched.setattr(WikiRepo, "write_commit", staticmethod(fail))
+        own.commit("Record", paths=["build/bun/MEMORY.md", "build/new/MEMORY.md"])
+
+    assert own.head() == head
+    assert git("diff", "--cached", "--name-only", cwd=own.wiki) == ""  # nothing left staged
+    assert own.dirty_paths() == ["build/bun/MEMORY.md", "build/new/MEMORY.md"]
+
+
+def test_the_index_matches_each_commit_in_the_wikis_own_repository(own: WikiRepo) -> None:
+    for n in range(3):
+        page(own.wiki, "build/bun", f"Version {n}.")
+        page(own.wiki, f"build/leaf-{n}", "New.")
+        assert own.commit(f"Record {n}", paths=["build/bun/MEMORY.md",
+                                                f"build/leaf-{n}/MEMORY.md"])
+        assert git("diff", "--cached", "--name-only", cwd=own.wiki) == ""
+        assert git("diff-files", "--name-only", cwd=own.wiki) == ""  # stat data is current
+    (own.wiki / "build" / "leaf-0" / "MEMORY.md").unlink()
+    assert own.commit("Remove", paths=["build/leaf-0/MEMORY.md"])
+    assert git("status", "--porcelain", cwd=own.wiki) == ""
+
+
+def test_comparing_commits_never_reads_the_index(own: WikiRepo) -> None:
+    start = own.head()
+    page(own.wiki, "build/bun", "Edited.")
+    own.commit("Edit", paths=["build/bun/MEMORY.md"])
+    index = own.wiki / ".git" / "index"
+    kept = index.read_bytes()
+    index.write_bytes(b"not an index")  # any command reading it would fail
+    try:
+        head, changed = own.changes_since(start)
+        assert (head, changed) == (own.head(), ["build/bun/MEMORY.md"])
+        assert own.changed_paths("HEAD") == ["build/bun/MEMORY.md"]
+    finally:
+        index.write_bytes(kept)
+    assert not (own.wiki / ".git" / "wikimem-no-index").exists()
+    assert subprocess.run(["git", "status"], cwd=own.wiki, capture_output=True).returncode == 0
