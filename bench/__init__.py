@@ -16,6 +16,8 @@ Modules, in the order a run uses them:
   hook and `wikimem index` as processes, peak memory (`probe`), and queue drains.
 - `baselines`: the floor (same files, plain writes, `git add` + `git commit`) and a naive pass
   (whole wiki to the model, every page re-rendered, `git add -A`).
+- `ratio`: the pass-overhead ratio alone (`python -m bench.ratio`), sizes interleaved in rounds,
+  with `--steps` timing the pass's steps; for checking the flat-pass target quickly.
 - `run`: the command line; prints a Markdown report and writes it with the raw JSON to
   `bench/results/` (ignored by git). BENCHMARKS.md holds the recorded results.
 
