@@ -193,16 +193,34 @@ def wait_drained(places: config.Places, timeout: float = 300.0) -> None:
 
 
 def hook(generated: Generated, server: OpenAIServer, home: Path, repeats: int) -> dict[str, Any]:
-    """`python -m wikimem hook FILE` against `python -c pass`, interleaved, same interpreter."""
-    env = process_env(home, model_env(server))
+    """`python -m wikimem hook FILE` against `python -c pass`, interleaved, same interpreter:
+    cold (no listener: the hook redacts and writes the job itself) and warm (a listener runs,
+    as it does after a workspace's first hook for `hook.linger` seconds)."""
+    cold = _hooks(generated, server, home, repeats, warm=False)
+    warm = _hooks(generated, server, home, repeats, warm=True)
+    return {"python": warm["python"], "hook": warm["hook"], "ratio": warm["ratio"],
+            "cold": cold}
+
+
+def _hooks(generated: Generated, server: OpenAIServer, home: Path, repeats: int,
+           warm: bool) -> dict[str, float]:
+    env = process_env(home, {**model_env(server), "WIKIMEM_LINGER": "0"})
     places, _ = open_workspace(generated, env)
     bare: list[float] = []
     hooked: list[float] = []
     record = Path(tempfile.mkdtemp(prefix="bench-hook-")) / "run.json"
+    listener = None
+    if warm:
+        listener = subprocess.Popen([sys.executable, "-m", "wikimem", "listen", "--idle", "0",
+                                     "-C", str(generated.workspace)], env=env, text=True,
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        assert listener.stdout is not None
+        listener.stdout.readline()  # "listening": ready
     try:
         for n in range(repeats + 1):
             server.default = Reply.plan({"summary": "no change", "edits": []})
-            record.write_text(json.dumps(change_run(5000 + n, generated.sample_leaf)))
+            record.write_text(json.dumps(change_run((7000 if warm else 5000) + n,
+                                                    generated.sample_leaf)))
             wait_drained(places)
             python = run_process([sys.executable, "-c", "pass"], env, generated.workspace)
             wall = run_process([sys.executable, "-m", "wikimem", "hook", str(record), "-q",
@@ -212,6 +230,10 @@ def hook(generated: Generated, server: OpenAIServer, home: Path, repeats: int) -
                 hooked.append(wall)
         wait_drained(places)
     finally:
+        if listener is not None:
+            run_process([sys.executable, "-m", "wikimem", "listen", "--stop", "-C",
+                         str(generated.workspace)], env, generated.workspace)
+            listener.wait(timeout=60)
         shutil.rmtree(record.parent, ignore_errors=True)
     return {"python": statistics.median(bare), "hook": statistics.median(hooked),
             "ratio": statistics.median(h / b for h, b in zip(hooked, bare, strict=True))}

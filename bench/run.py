@@ -151,15 +151,16 @@ def report(results: dict[str, Any]) -> str:
             f"{s['memory']['pass']:.0f} MB ({s['memory']['imports']:.0f} MB) |")
     lines += ["", "Reads and processes (medians):", "",
               "| leaves | show | search | search (query only) | context | `show` process | "
-              "`index` process | hook process | `python -c pass` | hook/python |",
-              "|" + " --- |" * 10]
+              "`index` process | hook, warm listener | hook, cold | `python -c pass` | "
+              "hook/python warm | cold |",
+              "|" + " --- |" * 12]
     for s in sizes:
         r, h = s["reads"], s["hook"]
         lines.append(
             f"| {s['leaves']:,} | {ms(r['show'])} | {ms(r['search'])} | "
             f"{ms(r['search_query_only'])} | {ms(r['context'])} | {ms(s['show_process'])} | "
-            f"{ms(s['index_process'])} | {ms(h['hook'])} | {ms(h['python'])} | "
-            f"{h['ratio']:.1f}× |")
+            f"{ms(s['index_process'])} | {ms(h['hook'])} | {ms(h['cold']['hook'])} | "
+            f"{ms(h['python'])} | {h['ratio']:.1f}× | {h['cold']['ratio']:.1f}× |")
     lines += ["", "| target | measured | verdict |", "| --- | --- | --- |"]
     for name, measured, ok in targets(sizes):
         lines.append(f"| {name} | {measured} | {verdict(ok)} |")
@@ -180,8 +181,10 @@ def targets(sizes: Sequence[dict[str, Any]]) -> list[tuple[str, str, bool]]:
     by = {s["leaves"]: s for s in sizes}
     found: list[tuple[str, str, bool]] = []
     worst_hook = max(s["hook"]["ratio"] for s in sizes)
-    found.append(("hook wall time ≤ 4× `python -c pass`", f"{worst_hook:.1f}× (worst size)",
-                  worst_hook <= 4))
+    worst_cold = max(s["hook"]["cold"]["ratio"] for s in sizes)
+    found.append(("hook wall time ≤ 4× `python -c pass`",
+                  f"{worst_hook:.1f}× with the warm listener, {worst_cold:.1f}× without "
+                  "(worst size)", worst_hook <= 4))
     small, large = min(by), max(by)
     if small != large:
         ratio = by[large]["pass"]["overhead"] / by[small]["pass"]["overhead"]
