@@ -15,7 +15,7 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -226,19 +226,28 @@ class PersonEdits:
     anything, so the status sees the same wiki as when it ran in the foreground (reading
     changes no file); the pass just does not wait for it while it reads. Edits made after the
     status looked are left for the next look, as they always were.
+
+    `paths` limits the look to these wiki paths (a pass's own files, looked at again right
+    before it writes them): a status with pathspecs, which checks just those files.
     """
 
-    def __init__(self, repo: WikiRepo) -> None:
+    def __init__(self, repo: WikiRepo, paths: Sequence[str] | None = None) -> None:
         self.repo = repo
         self.prefix = ""
         self.process: Any = None  # GitPython's AutoInterrupt around the running status
         self.found: list[str] | None = None
         self.committed = False
+        wanted = None if paths is None else {wiki_path(p) for p in paths}
+        if wanted is not None and not wanted:
+            self.found = []  # no pathspec would mean the whole wiki
+            return
         if not repo.has_repo():
-            self.found = repo.files_on_disk(repo.wiki)
+            found = repo.files_on_disk(repo.wiki)
+            self.found = found if wanted is None else [
+                p for p in found if p in wanted or any(p.startswith(f"{w}/") for w in wanted)]
             return
         with repo.session() as s:
-            args, extra = WikiRepo.status_command(s, own=repo.mode == "wiki")
+            args, extra = WikiRepo.status_command(s, own=repo.mode == "wiki", paths=wanted)
             self.prefix = s.prefix
             name, *rest = args
             try:
@@ -492,8 +501,10 @@ class WikiRepo:
         return WikiRepo.status_result(s.prefix, s.run(*args, extra=extra))
 
     @staticmethod
-    def status_command(s: Session, own: bool = False) -> tuple[list[str], dict[str, str]]:
-        """The `git status` listing the wiki's uncommitted paths, and its extra environment."""
+    def status_command(s: Session, own: bool = False, paths: Collection[str] | None = None
+                       ) -> tuple[list[str], dict[str, str]]:
+        """The `git status` listing the wiki's uncommitted paths (or those among `paths`), and
+        its extra environment."""
         # In the wiki's own repository, status may write back what it learnt: refreshed stat
         # data (otherwise, once the index's stat data is stale, as after a copy or a restore,
         # every status re-hashes every file) and the untracked cache (no re-listing of folders
@@ -502,6 +513,10 @@ class WikiRepo:
         # untracked mode is the configured one, hence the second setting and no "--" here.
         # A person's repository (workspace mode) is left alone.
         args = ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"]
+        if paths and len(paths) <= BATCH:
+            # Literal pathspecs (Session.env): git stats just these files and lists untracked
+            # ones only in their folders, however large the wiki.
+            return [*args, "--", *sorted(s.to_repo(p) for p in paths)], {}
         if own and not s.prefix:
             return args, {"GIT_OPTIONAL_LOCKS": "1", "GIT_CONFIG_COUNT": "2",
                           "GIT_CONFIG_KEY_0": "core.untrackedCache",
@@ -580,15 +595,18 @@ class WikiRepo:
 
     # -- writing -------------------------------------------------------------------------------
 
-    def commit_person_edits(self, message: str = PERSON_EDIT_MESSAGE) -> str | None:
-        """Commit what a person left uncommitted in the wiki, as theirs, before wikimem writes."""
-        with self.person_edits() as edits:
+    def commit_person_edits(self, message: str = PERSON_EDIT_MESSAGE,
+                            paths: Sequence[str] | None = None) -> str | None:
+        """Commit what a person left uncommitted in the wiki (or in just these wiki paths), as
+        theirs, before wikimem writes."""
+        with self.person_edits(paths) as edits:
             return edits.commit(message)
 
-    def person_edits(self) -> PersonEdits:
-        """Start looking for a person's uncommitted edits; `commit()` the result before writing.
-        The look (`git status`) runs in the background meanwhile: see `PersonEdits`."""
-        return PersonEdits(self)
+    def person_edits(self, paths: Sequence[str] | None = None) -> PersonEdits:
+        """Start looking for a person's uncommitted edits (of the whole wiki, or of `paths`);
+        `commit()` the result before writing. The look (`git status`) runs in the background
+        meanwhile: see `PersonEdits`."""
+        return PersonEdits(self, paths)
 
     def commit(self, message: str, paths: Sequence[str] | None = None,
                author: Identity = WIKIMEM, committer: Identity = WIKIMEM) -> str | None:
