@@ -4,7 +4,8 @@ Pages are read with `wikimem.markdown` (lossless) and written atomically; an edi
 its entry's bytes and the leaf's `updated` field. Every path is confined to the wiki folder,
 symlinks included: nothing is ever read or written outside it through a wiki path. A write never
 replaces bytes this Wiki has not seen: when a person saved a page after it was read, the write
-raises EditConflict instead, so the person's save is kept.
+raises EditConflict instead, so the person's save is kept. A held page (`hold`) is written only
+on top of the text it was held at or this Wiki's own writes, never on a later save.
 """
 
 from __future__ import annotations
@@ -131,6 +132,8 @@ class Wiki:
         # relpath -> the text last read or written through this object (None: it was absent)
         self._seen: dict[str, str | None] = {}
         self._wrote: dict[str, str | None] = {}
+        # relpath -> the only text a write may build on while held (None: absent)
+        self._held: dict[str, str | None] = {}
 
     @property
     def exists(self) -> bool:
@@ -246,10 +249,28 @@ class Wiki:
         except FileNotFoundError:
             return None
 
+    def hold(self, relpaths: Iterable[str]) -> None:
+        """Hold these pages to their text on disk now, until `release`: a write must then build
+        on that text (or on this Wiki's own write of the page), or it raises EditConflict.
+
+        A pass holds the pages it is about to write, then commits a person's edits of them as
+        the person's: so what it writes on is what was committed, and a person's save made
+        after that is refused, never built on and folded into the pass's commit."""
+        self._held = {p: self._on_disk(self.confine(p)) for p in relpaths}
+
+    def release(self) -> None:
+        self._held = {}
+
     def _check_unchanged(self, relpath: str, target: Path) -> None:
-        """Refuse to replace a page that changed since this Wiki last read or wrote it."""
-        if relpath in self._seen and self._on_disk(target) != self._seen[relpath]:
+        """Refuse to replace a page that changed since this Wiki last read or wrote it, or
+        whose text was built on something else than what it is held to."""
+        if relpath not in self._seen and relpath not in self._held:
+            return
+        on_disk = self._on_disk(target)
+        if relpath in self._seen and on_disk != self._seen[relpath]:
             raise EditConflict(f"{relpath}: changed on disk while wikimem was editing it")
+        if relpath in self._held and on_disk != self._held[relpath]:
+            raise EditConflict(f"{relpath}: changed on disk just before wikimem edited it")
 
     def write(self, relpath: str, text: str) -> None:
         target = self.confine(relpath)
@@ -259,6 +280,8 @@ class Wiki:
         # Pages are read with surrogateescape: bytes that are not UTF-8 go back out unchanged.
         atomic_write_bytes(target, text.encode("utf-8", "surrogateescape"))
         self._seen[relpath] = self._wrote[relpath] = text
+        if relpath in self._held:
+            self._held[relpath] = text
 
     def remove_file(self, relpath: str) -> None:
         target = self.confine(relpath)
@@ -266,6 +289,8 @@ class Wiki:
             self._check_unchanged(relpath, target)
             target.unlink()
             self._seen[relpath] = self._wrote[relpath] = None
+            if relpath in self._held:
+                self._held[relpath] = None
 
     def still_ours(self, relpaths: Iterable[str]) -> list[str]:
         """Of `relpaths`, those this Wiki wrote (or removed) and nobody changed since: the only
