@@ -368,3 +368,91 @@ def test_comparing_commits_never_reads_the_index(own: WikiRepo) -> None:
         index.write_bytes(kept)
     assert not (own.wiki / ".git" / "wikimem-no-index").exists()
     assert subprocess.run(["git", "status"], cwd=own.wiki, capture_output=True).returncode == 0
+
+
+# -- a save of a page the pass writes, made after the look -------------------------------------
+
+
+LATE_SAVE = "Saved by hand after the look."
+
+
+def assert_late_save_is_the_persons(wikis: Wikis) -> None:
+    """The late save of build/bun is a commit of the person's; wikimem's commit on top of it
+    adds only its entry to the page."""
+    (ours, ours_subject, ours_paths), (theirs, subject, paths) = wikis.commits(2)
+    assert (ours, ours_subject) == ("wikimem", "Record bun fix 2")
+    assert "build/bun/MEMORY.md" in ours_paths
+    assert (theirs, subject, paths) == ("Ada Person", "Edit the wiki by hand",
+                                        {"build/bun/MEMORY.md"})
+    leaf = f"{wikis.prefix}build/bun/MEMORY.md"
+    assert LATE_SAVE in git("show", f"HEAD~1:{leaf}", cwd=wikis.top)
+    diff = git("show", "--format=", "-U0", "HEAD", "--", leaf, cwd=wikis.top).splitlines()
+    changed = [line for line in diff if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+    assert changed and all(line.startswith("+") for line in changed), changed
+    assert "+## Fix 2" in changed and not any(LATE_SAVE in line for line in changed)
+    text = (wikis.wiki / "build" / "bun" / "MEMORY.md").read_text(encoding="utf-8")
+    assert LATE_SAVE in text and "fix number 2" in text
+    assert wikis.clean()
+
+
+def test_a_save_of_the_page_to_write_during_the_model_call_is_committed_as_the_person(
+        wikis: Wikis, monkeypatch: pytest.MonkeyPatch) -> None:
+    wiki = wikis.wiki
+    looks: list[list[str]] = []
+    start_look = WikiRepo.person_edits
+
+    def look_at_once(repo: WikiRepo, paths: Any = None) -> PersonEdits:
+        edits = start_look(repo, paths)
+        if paths is None:
+            looks.append(edits.paths())  # the whole wiki's look is over before the model call
+        return edits
+
+    answer = wikis.server._next_reply
+    saves: list[int] = []
+
+    def save_then_answer(request: Any) -> Reply:
+        if looks and not saves:  # while the pass waits for the model's answer
+            saves.append(1)
+            page(wiki, "build/bun", LATE_SAVE)
+        return answer(request)
+
+    monkeypatch.setattr(WikiRepo, "person_edits", look_at_once)
+    monkeypatch.setattr(wikis.server, "_next_reply", save_then_answer)
+
+    assert wikis.teach() == ["changed"]
+
+    assert looks == [[]] and saves == [1]  # the look found nothing: the save came after it
+    assert len(wikis.server.completions) == 2  # once by the first pass, once by this one
+    assert_late_save_is_the_persons(wikis)
+
+
+def test_a_save_after_the_pass_committed_the_persons_edits_is_not_built_on(
+        wikis: Wikis, monkeypatch: pytest.MonkeyPatch) -> None:
+    wiki = wikis.wiki
+    # after the pass committed a person's edits of its pages, before it reads the page to edit
+    during(monkeypatch, Wiki, "apply", lambda *_: page(wiki, "build/bun", LATE_SAVE))
+    warnings: list[str] = []
+    wikis.server.default = Reply.plan(lesson(2))
+    enqueue(wikis.places, wikis.settings, teaching_run(2))
+
+    reports = drain(wikis.places, wikis.settings, warn=warnings.append)
+
+    assert [o.outcome for r in reports for o in r.outcomes] == ["changed"]
+    assert any("just before wikimem edited it" in w for w in warnings)  # applied again
+    assert_late_save_is_the_persons(wikis)
+
+
+def test_the_look_at_a_pass_s_own_files_sees_only_those(own: WikiRepo) -> None:
+    page(own.wiki, "build/bun", "Edited.")
+    page(own.wiki, "build/new", "New, in its own folder.")
+    page(own.wiki, "ops/pager", "Not one of the pass's files.")
+
+    with own.person_edits(["build/bun/MEMORY.md", "build/new/MEMORY.md",
+                           "build/TOPIC.md"]) as edits:
+        assert edits.paths() == ["build/bun/MEMORY.md", "build/new/MEMORY.md"]
+    assert own.person_edits([]).paths() == []
+    assert own.commit_person_edits(paths=["build/bun/MEMORY.md"]) is not None
+
+    assert own.dirty_paths() == ["build/new/MEMORY.md", "ops/pager/MEMORY.md"]
+    [commit] = own.log(limit=1, with_paths=True)
+    assert (commit.author, commit.paths) == ("Ada Person", ("build/bun/MEMORY.md",))

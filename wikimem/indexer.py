@@ -301,6 +301,19 @@ class Pass:
         files = sorted({self.wiki.leaf_file(e.leaf) for e in plan.edits}
                        | {self.wiki.topic_file(e.leaf.split("/")[0]) for e in plan.edits}
                        | {self.wiki.topic_file(t.topic) for t in plan.topics} | {PROFILE_FILE})
+        # A person may have saved one of these pages after the look for their edits (while
+        # the model answered): commit such saves as theirs first, so the pass writes only on
+        # committed text; held, a page saved after this is a conflict, never a base.
+        self.wiki.hold(files)
+        try:
+            self.repo.commit_person_edits(paths=files)
+            return self._write_held(report, plan, jobs, runs, extraction, files, date)
+        finally:
+            self.wiki.release()
+
+    def _write_held(self, report: PassReport, plan: Plan, jobs: list[Job],
+                    runs: list[RunRecord], extraction: Extraction, files: list[str],
+                    date: str) -> str | None:
         atomic_write_text(self.journal, json.dumps(
             {"pass_id": report.pass_id, "files": files, "jobs": [j.id for j in jobs]}))
         try:
