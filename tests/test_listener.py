@@ -4,6 +4,7 @@ work themselves whenever it cannot answer. Real processes, a real socket, real q
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import queue as lines
 import shutil
@@ -153,7 +154,7 @@ def test_through_the_listener_the_hook_loads_none_of_the_intake(
     loaded = {line.rsplit("|", 1)[-1].strip() for line in traced.stderr.decode().splitlines()}
     assert "wikimem.listener" in loaded
     assert not loaded & {"wikimem.redact", "wikimem.config", "wikimem.intake", "dataclasses",
-                         "pathlib", "typing"}, sorted(loaded)
+                         "pathlib", "typing", "json", "re", "socket", "enum"}, sorted(loaded)
     assert warm.line().startswith("wikimem: queued job")
 
 
@@ -242,12 +243,18 @@ def test_a_dead_listeners_socket_is_no_obstacle(
     assert listener.ping(str(path)) == {"ok": True, "pid": served.proc.pid, "runs": 0}
 
 
-JUNK = [b"not json\n", b'{"v": 1, "op": "ping", "size": -4}\n', b"[1, 2]\n", b"no newline",
-        b'{"v": 1, "op": "run", "size": 1099511627776}\n',
-        b'{"v": 1, "op": "run", "env": 5, "size": 0}\n',
-        b'{"v": 1, "op": "run", "env": {"A": 1}, "size": 0}\n',
-        b'{"v": 1, "op": "dance", "size": 0}\n', b"[" * 100000 + b"\n",
-        b'{"v": 1, "op": "run", "size": 10}\nshort']
+def framed(head: bytes) -> bytes:
+    return len(head).to_bytes(4, "big") + head
+
+
+JUNK = [b"\x00\x00", b"\xff\xff\xff\xff" + b"x" * 100, framed(b"not marshal"),
+        framed(marshal.dumps([1, 2])), framed(marshal.dumps({"v": 2, "op": "ping", "size": 0})),
+        listener.frame({"v": 1, "op": "ping", "size": -4}),
+        listener.frame({"v": 1, "op": "run", "size": 1 << 40}),
+        listener.frame({"v": 1, "op": "run", "size": 0, "env": 5}),
+        listener.frame({"v": 1, "op": "run", "size": 0, "env": {"A": 1}}),
+        listener.frame({"v": 1, "op": "dance", "size": 0}),
+        listener.frame({"v": 1, "op": "run", "size": 10}, b"short")]
 
 
 def test_garbage_on_the_socket_is_dropped_and_it_keeps_serving(
@@ -258,7 +265,10 @@ def test_garbage_on_the_socket_is_dropped_and_it_keeps_serving(
             sock.connect(str(warm.socket))
             sock.sendall(junk)
             sock.shutdown(socket.SHUT_WR)
-            assert sock.recv(100) == b"", junk[:40]  # dropped without an answer
+            try:  # dropped without an answer (a reset when unread bytes were left behind)
+                assert sock.recv(100) == b"", junk[:40]
+            except ConnectionResetError:
+                pass
         assert warm.error().startswith("wikimem: listener: dropped a request"), junk[:40]
     assert hook(ws).returncode == 0 and warm.line().startswith("wikimem: queued job")
 

@@ -13,14 +13,18 @@ checks the other's uid where the platform says it (SO_PEERCRED, LOCAL_PEERCRED),
 also refuses a socket file that is not ours and private, since it sends its environment. A hook
 and listener of another Python environment or another copy of wikimem refuse each other, and
 the listener leaves when its code changes on disk.
-The client half (`send`) imports only os, socket, json and struct: it is the hook's fast path.
+The wire format is a 4-byte length, a `marshal`led header (the hook's environment rides in it),
+then the payload; the reply is one `marshal`led table. marshal and `_socket` are built into the
+interpreter, where json (and re) and socket (and enum) would double a hook's import time; both
+ends are checked to be the same user and the same installation, so marshal's format and trust
+assumptions hold. The client half (`send`) is the hook's fast path and imports nothing else.
 """
 
 from __future__ import annotations
 
-import json
+import _socket as socket  # the C module under `socket`, without its enum start-up cost
+import marshal
 import os
-import socket
 import sys
 
 TYPE_CHECKING = False  # typing, collections and contextlib cost a hook milliseconds to import
@@ -61,8 +65,7 @@ def send(socket_path: str, workspace: str, data: bytes, source: str, *, github: 
         header = {"v": PROTOCOL, "op": "run", "exe": _installation(), "workspace": workspace,
                   "cwd": cwd, "env": dict(os.environ), "source": source, "github": github,
                   "early": early, "size": len(data)}
-        message = json.dumps(header).encode("utf-8") + b"\n" + data
-        return _ask(socket_path, message, EARLY_TIMEOUT if early else REPLY_TIMEOUT)
+        return _ask(socket_path, frame(header, data), EARLY_TIMEOUT if early else REPLY_TIMEOUT)
     except Exception:  # whatever it is, the hook does the work itself
         return None
 
@@ -81,11 +84,16 @@ def _control(socket_path: str, op: str) -> dict[str, Any] | None:
     try:
         if not _private_socket(socket_path):
             return None
-        header = {"v": PROTOCOL, "op": op, "size": 0}
-        reply = _ask(socket_path, json.dumps(header).encode("utf-8") + b"\n", REPLY_TIMEOUT)
+        reply = _ask(socket_path, frame({"v": PROTOCOL, "op": op, "size": 0}), REPLY_TIMEOUT)
     except Exception:
         return None
     return None if reply is None or "retry" in reply else reply
+
+
+def frame(header: Mapping[str, Any], data: bytes = b"") -> bytes:
+    """One request on the wire: the header's length, the header, the payload."""
+    head = marshal.dumps(dict(header))
+    return len(head).to_bytes(4, "big") + head + data
 
 
 def _private_socket(path: str) -> bool:
@@ -106,7 +114,8 @@ def _ask(socket_path: str, message: bytes, timeout: float) -> dict[str, Any] | N
     import time
 
     deadline = time.monotonic() + timeout
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
         sock.settimeout(timeout)
         try:
             _at(socket_path, sock.connect)
@@ -125,9 +134,14 @@ def _ask(socket_path: str, message: bytes, timeout: float) -> dict[str, Any] | N
                 if not chunk:
                     break
                 chunks.append(chunk)
-        except OSError as exc:  # socket.timeout is an OSError
+        except OSError as exc:  # a timeout is an OSError
             return {"retry": f"no answer from the listener ({exc.__class__.__name__})"}
-    reply = json.loads(b"".join(chunks) or b"null")
+    finally:
+        sock.close()
+    try:
+        reply = marshal.loads(b"".join(chunks))
+    except (EOFError, ValueError, TypeError):
+        reply = None
     return reply if isinstance(reply, dict) else {"retry": "no answer from the listener"}
 
 
@@ -342,20 +356,15 @@ def accept_run(places: Places, data: bytes, source: str, github: bool,
 
 
 def _read_request(conn: socket.socket) -> tuple[dict[str, Any], bytes]:
-    """One request: a JSON header line, then `size` bytes. ValueError for anything else."""
-    buffer = bytearray()
-    while b"\n" not in buffer:
-        chunk = conn.recv(65536)
-        if not chunk:
-            raise ValueError("connection closed before the header ended")
-        buffer += chunk
-        if len(buffer) > HEADER_MAX + 65536:
-            raise ValueError("header too large")
-    line, _, rest = bytes(buffer).partition(b"\n")
+    """One request: a 4-byte length, a marshalled header, `size` bytes of payload.
+    ValueError for anything else."""
+    size = int.from_bytes(_read_exactly(conn, 4, "the header's length"), "big")
+    if size > HEADER_MAX:
+        raise ValueError("header too large")
     try:
-        header = json.loads(line)
-    except RecursionError as exc:
-        raise ValueError("header nested too deeply") from exc
+        header = marshal.loads(_read_exactly(conn, size, "the header"))
+    except (EOFError, TypeError) as exc:
+        raise ValueError(f"unreadable header ({exc})") from exc
     if not isinstance(header, dict) or header.get("v") != PROTOCOL:
         raise ValueError("not a request of this protocol")
     size, op, env = header.get("size"), header.get("op"), header.get("env", {})
@@ -366,18 +375,22 @@ def _read_request(conn: socket.socket) -> tuple[dict[str, Any], bytes]:
     if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str)
                                             for k, v in env.items()):
         raise ValueError("the environment is not a table of strings")
-    data = bytearray(rest)
+    return header, _read_exactly(conn, size, "the payload")
+
+
+def _read_exactly(conn: socket.socket, size: int, what: str) -> bytes:
+    data = bytearray()
     while len(data) < size:
         chunk = conn.recv(min(1 << 20, size - len(data)))
         if not chunk:
-            raise ValueError("connection closed before the payload ended")
+            raise ValueError(f"connection closed before {what} ended")
         data += chunk
-    return header, bytes(data[:size])
+    return bytes(data)
 
 
 def _reply(conn: socket.socket, reply: Mapping[str, Any]) -> None:
     try:
-        conn.sendall(json.dumps(reply).encode("utf-8"))
+        conn.sendall(marshal.dumps(dict(reply)))
         conn.shutdown(socket.SHUT_WR)
     except OSError:
         pass  # the hook gave up waiting; it does the work itself
@@ -397,10 +410,12 @@ def _reap() -> None:
 def _bind(path: str) -> tuple[socket.socket, int]:
     """A listening socket at `path`, mode 0600, and its inode. The caller holds the listener
     lock, so a socket file already there is a dead listener's."""
+    import socket as sockets  # the full module: accept() hands out closable socket objects
+
     os.makedirs(os.path.dirname(path), exist_ok=True)
     if os.path.lexists(path):
         os.unlink(path)
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
     try:
         old = os.umask(0o177)
         try:
