@@ -314,3 +314,12 @@ def test_a_workspace_variable_naming_no_folder_is_a_failure_and_a_wrong_c_is_usa
     assert cli("-C", str(workspace), "status").code == 0  # -C wins over the variable
     done = run_wikimem("status", cwd=workspace)
     assert done.returncode == 1 and b"WIKIMEM_WORKSPACE=" in done.stderr
+
+
+def test_the_global_folder_follows_the_home_of_the_environment_it_is_given() -> None:
+    from wikimem import config
+
+    assert config.global_dir({"HOME": "/home/hook"}) == Path("/home/hook/.clarvis")
+    assert config.global_dir({"HOME": "/home/hook", "WIKIMEM_HOME": "~/memory"}) == Path(
+        "/home/hook/memory")
+    assert config.global_dir({"HOME": "/home/hook", "WIKIMEM_HOME": "/srv/w"}) == Path("/srv/w")

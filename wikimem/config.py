@@ -178,10 +178,16 @@ def find_workspace(explicit: str | os.PathLike[str] | None = None,
 
 
 def global_dir(env: Mapping[str, str] | None = None) -> Path:
+    """$WIKIMEM_HOME, else ~/.clarvis, where `~` is the HOME of `env`: a listener serving a
+    hook reads the hook's global settings, not its own."""
     env = os.environ if env is None else env
-    if env.get("WIKIMEM_HOME"):
-        return Path(env["WIKIMEM_HOME"]).expanduser()
-    return Path.home() / CLARVIS
+    home = env.get("HOME")
+    raw = env.get("WIKIMEM_HOME")
+    if raw:
+        if home and (raw == "~" or raw.startswith("~/")):
+            return Path(home + raw[1:])
+        return Path(raw).expanduser()
+    return (Path(home) if home else Path.home()) / CLARVIS
 
 
 def places(workspace: str | os.PathLike[str] | None = None,
