@@ -1,0 +1,82 @@
+"""What is not a secret: the placeholder policy and the value shapes the rules rely on.
+
+Owns the judgement of a candidate value on its own, without the text around it. Invariant: these
+are pure predicates on a string; no rule decides by itself that a value is a placeholder.
+
+Placeholder policy: a value that names a secret instead of carrying it is left alone. That is a
+reference (`$TOKEN`, `${TOKEN}`, `${{ secrets.X }}`, `{{ .Values.x }}`, `%TOKEN%`, `<your-token>`,
+an existing `[REDACTED:x]`), a mask (`****`, `xxxx`, `npm_xxx`), an elided example (`ghp_...`), a
+literal (`null`, `true`, `inherit`, the bare words `password`, `secret`, `token`), a stand-in
+(`your-api-key`, `KEY_HERE`), a file path, code (`password: str`, `token = get_token()`), or a
+short number (a port, a TTL). A weak but real value such as `changeme`, `hunter2`, or the
+`postgres` in `postgres://postgres:postgres@localhost` is redacted: a weak password is still a
+password, and a rule that guessed which ones are harmless would leak the ones that are not.
+"""
+
+from __future__ import annotations
+
+import re
+
+_REFERENCE = re.compile(
+    r"""\$\{\{.*\}\}|\$\{[^}]*\}|\$[A-Za-z_(]|\{\{.*\}\}|%[A-Za-z_][A-Za-z0-9_]*%|%\([a-z_]+\)s
+    |<[^<>]*>|\[REDACTED:|\#\{|@[A-Za-z_]+@|![A-Za-z]|.*(?:\.\.\.|…)$
+    |\.{0,2}/[\w.@-]+/|~/|\.\.?/|[A-Za-z]:\\|file:""",
+    re.X,
+)
+# fmt: off
+_LITERALS = frozenset({
+    "none", "null", "nil", "undefined", "true", "false", "yes", "no", "on", "off", "empty",
+    "n/a", "na", "tbd", "todo", "redacted", "masked", "hidden", "sensitive", "placeholder",
+    "secret", "password", "token", "str", "string", "bytes", "int", "bool", "number", "any",
+    "secretstr", "optional", "object", "unknown", "required", "inherit", "default", "auto",
+})
+# fmt: on
+_STANDIN = re.compile(r"(?i)^(?:your|my|insert|enter|replace|put)[-_ ]|[-_ ](?:here|goes)$")
+
+
+_RUN = re.compile(r"(.)\1{2,}")
+
+
+def is_mask(value: str) -> bool:
+    """Mostly one character repeated: `****`, `xxxxxxxx`, `npm_xxx`, `0000-0000`."""
+    if len(value) < 3:
+        return True
+    top = max(value.count(c) for c in set(value))
+    if top * 10 >= len(value) * 6:
+        return True
+    longest = max((len(m.group()) for m in _RUN.finditer(value)), default=0)
+    return longest * 10 >= len(value) * 4
+
+
+def is_placeholder(value: str) -> bool:
+    """True when `value` names or masks a secret instead of carrying one (policy: module doc)."""
+    value = value.strip().strip("\"'")
+    if len(value) < 3 or value.lower() in _LITERALS:
+        return True
+    if _REFERENCE.match(value) or _STANDIN.search(value):
+        return True
+    if value.isdigit() and len(value) < 8:
+        return True
+    return is_mask(value)
+
+
+def is_random(value: str) -> bool:
+    """A token body looks generated: it mixes letters and digits."""
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+def is_strong(value: str) -> bool:
+    """A bare value in prose counts only if it looks like a credential rather than a word."""
+    if len(value) >= 20:
+        return True
+    return len(value) >= 6 and (
+        any(c.isdigit() for c in value) or any(c in "!@#$%^&*+=/~?" for c in value)
+    )
+
+
+_CODE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|.*[(\[].*")
+
+
+def is_code(value: str) -> bool:
+    """`self.token`, `getpass()`, `Optional[str]`: an expression, not a literal."""
+    return bool(_CODE.fullmatch(value))
