@@ -22,8 +22,8 @@ from typing import Any
 
 import git
 
-from .errors import HistoryError, NotFound
-from .fsio import atomic_write_text, checkpoint, read_text
+from ..errors import HistoryError, NotFound
+from ..fsio import atomic_write_text, checkpoint, read_text
 
 
 @dataclass(frozen=True)
