@@ -496,13 +496,13 @@ def tree_by_git(where: Path, parent: str, paths: list[str], tmp: Path) -> str:
 
 def git_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     names: list[str] = []
-    original = history.call
+    original = history.session.call
 
     def spy(cmd, args, env, stdin=None):  # type: ignore[no-untyped-def]
         names.append(args[0])
         return original(cmd, args, env, stdin)
 
-    monkeypatch.setattr(history, "call", spy)
+    monkeypatch.setattr(history.session, "call", spy)
     return names
 
 
