@@ -16,6 +16,7 @@ import pytest
 
 from tests.conftest import git
 from tests.openai_server import Reply
+from tests.test_pass_search import leaf as page
 from wikimem import config, indexer
 from wikimem.errors import HistoryError, ModelError
 from wikimem.history import PersonEdits, WikiRepo
@@ -26,14 +27,6 @@ from wikimem.wiki import Wiki
 from wikimem.workspace import init, open_repo
 
 PASS_FILES = {"build/bun/MEMORY.md", "build/TOPIC.md", "PROFILE.md"}
-
-
-def page(wiki: Path, leaf: str, body: str) -> Path:
-    file = wiki.joinpath(*leaf.split("/"), "MEMORY.md")
-    file.parent.mkdir(parents=True, exist_ok=True)
-    file.write_text(f"---\ntitle: {leaf}\nsummary: {leaf}\n---\n\n## Note\n\n{body}\n",
-                    encoding="utf-8")
-    return file
 
 
 def lesson(n: int) -> dict[str, Any]:
