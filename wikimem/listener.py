@@ -119,6 +119,8 @@ def _ask(socket_path: str, message: bytes, timeout: float) -> dict[str, Any] | N
         sock.settimeout(timeout)
         try:
             _at(socket_path, sock.connect)
+        except TimeoutError:  # alive but swamped: do the work, start no second listener
+            return {"retry": "the listener did not take the connection in time"}
         except OSError:
             return None  # refused or gone: a dead listener's socket
         if not _same_user(sock):
