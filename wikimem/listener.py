@@ -312,7 +312,7 @@ class _Listener:
         from .background import spawn_pass
         from .errors import WikimemError
 
-        env = header["env"]
+        env = header.get("env", {})  # checked by _read_request: a table of strings
         source = str(header.get("source") or "input")
         early = bool(header.get("early"))
         if early:
