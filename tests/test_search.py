@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from wikimem import search
 from wikimem.errors import WikiError
-from wikimem.search import Hit, SearchIndex, snippet, tokens
+from wikimem.search import Hit, SearchIndex, snippet, stamps, store, tokens
 
 TODAY = dt.date(2026, 12, 1)
 
@@ -241,7 +240,7 @@ def test_deleted_index_file_is_rebuilt_by_a_new_instance(wiki: Path, tmp_path: P
 
 def test_index_busy_in_another_process_is_a_wiki_error(
         wiki: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(search, "BUSY_TIMEOUT", 0.05)
+    monkeypatch.setattr(store, "BUSY_TIMEOUT", 0.05)
     file = tmp_path / "search.sqlite"
     with SearchIndex(wiki, file) as idx:
         idx.refresh()
@@ -323,7 +322,7 @@ def test_two_thousand_leaves_refresh_and_search(tmp_path: Path) -> None:
 def settled(index: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
     """Refresh trusting every stamp (as if every file were older than the racy window), then
     wait for the file system's clock to tick, so any later change gets a later time stamp."""
-    monkeypatch.setattr(search, "RACY_NS", -10**18)
+    monkeypatch.setattr(stamps, "RACY_NS", -10**18)
     index.refresh()
     probe = index.wiki.parent / "clock-probe"
     probe.write_bytes(b"0")
@@ -379,10 +378,10 @@ def test_page_replaced_by_a_symlink_or_grown_past_the_cap_is_dropped_and_comes_b
     settled(index, monkeypatch)
     file = wiki / "deploy" / "docker" / "MEMORY.md"
     text = file.read_text(encoding="utf-8")
-    monkeypatch.setattr(search, "MAX_PAGE_BYTES", len(text) - 1)
+    monkeypatch.setattr(stamps, "MAX_PAGE_BYTES", len(text) - 1)
     index.refresh()
     assert index.search("buildkit") == []
-    monkeypatch.setattr(search, "MAX_PAGE_BYTES", 2_000_000)
+    monkeypatch.setattr(stamps, "MAX_PAGE_BYTES", 2_000_000)
     index.refresh()  # the folder did not change: the page is still stat-ed
     assert index.search("buildkit")
     outside = wiki.parent / "outside.md"
