@@ -20,7 +20,7 @@ import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from ..errors import HistoryError, NotFound
@@ -233,10 +233,12 @@ class WikiRepo:
         return PersonEdits(self, paths)
 
     def commit(self, message: str, paths: Sequence[str] | None = None,
-               author: Identity = WIKIMEM, committer: Identity = WIKIMEM) -> str | None:
+               author: Identity = WIKIMEM, committer: Identity = WIKIMEM,
+               contents: Mapping[str, bytes | None] | None = None) -> str | None:
         """Commit the given wiki paths (or the whole wiki) as one commit; None if nothing changed
-        (built with plumbing, never `git commit`: see `writes.commit`)."""
-        return writes.commit(self, message, paths, author, committer)
+        (built with plumbing, never `git commit`: see `writes.commit`). Paths in `contents`
+        are committed with those bytes (None: deleted) rather than as the disk has them."""
+        return writes.commit(self, message, paths, author, committer, contents)
 
     def restore(self, paths: Sequence[str]) -> None:
         """Put these wiki paths back as they are in HEAD: roll back a failed or crashed pass."""

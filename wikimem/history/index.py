@@ -9,12 +9,13 @@ files' stat data, so later status calls need not re-hash them.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import HistoryError
 from .session import Session, batched, decode, one_line, split_z
+from .trees import blob_id, hash_given
 
 
 def stage(s: Session, paths: Sequence[str], index: str) -> None:
@@ -29,6 +30,30 @@ def stage(s: Session, paths: Sequence[str], index: str) -> None:
     present += [p for p in gone if p in tracked or any(t.startswith(p + "/") for t in tracked)]
     for chunk in batched(present):
         s.run("add", "-A", "--", *chunk, index=index)
+
+
+def stage_given(s: Session, given: Mapping[str, bytes | None], index: str, tmp: Path) -> None:
+    """In a private index the paths were staged into from disk, put the given bytes (None:
+    no file) in their place wherever the disk no longer holds them."""
+    if not given:
+        return
+    wanted = {s.to_repo(p): data for p, data in given.items()}
+    staged: dict[str, str] = {}
+    for chunk in batched(sorted(wanted)):
+        for line in split_z(s.run("ls-files", "-s", "-z", "--", *chunk, index=index)):
+            meta, _, path = line.partition("\t")
+            staged[path] = meta.split(" ")[1]
+    width = len(next(iter(staged.values()), "")) // 2 or 20  # SHA-1 or SHA-256
+    differ = {p: data for p, data in wanted.items() if data is not None
+              and staged.get(p) != blob_id(data, width)}
+    blobs = hash_given(s, differ, tmp)
+    entries = [f"100644 {blobs[p]}\t{p}\0" for p in sorted(blobs)]
+    entries += [f"0 {'0' * 2 * width}\t{p}\0" for p, data in sorted(wanted.items())
+                if data is None and p in staged]
+    if entries:
+        listing = Path(tmp, "given-index-info")
+        listing.write_bytes("".join(entries).encode("utf-8", "surrogateescape"))
+        s.run("update-index", "-z", "--index-info", stdin=listing, index=index)
 
 
 def sync_index(s: Session, old: str | None, new: str, scratch: Path) -> None:
@@ -64,10 +89,11 @@ class IndexUpdate:
     work tree, stat data included, in one `update-index` started while the commit is written.
 
     The index then matches the new commit, since its tree was hashed from the same files at
-    the same moment. Should a person edit one in that moment, the index holds their version,
-    staged, and the next pass commits it as theirs: nothing is lost or folded into wikimem's
-    commit. Only for the wiki's own repository: a person's index in workspace mode gets exactly
-    the committed entries (`sync_index`), after the commit.
+    the same moment, or from the bytes wikimem wrote to them. Should a person edit one after
+    that write, the index holds their version, staged, never the commit's blob with their
+    file's stat data, and the next pass commits it as theirs: nothing is lost or folded into
+    wikimem's commit. Only for the wiki's own repository: a person's index in workspace
+    mode gets exactly the committed entries (`sync_index`), after the commit.
     """
 
     def __init__(self, s: Session, paths: Sequence[str], scratch: Path) -> None:

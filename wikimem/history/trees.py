@@ -50,10 +50,39 @@ def tree_body(entries: Mapping[bytes, tuple[bytes, bytes]]) -> bytes:
                     for name in sorted(entries, key=key))
 
 
+def regular(target: Path) -> bool:
+    """Whether `target` is a plain, non-executable file (not a link, folder or nothing)."""
+    try:
+        mode = os.lstat(target).st_mode
+    except OSError:
+        return False
+    return stat.S_ISREG(mode) and not mode & 0o111
+
+
+def blob_id(data: bytes, width: int) -> str:
+    """The id git gives a blob of these bytes (SHA-1 or SHA-256 by the id's width)."""
+    algorithm = "sha1" if width == 20 else "sha256"
+    return hashlib.new(algorithm, b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def hash_given(s: Session, given: Mapping[str, bytes], tmp: Path) -> dict[str, str]:
+    """Write blobs of these bytes as `git add` would store them at these repository paths
+    (their filters apply); repository path -> blob id. One git process per path: only for
+    the rare path whose file on disk is not what wikimem wrote."""
+    blobs = {}
+    for n, (path, data) in enumerate(sorted(given.items())):
+        file = Path(tmp, f"given-{n}")
+        file.write_bytes(data)
+        blobs[path] = s.run("hash-object", "-w", f"--path={path}", "--", str(file)).strip()
+    return blobs
+
+
 def tree_by_hand(s: Session, old_tree: str, paths: Sequence[str], tmp: Path,
-                 sure: Callable[[], None] = lambda: None) -> str | None:
-    """The tree `old_tree` with these paths as they are in the work tree, written without an
-    index: new blobs, then new trees for just the folders above them, bottom up.
+                 sure: Callable[[], None] = lambda: None,
+                 contents: Mapping[str, bytes | None] | None = None) -> str | None:
+    """The tree `old_tree` with these paths as they are in the work tree (or, for the wiki
+    paths in `contents`, as those bytes, None meaning deleted), written without an index:
+    new blobs, then new trees for just the folders above them, bottom up.
 
     The result is the tree `git add -A -- paths` would give. None when a path needs git's
     general handling (a folder, a symlink, an executable or ignored new file, a file
@@ -61,21 +90,29 @@ def tree_by_hand(s: Session, old_tree: str, paths: Sequence[str], tmp: Path,
     Every path it accepts is a plain file, present or deleted, so `IndexUpdate` can
     bring an index up to date with the result; `sure` is called once nothing can make it
     return None any more, before the files are hashed.
+
+    A path in `contents` is committed as wikimem wrote it, whatever the disk holds by now: a
+    person's save landing between wikimem's write and this commit stays out of it, and the
+    next look finds it and commits it as the person's.
     """
+    given = {s.to_repo(p): data for p, data in (contents or {}).items()}
     wanted = sorted({s.to_repo(p) for p in paths})
     on_disk: dict[str, bool] = {}
     folders = {""}
     for path in wanted:
         if path == "." or "\n" in path:
             return None
-        try:
-            mode = os.lstat(s.root / path).st_mode
-        except (FileNotFoundError, NotADirectoryError):
-            on_disk[path] = False
+        if path in given:
+            on_disk[path] = given[path] is not None
         else:
-            if not stat.S_ISREG(mode) or mode & 0o111:
-                return None
-            on_disk[path] = True
+            try:
+                mode = os.lstat(s.root / path).st_mode
+            except (FileNotFoundError, NotADirectoryError):
+                on_disk[path] = False
+            else:
+                if not stat.S_ISREG(mode) or mode & 0o111:
+                    return None
+                on_disk[path] = True
         parts = path.split("/")
         folders.update("/".join(parts[:n]) for n in range(1, len(parts)))
     if any(not on_disk[f] for f in folders if f in on_disk):
@@ -118,18 +155,27 @@ def tree_by_hand(s: Session, old_tree: str, paths: Sequence[str], tmp: Path,
         if status != 1:  # something is ignored (git add refuses it), or git failed
             return None
     sure()
-    if present:
+    # Bytes wikimem wrote are hashed from their files too, in the same one process, as
+    # long as the file is still what was written (its filters applied, as `git add` would);
+    # only a file changed since (a person's save) or gone has its bytes hashed on their own.
+    hashed = [p for p in present if p not in given or regular(s.root / p)]
+    blobs: dict[str, str] = {}
+    if hashed:
         listing = Path(tmp, "blobs")
-        listing.write_bytes("".join(f"{p}\n" for p in present)
+        listing.write_bytes("".join(f"{p}\n" for p in hashed)
                             .encode("utf-8", "surrogateescape"))
-        blobs = s.run("hash-object", "-w", "--stdin-paths", stdin=listing).split()
-        if len(blobs) != len(present):
+        ids = s.run("hash-object", "-w", "--stdin-paths", stdin=listing).split()
+        if len(ids) != len(hashed):
             raise HistoryError("git hash-object failed: it hashed "
-                               f"{len(blobs)} of {len(present)} files")
-        for path, blob in zip(present, blobs, strict=True):
-            folder, _, name = path.rpartition("/")
-            trees[folder][name.encode("utf-8", "surrogateescape")] = (
-                FILE_MODE, bytes.fromhex(blob))
+                               f"{len(ids)} of {len(hashed)} files")
+        blobs = dict(zip(hashed, ids, strict=True))
+    differ = {p: data for p in present if p in given and (data := given[p]) is not None
+              and blobs.get(p) != blob_id(data, width)}
+    blobs.update(hash_given(s, differ, tmp))
+    for path, blob in blobs.items():
+        folder, _, name = path.rpartition("/")
+        trees[folder][name.encode("utf-8", "surrogateescape")] = (
+            FILE_MODE, bytes.fromhex(blob))
     for path in wanted:
         if not on_disk[path]:  # a deleted file, or nothing at all
             folder, _, name = path.rpartition("/")

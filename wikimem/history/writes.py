@@ -1,7 +1,8 @@
 """What wikimem writes into the wiki's history and work tree: one commit of given paths,
 putting paths back as HEAD has them, and reverting a commit; WikiRepo's write paths.
 
-Invariant: a commit holds exactly the given paths as they are on disk, on top of the branch's
+Invariant: a commit holds exactly the given paths as they are on disk (or as the bytes given
+for them), on top of the branch's
 commit, and the repository's index ends up agreeing with it for those paths only; a restore
 leaves no file a failed pass wrote that HEAD does not have.
 """
@@ -11,13 +12,13 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import HistoryError
 from .commits import Identity
-from .index import IndexUpdate
+from .index import IndexUpdate, stage_given
 from .session import BATCH, batched, decode, split_z, wiki_path
 from .trees import EMPTY_TREES
 
@@ -26,8 +27,11 @@ if TYPE_CHECKING:
 
 
 def commit(repo: WikiRepo, message: str, paths: Sequence[str] | None,
-           author: Identity, committer: Identity) -> str | None:
+           author: Identity, committer: Identity,
+           contents: Mapping[str, bytes | None] | None = None) -> str | None:
     """Commit the given wiki paths (or the whole wiki) as one commit; None if nothing changed.
+    The wiki paths in `contents` are committed with those bytes (None: deleted), not as the
+    disk has them: what wikimem wrote, so a person's save made since is not folded in.
 
     The commit is built with plumbing (read-tree, add, write-tree, commit-tree, update-ref)
     in a private index rather than `git commit`: no commit hook runs, because a person's
@@ -63,7 +67,7 @@ def commit(repo: WikiRepo, message: str, paths: Sequence[str] | None,
 
         new: str | None = None
         try:
-            tree = (repo.tree_by_hand(s, old_tree, todo, Path(tmp), start_update)
+            tree = (repo.tree_by_hand(s, old_tree, todo, Path(tmp), start_update, contents)
                     if old_tree and len(todo) <= BATCH else None)
             if tree is None:
                 index = os.path.join(tmp, "index")
@@ -73,6 +77,9 @@ def commit(repo: WikiRepo, message: str, paths: Sequence[str] | None,
                     s.run("add", "-A", "--", s.scope, index=index)
                 else:
                     repo.stage(s, todo, index)
+                if contents:
+                    stage_given(s, {p: contents[p] for p in todo if p in contents}, index,
+                                Path(tmp))
                 tree = s.run("write-tree", index=index).strip()
             if not (old and tree == old_tree) and not (not old and tree in EMPTY_TREES):
                 new = repo.write_commit(s, message, tree, old, decode(branch).strip(),
