@@ -449,3 +449,103 @@ def test_the_look_at_a_pass_s_own_files_sees_only_those(own: WikiRepo) -> None:
     assert own.dirty_paths() == ["build/new/MEMORY.md", "ops/pager/MEMORY.md"]
     [commit] = own.log(limit=1, with_paths=True)
     assert (commit.author, commit.paths) == ("Ada Person", ("build/bun/MEMORY.md",))
+
+
+# -- a save landing between wikimem's write and its commit -------------------------------------
+
+
+def persons_commits(wikis: Wikis, count: int) -> set[str]:
+    return {p for author, _, paths in wikis.commits(count) if author == "Ada Person"
+            for p in paths}
+
+
+@pytest.mark.parametrize("how", ["by hand", "in an index"])
+@pytest.mark.parametrize("edit", ["save", "delete"])
+def test_a_save_between_the_write_and_the_commit_stays_out_of_wikimem_s_commit(
+        wikis: Wikis, monkeypatch: pytest.MonkeyPatch, how: str, edit: str) -> None:
+    wiki = wikis.wiki
+    leaf = wiki / "build" / "bun" / "MEMORY.md"
+    if how == "in an index":  # the general commit path, through a private index
+        monkeypatch.setattr(WikiRepo, "tree_by_hand", staticmethod(lambda *_, **__: None))
+    # the commit message is rendered after every page is written, right before the commit
+    during(monkeypatch, indexer, "render", lambda: (
+        page(wiki, "build/bun", LATE_SAVE) if edit == "save" else leaf.unlink()))
+
+    assert wikis.teach() == ["changed"]
+
+    [(author, subject, paths)] = wikis.commits(1)
+    assert (author, subject) == ("wikimem", "Record bun fix 2")
+    assert "build/bun/MEMORY.md" in paths
+    committed = git("show", f"HEAD:{wikis.prefix}build/bun/MEMORY.md", cwd=wikis.top)
+    assert "fix number 2" in committed and LATE_SAVE not in committed
+    # the difference stays visible (the index did not take the disk's file as the commit's)
+    assert wikis.repo.dirty_paths() == ["build/bun/MEMORY.md"]
+    assert not wikis.clean()
+
+    assert wikis.teach() == ["changed"]
+    (ours, _, _), (theirs, person_subject, person_paths) = wikis.commits(2)
+    assert (ours, theirs, person_subject) == ("wikimem", "Ada Person", "Edit the wiki by hand")
+    assert person_paths == {"build/bun/MEMORY.md"}
+    text = leaf.read_text(encoding="utf-8")
+    assert "fix number 3" in text and (LATE_SAVE in text) == (edit == "save")
+    assert "fix number 2" not in text
+    assert wikis.clean()
+
+
+def test_commit_takes_the_given_bytes_not_the_disk_s(own: WikiRepo, tmp_path: Path) -> None:
+    page(own.wiki, "build/bun", "On disk.")
+    page(own.wiki, "build/new", "Also on disk.")
+    written = b"---\ntitle: build/bun\n---\n\n## Note\n\nAs written.\n"
+
+    sha = own.commit("Record", paths=["build/bun/MEMORY.md", "build/new/MEMORY.md"],
+                     contents={"build/bun/MEMORY.md": written})
+
+    assert sha is not None
+    assert own.show(sha, "build/bun/MEMORY.md") == written.decode()
+    assert "Also on disk." in own.show(sha, "build/new/MEMORY.md")  # not given: from disk
+    assert own.dirty_paths() == ["build/bun/MEMORY.md"]
+    # the person's file is what the index holds (staged), never hidden behind the commit's
+    assert git("diff", "--cached", "--name-only", cwd=own.wiki) == "build/bun/MEMORY.md\n"
+    # a given deletion of a file still on disk
+    assert own.commit("Remove", paths=["build/new/MEMORY.md"],
+                      contents={"build/new/MEMORY.md": None})
+    assert own.read("HEAD", "build/new/MEMORY.md") is None
+    assert (own.wiki / "build" / "new" / "MEMORY.md").exists()
+    assert set(own.dirty_paths()) == {"build/bun/MEMORY.md", "build/new/MEMORY.md"}
+
+
+# -- recompiling topics and the profile --------------------------------------------------------
+
+
+HAND_NOTE = "A note written by hand under the topic."
+
+
+def test_recompile_holds_the_pages_it_rewrites_and_commits_a_save_as_the_person(
+        wikis: Wikis, monkeypatch: pytest.MonkeyPatch) -> None:
+    wiki = wikis.wiki
+    page(wiki, "build/cache", "A leaf added by hand.")
+    topic = wiki / "build" / "TOPIC.md"
+
+    def save_topic() -> None:  # after the person's edits were committed, before rewriting
+        topic.write_text(topic.read_text(encoding="utf-8") + f"\n{HAND_NOTE}\n",
+                         encoding="utf-8")
+
+    during(monkeypatch, indexer, "compile_topic", save_topic)
+
+    sha = indexer.recompile(wikis.places, wikis.settings)
+
+    assert sha is not None
+    (ours, subject, ours_paths), (theirs, _, paths), (first, _, first_paths) = (
+        wikis.commits(3))
+    assert (ours, subject) == ("wikimem", "Recompile topics and profile")
+    assert "build/TOPIC.md" in ours_paths
+    assert (theirs, paths) == ("Ada Person", {"build/TOPIC.md"})
+    assert (first, first_paths) == ("Ada Person", {"build/cache/MEMORY.md"})
+    assert HAND_NOTE in git("show", f"HEAD~1:{wikis.prefix}build/TOPIC.md", cwd=wikis.top)
+    diff = git("show", "--format=", "-U0", "HEAD", "--", f"{wikis.prefix}build/TOPIC.md",
+               cwd=wikis.top).splitlines()
+    changed = "\n".join(line for line in diff if line[:1] in "+-")
+    assert HAND_NOTE not in changed and "build/cache" in changed
+    text = topic.read_text(encoding="utf-8")
+    assert HAND_NOTE in text and "build/cache" in text
+    assert wikis.clean()

@@ -33,7 +33,7 @@ from .wiki import PROFILE_FILE, EditConflict, Wiki
 from .workspace import ensure_wiki, open_repo, today
 
 if TYPE_CHECKING:
-    from .history import PersonEdits
+    from .history import PersonEdits, WikiRepo
     from .search import SearchIndex
 
 MIN_RESULT = 200
@@ -339,7 +339,9 @@ class Pass:
                 topics=sorted(summaries), rejected=plan.rejected, pass_id=report.pass_id,
                 runs=[r.run_id for r in runs], agents=sorted({r.agent for r in runs if r.agent}),
                 model=extraction.model if extraction.model != OFFLINE else OFFLINE)
-            sha = self.repo.commit(message, paths=sorted(set(changed)))
+            # Committed as written, not as on disk: a save landing after a write is not ours.
+            changed = sorted(set(changed))
+            sha = self.repo.commit(message, paths=changed, contents=self.wiki.written(changed))
             checkpoint("after commit")
             return sha
         except BaseException:
@@ -391,22 +393,48 @@ def drain(places: Places, settings: Settings, *, wait: bool = False,
 
 
 def recompile(places: Places, settings: Settings) -> str | None:
-    """Recompile every TOPIC.md and PROFILE.md (after hand edits); one commit if anything moved."""
+    """Recompile every TOPIC.md and PROFILE.md (after hand edits); one commit if anything moved.
+
+    As in a pass, the pages to rewrite are held, then a person's edits are committed as
+    theirs: a page saved after that is never built on; the recompile is tried once more on
+    top of that save (committed as the person's), and a second clash is an EditConflict."""
     with workspace_lock(places.lock, wait=True, timeout=60):
         repo = open_repo(places, settings)
         ensure_wiki(places, settings, repo)
+        for attempt in (1, 2):
+            try:
+                return _recompile_once(places, settings, repo)
+            except EditConflict:
+                if attempt == 2:
+                    raise
+        return None  # not reached: the second attempt returns or raises
+
+
+def _recompile_once(places: Places, settings: Settings, repo: WikiRepo) -> str | None:
+    wiki = Wiki(places.wiki)
+    topics = wiki.topics()
+    files = [wiki.topic_file(t) for t in topics] + [PROFILE_FILE]
+    wiki.hold(files)
+    try:
         repo.commit_person_edits()
-        wiki = Wiki(places.wiki)
         date = today()
-        changed = [p for p in (compile_topic(wiki, t, date, None, places.templates)
-                               for t in wiki.topics()) if p]
-        profile = compile_profile(wiki, date, settings["wiki.profile_max"], places.workspace.name,
-                                  places.templates)
-        changed += [profile] if profile else []
-        if not changed:
-            return None
-        return repo.commit("Recompile topics and profile\n\nGenerated blocks refreshed after "
-                           "hand edits.\n", paths=changed)
+        try:
+            changed = [p for p in (compile_topic(wiki, t, date, None, places.templates)
+                                   for t in topics) if p]
+            profile = compile_profile(wiki, date, settings["wiki.profile_max"],
+                                      places.workspace.name, places.templates)
+            changed += [profile] if profile else []
+            if not changed:
+                return None
+            return repo.commit("Recompile topics and profile\n\nGenerated blocks refreshed "
+                               "after hand edits.\n", paths=changed,
+                               contents=wiki.written(changed))
+        except BaseException:
+            # Only what was written here and nobody changed since: a person's save stays.
+            repo.restore(wiki.still_ours(files))
+            raise
+    finally:
+        wiki.release()
 
 
 def approve(places: Places, settings: Settings, job_prefix: str) -> str | None:

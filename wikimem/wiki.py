@@ -292,6 +292,17 @@ class Wiki:
             if relpath in self._held:
                 self._held[relpath] = None
 
+    def written(self, relpaths: Iterable[str]) -> dict[str, bytes | None]:
+        """The bytes this Wiki last wrote to those of `relpaths` it wrote (None: removed): what
+        wikimem's commit holds, whatever a person saved on disk since."""
+        found: dict[str, bytes | None] = {}
+        for relpath in relpaths:
+            if relpath in self._wrote:
+                text = self._wrote[relpath]
+                found[relpath] = (None if text is None
+                                  else text.encode("utf-8", "surrogateescape"))
+        return found
+
     def still_ours(self, relpaths: Iterable[str]) -> list[str]:
         """Of `relpaths`, those this Wiki wrote (or removed) and nobody changed since: the only
         ones a rollback may put back without losing a person's save."""
