@@ -72,3 +72,23 @@ def enqueue(places: Places, settings: Settings, record: dict[str, Any],
         raise RecordError(f"{source}: run record nested too deeply") from exc
     jid, duplicate = Queue(places.queue).enqueue(snapshot, kinds)
     return Enqueued(jid, str(snapshot["run_id"]), duplicate, tuple(sorted(set(kinds))))
+
+
+def accept(places: Places, env: Mapping[str, str], data: bytes = b"", source: str = "input",
+           github: bool = False, record: dict[str, Any] | None = None,
+           settings: Settings | None = None) -> dict[str, Any]:
+    """What a hook does with a run, in its own process or in the warm listener: adapt `data`
+    (unless given the `record`), redact, bound and enqueue it. Returns the reply the hook
+    reports: the job, the secret kinds removed, a failing-passes warning, or why it was skipped."""
+    from .config import load, memory_disabled
+    from .passlog import failure_warning
+
+    if memory_disabled(env) or places.paused_flag.exists():
+        return {"ok": True, "skipped": "memory is off or paused"}
+    if record is None:
+        record = record_from_bytes(data, source, github, env)
+        if record is None:
+            return {"ok": True, "skipped": "not a run to remember"}
+    done = enqueue(places, load(places, env) if settings is None else settings, record)
+    return {"ok": True, "job": done.job_id, "run": done.run_id, "duplicate": done.duplicate,
+            "redactions": list(done.redactions), "warning": failure_warning(places.pass_log)}

@@ -32,8 +32,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
 
-    from .config import Places
-
 PROTOCOL = 1
 HEADER_MAX = 1 << 22  # the environment rides in the header
 PAYLOAD_MAX = 64 << 20  # larger payloads are bounded by an in-process hook instead
@@ -257,10 +255,8 @@ class _Listener:
             self.sock.settimeout(min(left, TICK))
             try:
                 conn, _ = self.sock.accept()
-            except TimeoutError:
-                continue
-            except (ConnectionAbortedError, InterruptedError):
-                continue
+            except (TimeoutError, ConnectionAbortedError, InterruptedError):
+                continue  # a quiet tick, or a hook that gave up before we took it
             with conn:
                 try:
                     why, took_run = self.serve_one(conn)
@@ -311,6 +307,7 @@ class _Listener:
         from . import config
         from .background import spawn_pass
         from .errors import WikimemError
+        from .intake import accept
 
         env = header.get("env", {})  # checked by _read_request: a table of strings
         source = str(header.get("source") or "input")
@@ -323,7 +320,7 @@ class _Listener:
             except OSError:                                           # hook saw them
                 os.chdir(self.workspace)
             places = config.places(self.workspace, env)
-            reply = accept_run(places, data, source, bool(header.get("github")), env)
+            reply = accept(places, env, data, source, bool(header.get("github")))
         except WikimemError as exc:
             reply = {"error": str(exc)}
         except Exception as exc:  # the hook then tries itself, and reports what goes wrong
@@ -338,23 +335,6 @@ class _Listener:
                  f"{' again: already known' if reply.get('duplicate') else ''}")
         spawn_pass(self.workspace, str(places.background_log), env)
         return True
-
-
-def accept_run(places: Places, data: bytes, source: str, github: bool,
-               env: Mapping[str, str]) -> dict[str, Any]:
-    """Adapt, redact, bound and enqueue one run as the hook would; a reply for the hook."""
-    from . import config
-    from .intake import enqueue, record_from_bytes
-    from .passlog import failure_warning
-
-    if config.memory_disabled(env) or places.paused_flag.exists():
-        return {"ok": True, "skipped": "memory is off or paused"}
-    record = record_from_bytes(data, source, github, env)
-    if record is None:
-        return {"ok": True, "skipped": "not a run to remember"}
-    done = enqueue(places, config.load(places, env), record)
-    return {"ok": True, "job": done.job_id, "run": done.run_id, "duplicate": done.duplicate,
-            "redactions": list(done.redactions), "warning": failure_warning(places.pass_log)}
 
 
 def _read_request(conn: socket.socket) -> tuple[dict[str, Any], bytes]:

@@ -29,8 +29,8 @@ class HookArgs:
         self.wait = False
         self.github = False
         self.quiet = False
-        self.handoff = False  # internal: this process was handed a payload to finish in the
-        self.workspace: str | None = None  # background
+        self.handoff = False  # internal: handed a payload to finish in the background
+        self.workspace: str | None = None
         self.task: str | None = None
         self.command: list[str] = []
 
@@ -140,22 +140,17 @@ def _hook(parsed: HookArgs) -> int:
         spawn(["hook", "--handoff", "--quiet", "-C", workspace, "-"],
               str(places.background_log), data)
         return status
-    if record is None:
-        from ..intake import record_from_bytes
-
-        record = record_from_bytes(data, source, parsed.github, config.environ())
-        if record is None:
-            return status
-    from ..intake import enqueue
+    from ..intake import accept
 
     settings = config.load(places)
-    done = enqueue(places, settings, record)
-    _say({"redactions": list(done.redactions)}, parsed.quiet)
-    _warn_failures(places)
+    reply = accept(places, config.environ(), data, source, parsed.github, record, settings)
+    _say(reply, parsed.quiet)
+    if not reply.get("job"):
+        return status
     if parsed.wait or parsed.handoff:  # a handed-off hook is already in the background
         from .pipeline import index_until_done
 
-        index_until_done(places, settings, done.job_id, quiet=parsed.quiet)
+        index_until_done(places, settings, reply["job"], quiet=parsed.quiet)
         return status
     spawn_pass(workspace, str(places.background_log))
     linger = settings["hook.linger"]
@@ -186,11 +181,3 @@ def _session_end(data: bytes) -> bool:
     except ValueError:
         return False
     return isinstance(payload, dict) and payload.get("hook_event_name") == "SessionEnd"
-
-
-def _warn_failures(places: object) -> None:
-    from ..passlog import failure_warning
-
-    warning = failure_warning(places.pass_log)  # type: ignore[attr-defined]
-    if warning:
-        print(warning, file=sys.stderr)
