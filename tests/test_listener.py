@@ -431,3 +431,11 @@ def test_a_runners_pipe_is_not_held_open_by_the_listener_a_hook_starts(ws: Path)
                 os.close(fd)
         listener.stop(str(path))
     wait_until(lambda: not path.exists(), "the listener to leave")
+
+
+@pytest.mark.parametrize("args", [("--idle", "-1"), ("--idle", "soon"), ("--bogus",)])
+def test_bad_listen_arguments_are_one_line_and_start_nothing(ws: Path, args: tuple) -> None:
+    called = run_wikimem("listen", *args, cwd=ws)
+    assert called.returncode == 2 and called.stdout == b""
+    assert called.stderr.count(b"\n") == 1 and b"wikimem listen --help" in called.stderr
+    assert not (ws / ".clarvis" / "state" / "intake.sock").exists()
