@@ -14,12 +14,12 @@ import time
 from typing import Any
 
 from tests.openai_server import OpenAIServer, Reply
-from wikimem import markdown
-from wikimem.compile import compile_profile, compile_topic
+from wikimem.wiki import markdown
+from wikimem.wiki.compile import compile_profile, compile_topic
 from wikimem.fsio import read_text
-from wikimem.plan import SCHEMA, parse, validate
-from wikimem.wiki import Wiki
-from wikimem.workspace import today
+from wikimem.indexing.plan import SCHEMA, parse, validate
+from wikimem.wiki.pages import Wiki
+from wikimem.wiki.workspace import today
 
 from .generate import Generated, git
 from .measure import change_plan, change_run, model_env, open_workspace
@@ -49,8 +49,8 @@ def floor(generated: Generated, repeats: int) -> float:
 
 def naive(generated: Generated, server: OpenAIServer, number: int = 9000) -> dict[str, Any]:
     """One naive pass for a one-entry change: seconds and the characters sent to the model."""
-    from wikimem.model import complete_json
-    from wikimem.prompt import fence
+    from wikimem.indexing.model import complete_json
+    from wikimem.indexing.prompt import fence
 
     places, settings = open_workspace(generated, model_env(server))
     wiki = Wiki(places.wiki)

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wikimem import config
-from wikimem.compile import compile_profile, compile_topic
-from wikimem.wiki import Wiki
-from wikimem.workspace import init
+from wikimem.wiki.compile import compile_profile, compile_topic
+from wikimem.wiki.pages import Wiki
+from wikimem.wiki.workspace import init
 
 GENERATOR_VERSION = 1
 CACHE = Path(__file__).resolve().parent / ".cache"

@@ -22,8 +22,8 @@ from typing import Any
 
 from tests.openai_server import OpenAIServer, Reply
 from wikimem import config
-from wikimem.indexer import drain
-from wikimem.intake import enqueue
+from wikimem.indexing.indexer import drain
+from wikimem.intake.accept import enqueue
 
 from .generate import Generated
 
@@ -93,7 +93,7 @@ def change_plan(number: int, leaf: str) -> dict[str, Any]:
 @contextmanager
 def timed_model() -> Iterator[list[float]]:
     """Seconds spent inside the model seam, per call, while the block runs."""
-    from wikimem import model
+    from wikimem.indexing import model
 
     spent: list[float] = []
     original = model.complete_json
@@ -154,7 +154,7 @@ def largest_topic_pass(generated: Generated, server: OpenAIServer, repeats: int)
     """Median overhead of a one-entry change in the largest topic (the worst compile)."""
     env = model_env(server)
     places, settings = open_workspace(generated, env)
-    from wikimem.wiki import Wiki
+    from wikimem.wiki.pages import Wiki
 
     leaf = next(Wiki(places.wiki).leaves(generated.largest_topic))
     return statistics.median(one_pass(places, settings, server, 1000 + n, leaf)["overhead"]
@@ -177,7 +177,7 @@ def wait_drained(places: config.Places, timeout: float = 300.0) -> None:
     Never by taking the workspace lock: a background pass that finds it held leaves at once
     (another pass will see its jobs), and this poll would then wait for nobody.
     """
-    from wikimem.queue import Queue
+    from wikimem.intake.queue import Queue
 
     queue = Queue(places.queue)
     deadline = time.monotonic() + timeout
@@ -275,10 +275,10 @@ def timed(action: Callable[[], object], repeats: int) -> float:
 
 def reads(generated: Generated, repeats: int) -> dict[str, float]:
     """show, search and context as a command does them: a fresh index object over a warm file."""
-    from wikimem.context import build_context
-    from wikimem.lookup import resolve
-    from wikimem.search import SearchIndex
-    from wikimem.wiki import Wiki
+    from wikimem.recall.context import build_context
+    from wikimem.wiki.lookup import resolve
+    from wikimem.recall.search import SearchIndex
+    from wikimem.wiki.pages import Wiki
 
     places, _ = open_workspace(generated, {})
     index_file = places.state / "search.sqlite"

@@ -16,11 +16,11 @@ from wikimem import config
 
 def main() -> None:
     what, workspace = sys.argv[1], Path(sys.argv[2])
-    import wikimem.indexer  # noqa: F401
-    import wikimem.model  # noqa: F401  (openai, as a pass imports it)
+    import wikimem.indexing.indexer  # noqa: F401
+    import wikimem.indexing.model  # noqa: F401  (openai, as a pass imports it)
 
     if what == "pass":
-        from wikimem.indexer import drain
+        from wikimem.indexing.indexer import drain
 
         places = config.Places(workspace=workspace, global_dir=workspace.parent / "global")
         settings = config.load(places, config.environ())

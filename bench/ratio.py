@@ -29,23 +29,23 @@ from . import generate, measure
 from .run import isolate
 
 # (module, class or None, name): where each timed step is looked up (and patched)
-STEPS = (("wikimem.history", "WikiRepo", "commit_person_edits"),
-         ("wikimem.history", "PersonEdits", "commit"),
-         ("wikimem.history", "WikiRepo", "commit"),
-         ("wikimem.history", "IndexUpdate", "finish"),
-         ("wikimem.history", "WikiRepo", "write_commit"),
-         ("wikimem.history", "WikiRepo", "tree_by_hand"),
-         ("wikimem.history", "WikiRepo", "changes_since"),
-         ("wikimem.indexer", "Pass", "_search"),
-         ("wikimem.search", "SearchIndex", "focused"),
-         ("wikimem.search", "SearchIndex", "search"),
-         ("wikimem.indexer", None, "compile_profile"),
-         ("wikimem.indexer", None, "compile_topic"),
-         ("wikimem.indexer", None, "build_view"),
-         ("wikimem.indexer", None, "ensure_wiki"),
-         ("wikimem.queue", "Queue", "finish"),
-         ("wikimem.passlog", None, "append"),
-         ("wikimem.indexer", "Pass", "recover"))
+STEPS = (("wikimem.wiki.history", "WikiRepo", "commit_person_edits"),
+         ("wikimem.wiki.history", "PersonEdits", "commit"),
+         ("wikimem.wiki.history", "WikiRepo", "commit"),
+         ("wikimem.wiki.history", "IndexUpdate", "finish"),
+         ("wikimem.wiki.history", "WikiRepo", "write_commit"),
+         ("wikimem.wiki.history", "WikiRepo", "tree_by_hand"),
+         ("wikimem.wiki.history", "WikiRepo", "changes_since"),
+         ("wikimem.indexing.indexer", "Pass", "_search"),
+         ("wikimem.recall.search", "SearchIndex", "focused"),
+         ("wikimem.recall.search", "SearchIndex", "search"),
+         ("wikimem.indexing.indexer", None, "compile_profile"),
+         ("wikimem.indexing.indexer", None, "compile_topic"),
+         ("wikimem.indexing.indexer", None, "build_view"),
+         ("wikimem.indexing.indexer", None, "ensure_wiki"),
+         ("wikimem.intake.queue", "Queue", "finish"),
+         ("wikimem.indexing.passlog", None, "append"),
+         ("wikimem.indexing.indexer", "Pass", "recover"))
 
 
 @contextlib.contextmanager

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from wikimem import config
-from wikimem.indexer import drain
-from wikimem.intake import enqueue
-from wikimem.workspace import init
+from wikimem.indexing.indexer import drain
+from wikimem.intake.accept import enqueue
+from wikimem.wiki.workspace import init
 
 Memory = tuple[str, str, str]  # path, title, content
 

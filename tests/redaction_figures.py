@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wikimem.redact import redact
+from wikimem.redaction.redact import redact
 
 CORPUS = Path(__file__).resolve().parent / "data" / "redaction"
 

@@ -234,7 +234,7 @@ def test_wheel_ships_templates_and_renders_each(tmp_path: Path) -> None:
     target = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(target)
     script = (
-        "import wikimem.render as r, sys; "
+        "import wikimem.wiki.render as r, sys; "
         "assert r.packaged_dir() == r.PACKAGED, r.packaged_dir(); "
         "names = r.template_names(); print(len(names)); "
         "[r.environment(None).get_template(n) for n in names]")

@@ -20,13 +20,14 @@ import pytest
 
 from tests.conftest import ROOT, git, run_wikimem
 from tests.openai_server import OpenAIServer
-from wikimem import config, markdown
+from wikimem import config
+from wikimem.wiki import markdown
 from wikimem.errors import LockBusy
 from wikimem.fsio import workspace_lock
-from wikimem.indexer import drain
-from wikimem.intake import enqueue
-from wikimem.queue import Queue
-from wikimem.workspace import init
+from wikimem.indexing.indexer import drain
+from wikimem.intake.accept import enqueue
+from wikimem.intake.queue import Queue
+from wikimem.wiki.workspace import init
 
 DEADLINE = 90.0
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.test_search import sample_wiki, write_leaf
-from wikimem.context import EMPTY, MORE, NO_PROFILE, build_context, render_json
-from wikimem.search import SearchIndex
+from wikimem.recall.context import EMPTY, MORE, NO_PROFILE, build_context, render_json
+from wikimem.recall.search import SearchIndex
 
 PROFILE = """---
 title: Acme web app

@@ -21,9 +21,9 @@ import pytest
 from tests.conftest import git, run_wikimem
 from wikimem import config
 from wikimem.cli import run
-from wikimem.intake import enqueue
-from wikimem.queue import STATES, Queue
-from wikimem.workspace import init
+from wikimem.intake.accept import enqueue
+from wikimem.intake.queue import STATES, Queue
+from wikimem.wiki.workspace import init
 
 RUNS = 3
 WIKI = Path(".clarvis/memory")

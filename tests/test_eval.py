@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from tests.openai_server import Reply
-from wikimem import eval as harness
+from wikimem.indexing import eval as harness
 from wikimem.config import ModelSettings
-from wikimem.record import normalise
-from wikimem.snapshot import take
+from wikimem.intake.record import normalise
+from wikimem.intake.snapshot import take
 
 OFFLINE = ModelSettings(model=None)
 PIPELINE_GAPS: set[str] = set()  # cases the pipeline is known to get wrong (none now)

@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import git, run_wikimem
 from tests.openai_server import OpenAIServer, Reply
 from wikimem.fsio import atomic_write_text
-from wikimem.queue import Queue
+from wikimem.intake.queue import Queue
 
 PLAN = {"summary": "Record the cache fix", "edits": [
     {"action": "add", "leaf": "build/cache", "entry": "", "title": "Stale cache on CI",

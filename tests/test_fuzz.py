@@ -18,13 +18,13 @@ from tests.conftest import git, run_wikimem
 from tests.openai_server import OpenAIServer, Reply
 from wikimem import config
 from wikimem.errors import PlanError, RecordError
-from wikimem.intake import enqueue
-from wikimem.plan import ACTIONS, MAX_BODY, MAX_EDITS, parse, validate
-from wikimem.queue import Job, Queue
-from wikimem.record import RunRecord
-from wikimem.redact import find_secrets
-from wikimem.wiki import Wiki
-from wikimem.workspace import init
+from wikimem.intake.accept import enqueue
+from wikimem.indexing.plan import ACTIONS, MAX_BODY, MAX_EDITS, parse, validate
+from wikimem.intake.queue import Job, Queue
+from wikimem.intake.record import RunRecord
+from wikimem.redaction.redact import find_secrets
+from wikimem.wiki.pages import Wiki
+from wikimem.wiki.workspace import init
 
 FIXTURES = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from wikimem import history
+from wikimem.wiki import history
 from wikimem.errors import HistoryError, NotFound
-from wikimem.history import WIKIMEM, Identity, WikiRepo
+from wikimem.wiki.history import WIKIMEM, Identity, WikiRepo
 
 MESSAGE = (
     "Record the bun lockfile fix\n"

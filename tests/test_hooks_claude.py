@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from wikimem.errors import RecordError
-from wikimem.hooks import record_from_payload
-from wikimem.hooks.claude import is_claude_payload, record_from_claude
+from wikimem.runners import record_from_payload
+from wikimem.runners.claude import is_claude_payload, record_from_claude
 
 FIXTURES = Path(__file__).parent / "fixtures" / "runners" / "claude"
 SESSION = "7c1e9a52-0000-4000-8000-000000000001"
@@ -168,7 +168,7 @@ def test_a_payload_without_transcript_path_says_so(transcript: Path) -> None:
 def test_stop_hook_with_a_missing_transcript_queues_the_run_with_the_note(
         tmp_path: Path) -> None:
     from tests.conftest import run_wikimem
-    from wikimem.queue import Queue
+    from wikimem.intake.queue import Queue
 
     workspace = tmp_path / "ws"
     workspace.mkdir()
@@ -268,7 +268,7 @@ def test_dispatch_by_payload_shape(transcript: Path) -> None:
 def test_the_hook_path_imports_no_heavy_dependency(transcript: Path) -> None:
     code = (
         "import json, sys\n"
-        "from wikimem.hooks import record_from_payload\n"
+        "from wikimem.runners import record_from_payload\n"
         f"p = json.loads({json.dumps(json.dumps(payload(transcript)))})\n"
         "assert record_from_payload(p, {})\n"
         "heavy = {'openai', 'git', 'click', 'jinja2', 'frontmatter', 'filelock', 'httpx'}\n"
@@ -285,7 +285,7 @@ def test_session_end_hook_hands_off_and_the_run_lands(transcript: Path, tmp_path
     import time
 
     from tests.conftest import run_wikimem
-    from wikimem.queue import Queue
+    from wikimem.intake.queue import Queue
 
     workspace = tmp_path / "ws"
     workspace.mkdir()

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from wikimem.hooks import record_from_payload
-from wikimem.hooks.codex import find_rollout, is_codex_payload, record_from_codex
+from wikimem.runners import record_from_payload
+from wikimem.runners.codex import find_rollout, is_codex_payload, record_from_codex
 
 FIXTURES = Path(__file__).parent / "fixtures" / "runners" / "codex"
 THREAD = "0199aa00-0000-7000-8000-000000000001"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from wikimem.hooks.command import BoundedCopy, run_and_record
+from wikimem.runners.command import BoundedCopy, run_and_record
 
 STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from wikimem.hooks.github import provenance_from_env, record_from_output
+from wikimem.runners.github import provenance_from_env, record_from_output
 
 RUNNERS = Path(__file__).parent / "fixtures" / "runners"
 FIXTURES = RUNNERS / "github"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from wikimem.errors import ConfigError
-from wikimem.hooks.install import install_claude, install_codex
+from wikimem.runners.install import install_claude, install_codex
 
 if sys.version_info >= (3, 11):
     import tomllib

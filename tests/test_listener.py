@@ -24,8 +24,8 @@ from tests.openai_server import Reply
 from tests.test_concurrency import wait_until
 from tests.test_hooks_claude import FIRST_PROMPT, payload, transcript  # noqa: F401  (fixture)
 from tests.test_pipeline import model_env
-from wikimem import listener
-from wikimem.queue import Queue
+from wikimem.intake import listener
+from wikimem.intake.queue import Queue
 
 pytestmark = pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="needs Unix sockets")
 
@@ -153,8 +153,8 @@ def test_through_the_listener_the_hook_loads_none_of_the_intake(
                             env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=WAIT)
     assert traced.returncode == 0
     loaded = {line.rsplit("|", 1)[-1].strip() for line in traced.stderr.decode().splitlines()}
-    assert "wikimem.listener" in loaded
-    assert not loaded & {"wikimem.redact", "wikimem.config", "wikimem.intake", "dataclasses",
+    assert "wikimem.intake.listener" in loaded
+    assert not loaded & {"wikimem.redaction.redact", "wikimem.config", "wikimem.intake.accept", "dataclasses",
                          "pathlib", "typing", "json", "re", "socket", "enum"}, sorted(loaded)
     assert warm.line().startswith("wikimem: queued job")
 

@@ -12,21 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from wikimem import markdown
+from wikimem.wiki import markdown
 from wikimem.errors import NotFound, WikiError
-from wikimem.markdown import (
-    Page,
-    add_entry,
-    entry_text,
-    generated_block,
-    new_page,
-    parse_page,
-    remove_entry,
-    replace_entry,
-    replace_generated,
-    slugify,
-    with_meta,
-)
+from wikimem.wiki.markdown import Page, add_entry, entry_text, generated_block, new_page, parse_page, remove_entry, replace_entry, replace_generated, slugify, with_meta
 
 WIKI = Path(__file__).parent / "fixtures" / "wiki"
 FIXTURES = sorted(p.relative_to(WIKI).as_posix() for p in WIKI.rglob("*.md"))
@@ -652,7 +640,7 @@ def test_operations_on_any_text(text: str, title: str, body: str) -> None:
 
 def test_importing_the_module_loads_no_parser() -> None:
     code = (
-        "import sys, wikimem.markdown; "
+        "import sys, wikimem.wiki.markdown; "
         "print([m for m in ('markdown_it', 'yaml', 'frontmatter') if m in sys.modules])"
     )
     out = subprocess.run(

@@ -13,10 +13,10 @@ import pytest
 
 from tests.conftest import ROOT, git, run_wikimem
 from wikimem import config
-from wikimem.indexer import drain
-from wikimem.intake import enqueue
-from wikimem.queue import Queue
-from wikimem.workspace import init
+from wikimem.indexing.indexer import drain
+from wikimem.intake.accept import enqueue
+from wikimem.intake.queue import Queue
+from wikimem.wiki.workspace import init
 
 mcp = pytest.importorskip("mcp")
 anyio = pytest.importorskip("anyio")

@@ -18,7 +18,7 @@ import pytest
 from tests.openai_server import OpenAIServer, Reply, openai_server, serve  # noqa: F401
 from wikimem.config import ModelSettings
 from wikimem.errors import ModelError, PlanError
-from wikimem.model import complete_json, forget_accepted_formats, parse_json_object
+from wikimem.indexing.model import complete_json, forget_accepted_formats, parse_json_object
 
 PLAN = {"summary": "Record the lockfile fix", "edits": [
     {"action": "add", "leaf": "build/bun", "entry": "lockfile-drift", "title": "Lockfile drift",

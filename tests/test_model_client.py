@@ -11,7 +11,7 @@ import openai
 import pytest
 
 from tests.openai_server import OpenAIServer, Reply, openai_server  # noqa: F401
-from wikimem import model
+from wikimem.indexing import model
 from wikimem.config import ModelSettings
 
 PLAN = {"summary": "s", "edits": []}

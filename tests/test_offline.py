@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 import wikimem
-from wikimem.offline import NO_LESSON, offline_plan, signature
-from wikimem.plan import MAX_BODY, MAX_TITLE, RawPlan, validate
-from wikimem.record import Candidate, Evidence, RunRecord, normalise
-from wikimem.snapshot import take
+from wikimem.indexing.offline import NO_LESSON, offline_plan, signature
+from wikimem.indexing.plan import MAX_BODY, MAX_TITLE, RawPlan, validate
+from wikimem.intake.record import Candidate, Evidence, RunRecord, normalise
+from wikimem.intake.snapshot import take
 
 RUNS = Path(wikimem.__file__).parent / "data" / "runs"
 TOKEN = "ghp_T63oJuMkVvBWxFASAVrn0SLZpoW8NrMvNnli"  # fake, in 06-dispatch-with-token.json

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from tests.conftest import git
 from wikimem import config
-from wikimem.indexer import Pass
-from wikimem.search import SearchIndex
-from wikimem.workspace import init
+from wikimem.indexing.indexer import Pass
+from wikimem.recall.search import SearchIndex
+from wikimem.wiki.workspace import init
 
 
 def leaf(wiki: Path, path: str, body: str) -> Path:

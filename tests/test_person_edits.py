@@ -17,14 +17,15 @@ import pytest
 from tests.conftest import git
 from tests.openai_server import Reply
 from tests.test_pass_search import leaf as page
-from wikimem import config, indexer
+from wikimem import config
+from wikimem.indexing import indexer
 from wikimem.errors import HistoryError, ModelError
-from wikimem.history import PersonEdits, WikiRepo
-from wikimem.indexer import Pass, drain
-from wikimem.intake import enqueue
-from wikimem.search import SearchIndex
-from wikimem.wiki import Wiki
-from wikimem.workspace import init, open_repo
+from wikimem.wiki.history import PersonEdits, WikiRepo
+from wikimem.indexing.indexer import Pass, drain
+from wikimem.intake.accept import enqueue
+from wikimem.recall.search import SearchIndex
+from wikimem.wiki.pages import Wiki
+from wikimem.wiki.workspace import init, open_repo
 
 PASS_FILES = {"build/bun/MEMORY.md", "build/TOPIC.md", "PROFILE.md"}
 

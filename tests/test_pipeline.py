@@ -12,10 +12,10 @@ import pytest
 from tests.conftest import example_run, git, run_wikimem
 from tests.openai_server import Reply
 from wikimem import config
-from wikimem.indexer import drain
-from wikimem.intake import enqueue
-from wikimem.queue import Queue
-from wikimem.workspace import init
+from wikimem.indexing.indexer import drain
+from wikimem.intake.accept import enqueue
+from wikimem.intake.queue import Queue
+from wikimem.wiki.workspace import init
 
 FAKE_TOKEN = "ghp_" + "R8kq2Lw9ZtY3xVb7NcM1pQ4sD6fG0hJ5aE2u"
 LESSON = {
@@ -184,7 +184,7 @@ def test_failing_model_retries_then_fails_job_and_warns(workspace: Path, openai_
         job.to_json().replace(f'"not_before": {job.not_before}', '"not_before": 0'))
     drain(places, settings)
     assert queue.state_of(done.job_id) == "failed"
-    from wikimem.passlog import failure_warning
+    from wikimem.indexing.passlog import failure_warning
 
     assert "last 2 passes failed" in (failure_warning(places.pass_log) or "")
     assert queue.retry_failed() == 1 and queue.state_of(done.job_id) == "pending"
@@ -256,7 +256,7 @@ def test_mass_removal_is_held_for_review_then_approved(workspace: Path, openai_s
     assert [o.outcome for r in reports for o in r.outcomes] == ["held"]
     assert commits(places) == before
     assert Queue(places.queue).state_of(done.job_id) == "review"
-    from wikimem.indexer import approve
+    from wikimem.indexing.indexer import approve
 
     sha = approve(places, settings, done.job_id[:6])
     assert sha and "## Entry 0" not in (places.wiki / "build/bun/MEMORY.md").read_text()

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from wikimem.errors import PlanError
-from wikimem.plan import MAX_BODY, MAX_EDITS, SCHEMA, RawPlan, clean_path, parse, validate
+from wikimem.indexing.plan import MAX_BODY, MAX_EDITS, SCHEMA, RawPlan, clean_path, parse, validate
 
 WIKI = {"build/bun": {"lockfile-drift": "Run `bun install`.", "pinned": "Pinned to 1.1.30.",
                       "old": "Obsolete."}}

@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import git
 from tests.recall_support import BUN, CACHE, PYTEST, learn, setup
-from wikimem.markdown import slugify
+from wikimem.wiki.markdown import slugify
 
 
 @pytest.fixture

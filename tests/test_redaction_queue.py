@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 
 from wikimem import config
-from wikimem.intake import enqueue
-from wikimem.queue import Job
+from wikimem.intake.accept import enqueue
+from wikimem.intake.queue import Job
 
 CORPUS = Path(__file__).parent / "data" / "redaction"
 RECALL_MIN = 0.99

@@ -248,7 +248,7 @@ def one_error(result, code: int, says: str) -> None:  # type: ignore[no-untyped-
 
 def test_undo_of_a_commit_off_the_branch_or_of_nothing_is_a_failure(
         learned, cli, monkeypatch: pytest.MonkeyPatch) -> None:
-    from wikimem.history import WikiRepo
+    from wikimem.wiki.history import WikiRepo
 
     places, _ = learned
     wiki = places.wiki
@@ -265,8 +265,8 @@ def test_undo_of_a_commit_off_the_branch_or_of_nothing_is_a_failure(
 
 def test_a_commit_missing_from_a_pages_history_is_not_found(learned) -> None:
     from wikimem.errors import NotFound
-    from wikimem.undo import later_commits
-    from wikimem.workspace import open_repo
+    from wikimem.lifecycle.undo import later_commits
+    from wikimem.wiki.workspace import open_repo
 
     places, settings = learned
     side = git("commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", "Side", cwd=places.wiki).strip()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from wikimem.errors import WikiError
-from wikimem.search import Hit, SearchIndex, snippet, stamps, store, tokens
+from wikimem.recall.search import Hit, SearchIndex, snippet, stamps, store, tokens
 
 TODAY = dt.date(2026, 12, 1)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wikimem.shell import command_tool, is_changed_command, is_inspection
+from wikimem.indexing.shell import command_tool, is_changed_command, is_inspection
 
 
 @pytest.mark.parametrize(("command", "tool"), [

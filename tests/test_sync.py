@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, git, run_wikimem
-from wikimem import config, markdown
-from wikimem.indexer import drain
-from wikimem.intake import enqueue
-from wikimem.sync import merge_entries, sync
-from wikimem.workspace import init
+from wikimem import config
+from wikimem.wiki import markdown
+from wikimem.indexing.indexer import drain
+from wikimem.intake.accept import enqueue
+from wikimem.lifecycle.sync import merge_entries, sync
+from wikimem.wiki.workspace import init
 
 ROUNDS = 2  # runs per machine; each round starts a pass and a sync together
 
@@ -201,7 +202,7 @@ def test_sync_in_process_fast_forwards_a_wiki_that_only_lags(tmp_path: Path,
 
 def test_a_push_that_loses_the_race_fetches_rebuilds_and_pushes_again(
         tmp_path: Path, remote: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from wikimem.history import WikiRepo
+    from wikimem.wiki.history import WikiRepo
 
     a, b = make_workspace(tmp_path, "a"), make_workspace(tmp_path, "b")
     learn(a, ("shared/leaf", "Start"))
@@ -230,7 +231,7 @@ def test_a_push_that_loses_the_race_fetches_rebuilds_and_pushes_again(
 
 def test_after_pass_pushes_only_when_asked_and_only_warns_on_failure(tmp_path: Path,
                                                                     remote: Path) -> None:
-    from wikimem.sync import after_pass
+    from wikimem.lifecycle.sync import after_pass
 
     a = make_workspace(tmp_path, "a")
     learn(a, ("build/bun", "Lockfile drift"))

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from wikimem import wiki as wiki_module
+from wikimem.wiki import pages as wiki_module
 from wikimem.errors import WikiError
-from wikimem.wiki import PAGES, Wiki
+from wikimem.wiki.pages import PAGES, Wiki
 
 PAGE = "---\ntitle: Bun\nsummary: How bun builds.\n---\n\n## Lockfile\n\nThe lockfile drifts.\n"
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import locate
-from .errors import ConfigError
+from wikimem import locate
+from wikimem.errors import ConfigError
 
 CLARVIS = locate.CLARVIS
 
@@ -111,7 +111,7 @@ class Places:
 
     @property
     def intake_socket(self) -> Path:
-        """Where a warm intake listener takes runs (see listener.py)."""
+        """Where a warm intake listener takes runs (see intake/listener.py)."""
         return self.state / locate.SOCKET
 
     @property

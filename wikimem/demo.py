@@ -11,11 +11,11 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from . import config
-from .indexer import drain
-from .intake import enqueue
-from .wiki import Wiki
-from .workspace import init, open_repo
+from wikimem import config
+from wikimem.indexing.indexer import drain
+from wikimem.intake.accept import enqueue
+from wikimem.wiki.pages import Wiki
+from wikimem.wiki.workspace import init, open_repo
 
 RUNS = Path(__file__).parent / "data" / "runs"
 

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from .errors import LockBusy
+from wikimem.errors import LockBusy
 
 _CRASH_AFTER = int(os.environ.get("WIKIMEM_CRASH_AFTER", "0") or 0)
 _crash_count = 0

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 CLARVIS = ".clarvis"
 PAUSED = "paused"  # a flag file in the state folder: `wikimem pause`
-SOCKET = "intake.sock"  # where a warm intake listener takes runs (listener.py)
+SOCKET = "intake.sock"  # where a warm intake listener takes runs (intake/listener.py)
 
 
 def workspace_dir(explicit: str | os.PathLike[str] | None = None,
@@ -27,7 +27,7 @@ def workspace_dir(explicit: str | os.PathLike[str] | None = None,
             path = os.path.expanduser(os.fspath(given))
             if not os.path.isdir(path):
                 # a wrong -C is how the command was called (2); a wrong variable is a setting (1)
-                from .errors import ConfigError, UsageError
+                from wikimem.errors import ConfigError, UsageError
 
                 wrong = UsageError if what == "workspace" else ConfigError
                 raise wrong(f"{what}{'' if what.endswith('=') else ' '}{path} is not a folder")

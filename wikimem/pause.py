@@ -6,8 +6,8 @@ and the wiki stay as they are, so resuming is exactly removing the flag.
 
 from __future__ import annotations
 
-from .config import Places
-from .fsio import atomic_write_text
+from wikimem.config import Places
+from wikimem.fsio import atomic_write_text
 
 FLAG_TEXT = "Memory is paused here: hooks and `wikimem context` do nothing. `wikimem resume`.\n"
 

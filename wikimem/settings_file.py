@@ -11,9 +11,9 @@ from typing import Any
 
 import tomli_w
 
-from .config import SETTINGS, Places, coerce, load, read_toml
-from .errors import ConfigError, UsageError
-from .fsio import atomic_write_text
+from wikimem.config import SETTINGS, Places, coerce, load, read_toml
+from wikimem.errors import ConfigError, UsageError
+from wikimem.fsio import atomic_write_text
 
 
 def set_value(places: Places, key: str, raw: str | None, is_global: bool) -> Path:
@@ -41,7 +41,7 @@ def set_value(places: Places, key: str, raw: str | None, is_global: bool) -> Pat
 
 def exclude_config(places: Places) -> None:
     """Add the workspace's config.toml to its repository's info/exclude (no repository: no-op)."""
-    from .history import WikiRepo
+    from wikimem.wiki.history import WikiRepo
 
     try:
         mode = load(places)["wiki.commit_into"]

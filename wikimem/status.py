@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from . import passlog
-from .config import Places, Settings
-from .extractor import NO_MODEL_WARNING
-from .queue import Queue
+from wikimem.indexing import passlog
+from wikimem.config import Places, Settings
+from wikimem.indexing.extractor import NO_MODEL_WARNING
+from wikimem.intake.queue import Queue
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ def gather(places: Places, settings: Settings, recent: int = 5) -> Status:
     share = (sum(1 for i in runs if i["outcome"] in ("no change", "skipped")) / len(runs)
              if runs else None)
     warning = passlog.failure_warning(places.pass_log)
-    from .listener import ping
+    from wikimem.intake.listener import ping
 
     alive = ping(str(places.intake_socket))
     return Status(

@@ -21,7 +21,7 @@ def crash_log(exc: BaseException) -> str:
     import traceback
     from pathlib import Path
 
-    from ..config import global_dir
+    from wikimem.config import global_dir
 
     # the person's own folder, not a shared temp dir: a traceback can quote their data
     for folder in (global_dir() / "logs", Path(tempfile.gettempdir()) / "wikimem-logs"):
@@ -40,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     lead = workspace_prefix(args)
     if args[len(lead):len(lead) + 1] == ["hook"] and not {"--help", "-h"} & set(args):
-        from .hook import fast_hook
+        from wikimem.cli.hook import fast_hook
 
         sys.exit(fast_hook([*lead, *args[len(lead) + 1:]]))
     sys.exit(run(args))
@@ -59,8 +59,8 @@ def workspace_prefix(args: list[str]) -> list[str]:
 def run(args: list[str]) -> int:
     import click
 
-    from ..errors import WikimemError
-    from .app import cli
+    from wikimem.errors import WikimemError
+    from wikimem.cli.app import cli
 
     try:
         code = cli.main(args=args, prog_name="wikimem", standalone_mode=False)

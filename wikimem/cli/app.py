@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from .. import __version__, config
+from wikimem import __version__, config
 
 
 @dataclass
@@ -69,7 +69,7 @@ def cli() -> None:
 
 
 def register() -> None:
-    from . import evaluate, integrations, listen, pipeline, recall, wiki  # noqa: F401  (commands attach)
+    from wikimem.cli import evaluate, integrations, listen, pipeline, recall, wiki  # noqa: F401  (commands attach)
 
     # Every command gets the settings itself, so its help reads the same however it is reached.
     def settle(command: click.Command) -> None:

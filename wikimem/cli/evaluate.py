@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .app import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
 
 
 @cli.command("eval")
@@ -33,9 +33,9 @@ def evaluate(ctx: Ctx, category: str | None, limit: int | None, cases_file: Path
     files); each case runs in a throwaway workspace, so neither this wiki nor your policies
     are touched. Exits 1 when a secret leaked or an injection was obeyed.
     """
-    from ..config import ModelSettings
-    from ..eval import evaluate as run_eval
-    from ..eval import format_table, load_cases, safe
+    from wikimem.config import ModelSettings
+    from wikimem.indexing.eval import evaluate as run_eval
+    from wikimem.indexing.eval import format_table, load_cases, safe
 
     model = ModelSettings(model=None) if offline else ctx.settings.model()
     cases = load_cases(cases_file, category=category, limit=limit)

@@ -1,7 +1,7 @@
 """`wikimem hook`: what agent runners call when a run ends. It fails open and returns fast.
 
 It never imports click, openai or git: it parses its few flags by hand and hands the run to the
-workspace's warm listener when one runs (listener.py; the hook then imports nothing beyond what
+workspace's warm listener when one runs (intake/listener.py; the hook then imports nothing beyond what
 the interpreter has built in). Otherwise it enqueues the run itself, starts an indexing pass in
 a detached process (or runs it in the foreground with --wait) and a listener for the next hooks.
 Whatever happens it exits 0 (except --from-command, which exits with the command's status),
@@ -104,12 +104,12 @@ def fast_hook(args: Sequence[str]) -> int:
 
 
 def _hook(parsed: HookArgs) -> int:
-    from .. import locate
+    from wikimem import locate
 
     status = 0
     record = None
     if parsed.command:
-        from ..hooks.command import run_and_record
+        from wikimem.runners.command import run_and_record
 
         status, record = run_and_record(parsed.command, parsed.task)
     if locate.memory_disabled():
@@ -122,7 +122,7 @@ def _hook(parsed: HookArgs) -> int:
     answered = False
     session_end = record is None and not parsed.github and _session_end(data)
     if record is None and not (parsed.wait or parsed.handoff):
-        from ..listener import send
+        from wikimem.intake.listener import send
 
         reply = send(os.path.join(state, locate.SOCKET), workspace, data, source,
                      github=parsed.github, early=session_end)
@@ -130,8 +130,8 @@ def _hook(parsed: HookArgs) -> int:
             _say(reply, parsed.quiet)
             return status
         answered = reply is not None  # one is there but refused or was slow: no second one
-    from .. import config
-    from ..background import spawn, spawn_listener, spawn_pass
+    from wikimem import config
+    from wikimem.intake.background import spawn, spawn_listener, spawn_pass
 
     places = config.places(workspace)
     if session_end and not (parsed.wait or parsed.handoff):
@@ -140,7 +140,7 @@ def _hook(parsed: HookArgs) -> int:
         spawn(["hook", "--handoff", "--quiet", "-C", workspace, "-"],
               str(places.background_log), data)
         return status
-    from ..intake import accept
+    from wikimem.intake.accept import accept
 
     settings = config.load(places)
     reply = accept(places, config.environ(), data, source, parsed.github, record, settings)
@@ -148,7 +148,7 @@ def _hook(parsed: HookArgs) -> int:
     if not reply.get("job"):
         return status
     if parsed.wait or parsed.handoff:  # a handed-off hook is already in the background
-        from .pipeline import index_until_done
+        from wikimem.cli.pipeline import index_until_done
 
         index_until_done(places, settings, reply["job"], quiet=parsed.quiet)
         return status

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from .. import config
-from .app import Ctx, cli, emit_json, pass_ctx, workspace_option
+from wikimem import config
+from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, workspace_option
 
 
 @cli.group()
@@ -26,7 +26,7 @@ def install() -> None:
 @pass_ctx
 def install_claude(ctx: Ctx, settings_path: Path | None, scope: str) -> None:
     """Run `wikimem hook` when Claude Code stops (Stop and SessionEnd hooks)."""
-    from ..hooks.install import install_claude as do_install
+    from wikimem.runners.install import install_claude as do_install
 
     if settings_path is None:
         base = ctx.places.workspace if scope == "project" else Path.home()
@@ -45,7 +45,7 @@ def install_claude(ctx: Ctx, settings_path: Path | None, scope: str) -> None:
 @workspace_option
 def install_codex(config_path: Path | None) -> None:
     """Run `wikimem hook` after every Codex turn (its `notify` program)."""
-    from ..hooks.install import install_codex as do_install
+    from wikimem.runners.install import install_codex as do_install
 
     if config_path is None:
         home = config.environ().get("CODEX_HOME")
@@ -70,7 +70,7 @@ def install_codex(config_path: Path | None) -> None:
 def mcp(ctx: Ctx, allow_write: bool, agent_id: str | None) -> None:
     """Serve this workspace's memory to MCP clients over stdio: memory_search, memory_show,
     memory_context (read-only), and memory_remember with --allow-write."""
-    from ..mcp_server import serve
+    from wikimem.recall.mcp_server import serve
 
     agent = agent_id or config.environ().get("WIKIMEM_AGENT_ID") or None
     serve(ctx.places, ctx.settings, allow_write=allow_write, agent_id=agent)
@@ -88,7 +88,7 @@ def sync(ctx: Ctx, url: str | None, as_json: bool) -> None:
 
     The history stays linear. With `wiki.push = true` every pass does this after committing.
     """
-    from ..sync import sync as do_sync
+    from wikimem.lifecycle.sync import sync as do_sync
 
     done = do_sync(ctx.places, ctx.settings, url=url)
     if as_json:

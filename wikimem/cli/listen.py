@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..errors import LockBusy
-from .app import Ctx, cli, pass_ctx, workspace_option
+from wikimem.errors import LockBusy
+from wikimem.cli.app import Ctx, cli, pass_ctx, workspace_option
 
 
 @cli.command()
@@ -27,7 +27,7 @@ def listen(ctx: Ctx, idle: float | None, stop: bool, show_status: bool, quiet: b
     is .clarvis/state/intake.sock, mode 0600, for your user only; a listener also leaves when
     wikimem's code changes under it.
     """
-    from .. import listener
+    from wikimem.intake import listener
 
     socket_path = str(ctx.places.intake_socket)
     if stop or show_status:

@@ -8,9 +8,9 @@ from typing import Any
 
 import click
 
-from .. import config
-from ..errors import LockBusy, UsageError, WikimemError
-from .app import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem import config
+from wikimem.errors import LockBusy, UsageError, WikimemError
+from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
 
 
 def _read_source(source: str) -> tuple[bytes, str]:
@@ -34,8 +34,8 @@ def enqueue(ctx: Ctx, source: str, as_json: bool) -> None:
     """Queue a run record (JSON, from FILE or stdin): normalise, remove secrets, bound, write
     the job durably, print its id. Strict: bad input exits 1 and queues nothing, and so does
     memory that is off (WIKIMEM_MEMORY=off) or paused here (`wikimem pause`)."""
-    from ..intake import decode
-    from ..intake import enqueue as do_enqueue
+    from wikimem.intake.accept import decode
+    from wikimem.intake.accept import enqueue as do_enqueue
 
     if config.memory_disabled():
         raise WikimemError("memory is off for this run (WIKIMEM_MEMORY); nothing queued: "
@@ -75,7 +75,7 @@ def hook(click_ctx: click.Context, source: str | None, wait: bool, github: bool,
     payload from FILE, stdin or the last argument. Fails open: always exits 0 and says on stderr
     what went wrong, because memory must never break the agent.
     """
-    from .hook import fast_hook
+    from wikimem.cli.hook import fast_hook
 
     # `wikimem hook` normally never gets here (main() takes the fast path); this is the same
     # hook reached through click, e.g. in-process: hand it the same flags.
@@ -93,8 +93,8 @@ def hook(click_ctx: click.Context, source: str | None, wait: bool, github: bool,
 def index_until_done(places: config.Places, settings: config.Settings, job_id: str,
                      quiet: bool = False) -> str:
     """Run passes (waiting for a running one) until `job_id` has left the queue's open states."""
-    from ..indexer import drain
-    from ..queue import Queue
+    from wikimem.indexing.indexer import drain
+    from wikimem.intake.queue import Queue
 
     queue = Queue(places.queue)
     state = queue.state_of(job_id)
@@ -133,8 +133,8 @@ def _report(reports: list[Any], quiet: bool) -> None:
 @pass_ctx
 def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
     """Drain the queue in the foreground: one pass per batch of jobs, one commit per pass."""
-    from ..indexer import drain
-    from ..queue import Queue
+    from wikimem.indexing.indexer import drain
+    from wikimem.intake.queue import Queue
 
     queue = Queue(ctx.places.queue)
     total = queue.pending_ready()
@@ -155,7 +155,7 @@ def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
         if bar:
             bar.__exit__(None, None, None)
     _report([r for r in reports if r], quiet)
-    from ..passlog import failure_warning
+    from wikimem.indexing.passlog import failure_warning
 
     alarm = failure_warning(ctx.places.pass_log)
     if alarm:
@@ -179,7 +179,7 @@ def queue(click_ctx: click.Context, as_json: bool) -> None:
     """List queued jobs by state (pending, active, failed, review, corrupt)."""
     if click_ctx.invoked_subcommand is not None:
         return
-    from ..queue import Queue
+    from wikimem.intake.queue import Queue
 
     ctx = click_ctx.ensure_object(Ctx)
     q = Queue(ctx.places.queue)
@@ -206,7 +206,7 @@ def queue(click_ctx: click.Context, as_json: bool) -> None:
 @pass_ctx
 def queue_retry(ctx: Ctx) -> None:
     """Put failed jobs back in the queue (attempts reset)."""
-    from ..queue import Queue
+    from wikimem.intake.queue import Queue
 
     click.echo(f"re-queued {Queue(ctx.places.queue).retry_failed()} failed job(s)")
 
@@ -217,7 +217,7 @@ def queue_retry(ctx: Ctx) -> None:
 @pass_ctx
 def queue_approve(ctx: Ctx, job: str) -> None:
     """Apply a plan held for review (mass removal), by job id or its prefix."""
-    from ..indexer import approve
+    from wikimem.indexing.indexer import approve
 
     sha = approve(ctx.places, ctx.settings, job)
     click.echo(f"applied held plan{f' in commit {sha[:7]}' if sha else ' (nothing changed)'}")
@@ -230,7 +230,7 @@ def queue_approve(ctx: Ctx, job: str) -> None:
 def status(ctx: Ctx, as_json: bool) -> None:
     """Which model resolves, queue depth, failed jobs, recent passes, and how many runs changed
     nothing."""
-    from ..status import gather
+    from wikimem.status import gather
 
     info = gather(ctx.places, ctx.settings)
     if as_json:
@@ -284,7 +284,7 @@ GLOBAL_HELP = "Write the global config (~/.clarvis/config.toml) instead of the w
 @click.pass_context
 def config_set(click_ctx: click.Context, key: str, value: str, is_global: bool) -> None:
     """Set KEY to VALUE in the workspace config (or the global one with --global)."""
-    from ..settings_file import set_value
+    from wikimem.settings_file import set_value
 
     ctx = click_ctx.ensure_object(Ctx)
     use_global = is_global or bool(click_ctx.meta.get("global"))
@@ -301,7 +301,7 @@ def config_set(click_ctx: click.Context, key: str, value: str, is_global: bool) 
 @click.pass_context
 def config_unset(click_ctx: click.Context, key: str, is_global: bool) -> None:
     """Remove KEY from the workspace config (or the global one with --global)."""
-    from ..settings_file import set_value
+    from wikimem.settings_file import set_value
 
     ctx = click_ctx.ensure_object(Ctx)
     use_global = is_global or bool(click_ctx.meta.get("global"))
@@ -312,7 +312,7 @@ def config_unset(click_ctx: click.Context, key: str, is_global: bool) -> None:
 @cli.command()
 def schema() -> None:
     """Print the edit plan's JSON Schema (what the extraction model must answer)."""
-    from ..plan import SCHEMA
+    from wikimem.indexing.plan import SCHEMA
 
     click.echo(json.dumps(SCHEMA, indent=2, sort_keys=True))
 
@@ -323,7 +323,7 @@ def schema() -> None:
 def demo(keep: str | None) -> None:
     """Feed the example runs that ship with wikimem through the offline extractor in a throwaway
     workspace, then show the wiki and its git log. No network, no API key."""
-    from ..demo import run_demo
+    from wikimem.demo import run_demo
 
     for line in run_demo(keep):
         click.echo(line)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import click
 
-from .. import config
-from ..errors import NotFound, WikimemError
-from .app import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem import config
+from wikimem.errors import NotFound, WikimemError
+from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
 
 
 def _index_file(ctx: Ctx) -> Path:
@@ -34,8 +34,8 @@ def context(ctx: Ctx, budget: int, query: str | None, fmt: str) -> None:
     The same wiki and query always give the same bytes. Prints nothing when memory is off for
     this run (WIKIMEM_MEMORY=off) or paused in this workspace (`wikimem pause`).
     """
-    from ..context import build_context, render_json
-    from ..search import SearchIndex
+    from wikimem.recall.context import build_context, render_json
+    from wikimem.recall.search import SearchIndex
 
     if config.memory_disabled() or ctx.places.paused_flag.exists():
         return
@@ -60,8 +60,8 @@ def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: boo
     """Search titles, summaries and entry bodies. Each hit gives its wiki path, entry, a
     snippet and a citation PATH#ENTRY@COMMIT that `wikimem show` resolves to that version.
     Expired memory is marked [expired], memory due for review [review]."""
-    from ..search import SearchIndex
-    from ..workspace import open_repo
+    from wikimem.recall.search import SearchIndex
+    from wikimem.wiki.workspace import open_repo
 
     if not ctx.places.wiki.is_dir():
         raise NotFound(f"no wiki in {ctx.places.workspace}: run `wikimem init` first")
@@ -95,7 +95,7 @@ def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: boo
 def forget(ctx: Ctx, ref: str) -> None:
     """Move a leaf, or one entry, to the trash (.trash/ inside the wiki), out of search,
     context, topics and the profile. One commit; `wikimem restore` brings it back."""
-    from ..trash import forget as do_forget
+    from wikimem.lifecycle.trash import forget as do_forget
 
     moved = do_forget(ctx.places, ctx.settings, ref)
     count = f"{len(moved.entries)} entr{'y' if len(moved.entries) == 1 else 'ies'}"
@@ -109,8 +109,8 @@ def forget(ctx: Ctx, ref: str) -> None:
 @pass_ctx
 def trash_list(ctx: Ctx, as_json: bool) -> None:
     """List what has been forgotten and can still be restored."""
-    from ..trash import listing
-    from ..wiki import Wiki
+    from wikimem.lifecycle.trash import listing
+    from wikimem.wiki.pages import Wiki
 
     items = listing(Wiki(ctx.places.wiki))
     if as_json:
@@ -129,7 +129,7 @@ def trash_list(ctx: Ctx, as_json: bool) -> None:
 @pass_ctx
 def restore(ctx: Ctx, ref: str) -> None:
     """Bring a forgotten leaf, or one forgotten entry, back from the trash (one commit)."""
-    from ..trash import restore as do_restore
+    from wikimem.lifecycle.trash import restore as do_restore
 
     moved = do_restore(ctx.places, ctx.settings, ref)
     click.echo(f"restored {moved.ref} ({', '.join(moved.entries) or 'page'}) in commit "
@@ -143,9 +143,9 @@ def restore(ctx: Ctx, ref: str) -> None:
 def purge(ctx: Ctx, yes: bool) -> None:
     """Empty the trash for good (one commit). Git history still holds the text: the command
     that would rewrite history is printed, for the owner to run if they must."""
-    from ..trash import listing
-    from ..trash import purge as do_purge
-    from ..wiki import Wiki
+    from wikimem.lifecycle.trash import listing
+    from wikimem.lifecycle.trash import purge as do_purge
+    from wikimem.wiki.pages import Wiki
 
     items = listing(Wiki(ctx.places.wiki))
     if not items:
@@ -173,7 +173,7 @@ def purge(ctx: Ctx, yes: bool) -> None:
 def undo(ctx: Ctx, commit: str) -> None:
     """Undo one commit of the wiki with a new commit, entry by entry; refuses when later
     commits changed the same entries. Topics and the profile are recompiled."""
-    from ..undo import undo as do_undo
+    from wikimem.lifecycle.undo import undo as do_undo
 
     done = do_undo(ctx.places, ctx.settings, commit)
     if done.commit is None:
@@ -192,8 +192,8 @@ def verify(ctx: Ctx, as_json: bool) -> None:
     """Check what memory cites against the workspace: files and `path:line` references,
     scripts run by commands, make targets, npm/bun scripts. Prints `wikipath#entry: message`
     and exits 1 when memory no longer matches the code. No model: usable in CI."""
-    from ..verify import verify as do_verify
-    from ..wiki import Wiki
+    from wikimem.recall.verify import verify as do_verify
+    from wikimem.wiki.pages import Wiki
 
     findings = do_verify(Wiki(ctx.places.wiki), ctx.places.workspace)
     if as_json:
@@ -213,14 +213,14 @@ def verify(ctx: Ctx, as_json: bool) -> None:
 def export_(ctx: Ctx, output: str | None) -> None:
     """Write the wiki as JSON lines, one entry a line (schema, path, entry, title, type, body,
     provenance), for `wikimem import`."""
-    from ..transfer import export_lines
+    from wikimem.lifecycle.transfer import export_lines
 
     if output:
         _check_output(output)
     lines = [json.dumps(item, ensure_ascii=False, sort_keys=True) + "\n"
              for item in export_lines(ctx.places, ctx.settings)]
     if output:
-        from ..fsio import atomic_write_text
+        from wikimem.fsio import atomic_write_text
 
         try:
             atomic_write_text(Path(output), "".join(lines))
@@ -251,7 +251,7 @@ def _check_output(output: str) -> None:
 def import_(ctx: Ctx, source: str, as_json: bool) -> None:
     """Merge JSON lines from `wikimem export` into the wiki (one commit): new entries are
     added, changed ones updated, identical ones skipped; text is redacted on the way in."""
-    from ..transfer import import_lines
+    from wikimem.lifecycle.transfer import import_lines
 
     if source == "-":
         text = sys.stdin.read()
@@ -281,7 +281,7 @@ def import_(ctx: Ctx, source: str, as_json: bool) -> None:
 def pause(ctx: Ctx) -> None:
     """Pause memory here: hooks and `wikimem enqueue` queue nothing and `wikimem context`
     prints nothing, until `wikimem resume`. Settings are left alone."""
-    from ..pause import pause as do_pause
+    from wikimem.pause import pause as do_pause
 
     changed = do_pause(ctx.places)
     click.echo("memory paused" if changed else "memory was already paused")
@@ -292,7 +292,7 @@ def pause(ctx: Ctx) -> None:
 @pass_ctx
 def resume(ctx: Ctx) -> None:
     """Resume memory after `wikimem pause`."""
-    from ..pause import resume as do_resume
+    from wikimem.pause import resume as do_resume
 
     changed = do_resume(ctx.places)
     click.echo("memory resumed" if changed else "memory was not paused")

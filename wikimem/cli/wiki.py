@@ -6,8 +6,8 @@ import sys
 
 import click
 
-from ..errors import NotFound
-from .app import Ctx, cli, emit_json, pass_ctx, workspace_option
+from wikimem.errors import NotFound
+from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, workspace_option
 
 
 @cli.command()
@@ -16,7 +16,7 @@ from .app import Ctx, cli, emit_json, pass_ctx, workspace_option
 def init(ctx: Ctx) -> None:
     """Create the wiki (.clarvis/memory/ with PROFILE.md, its git repository) and a commented
     sample workspace policy. Running it again changes nothing."""
-    from ..workspace import init as do_init
+    from wikimem.wiki.workspace import init as do_init
 
     made = do_init(ctx.places, ctx.settings)
     if not made:
@@ -27,7 +27,7 @@ def init(ctx: Ctx) -> None:
 
 def _read_at(ctx: Ctx):  # type: ignore[no-untyped-def]
     def read(rev: str, file: str) -> str:
-        from ..workspace import open_repo
+        from wikimem.wiki.workspace import open_repo
 
         return open_repo(ctx.places, ctx.settings).show(rev, file)
     return read
@@ -63,8 +63,8 @@ def show(ctx: Ctx, wiki_path: str | None, raw: bool, as_json: bool) -> None:
     Examples: `wikimem show`, `wikimem show build`, `wikimem show build/bun`,
     `wikimem show build/bun#lockfile-drift`, `wikimem show build/bun#lockfile-drift@abc1234`.
     """
-    from ..lookup import resolve
-    from ..wiki import Wiki
+    from wikimem.wiki.lookup import resolve
+    from wikimem.wiki.pages import Wiki
 
     wiki = Wiki(ctx.places.wiki)
     if not wiki.root.is_dir():
@@ -99,12 +99,12 @@ def lint(ctx: Ctx, fix: bool) -> None:
 
     Prints `file:line: message` and exits 1 when anything is found (pre-commit friendly).
     """
-    from ..lint import lint as run_lint
-    from ..wiki import Wiki
+    from wikimem.wiki.lint import lint as run_lint
+    from wikimem.wiki.pages import Wiki
 
     wiki = Wiki(ctx.places.wiki)
     if fix:
-        from ..indexer import recompile
+        from wikimem.indexing.indexer import recompile
 
         recompile(ctx.places, ctx.settings)
     problems = run_lint(wiki, ctx.settings["wiki.profile_max"], overrides=ctx.places.templates)
@@ -124,7 +124,7 @@ def lint(ctx: Ctx, fix: bool) -> None:
 @pass_ctx
 def log(ctx: Ctx, wiki_path: str | None, limit: int, as_json: bool) -> None:
     """History of the wiki, of one page, or the versions of one entry: date, subject, run."""
-    from ..versions import history_of
+    from wikimem.recall.versions import history_of
 
     rows = history_of(ctx.places, ctx.settings, wiki_path, limit)
     if as_json:

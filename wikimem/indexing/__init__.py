@@ -1,0 +1,1 @@
+"""Indexing: one pass turns queued jobs into a validated edit plan and applies it to the wiki."""

@@ -1,0 +1,455 @@
+"""One indexing pass, and draining the queue with as many passes as it takes.
+
+A pass: lock → recover a crashed pass → claim jobs → policies → wiki view → extractor → validate
+→ apply → compile → one commit → jobs done → pass log. Invariants: a pass either commits all of
+its change or leaves the wiki as it was (a journal names the files it may touch); every job ends
+in exactly one state; a job is never dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from wikimem.indexing import passlog
+from wikimem.wiki.compile import compile_profile, compile_topic
+from wikimem.config import Places, Settings
+from wikimem.errors import ModelError, WikimemError
+from wikimem.indexing.extractor import NO_MODEL_WARNING, OFFLINE, Extraction, extract
+from wikimem.fsio import atomic_write_text, checkpoint, workspace_lock
+from wikimem.indexing.guard import verified_commands
+from wikimem.indexing.passlog import Outcome
+from wikimem.indexing.plan import Plan, validate
+from wikimem.indexing.policy import read_policies
+from wikimem.indexing.prompt import WikiView, build_view, relevant_leaves
+from wikimem.intake.queue import Job, Queue
+from wikimem.intake.record import RunRecord
+from wikimem.wiki.render import render
+from wikimem.wiki.pages import PROFILE_FILE, EditConflict, Wiki
+from wikimem.wiki.workspace import ensure_wiki, open_repo, today
+
+if TYPE_CHECKING:
+    from wikimem.wiki.history import PersonEdits, WikiRepo
+    from wikimem.recall.search import SearchIndex
+
+MIN_RESULT = 200
+# The rarest words of a run's query that the pass's search keeps (see SearchIndex.focused).
+FOCUS_TERMS = 10
+JOURNAL = "journal.json"
+
+Progress = Callable[[int], None]
+Warn = Callable[[str], None]
+
+
+@dataclass
+class PassReport:
+    pass_id: str
+    outcomes: list[Outcome] = field(default_factory=list)
+    commit: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def can_teach(run: RunRecord) -> bool:
+    return bool(run.evidence or run.memory or len(run.result) >= MIN_RESULT)
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+class Pass:
+    """The state one pass works with; created under the lock."""
+
+    def __init__(self, places: Places, settings: Settings, warn: Warn) -> None:
+        self.places = places
+        self.settings = settings
+        self.warn = warn
+        self.queue = Queue(places.queue)
+        self.wiki = Wiki(places.wiki)
+        self.repo = open_repo(places, settings)
+        self.journal = places.state / JOURNAL
+
+    # ---- crash recovery ----------------------------------------------------------------------
+    def recover(self) -> None:
+        """Finish or undo what a killed pass left: the journal says which files and jobs."""
+        if self.journal.exists():
+            try:
+                data = json.loads(self.journal.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                data = {}
+            self._remove_temp_files(data.get("files", []))
+            landed = any(data.get("pass_id") in c.trailers.get("Wikimem-Pass", ())
+                         for c in self.repo.log(limit=3)) if data.get("pass_id") else False
+            if landed:
+                for jid in data.get("jobs", []):
+                    path = self.queue.path("active", jid)
+                    if path.exists():
+                        self.queue.finish(Job.from_json(path.read_text(encoding="utf-8")))
+            else:
+                self.repo.restore(data.get("files", []))
+            self.journal.unlink()
+        count = self.queue.recover()
+        if count:
+            self.warn(f"wikimem: took back {count} job(s) from an interrupted pass")
+
+    def _remove_temp_files(self, files: Sequence[str]) -> None:
+        """A kill between an atomic write's temp file and its rename leaves the temp file in
+        the wiki; left there, the next pass would commit it as a person's edit."""
+        for relpath in files:
+            try:
+                target = self.wiki.confine(relpath)
+            except WikimemError:
+                continue
+            for temp in target.parent.glob(f".{target.name}.*.tmp"):
+                temp.unlink(missing_ok=True)
+
+    # ---- one batch ---------------------------------------------------------------------------
+    def run(self, jobs: Sequence[Job]) -> PassReport:
+        report = PassReport(pass_id=uuid.uuid4().hex[:12])
+        started = time.monotonic()
+        runs = [RunRecord.from_dict(job.run) for job in jobs]
+        teach = [(j, r) for j, r in zip(jobs, runs, strict=True) if can_teach(r)]
+        for job, run in zip(jobs, runs, strict=True):
+            if not can_teach(run):
+                self.queue.finish(job)
+                report.outcomes.append(self._outcome(report, job, "skipped", started,
+                                                     note="nothing to learn from: no evidence,"
+                                                     " no candidates, short result"))
+        if teach:
+            self._learn(report, [j for j, _ in teach], [r for _, r in teach], started)
+        passlog.append(self.places.pass_log, report.outcomes)
+        return report
+
+    def _outcome(self, report: PassReport, job: Job, outcome: str, started: float,
+                 **fields: Any) -> Outcome:
+        return Outcome(time=_now(), pass_id=report.pass_id, job=job.id, run_id=job.run_id,
+                       outcome=outcome, seconds=round(time.monotonic() - started, 3), **fields)
+
+    def _learn(self, report: PassReport, jobs: list[Job], runs: list[RunRecord],
+               started: float) -> None:
+        model = self.settings.model()
+        if model.model is None:
+            report.warnings.append(NO_MODEL_WARNING)
+        self._warned: set[str] = set()
+        try:
+            ensure_wiki(self.places, self.settings, self.repo)
+            # The person's edits are looked for (git status) while the pass reads the wiki and
+            # asks the model, and committed before anything is written (or the pass fails).
+            # When there were some, the wiki is read again, its search following their commit
+            # as when they were committed first, and the model is asked again only if that
+            # changed what it is shown.
+            with self.repo.person_edits() as edits:
+                policies = read_policies(self.places.global_policy,
+                                         self.places.workspace_policy)
+                view = self._view(runs)
+                try:
+                    extraction = extract(runs, [j.run for j in jobs], policies, view, model,
+                                         self.places.templates)
+                except (ModelError, WikimemError, OSError):
+                    self._commit_person_edits(edits)
+                    raise
+                if self._commit_person_edits(edits):
+                    again = self._view(runs)
+                    if again != view:
+                        extraction = extract(runs, [j.run for j in jobs], policies, again,
+                                             model, self.places.templates)
+        except (ModelError, WikimemError, OSError) as exc:
+            self._fail(report, jobs, str(exc), started)
+            return
+        self.settle(report, jobs, runs, extraction, started)
+
+    def settle(self, report: PassReport, jobs: list[Job], runs: list[RunRecord],
+               extraction: Extraction, started: float, review: bool = True) -> None:
+        """Validate the plan, then hold it for review, or write and commit it. When a person
+        saves a page the pass is writing, their save is committed as theirs and the plan is
+        validated and applied once more on top of it; a second clash fails the pass (retried)."""
+        verified = verified_commands(runs)
+        for attempt in (1, 2):
+            try:
+                if self._settle_once(report, jobs, runs, extraction, started, review, verified):
+                    return
+            except EditConflict as exc:
+                if attempt == 2:
+                    self._fail(report, jobs, f"could not write the wiki: {exc}", started)
+                    return
+                self.warn(f"wikimem: {exc}; keeping that save and applying the plan again")
+                try:
+                    self.repo.commit_person_edits()
+                except WikimemError as again:
+                    self._fail(report, jobs, f"could not commit a person's save: {again}",
+                               started)
+                    return
+
+    def _settle_once(self, report: PassReport, jobs: list[Job], runs: list[RunRecord],
+                     extraction: Extraction, started: float, review: bool,
+                     verified: frozenset[str]) -> bool:
+        """One try at settling; EditConflict when a page changed under the pass."""
+        share = self.settings["review.max_remove_share"] if review else 1.0
+        plan = validate(extraction.plan, self.wiki.entry_bodies,
+                        total_entries=self._total_if_removing(extraction),
+                        max_remove_share=share, verified=verified)
+        common = {"model": extraction.model, "prompt_tokens": extraction.prompt_tokens,
+                  "completion_tokens": extraction.completion_tokens,
+                  "rejected": [asdict(n) for n in plan.rejected],
+                  "repaired": [asdict(n) for n in plan.repaired]}
+        if plan.held:
+            for job in jobs:
+                self.queue.hold(job, extraction.plan.to_dict(), plan.held)
+                report.outcomes.append(self._outcome(report, job, "held", started,
+                                                     note=plan.held, **common))
+            report.warnings.append(f"wikimem: plan held for review ({plan.held}); "
+                                   "see `wikimem queue`")
+            return True
+        try:
+            sha = self._write(report, plan, jobs, runs, extraction) if not plan.empty else None
+        except EditConflict:
+            raise
+        except (WikimemError, OSError) as exc:
+            self._fail(report, jobs, f"could not write the wiki: {exc}", started, **common)
+            return True
+        outcome = "changed" if sha else "no change"
+        report.commit = sha
+        for job in jobs:
+            self.queue.finish(job)
+            report.outcomes.append(self._outcome(report, job, outcome, started, commit=sha,
+                                                 edits=len(plan.edits), **common))
+        if self.journal.exists():
+            self.journal.unlink()
+        return True
+
+    def _view(self, runs: list[RunRecord]) -> WikiView:
+        relevant = [p for p in relevant_leaves(self._search, runs, self.wiki)
+                    if self._readable(p)]
+        return build_view(self.wiki, self.settings["prompt.budget"], relevant)
+
+    def _commit_person_edits(self, edits: PersonEdits) -> bool:
+        """Commit what the look found; whether it committed anything. The search index was
+        just told the wiki equals HEAD: if the person's edits cannot be committed, that word
+        is taken back, so an edit undone before the next pass cannot stay indexed."""
+        try:
+            return edits.commit() is not None
+        except BaseException:
+            self._forget_index_head()
+            raise
+
+    def _forget_index_head(self) -> None:
+        from wikimem.recall.search import SearchIndex
+
+        try:
+            with SearchIndex(self.places.wiki, self.places.state / "search.sqlite") as index:
+                index.forget_head()
+        except Exception:  # a cache: a broken one is rebuilt by the next full check
+            pass
+
+    def _readable(self, path: str) -> bool:
+        """Whether a leaf can go into the prompt: one oversized, symlinked-out or misnamed
+        leaf must not stop every pass from learning."""
+        try:
+            self.wiki.read_leaf(path)
+        except WikimemError as exc:
+            message = f"wikimem: left out of the prompt: {exc}"
+            if message not in self._warned:  # the wiki may be read twice in a pass
+                self._warned.add(message)
+                self.warn(message)
+            return False
+        return True
+
+    def _search(self, query: str, limit: int) -> list[str]:
+        from wikimem.recall.search import SearchIndex
+
+        try:
+            with SearchIndex(self.places.wiki, self.places.state / "search.sqlite") as index:
+                self._refresh_index(index)
+                paths: list[str] = []
+                for hit in index.search(index.focused(query, FOCUS_TERMS), limit):
+                    if hit.path not in paths:
+                        paths.append(hit.path)
+                return paths[:limit]
+        except Exception as exc:  # the index is a cache: a broken one must not stop learning
+            self.warn(f"wikimem: search index unavailable ({exc}); using no relevance")
+            return []
+
+    def _refresh_index(self, index: SearchIndex) -> None:
+        """Bring the search index up to date; called right after the person's edits were
+        committed, so the wiki's files equal HEAD: only what git says changed since the
+        commit the index last matched needs a look, not every leaf of the wiki."""
+        head, changed = self.repo.changes_since(index.head())
+        index.refresh(changed, head=head)
+
+    def _total_if_removing(self, extraction: Extraction) -> int:
+        if any(e.get("action") == "remove" for e in extraction.plan.edits):
+            return self.wiki.count_entries()
+        return 0
+
+    def _fail(self, report: PassReport, jobs: list[Job], error: str, started: float,
+              **fields: Any) -> None:
+        attempts = self.settings["queue.max_attempts"]
+        for job in jobs:
+            state = self.queue.fail(job, error, attempts)
+            note = "moved to failed" if state == "failed" else "will be retried"
+            report.outcomes.append(self._outcome(report, job, "failed", started, error=error,
+                                                 note=note, **fields))
+        report.warnings.append(f"wikimem: pass failed: {error}")
+
+    def _write(self, report: PassReport, plan: Plan, jobs: list[Job], runs: list[RunRecord],
+               extraction: Extraction) -> str | None:
+        date = today()
+        files = sorted({self.wiki.leaf_file(e.leaf) for e in plan.edits}
+                       | {self.wiki.topic_file(e.leaf.split("/")[0]) for e in plan.edits}
+                       | {self.wiki.topic_file(t.topic) for t in plan.topics} | {PROFILE_FILE})
+        # A person may have saved one of these pages after the look for their edits (while
+        # the model answered): commit such saves as theirs first, so the pass writes only on
+        # committed text; held, a page saved after this is a conflict, never a base.
+        self.wiki.hold(files)
+        try:
+            self.repo.commit_person_edits(paths=files)
+            return self._write_held(report, plan, jobs, runs, extraction, files, date)
+        finally:
+            self.wiki.release()
+
+    def _write_held(self, report: PassReport, plan: Plan, jobs: list[Job],
+                    runs: list[RunRecord], extraction: Extraction, files: list[str],
+                    date: str) -> str | None:
+        atomic_write_text(self.journal, json.dumps(
+            {"pass_id": report.pass_id, "files": files, "jobs": [j.id for j in jobs]}))
+        try:
+            applied = self.wiki.apply(plan.edits, date)
+            summaries = {t.topic: t.summary for t in plan.topics}
+            topics = sorted(applied.topics | {t for t in summaries
+                                              if t in self.wiki.topics() or t in applied.topics})
+            changed = list(applied.files)
+            for topic in topics:
+                path = compile_topic(self.wiki, topic, date, summaries.get(topic),
+                                     self.places.templates)
+                if path:
+                    changed.append(path)
+            if changed:
+                path = compile_profile(self.wiki, date, self.settings["wiki.profile_max"],
+                                       self.places.workspace.name, self.places.templates)
+                if path:
+                    changed.append(path)
+            if not changed:
+                return None
+            message = render(
+                "commit.j2", self.places.templates, subject=plan.summary, edits=applied.done,
+                topics=sorted(summaries), rejected=plan.rejected, pass_id=report.pass_id,
+                runs=[r.run_id for r in runs], agents=sorted({r.agent for r in runs if r.agent}),
+                model=extraction.model if extraction.model != OFFLINE else OFFLINE)
+            # Committed as written, not as on disk: a save landing after a write is not ours.
+            changed = sorted(set(changed))
+            sha = self.repo.commit(message, paths=changed, contents=self.wiki.written(changed))
+            checkpoint("after commit")
+            return sha
+        except BaseException:
+            # Only what the pass wrote and nobody changed since: a person's save stays.
+            self.repo.restore(self.wiki.still_ours(files))
+            if self.journal.exists():
+                self.journal.unlink()
+            raise
+
+
+def drain(places: Places, settings: Settings, *, wait: bool = False,
+          progress: Progress | None = None, warn: Warn = lambda _: None) -> list[PassReport]:
+    """Run passes until no ready job is left. LockBusy when another pass holds the lock and
+    `wait` is false; the holder will see our jobs, since it re-checks after releasing."""
+    from wikimem.errors import LockBusy
+
+    queue = Queue(places.queue)
+    reports: list[PassReport] = []
+    batch = max(int(settings["queue.batch"]), 1)
+    while True:
+        try:
+            with workspace_lock(places.lock, wait=wait):
+                work = Pass(places, settings, warn)
+                work.recover()
+                while True:
+                    jobs, notes = queue.claim(batch)
+                    for note in notes:
+                        warn(f"wikimem: {note}")
+                    if not jobs:
+                        break
+                    report = work.run(jobs)
+                    reports.append(report)
+                    if progress:
+                        progress(len(jobs))
+                    if any(o.outcome == "failed" for o in report.outcomes):
+                        break  # the model or the disk is failing: leave the rest for later
+                if any(r.commit for r in reports):
+                    from wikimem.lifecycle.sync import after_pass  # pushes only when wiki.push is set
+
+                    after_pass(places, settings, warn)
+        except LockBusy:
+            if not reports:
+                raise
+            break
+        if not queue.pending_ready() or (reports and any(
+                o.outcome == "failed" for o in reports[-1].outcomes)):
+            break
+    return reports
+
+
+def recompile(places: Places, settings: Settings) -> str | None:
+    """Recompile every TOPIC.md and PROFILE.md (after hand edits); one commit if anything moved.
+
+    As in a pass, the pages to rewrite are held, then a person's edits are committed as
+    theirs: a page saved after that is never built on; the recompile is tried once more on
+    top of that save (committed as the person's), and a second clash is an EditConflict."""
+    with workspace_lock(places.lock, wait=True, timeout=60):
+        repo = open_repo(places, settings)
+        ensure_wiki(places, settings, repo)
+        for attempt in (1, 2):
+            try:
+                return _recompile_once(places, settings, repo)
+            except EditConflict:
+                if attempt == 2:
+                    raise
+        return None  # not reached: the second attempt returns or raises
+
+
+def _recompile_once(places: Places, settings: Settings, repo: WikiRepo) -> str | None:
+    wiki = Wiki(places.wiki)
+    topics = wiki.topics()
+    files = [wiki.topic_file(t) for t in topics] + [PROFILE_FILE]
+    wiki.hold(files)
+    try:
+        repo.commit_person_edits()
+        date = today()
+        try:
+            changed = [p for p in (compile_topic(wiki, t, date, None, places.templates)
+                                   for t in topics) if p]
+            profile = compile_profile(wiki, date, settings["wiki.profile_max"],
+                                      places.workspace.name, places.templates)
+            changed += [profile] if profile else []
+            if not changed:
+                return None
+            return repo.commit("Recompile topics and profile\n\nGenerated blocks refreshed "
+                               "after hand edits.\n", paths=changed,
+                               contents=wiki.written(changed))
+        except BaseException:
+            # Only what was written here and nobody changed since: a person's save stays.
+            repo.restore(wiki.still_ours(files))
+            raise
+    finally:
+        wiki.release()
+
+
+def approve(places: Places, settings: Settings, job_prefix: str) -> str | None:
+    """Apply a plan that was held for review, as a person's explicit decision."""
+    from wikimem.indexing.plan import parse
+
+    with workspace_lock(places.lock, wait=True, timeout=60):
+        work = Pass(places, settings, lambda _: None)
+        job = work.queue.take_held(job_prefix)
+        report = PassReport(pass_id=uuid.uuid4().hex[:12])
+        extraction = Extraction(parse(job.held_plan or {"edits": []}), "approved by a person")
+        work.repo.commit_person_edits()
+        work.settle(report, [job], [RunRecord.from_dict(job.run)], extraction,
+                    time.monotonic(), review=False)
+        passlog.append(places.pass_log, report.outcomes)
+        if any(o.outcome == "failed" for o in report.outcomes):
+            raise WikimemError(f"could not apply the held plan: {report.outcomes[0].error}")
+        return report.commit

@@ -1,0 +1,348 @@
+"""The edit plan: its JSON Schema, structural parsing, and validation against the wiki.
+
+A plan is untrusted model output. `parse` only checks the outer shape (so a model can be asked
+again); `validate` checks every edit against the wiki as it is and returns what to apply, what
+was repaired and what was rejected, with reasons. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from wikimem.errors import PlanError
+from wikimem.indexing.guard import unverified
+from wikimem.wiki.markdown import slugify
+from wikimem.redaction.redact import find_secrets
+
+ACTIONS = ("add", "update", "remove")
+TYPES = ("semantic", "episodic", "procedural", "working", "identity")
+SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+MAX_DEPTH = 4
+MAX_EDITS = 20
+MAX_BODY = 4000
+MAX_TITLE = 120
+MAX_SUMMARY = 400
+MIN_AROUND_SECRET = 60  # characters a body needs besides its [REDACTED:...] markers
+REDACTED = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
+
+SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "wikimem edit plan",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["summary", "edits"],
+    "properties": {
+        "summary": {"type": "string", "description": "One line: what this plan changes and why."},
+        "edits": {
+            "type": "array",
+            "maxItems": MAX_EDITS,
+            "description": "Empty when the run taught nothing durable (the preferred outcome).",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["action", "leaf", "entry", "reason"],
+                "properties": {
+                    "action": {"type": "string", "enum": list(ACTIONS)},
+                    "leaf": {"type": "string", "description": "Wiki path: 2-4 lowercase slug "
+                             "segments, topic first, e.g. build/bun."},
+                    "entry": {"type": "string", "description": "Entry id (slug of its title)."},
+                    "title": {"type": "string", "maxLength": MAX_TITLE},
+                    "type": {"type": "string", "enum": list(TYPES)},
+                    "body": {"type": "string", "maxLength": MAX_BODY},
+                    "reason": {"type": "string"},
+                    "leaf_title": {"type": "string"},
+                    "leaf_summary": {"type": "string"},
+                    "meta": {
+                        "type": "object",
+                        "description": "Optional dates (YYYY-MM-DD) for memory that should be "
+                                       "reviewed or that stops being true.",
+                        "additionalProperties": False,
+                        "properties": {"review-by": {"type": "string"},
+                                       "expires": {"type": "string"}},
+                    },
+                },
+            },
+        },
+        "topics": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["topic", "summary"],
+                "properties": {"topic": {"type": "string"}, "summary": {"type": "string"}},
+            },
+        },
+    },
+}
+
+
+@dataclass(frozen=True)
+class RawPlan:
+    """A plan whose outer shape is right; its edits are still untrusted mappings."""
+
+    summary: str
+    edits: tuple[Mapping[str, Any], ...]
+    topics: tuple[Mapping[str, Any], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"summary": self.summary, "edits": [dict(e) for e in self.edits],
+                "topics": [dict(t) for t in self.topics]}
+
+
+@dataclass(frozen=True)
+class Edit:
+    action: str
+    leaf: str
+    entry: str
+    title: str = ""
+    type: str = "semantic"
+    body: str = ""
+    reason: str = ""
+    leaf_title: str = ""
+    leaf_summary: str = ""
+    meta: tuple[tuple[str, str], ...] = ()  # entry dates: ("review-by", "2027-03-01"), ...
+
+
+META_KEYS = ("review-by", "expires")
+DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def clean_meta(raw: Any) -> tuple[tuple[str, str], ...]:
+    """Only known keys with ISO dates survive: the meta line must stay a one-line comment."""
+    if not isinstance(raw, Mapping):
+        return ()
+    return tuple((k, str(raw[k])) for k in META_KEYS if k in raw and DATE.match(str(raw[k])))
+
+
+@dataclass(frozen=True)
+class TopicSummary:
+    topic: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class Note:
+    """One repair or rejection, for the pass log."""
+
+    index: int
+    what: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    summary: str
+    edits: tuple[Edit, ...]
+    topics: tuple[TopicSummary, ...] = ()
+    rejected: tuple[Note, ...] = ()
+    repaired: tuple[Note, ...] = ()
+    held: str = ""  # why the plan must wait for review, "" when it may be applied
+
+    @property
+    def empty(self) -> bool:
+        return not self.edits and not self.topics
+
+
+def parse(obj: Any) -> RawPlan:
+    """Check the outer shape; raise PlanError so the model can be asked again."""
+    if not isinstance(obj, Mapping):
+        raise PlanError("the plan must be a JSON object")
+    edits = obj.get("edits")
+    if not isinstance(edits, list):
+        raise PlanError("the plan needs an 'edits' list")
+    topics = obj.get("topics") or []
+    if not isinstance(topics, list):
+        raise PlanError("'topics' must be a list")
+    summary = obj.get("summary", "")
+    return RawPlan(
+        summary=summary if isinstance(summary, str) else "",
+        edits=tuple(e if isinstance(e, Mapping) else {"_invalid": e} for e in edits),
+        topics=tuple(t for t in topics if isinstance(t, Mapping)),
+    )
+
+
+def one_line(text: str, limit: int) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def clean_path(raw: Any) -> tuple[str | None, str]:
+    """Return (wiki path, "") or (a repaired path, what was repaired) or (None, why rejected)."""
+    if not isinstance(raw, str) or not raw.strip():
+        return None, "missing leaf path"
+    text = raw.strip()
+    if text.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:", text):
+        return None, f"absolute path {raw!r}"
+    parts = [p for p in text.replace("\\", "/").split("/") if p]
+    if any(p in {".", ".."} for p in parts):
+        return None, f"path {raw!r} leaves its folder"
+    if parts and parts[-1].lower() in {"memory.md", "topic.md"}:
+        parts = parts[:-1]
+    fixed = [slugify(p.replace("_", "-")).strip("-") for p in parts]
+    if not fixed or not all(SLUG.match(p) for p in fixed):
+        return None, f"path {raw!r} is not lowercase slug segments"
+    if len(fixed) > MAX_DEPTH:
+        return None, f"path {raw!r} is deeper than {MAX_DEPTH} segments"
+    if len(fixed) == 1:
+        fixed.append("general")
+    path = "/".join(fixed)
+    return path, "" if path == text else f"path {raw!r} repaired to {path!r}"
+
+
+def clean_body(body: str) -> tuple[str, bool]:
+    """Demote `#`/`##` headings so a body can never split into new entries."""
+    lines = body.replace("\r\n", "\n").strip("\n").split("\n")
+    fence = False
+    changed = False
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+        elif not fence and re.match(r"^ {0,3}#{1,2}(\s|$)", line):
+            lines[i] = "###" + line.lstrip().lstrip("#")
+            changed = True
+        if "<!-- wikimem" in lines[i]:
+            lines[i] = lines[i].replace("<!-- wikimem", "<!-- ")
+            changed = True
+    return "\n".join(lines).strip(), changed
+
+
+EntryLookup = Callable[[str], "Mapping[str, str] | None"]  # leaf -> {entry id: body} or None
+
+
+@dataclass
+class _Checker:
+    lookup: EntryLookup
+    verified: Collection[str] = ()
+    repaired: list[Note] = field(default_factory=list)
+    rejected: list[Note] = field(default_factory=list)
+    seen: set[tuple[str, str]] = field(default_factory=set)
+
+    def check(self, index: int, raw: Mapping[str, Any]) -> Edit | None:
+        what = f"{raw.get('action', '?')} {raw.get('leaf', '?')}#{raw.get('entry', '?')}"
+
+        def reject(reason: str) -> Edit | None:
+            self.rejected.append(Note(index, what, reason))
+            return None
+
+        def repair(reason: str) -> None:
+            self.repaired.append(Note(index, what, reason))
+
+        action = raw.get("action")
+        if action not in ACTIONS:
+            return reject(f"unknown action {action!r}")
+        leaf, note = clean_path(raw.get("leaf"))
+        if leaf is None:
+            return reject(note)
+        if note:
+            repair(note)
+        given = raw.get("title")
+        title = one_line(given, MAX_TITLE) if isinstance(given, str) else ""
+        entry = raw.get("entry")
+        entry_id = slugify(str(entry)) if isinstance(entry, str) and entry.strip() else ""
+        if not entry_id and title:
+            entry_id = slugify(title)
+        if not entry_id:
+            return reject("no entry id and no title")
+        if (leaf, entry_id) in self.seen:
+            return reject("a second edit of the same entry in one plan")
+        existing = self.lookup(leaf) or {}
+        kind = raw.get("type") if raw.get("type") in TYPES else "semantic"
+        body_raw = raw.get("body")
+        body, demoted = clean_body(body_raw) if isinstance(body_raw, str) else ("", False)
+        if action == "remove":
+            if entry_id not in existing:
+                return reject(f"no entry {entry_id!r} in {leaf}")
+            self.seen.add((leaf, entry_id))
+            return Edit("remove", leaf, entry_id, reason=str(raw.get("reason") or ""))
+        if not body:
+            return reject("an add or update needs a body")
+        if len(body) > MAX_BODY:
+            return reject(f"body of {len(body)} characters is over the {MAX_BODY} limit")
+        secrets = find_secrets(body + "\n" + title)
+        if secrets:
+            return reject(f"body holds what looks like a secret ({secrets[0].kind})")
+        if "[REDACTED:" in body and len(REDACTED.sub("", body).strip()) < MIN_AROUND_SECRET:
+            # "the staging key is [REDACTED]" remembers nothing but where a secret was
+            return reject("body is little more than a removed secret")
+        dangers = unverified(body + "\n" + title, self.verified)
+        if dangers:
+            # The command itself is not quoted: the reason lands in the log and git history.
+            return reject(f"body presents a dangerous command the run did not run successfully"
+                          f" ({dangers[0].kind})")
+        if demoted:
+            repair("headings inside the body demoted to ###")
+        if raw.get("type") not in TYPES:
+            repair(f"type {raw.get('type')!r} replaced by 'semantic'")
+        if action == "update" and entry_id not in existing:
+            action = "add"
+            repair(f"update of missing entry {entry_id!r} turned into an add")
+        if action == "add" and slugify(title) and slugify(title) != entry_id:
+            # an entry's id is the slug of its heading: the heading decides
+            repair(f"entry id {entry_id!r} follows its title: {slugify(title)!r}")
+            entry_id = slugify(title)
+            if (leaf, entry_id) in self.seen:
+                return reject("a second edit of the same entry in one plan")
+        if action == "add" and entry_id in existing:
+            action = "update"
+            repair(f"add of existing entry {entry_id!r} turned into an update")
+        if action == "update" and existing.get(entry_id, "").strip() == body:
+            return reject("the entry already says this (no change)")
+        self.seen.add((leaf, entry_id))
+        return Edit(action, leaf, entry_id, title=title or entry_id.replace("-", " ").capitalize(),
+                    type=str(kind), body=body, reason=one_line(str(raw.get("reason") or ""), 200),
+                    leaf_title=one_line(str(raw.get("leaf_title") or ""), MAX_TITLE),
+                    leaf_summary=one_line(str(raw.get("leaf_summary") or ""), MAX_SUMMARY),
+                    meta=clean_meta(raw.get("meta")))
+
+
+def validate(raw: RawPlan, lookup: EntryLookup, *, total_entries: int = 0,
+             max_remove_share: float = 0.5, verified: Collection[str] = ()) -> Plan:
+    """Turn an untrusted plan into edits safe to apply (paths, sizes, secrets, entries,
+    dangerous commands). `verified`: commands the runs' evidence shows succeeding, the only
+    dangerous commands an entry may present (see `wikimem.guard`)."""
+    checker = _Checker(lookup, verified)
+    edits: list[Edit] = []
+    for index, item in enumerate(raw.edits):
+        if index >= MAX_EDITS:
+            checker.rejected.append(Note(index, "edit", f"more than {MAX_EDITS} edits in a plan"))
+            continue
+        edit = checker.check(index, item)
+        if edit is not None:
+            edits.append(edit)
+    topics = []
+    for index, item in enumerate(raw.topics):
+        name, summary = item.get("topic"), item.get("summary")
+        if not isinstance(name, str) or not SLUG.match(name) or not isinstance(summary, str):
+            checker.rejected.append(Note(index, f"topic {name!r}", "bad topic or summary"))
+        elif find_secrets(summary):
+            checker.rejected.append(Note(index, f"topic {name}", "summary holds a secret"))
+        elif unverified(summary, verified):
+            checker.rejected.append(Note(index, f"topic {name}",
+                                         "summary presents a dangerous command"))
+        elif summary.strip():
+            topics.append(TopicSummary(name, one_line(summary, MAX_SUMMARY)))
+    summary = one_line(raw.summary or "Update memory", 72)
+    if find_secrets(summary) or unverified(summary, verified):
+        summary = "Update memory"
+    return Plan(summary=summary, edits=tuple(edits), topics=tuple(topics),
+                rejected=tuple(checker.rejected), repaired=tuple(checker.repaired),
+                held=_held(edits, lookup, total_entries, max_remove_share))
+
+
+def _held(edits: list[Edit], lookup: EntryLookup, total: int, share: float) -> str:
+    """Mass removal is held for a person to approve: it is what an injected plan looks like."""
+    removes: dict[str, int] = {}
+    for edit in edits:
+        if edit.action == "remove":
+            removes[edit.leaf] = removes.get(edit.leaf, 0) + 1
+    for leaf, count in sorted(removes.items()):
+        size = len(lookup(leaf) or {})
+        if size >= 2 and count / size > share:
+            return f"removes {count} of {size} entries in {leaf}"
+    count = sum(removes.values())
+    if total >= 4 and count / total > share:
+        return f"removes {count} of {total} entries in the wiki"
+    return ""

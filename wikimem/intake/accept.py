@@ -1,0 +1,94 @@
+"""Intake: a run record in, a durable job out. The hook's fast path.
+
+Invariant: nothing is written before the record is normalised, redacted and bounded; the only
+write is the atomic job file. No model, no git, no templates are imported here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from wikimem.config import Places, Settings
+from wikimem.intake.queue import Queue
+from wikimem.intake.record import normalise, parse_json
+from wikimem.redaction.redact import to_text
+from wikimem.intake.snapshot import Caps, take
+
+
+@dataclass(frozen=True)
+class Enqueued:
+    job_id: str
+    run_id: str
+    duplicate: bool
+    redactions: tuple[str, ...]
+
+
+def caps(settings: Settings) -> Caps:
+    return Caps(settings["capture.output_head"], settings["capture.output_tail"],
+                settings["capture.snapshot_max"])
+
+
+def decode(data: bytes, source: str) -> dict[str, Any]:
+    """Bytes from a file or stdin to a JSON object; invalid UTF-8 is replaced, not fatal."""
+    from wikimem.errors import RecordError
+
+    text = to_text(data)
+    if text.startswith("[binary data"):
+        raise RecordError(f"{source}: binary data, not a JSON run record")
+    if not text.strip():
+        raise RecordError(f"{source}: empty input, expected a JSON run record")
+    return parse_json(text, source)
+
+
+def record_from_bytes(data: bytes, source: str, github: bool,
+                      env: Mapping[str, str]) -> dict[str, Any] | None:
+    """What a hook was handed (a run record, a runner's hook payload, or a GitHub agent step's
+    output) as a run record; None when the payload is not a run worth keeping."""
+    from wikimem.errors import RecordError
+
+    if github:
+        from wikimem.runners.github import record_from_output  # it adds the GITHUB_* provenance
+
+        return record_from_output(to_text(data), env)
+    payload = decode(data, source)
+    from wikimem.runners import record_from_payload
+
+    try:
+        return record_from_payload(payload, env)
+    except (KeyError, TypeError, ValueError) as exc:  # JSONDecodeError is a ValueError
+        raise RecordError(f"{source}: unreadable hook payload ({exc})") from exc
+
+
+def enqueue(places: Places, settings: Settings, record: dict[str, Any],
+            source: str = "input") -> Enqueued:
+    from wikimem.errors import RecordError
+
+    try:
+        canonical = normalise(record, source)
+        snapshot, kinds = take(canonical, caps(settings))
+    except RecursionError as exc:
+        raise RecordError(f"{source}: run record nested too deeply") from exc
+    jid, duplicate = Queue(places.queue).enqueue(snapshot, kinds)
+    return Enqueued(jid, str(snapshot["run_id"]), duplicate, tuple(sorted(set(kinds))))
+
+
+def accept(places: Places, env: Mapping[str, str], data: bytes = b"", source: str = "input",
+           github: bool = False, record: dict[str, Any] | None = None,
+           settings: Settings | None = None) -> dict[str, Any]:
+    """What a hook does with a run, in its own process or in the warm listener: adapt `data`
+    (unless given the `record`), redact, bound and enqueue it. Returns the reply the hook
+    reports: the job, the secret kinds removed, a failing-passes warning, or why it was skipped."""
+    from wikimem.config import load, memory_disabled
+    from wikimem.indexing.passlog import failure_warning
+
+    if memory_disabled(env) or places.paused_flag.exists():
+        return {"ok": True, "skipped": "memory is off or paused"}
+    if record is None:
+        record = record_from_bytes(data, source, github, env)
+        if record is None:
+            return {"ok": True, "skipped": "not a run to remember"}
+    done = enqueue(places, load(places, env) if settings is None else settings, record)
+    return {"ok": True, "job": done.job_id, "run": done.run_id, "duplicate": done.duplicate,
+            "redactions": list(done.redactions), "warning": failure_warning(places.pass_log)}

@@ -1,0 +1,187 @@
+"""The durable queue of jobs: one JSON file per job, moved between state folders by rename.
+
+States: pending → active (claimed by a pass) → done | failed | review; unreadable files go to
+corrupt. A job's id is derived from its run_id, so the same run enqueued twice is one job.
+Invariant: a job file is only ever written atomically, and only a pass holding the workspace
+lock moves files out of pending or active.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from wikimem.errors import NotFound, RecordError
+from wikimem.fsio import atomic_write_text, move
+
+SCHEMA = 1
+STATES = ("pending", "active", "done", "failed", "review", "corrupt")
+BACKOFF_BASE = 30.0  # seconds; doubles with every failed attempt
+BACKOFF_MAX = 3600.0
+
+
+@dataclass(frozen=True)
+class Job:
+    id: str
+    run: dict[str, Any]
+    enqueued_at: float
+    attempts: int = 0
+    not_before: float = 0.0
+    last_error: str = ""
+    redactions: tuple[str, ...] = ()
+    held_plan: dict[str, Any] | None = None  # a plan kept for review
+    held_reason: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def run_id(self) -> str:
+        return str(self.run.get("run_id", ""))
+
+    def to_json(self) -> str:
+        data = {
+            "schema": SCHEMA, "id": self.id, "enqueued_at": self.enqueued_at,
+            "attempts": self.attempts, "not_before": self.not_before,
+            "last_error": self.last_error, "redactions": list(self.redactions), "run": self.run,
+        }
+        if self.held_plan is not None:
+            data["held_plan"] = self.held_plan
+            data["held_reason"] = self.held_reason
+        return json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> Job:
+        try:
+            data = json.loads(text)
+            if data.get("schema") != SCHEMA:
+                raise ValueError(f"unknown schema {data.get('schema')!r}")
+            return cls(
+                id=str(data["id"]), run=dict(data["run"]), enqueued_at=float(data["enqueued_at"]),
+                attempts=int(data.get("attempts", 0)), not_before=float(data.get("not_before", 0)),
+                last_error=str(data.get("last_error", "")),
+                redactions=tuple(data.get("redactions", ())),
+                held_plan=data.get("held_plan"), held_reason=str(data.get("held_reason", "")),
+            )
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise RecordError(f"corrupt job file: {exc}") from exc
+
+
+def job_id(run_id: str) -> str:
+    return hashlib.sha256(run_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+class Queue:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def folder(self, state: str) -> Path:
+        return self.root / state
+
+    def path(self, state: str, jid: str) -> Path:
+        return self.folder(state) / f"{jid}.json"
+
+    def state_of(self, jid: str) -> str | None:
+        for state in STATES:
+            if self.path(state, jid).exists():
+                return state
+        return None
+
+    def enqueue(self, snapshot: dict[str, Any], redactions: list[str],
+                now: float | None = None) -> tuple[str, bool]:
+        """Write a job durably; return (job id, False) or (id, True) when already known."""
+        jid = job_id(str(snapshot["run_id"]))
+        if self.state_of(jid) is not None:
+            return jid, True
+        job = Job(id=jid, run=snapshot, enqueued_at=time.time() if now is None else now,
+                  redactions=tuple(sorted(set(redactions))))
+        atomic_write_text(self.path("pending", jid), job.to_json())
+        return jid, False
+
+    def _read(self, path: Path) -> Job:
+        return Job.from_json(path.read_text(encoding="utf-8"))
+
+    def jobs(self, state: str) -> Iterator[tuple[Path, Job | None]]:
+        folder = self.folder(state)
+        if not folder.is_dir():
+            return
+        for path in sorted(folder.glob("*.json")):
+            try:
+                yield path, self._read(path)
+            except (RecordError, OSError, UnicodeDecodeError):
+                yield path, None
+
+    def recover(self) -> int:
+        """Put jobs a crashed pass had claimed back in pending (caller holds the lock)."""
+        count = 0
+        for path, _ in list(self.jobs("active")):
+            move(path, self.folder("pending") / path.name)
+            count += 1
+        return count
+
+    def claim(self, limit: int, now: float | None = None) -> tuple[list[Job], list[str]]:
+        """Move up to `limit` ready jobs to active, oldest first; set aside corrupt files."""
+        now = time.time() if now is None else now
+        ready: list[Job] = []
+        warnings: list[str] = []
+        for path, job in list(self.jobs("pending")):
+            if job is None:
+                move(path, self.folder("corrupt") / path.name)
+                warnings.append(f"set aside corrupt job file {path.name} in queue/corrupt/")
+                continue
+            if job.not_before <= now:
+                ready.append(job)
+        ready.sort(key=lambda j: (j.enqueued_at, j.id))
+        claimed = ready[:limit]
+        for job in claimed:
+            move(self.path("pending", job.id), self.path("active", job.id))
+        return claimed, warnings
+
+    def finish(self, job: Job, state: str = "done") -> None:
+        """Move a claimed job to its final state, rewriting it first when it changed."""
+        target = self.path(state, job.id)
+        atomic_write_text(self.path("active", job.id), job.to_json())
+        move(self.path("active", job.id), target)
+
+    def fail(self, job: Job, error: str, max_attempts: int, now: float | None = None) -> str:
+        """Record a failed attempt: back to pending with backoff, or to failed after N tries."""
+        now = time.time() if now is None else now
+        attempts = job.attempts + 1
+        delay = min(BACKOFF_BASE * 2 ** (attempts - 1), BACKOFF_MAX)
+        failed = replace(job, attempts=attempts, last_error=error[:500], not_before=now + delay)
+        state = "failed" if attempts >= max_attempts else "pending"
+        self.finish(failed, state)
+        return state
+
+    def hold(self, job: Job, plan: dict[str, Any], reason: str) -> None:
+        self.finish(replace(job, held_plan=plan, held_reason=reason), "review")
+
+    def pending_ready(self, now: float | None = None) -> int:
+        now = time.time() if now is None else now
+        return sum(1 for _, job in self.jobs("pending") if job is None or job.not_before <= now)
+
+    def counts(self) -> dict[str, int]:
+        return {s: len(list(self.folder(s).glob("*.json"))) if self.folder(s).is_dir() else 0
+                for s in STATES}
+
+    def retry_failed(self) -> int:
+        count = 0
+        for path, job in list(self.jobs("failed")):
+            if job is None:
+                continue
+            atomic_write_text(path, replace(job, attempts=0, not_before=0.0).to_json())
+            move(path, self.path("pending", job.id))
+            count += 1
+        return count
+
+    def take_held(self, jid: str) -> Job:
+        """Claim a job held for review (approve): review → active."""
+        matches = [p for p in self.folder("review").glob(f"{jid}*.json")] if jid else []
+        if len(matches) != 1:
+            raise NotFound(f"no single held job matches {jid!r} (see `wikimem queue`)")
+        job = self._read(matches[0])
+        move(matches[0], self.path("active", job.id))
+        return job

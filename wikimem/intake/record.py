@@ -1,0 +1,182 @@
+"""The run record: parsed and checked once at the boundary, into frozen dataclasses.
+
+`normalise` turns untrusted JSON (a runner's record, an adapter's output) into the canonical
+dict that is redacted, bounded and queued; `RunRecord.from_dict` reads that canonical dict back
+inside a pass. Only `task` is required; unknown fields are kept in `extra` and ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from wikimem.errors import RecordError
+
+EVIDENCE_KINDS = ("command", "file", "note")
+MEMORY_TYPES = ("semantic", "episodic", "procedural", "working", "identity")
+KNOWN_FIELDS = {
+    "run_id", "task", "status", "result", "agent", "started_at", "ended_at", "evidence", "memory",
+}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    kind: str
+    command: str = ""
+    exit_code: int | None = None
+    output: str = ""
+    path: str = ""
+    diff: str = ""
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An explicit "remember this at this path" from a runner or an agent."""
+
+    path: str
+    content: str
+    title: str = ""
+    type: str = ""
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    run_id: str
+    task: str
+    status: str = ""
+    result: str = ""
+    agent_name: str = ""
+    agent_instance: str = ""
+    started_at: str = ""
+    ended_at: str = ""
+    evidence: tuple[Evidence, ...] = ()
+    memory: tuple[Candidate, ...] = ()
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RunRecord:
+        """Read a canonical (already normalised) record."""
+        agent = data.get("agent") or {}
+        return cls(
+            run_id=str(data["run_id"]),
+            task=str(data["task"]),
+            status=str(data.get("status") or ""),
+            result=str(data.get("result") or ""),
+            agent_name=str(agent.get("name") or ""),
+            agent_instance=str(agent.get("instance_id") or ""),
+            started_at=str(data.get("started_at") or ""),
+            ended_at=str(data.get("ended_at") or ""),
+            evidence=tuple(Evidence(**item) for item in data.get("evidence") or ()),
+            memory=tuple(Candidate(**item) for item in data.get("memory") or ()),
+            extra={k: v for k, v in data.items() if k not in KNOWN_FIELDS},
+        )
+
+    @property
+    def agent(self) -> str:
+        """`name/instance` for trailers and the pass log."""
+        return "/".join(part for part in (self.agent_name, self.agent_instance) if part)
+
+
+def parse_json(text: str, source: str = "input") -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"{source}: not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+    except RecursionError as exc:
+        raise RecordError(f"{source}: JSON nested too deeply to be a run record") from exc
+    if not isinstance(data, dict):
+        raise RecordError(f"{source}: a run record must be a JSON object")
+    return data
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float, bool)):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _exit_code(value: Any) -> int | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _evidence(item: Any) -> dict[str, Any]:
+    if not isinstance(item, Mapping):
+        return {"kind": "note", "text": _text(item)}
+    kind = item.get("kind")
+    if kind not in EVIDENCE_KINDS:
+        kind = "command" if "command" in item else "file" if "path" in item else "note"
+    if kind == "command":
+        output = item.get("output")
+        if output is None:
+            output = "\n".join(_text(item.get(k)) for k in ("stdout", "stderr") if item.get(k))
+        return {"kind": "command", "command": _text(item.get("command")),
+                "exit_code": _exit_code(item.get("exit_code")), "output": _text(output)}
+    if kind == "file":
+        return {"kind": "file", "path": _text(item.get("path")), "diff": _text(item.get("diff"))}
+    text = item.get("text")
+    if text is None:
+        text = {k: v for k, v in item.items() if k != "kind"}
+    return {"kind": "note", "text": _text(text)}
+
+
+def _candidate(item: Any, index: int) -> dict[str, Any]:
+    if not isinstance(item, Mapping):
+        raise RecordError(f"memory[{index}] must be an object with path and content")
+    content = item.get("content", item.get("body"))
+    if not isinstance(item.get("path"), str) or not isinstance(content, str) or not content.strip():
+        raise RecordError(f"memory[{index}] needs a string 'path' and a non-empty 'content'")
+    return {"path": item["path"], "content": content, "title": _text(item.get("title")),
+            "type": _text(item.get("type"))}
+
+
+def derive_run_id(data: Mapping[str, Any]) -> str:
+    """A stable id for records without one, so the same record enqueued twice is one job."""
+    digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+    return f"run-{digest[:12]}"
+
+
+def normalise(data: Mapping[str, Any], source: str = "input") -> dict[str, Any]:
+    """Check an untrusted record and return its canonical dict (not yet redacted or bounded)."""
+    task = data.get("task")
+    if not isinstance(task, str) or not task.strip():
+        raise RecordError(f"{source}: a run record needs a non-empty 'task' string")
+    evidence = data.get("evidence") or []
+    memory = data.get("memory") or []
+    if not isinstance(evidence, list):
+        raise RecordError(f"{source}: 'evidence' must be a list")
+    if not isinstance(memory, list):
+        raise RecordError(f"{source}: 'memory' must be a list")
+    agent = data.get("agent") or {}
+    if isinstance(agent, str):
+        agent = {"name": agent}
+    if not isinstance(agent, Mapping):
+        raise RecordError(f"{source}: 'agent' must be an object")
+    run_id = data.get("run_id")
+    canonical: dict[str, Any] = {
+        k: v for k, v in data.items() if k not in KNOWN_FIELDS
+    }
+    canonical.update({
+        "run_id": str(run_id).strip() if run_id not in (None, "") else derive_run_id(data),
+        "task": task.strip(),
+        "status": _text(data.get("status")),
+        "result": _text(data.get("result")),
+        "agent": {"name": _text(agent.get("name")), "instance_id": _text(agent.get("instance_id"))},
+        "started_at": _text(data.get("started_at")),
+        "ended_at": _text(data.get("ended_at")),
+        "evidence": [_evidence(item) for item in evidence],
+        "memory": [_candidate(item, i) for i, item in enumerate(memory)],
+    })
+    return canonical

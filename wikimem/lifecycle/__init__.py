@@ -1,0 +1,1 @@
+"""Lifecycle: forgetting, restoring, undoing, moving and sharing memory after it is written."""

@@ -1,0 +1,191 @@
+"""What a runner injects at the start of a run: the profile, then entries relevant to a query.
+
+Invariants: the text never exceeds the budget (final line included); it is cut on entry
+boundaries (an entry is whole or absent) and on line boundaries within the profile; the same wiki
+and query give the same bytes (no clock, ties broken on path and entry id), so prompt caches hit.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wikimem.wiki import markdown
+from wikimem.fsio import read_text
+from wikimem.recall.search import LEAF_FILE, SearchIndex, clean
+
+DEFAULT_BUDGET = 4000
+MAX_ENTRIES = 20
+PROFILE_FILE = "PROFILE.md"
+HEADING = "\n## Relevant memory\n"
+MORE = "\nMore in memory: wikimem show PATH, wikimem search QUERY\n"
+EMPTY = "Memory is empty: nothing has been recorded in this workspace yet.\n"
+NO_PROFILE = "No memory profile yet: PROFILE.md has not been written.\n"
+
+
+@dataclass(frozen=True)
+class ContextEntry:
+    """One entry (or, with `entry` None, one leaf's summary) as it appears in the context."""
+
+    path: str
+    entry: str | None
+    title: str
+    leaf_title: str
+    body: str
+    type: str | None
+
+    @property
+    def source(self) -> str:
+        return f"{self.path}#{self.entry}" if self.entry else self.path
+
+    def render(self) -> str:
+        heading = f"{self.leaf_title} › {self.title}" if self.entry else self.leaf_title
+        body = f"{self.body}\n\n" if self.body else ""
+        return f"\n### {heading}\n\n{body}(wikimem show {self.source})\n"
+
+
+@dataclass(frozen=True)
+class Context:
+    text: str
+    entries: tuple[ContextEntry, ...]
+    truncated: bool
+    profile: str = ""
+
+    @property
+    def chars(self) -> int:
+        return len(self.text)
+
+
+def plain(text: str) -> str:
+    """Normalised newlines so a CRLF page renders the same as an LF one."""
+    return clean(text).replace("\r\n", "\n").replace("\r", "\n")
+
+
+def profile_text(wiki: Path) -> str:
+    """PROFILE.md's title and summary from frontmatter, then its generated block."""
+    path = wiki / PROFILE_FILE
+    if not path.is_file():
+        return NO_PROFILE
+    text = plain(read_text(path))
+    page = markdown.parse_page(text)
+    meta: Mapping[str, Any] = page.meta if isinstance(page.meta, Mapping) else {}
+    span = markdown.generated_block(text)
+    block = text[span[0]:span[1]] if span else page.head
+    parts = [f"# {page.title or 'Project memory'}"]
+    if meta.get("summary"):
+        parts.append(plain(str(meta["summary"])).strip())
+    if block.strip():
+        parts.append(block.strip())
+    return "\n\n".join(parts) + "\n"
+
+
+def relevant(wiki: Path, index: SearchIndex, query: str) -> tuple[list[ContextEntry], bool]:
+    """Unexpired entries for `query`, best first, read from the pages themselves.
+
+    Returns the entries and whether the search had more than MAX_ENTRIES to offer.
+    """
+    index.refresh()
+    hits = index.search(query, MAX_ENTRIES + 1, include_expired=False)
+    pages: dict[str, markdown.Page | None] = {}
+    found: list[ContextEntry] = []
+    for hit in hits[:MAX_ENTRIES]:
+        if hit.path not in pages:
+            try:
+                text = plain(read_text(wiki.joinpath(*hit.path.split("/"), LEAF_FILE)))
+            except OSError:
+                pages[hit.path] = None
+            else:
+                pages[hit.path] = markdown.parse_page(text)
+        page = pages[hit.path]
+        if page is not None:
+            item = context_entry(hit.path, hit.entry, page)
+            if item is not None:
+                found.append(item)
+    return found, len(hits) > MAX_ENTRIES
+
+
+def context_entry(path: str, entry_id: str | None, page: markdown.Page) -> ContextEntry | None:
+    meta: Mapping[str, Any] = page.meta if isinstance(page.meta, Mapping) else {}
+    leaf_title = page.title or path
+    leaf_type = str(meta["type"]) if meta.get("type") else None
+    if entry_id is None:
+        body = "\n\n".join(p for p in (str(meta.get("summary") or "").strip(),
+                                       page.head.strip()) if p)
+        return ContextEntry(path, None, leaf_title, leaf_title, body, leaf_type)
+    item = page.entry(entry_id)
+    if item is None:
+        return None  # the index is older than the page; the entry is gone
+    kind = item.meta.get("type") or leaf_type
+    return ContextEntry(path, item.id, item.title.strip(), leaf_title, item.body, kind)
+
+
+def fit_lines(text: str, room: int) -> str:
+    """The longest run of whole lines from the start of `text` within `room` characters."""
+    kept, used = [], 0
+    for line in text.splitlines(keepends=True):
+        if used + len(line) > room:
+            break
+        kept.append(line)
+        used += len(line)
+    return "".join(kept)
+
+
+def assemble(profile: str, entries: list[ContextEntry], budget: int,
+             more: bool) -> Context:
+    blocks = [item.render() for item in entries]
+    full = profile + (HEADING + "".join(blocks) if blocks else "")
+    if not more and len(full) <= budget:
+        return Context(full, tuple(entries), False, profile)
+    room = budget - len(MORE) if budget >= len(MORE) else budget
+    # With a query, the profile may take at most half the room first, so the entries the
+    # query found are not crowded out; it gets back whatever they leave unused.
+    cap = room // 2 if blocks else room
+    head = profile if len(profile) <= cap else fit_lines(profile, cap)
+    used = len(head)
+    kept: list[tuple[ContextEntry, str]] = []
+    for item, block in zip(entries, blocks, strict=True):
+        cost = len(block) + (0 if kept else len(HEADING))
+        if used + cost <= room:
+            kept.append((item, block))
+            used += cost
+    body = HEADING + "".join(block for _, block in kept) if kept else ""
+    if len(head) < len(profile):
+        spare = room - len(body)
+        head = profile if len(profile) <= spare else fit_lines(profile, spare)
+    tail = "" if budget < len(MORE) else (MORE if head or body else MORE.lstrip("\n"))
+    return Context(head + body + tail, tuple(item for item, _ in kept), True, head)
+
+
+def build_context(wiki: Path, index: SearchIndex | None, *, budget: int = DEFAULT_BUDGET,
+                  query: str | None = None) -> Context:
+    """The start-of-run context for `wiki`, never longer than `budget` characters."""
+    budget = max(0, budget)
+    if not Path(wiki).is_dir():
+        return assemble(EMPTY, [], budget, False)
+    profile = profile_text(Path(wiki))
+    entries: list[ContextEntry] = []
+    more = False
+    if query and query.strip():
+        if index is None:
+            with SearchIndex(Path(wiki), None) as scratch:
+                entries, more = relevant(Path(wiki), scratch, query)
+        else:
+            entries, more = relevant(Path(wiki), index, query)
+    return assemble(profile, entries, budget, more)
+
+
+def render_json(ctx: Context, budget: int) -> str:
+    data = {
+        "profile": ctx.profile,
+        "entries": [
+            {"path": e.path, "entry": e.entry, "title": e.title, "body": e.body, "type": e.type}
+            for e in ctx.entries
+        ],
+        "truncated": ctx.truncated,
+        "budget": budget,
+        "chars": ctx.chars,
+    }
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"

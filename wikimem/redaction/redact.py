@@ -1,0 +1,181 @@
+"""Secret redaction and bounding of run snapshots.
+
+Owns the replacement of each secret by a `[REDACTED:<kind>]` marker, the cleaning of raw bytes
+into text and the cutting of long text to a head and a tail; what counts as a secret lives in
+`secret_kinds` (the rule table), `scanners`, `key_names` and `placeholders` (the placeholder
+policy). Invariant: redaction is idempotent (markers are never matched again, nor is the cut
+marker), and only the secret value is replaced: key names, URL schemes, users and hosts stay.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from wikimem.redaction.key_names import KEYWORDS, is_weak_name, named_kind, secret_name_kind
+from wikimem.redaction.placeholders import is_placeholder, is_random
+from wikimem.redaction.scanners import scan_assignments, scan_azure_secrets, scan_k8s_secrets, scan_private_keys, scan_xml
+from wikimem.redaction.secret_kinds import RULES
+
+MARKER = "[REDACTED:{kind}]"
+CUT_MARKER = "\n[... {count} characters cut ...]\n"
+_MARKER_RE = re.compile(r"\[(?:REDACTED:[a-z0-9-]{1,40}|\.\.\. \d+ characters cut \.\.\.)\]")
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    start: int
+    end: int  # span of the secret value in the input text (the part that gets replaced)
+
+
+# Each finder is (needles, scan): the scan runs only when one of its lowercase needles occurs
+# in the text. Plain pairs rather than a dataclass: this module is on the hook's import path.
+_Scan = Callable[[str], Iterator[tuple[str, int, int]]]
+_FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
+    [(("-----begin",), scan_private_keys)]
+    + [(rule.needles, rule.scan) for rule in RULES]
+    + [
+        (("q~",), scan_azure_secrets),
+        (("kind:",), scan_k8s_secrets),
+        (("</",), scan_xml),
+        (KEYWORDS, scan_assignments),
+    ]
+)
+
+
+# --- public interface -------------------------------------------------------------------------
+
+
+def find_secrets(text: str) -> list[Finding]:
+    """Every secret in `text`, non-overlapping, sorted by start; existing markers are skipped."""
+    if not text:
+        return []
+    lowered = text.lower()
+    starts: list[int] = []
+    ends: list[int] = []
+    for m in _MARKER_RE.finditer(text):
+        starts.append(m.start())
+        ends.append(m.end())
+    found: list[Finding] = []
+    for needles, scan in _FINDERS:
+        if needles and not any(n in lowered for n in needles):
+            continue
+        for kind, start, end in scan(text):
+            i = bisect.bisect_right(starts, start)
+            if end <= start or (i and ends[i - 1] > start) or (i < len(starts) and starts[i] < end):
+                continue
+            starts.insert(i, start)
+            ends.insert(i, end)
+            found.append(Finding(kind, start, end))
+    found.sort(key=lambda f: f.start)
+    return found
+
+
+def redact(text: str) -> tuple[str, list[str]]:
+    """Replace each secret by `[REDACTED:<kind>]`; return the text and the kinds, in order."""
+    findings = find_secrets(text)
+    if not findings:
+        return text, []
+    parts: list[str] = []
+    pos = 0
+    for f in findings:
+        parts.append(text[pos : f.start])
+        parts.append(MARKER.format(kind=f.kind))
+        pos = f.end
+    parts.append(text[pos:])
+    return "".join(parts), [f.kind for f in findings]
+
+
+def redact_value(value: object) -> tuple[object, list[str]]:
+    """A redacted deep copy of JSON-like data (strings in values and keys) and the kinds found.
+
+    A string under a key that names a secret (`{"DB_PASSWORD": "..."}`) is replaced whole, since
+    the key that gives it away is not part of the string.
+    """
+    kinds: list[str] = []
+    return _redact_any(value, kinds, None), kinds
+
+
+def _redact_any(value: Any, kinds: list[str], key_kind: str | None) -> Any:
+    if isinstance(value, str):
+        text, found = redact(value)
+        if not found and key_kind and "\n" not in value and not is_placeholder(value):
+            found, text = [key_kind], MARKER.format(kind=key_kind)
+        kinds.extend(found)
+        return text
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            name_kind = None
+            if isinstance(key, str):
+                name_kind = _key_kind(key, item)
+                key, found = redact(key)
+                kinds.extend(found)
+            out[key] = _redact_any(item, kinds, name_kind)
+        return out
+    if isinstance(value, (list, tuple)):
+        items = [_redact_any(item, kinds, key_kind) for item in value]
+        return items if isinstance(value, list) else tuple(items)
+    return value
+
+
+def _key_kind(key: str, item: object) -> str | None:
+    """The kind a string under dict key `key` gets when it holds no recognisable secret itself."""
+    if isinstance(item, str):
+        named = named_kind(key, item)
+        if named:
+            return named
+    kind = secret_name_kind(key)
+    if kind and is_weak_name(key) and not (isinstance(item, str) and is_random(item)):
+        return None
+    return kind
+
+
+_CONTROL_BYTES = bytes(b for b in range(32) if b not in b"\t\n\r\f\b\x1b") + b"\x7f"
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def to_text(data: bytes | str) -> str:
+    """Clean text: bytes decoded as UTF-8 (bad sequences replaced), binary summarised, NULs gone.
+
+    Bytes count as binary when they hold a NUL, more than 30% control bytes, or decode to more
+    than 30% replacement characters. A str loses NULs; lone surrogates become U+FFFD.
+    """
+    if isinstance(data, str):
+        try:
+            data.encode("utf-8")
+        except UnicodeEncodeError:
+            data = _SURROGATES.sub("\ufffd", data)
+        return data.replace("\x00", "") if "\x00" in data else data
+    size = len(data)
+    controls = size - len(data.translate(None, _CONTROL_BYTES))
+    if b"\x00" in data or controls * 10 > size * 3:
+        return f"[binary data: {size} bytes]"
+    text = data.decode("utf-8", errors="replace")
+    if text.count("\ufffd") * 10 > len(text) * 3:
+        return f"[binary data: {size} bytes]"
+    return text
+
+
+def bound_text(text: str, head: int, tail: int) -> str:
+    """`text` cut to its first `head` and last `tail` characters with a marker counting the cut.
+
+    A cut never splits a `[REDACTED:...]` marker: the kept parts shrink to leave it out whole.
+    """
+    if head < 0 or tail < 0:
+        raise ValueError("head and tail must not be negative")
+    if len(text) <= head + tail:
+        return text
+    cut_from, cut_to = head, len(text) - tail
+    for m in _MARKER_RE.finditer(text, max(cut_from - 64, 0), min(cut_from + 64, len(text))):
+        if m.start() < cut_from < m.end():
+            cut_from = m.start()
+    for m in _MARKER_RE.finditer(text, max(cut_to - 64, 0), min(cut_to + 64, len(text))):
+        if m.start() < cut_to < m.end():
+            cut_to = m.end()
+    removed = cut_to - cut_from
+    return text[:cut_from] + CUT_MARKER.format(count=removed) + text[cut_to:]

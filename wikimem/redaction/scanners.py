@@ -1,0 +1,275 @@
+"""How secrets are scanned for: one-pattern rules, and the scanners no single pattern expresses.
+
+Owns `Rule` (a pattern compiled on first use, skipped unless one of its needles occurs in the
+text) and the scanners for PEM blocks, Entra ID client secrets, assignments (`KEY=value`,
+`key: value`, `"key": "value"`), XML elements and Kubernetes Secret manifests. Invariant: every
+scanner yields `(kind, start, end)` spans of the secret value only; key names, schemes, users
+and hosts stay outside the span.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from wikimem.redaction.key_names import HEADER_KIND, name_info, named_kind, secret_name_kind
+from wikimem.redaction.placeholders import is_code, is_mask, is_placeholder, is_random, is_strong
+
+# --- rules: one pattern each ----------------------------------------------------------------
+
+Check = Callable[[str, "re.Match[str]", str], "str | None"]
+NEAR = 200  # how far a rule looks around a match for its line; keeps long lines linear
+_DOC_MAX = 65536  # how far a Kubernetes Secret manifest may reach from its `kind: Secret`
+
+
+def line_before(text: str, pos: int) -> str:
+    """The text from the start of `pos`'s line to `pos`, at most its last `NEAR` characters."""
+    start = max(pos - NEAR, 0)
+    newline = text.rfind("\n", start, pos)
+    return text[newline + 1 if newline >= 0 else start : pos]
+
+
+WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One pattern. Patterns start with a literal where they can (the regex engine then skips
+    ahead fast); the word boundary before a token is checked here rather than by a lookbehind,
+    which would disable that skip."""
+
+    kind: str
+    source: str  # compiled on first use: the hook pays only for rules whose needles occur
+    needles: tuple[str, ...]  # lowercase; the rule is skipped when none occurs in the text
+    check: Check | None
+    bounded: bool  # the match must not follow a word character
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return _compile(self.source)
+
+    def scan(self, text: str) -> Iterator[tuple[str, int, int]]:
+        pattern = self.pattern
+        groups = [g for g in pattern.groupindex if g.startswith("v")]
+        for m in pattern.finditer(text):
+            if self.bounded and m.start() and text[m.start() - 1] in WORD:
+                continue
+            group = next((g for g in groups if m.group(g) is not None), None)
+            start, end = trim(text, *(m.span(group) if group else m.span()))
+            value = text[start:end]
+            kind = self.check(value, m, text) if self.check else self.kind
+            if kind and (self.check or not is_mask(value)):
+                yield kind, start, end
+
+
+def trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """Drop sentence punctuation and unbalanced closing brackets from the end of a value.
+
+    An ellipsis stays: `ghp_...` is an elided example, which `is_placeholder` recognises.
+    """
+    while end > start and text[end - 1] in ")]}.:" and not text.endswith("..", start, end):
+        closer = text[end - 1]
+        opener = {")": "(", "]": "[", "}": "{"}.get(closer)
+        if opener and text.count(opener, start, end) >= text.count(closer, start, end):
+            break
+        end -= 1
+    return start, end
+
+
+def rule(
+    kind: str, pattern: str, needles: str = "", check: Check | None = None, bounded: bool = False
+) -> Rule:
+    words = tuple(needles.lower().split()) or _lead(pattern)
+    return Rule(kind, pattern, words, check, bounded)
+
+
+_LEAD = re.compile(r"(?:[A-Za-z0-9_\-/:]|\\\.)+")
+
+
+def _lead(pattern: str) -> tuple[str, ...]:
+    """The literal a pattern starts with, as its needle: a rule whose literal is absent from a
+    text cannot match it, so it is not even compiled (this keeps `wikimem hook` fast)."""
+    match = _LEAD.match(pattern)
+    literal = match.group().replace("\\.", ".").lower() if match else ""
+    return (literal,) if len(literal) >= 3 else ()
+
+
+@functools.cache
+def _compile(source: str) -> re.Pattern[str]:
+    return re.compile(source)
+
+
+QUOTED_OR_BARE = (
+    r"""(?:"(?P<vd>[^"\n]{1,1000})"|'(?P<vs>[^'\n]{1,1000})'"""
+    r"""|(?P<vb>[^\s"'`<>,;&\[({|-][^\s"'`<>,;&|]{0,1000}))"""
+)
+
+
+# --- PEM blocks and Entra ID client secrets ---------------------------------------------------
+
+_PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END = re.compile(r"-----END[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----")
+# A block cut short (by `head`, by a log limit): its header lines and base64 lines.
+_PEM_LINES = re.compile(
+    r"(?:(?:\\r)?(?:\\n|\r?\n)[ \t]*(?:[A-Za-z-]+: [^\r\n\\]*|[A-Za-z0-9+/=]{16,}))+"
+)
+_PEM_MAX = 16384
+
+
+def scan_private_keys(text: str) -> Iterator[tuple[str, int, int]]:
+    """PEM private key blocks, BEGIN through END, with real or JSON-escaped newlines."""
+    pos = 0
+    for begin in _PEM_BEGIN.finditer(text):
+        if begin.start() < pos:
+            continue
+        limit = min(len(text), begin.end() + _PEM_MAX)
+        following = text.find("-----BEGIN", begin.end(), limit)
+        end = _PEM_END.search(text, begin.end(), following if following >= 0 else limit)
+        if end is None:
+            end = _PEM_LINES.match(text, begin.end())
+        if end is not None:
+            pos = end.end()
+            yield "private-key", begin.start(), pos
+
+
+_AZURE_SECRET = re.compile(r"Q~[\w~.-]{31,34}(?![\w~.-])")
+_AZURE_CHARS = WORD | frozenset("~.-")
+
+
+def scan_azure_secrets(text: str) -> Iterator[tuple[str, int, int]]:
+    """Entra ID client secrets: three characters, a digit, `Q~`, then 31 to 34 more."""
+    for m in _AZURE_SECRET.finditer(text):
+        start = m.start() - 4
+        if start < 0 or not text[m.start() - 1].isdigit():
+            continue
+        if any(c not in _AZURE_CHARS for c in text[start : m.start()]):
+            continue
+        if start and text[start - 1] in _AZURE_CHARS:
+            continue
+        yield "azure-client-secret", start, m.end()
+
+
+# --- assignments: KEY=value, key: value, "key": "value", <password>value</password> -------------
+
+# Found separator first: `=` and `:` are rarer than the letters a key name starts with. The
+# value is matched only once the name before it qualifies, so most separators cost next to nothing.
+_SEPARATOR = re.compile(r":=|=>|=|:")
+_VALUE = re.compile(r"[ \t]*" + QUOTED_OR_BARE)
+_NAME_CHARS = WORD | frozenset(".-")
+_LINE_START = re.compile(
+    r"[ \t]*(?:[-*+>][ \t]+)?(?:export[ \t]+|set[ \t]+|ENV[ \t]+|\$env:)?[{\[ \t\"',]*"
+)
+_REST_OF_LINE = re.compile(r"[ \t,;)}\]\r]*(?:#.*)?")
+
+
+def _name_before(text: str, pos: int) -> tuple[int, int]:
+    """Span of the key name that ends just before `pos` (skipping blanks and a closing quote)."""
+    end = pos
+    while end and text[end - 1] in " \t":
+        end -= 1
+    if end and text[end - 1] in "\"'":
+        end -= 1
+    start = end
+    while start and end - start < 100 and text[start - 1] in _NAME_CHARS:
+        start -= 1
+    if start and text[start - 1] == "\\" and text[start] in "nrt":
+        start += 1  # JSON-escaped text: `\nPGPASSWORD=` names PGPASSWORD
+    return start, end
+
+
+def scan_assignments(text: str) -> Iterator[tuple[str, int, int]]:
+    covered = 0  # separators inside a value already found are not looked at again
+    for sep in _SEPARATOR.finditer(text):
+        if sep.start() < covered:
+            continue
+        start, end = _name_before(text, sep.start())
+        name = text[start:end].lstrip("-.")
+        keyword, name_kind, weak = name_info(name) if name else (False, None, False)
+        if not keyword or (start and text[start - 1] == "$"):
+            continue
+        m = _VALUE.match(text, sep.end())
+        if m is None:
+            continue
+        group = "vd" if m.group("vd") is not None else "vs" if m.group("vs") is not None else "vb"
+        vstart, vend = trim(text, *m.span(group))
+        value = text[vstart:vend]
+        kind = named_kind(name, value)
+        if kind and kind != HEADER_KIND:
+            if not is_placeholder(value):
+                covered = vend
+                yield kind, vstart, vend
+            continue
+        kind = kind or name_kind
+        if kind is None or is_placeholder(value):
+            continue
+        if weak and not is_random(value):
+            continue
+        if group == "vb" and not _bare_value_counts(text, (start, end), sep, kind, (vstart, vend)):
+            continue
+        covered = vend
+        yield kind, vstart, vend
+
+
+def _bare_value_counts(
+    text: str, name: tuple[int, int], m: re.Match[str], kind: str, value: tuple[int, int]
+) -> bool:
+    """An unquoted value: lenient in `NAME=value` and in config lines, strict in prose."""
+    literal = text[value[0] : value[1]]
+    shell_style = kind == "env-secret" and m.group() == "=" and m.start() == name[1]
+    if shell_style:
+        return True
+    if is_code(literal):
+        return False
+    if kind == HEADER_KIND:
+        return True
+    # `password: hunter2` alone on its line is config; `Password: see the vault` is prose.
+    rest = text[value[1] : value[1] + NEAR]
+    rest = rest[: rest.find("\n")] if "\n" in rest else rest
+    in_config = _LINE_START.fullmatch(line_before(text, name[0])) and _REST_OF_LINE.fullmatch(rest)
+    return bool(in_config) or is_strong(literal)
+
+
+_XML = re.compile(
+    r"<(?P<key>[\w.:-]*(?i:password|passwd|secret|token|apikey|api-key|api_key|passphrase))>"
+    r"(?P<v>[^<\s][^<\n]{0,500}?)</"
+)
+
+
+def scan_xml(text: str) -> Iterator[tuple[str, int, int]]:
+    for m in _XML.finditer(text):
+        kind = secret_name_kind(m.group("key"))
+        if kind and not is_placeholder(m.group("v")):
+            yield kind, *m.span("v")
+
+
+# --- Kubernetes Secret manifests: every value under data/stringData -----------------------------
+
+_K8S_SECRET = re.compile(r"kind:[ \t]*Secret[ \t]*$", re.M)
+_K8S_DATA = re.compile(r"^(?P<indent>[ \t-]*)(?:data|stringData):[ \t]*$", re.M)
+_K8S_ITEM = re.compile(
+    r"(?P<indent>[ \t]+)[\w.-]+:[ \t]*[\"']?(?P<v>[^\s\"'|>][^\"'\r\n]*?)[\"']?[ \t]*$", re.M
+)
+
+
+def scan_k8s_secrets(text: str) -> Iterator[tuple[str, int, int]]:
+    done = 0  # end of the last manifest scanned: each stretch of text is scanned once
+    for doc in _K8S_SECRET.finditer(text):
+        if doc.start() < done or line_before(text, doc.start()).strip(" \t-"):
+            continue
+        window = max(doc.start() - _DOC_MAX, done)
+        separator = text.rfind("\n---", window, doc.start())
+        begin = separator + 1 if separator >= 0 else window
+        after = text.find("\n---", doc.end(), doc.end() + _DOC_MAX)
+        end = done = after if after >= 0 else min(len(text), doc.end() + _DOC_MAX)
+        for data in _K8S_DATA.finditer(text, begin, end):
+            depth = len(data.group("indent"))
+            pos = data.end() + 1
+            while pos < end:
+                item = _K8S_ITEM.match(text, pos, end)
+                if not item or len(item.group("indent")) <= depth:
+                    break
+                if not is_placeholder(item.group("v")):
+                    yield "k8s-secret", *item.span("v")
+                pos = item.end() + 1

@@ -1,0 +1,370 @@
+"""Claude Code adapter: a Stop / StopFailure / SessionEnd hook payload plus its transcript.
+
+The result comes from the payload (`last_assistant_message`), because the transcript is
+written asynchronously and may lack the final turn when Stop fires. The transcript (JSONL,
+an internal format that changes between versions) gives the task and the tool evidence; it
+is read line by line, unknown record types and broken lines are skipped, and only the active
+branch counts: the `parentUuid` chain walked back from the last message, so messages left
+behind by a rewind are ignored. A compaction starts a new root whose `logicalParentUuid`
+points at the message before it; the walk follows that link when the message is still there.
+A transcript that cannot be read (gone, no permission) still gives a record from the payload,
+whose first evidence item is a note saying so: missing evidence is not the same as none.
+
+One record describes one turn: the evidence from the turn's prompt onward, the session's
+first prompt as the task. Its run_id, `<session>:<uuid of the turn's prompt>`, is the same
+whether Stop or SessionEnd builds it, so a turn reported twice is one run.
+
+SubagentStop yields None: a subagent works for its parent, whose Stop records the whole turn,
+so a subagent's stop never writes memory on its own authority. A Stop that a Stop hook forced
+(`stop_hook_active`) yields None too: the stop it continued was already recorded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Any
+
+from wikimem.runners import clip, parse_jsonl, text_of
+
+END_EVENTS = frozenset({"Stop", "StopFailure", "SubagentStop", "SessionEnd"})
+FILE_TOOLS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path",
+              "NotebookEdit": "notebook_path"}
+# Text Claude Code injects as a user message: slash commands, their output, reminders.
+NOT_PROMPTS = ("<command-name>", "<command-message>", "<command-args>", "<local-command-",
+               "<system-reminder>", "<task-notification>", "<user-prompt-submit-hook>",
+               "Caveat: The messages below", "[Request interrupted by user")
+EXIT_CODE = re.compile(r"\A\s*(?:Error: )?Exit code (-?\d+)[^\n]*\n?")
+
+
+@dataclass(frozen=True)
+class ToolUse:
+    id: str
+    name: str
+    input: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    tool_use_id: str
+    is_error: bool
+    text: str
+    stdout: str | None = None
+    stderr: str | None = None
+
+
+@dataclass(frozen=True)
+class Entry:
+    """The part of one transcript line the adapter needs, tool outputs already clipped."""
+
+    type: str
+    uuid: str | None = None
+    parent: str | None = None
+    sidechain: bool = False
+    timestamp: str | None = None
+    prompt: str | None = None
+    message_id: str | None = None
+    text: str = ""
+    tool_uses: tuple[ToolUse, ...] = ()
+    tool_results: tuple[ToolResult, ...] = ()
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What the active branch says about the run: task, the turn's prompt, evidence."""
+
+    task: str | None = None
+    prompt: str | None = None
+    prompt_uuid: str | None = None
+    result: str | None = None
+    started_at: str | None = None
+    ended_at: str | None = None
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+
+
+def is_claude_payload(payload: Mapping[str, Any]) -> bool:
+    """A Claude Code end-of-turn or end-of-session hook payload (not Codex's look-alike)."""
+    return (payload.get("hook_event_name") in END_EVENTS
+            and ("session_id" in payload or "transcript_path" in payload)
+            and "turn_id" not in payload)
+
+
+def record_from_claude(payload: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The run record of the turn a Claude Code hook reports, or None when there is none."""
+    event = payload.get("hook_event_name")
+    if event == "SubagentStop" or payload.get("stop_hook_active"):
+        return None
+    session = str(payload.get("session_id") or "")
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+    path = payload.get("transcript_path")
+    if isinstance(path, str) and path:
+        entries, unread = load_transcript(path)
+    else:
+        entries, unread = [], "the payload names no transcript_path"
+    turn = summarise(entries, cwd)
+    result = _string(payload.get("last_assistant_message")) or turn.result
+    if turn.task is None and not result:
+        return None
+    record: dict[str, Any] = {
+        "run_id": _run_id(session, turn.prompt_uuid or _string(payload.get("prompt_id"))),
+        "task": turn.task or f"Claude Code session in {PurePath(cwd or '.').name or cwd}",
+        "agent": {"name": "claude-code",
+                  "instance_id": _string(payload.get("agent_id")) or session},
+    }
+    if event == "Stop":
+        record["status"] = "succeeded"
+    elif event == "StopFailure":
+        record["status"] = "failed"
+    if result:
+        record["result"] = result
+    if turn.started_at:
+        record["started_at"] = turn.started_at
+    if turn.ended_at:
+        record["ended_at"] = turn.ended_at
+    record["evidence"] = _notes(payload, turn, unread) + turn.evidence
+    record["source"] = _source(payload)
+    return record
+
+
+def read_transcript(path: str) -> list[Entry]:
+    """The entries on the transcript's active branch, root first (none if it cannot be read)."""
+    return load_transcript(path)[0]
+
+
+def load_transcript(path: str) -> tuple[list[Entry], str | None]:
+    """Like `read_transcript`, and why the file could not be read (None when it could).
+
+    The hook still records the turn from its payload (fail open); the reason goes into the
+    record so that a run without evidence says the evidence is missing, not that there was
+    none."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = parse_jsonl(handle)  # streamed: a transcript can be large
+            return active_branch(e for line in lines if (e := entry_from_line(line))), None
+    except OSError as exc:
+        return [], f"{path}: {exc.strerror or type(exc).__name__}"
+
+
+def entry_from_line(line: Mapping[str, Any]) -> Entry | None:
+    """Project one transcript or stream-json line; None for types that carry no message."""
+    kind = line.get("type")
+    message = line.get("message")
+    if kind not in ("user", "assistant", "system") or (
+            kind != "system" and not isinstance(message, Mapping)):
+        # Lines without a message may still hold the chain together (compact boundaries).
+        return Entry(type=str(kind), uuid=_string(line.get("uuid")),
+                     parent=_parent(line)) if line.get("uuid") else None
+    common: dict[str, Any] = {
+        "type": kind, "uuid": _string(line.get("uuid")), "parent": _parent(line),
+        "sidechain": bool(line.get("isSidechain")), "timestamp": _string(line.get("timestamp"))}
+    if kind == "system" or not isinstance(message, Mapping):
+        return Entry(**common)
+    content = message.get("content")
+    if kind == "assistant":
+        blocks = content if isinstance(content, list) else []
+        uses = tuple(ToolUse(str(b.get("id", "")), str(b.get("name", "")),
+                             _slim_input(b.get("input")))
+                     for b in blocks if isinstance(b, Mapping) and b.get("type") == "tool_use")
+        return Entry(**common, message_id=_string(message.get("id")),
+                     text=text_of(content), tool_uses=uses)
+    results = _tool_results(content, line.get("toolUseResult", line.get("tool_use_result")))
+    prompt = None if results else _prompt(line, content)
+    return Entry(**common, prompt=prompt, tool_results=results)
+
+
+def active_branch(entries: Iterable[Entry]) -> list[Entry]:
+    """Walk back from the last main-thread message to the root; return that path root first."""
+    by_uuid: dict[str, Entry] = {}
+    unchained: list[Entry] = []
+    leaf: Entry | None = None
+    for entry in entries:
+        if entry.sidechain:
+            continue
+        if entry.uuid:
+            by_uuid[entry.uuid] = entry
+        else:
+            unchained.append(entry)
+        if entry.type in ("user", "assistant"):
+            leaf = entry
+    if leaf is None:
+        return []
+    if not leaf.uuid:  # a format without uuids (stream-json): the order is the branch
+        return [e for e in unchained if e.type in ("user", "assistant")]
+    path: list[Entry] = []
+    seen: set[str] = set()
+    current: Entry | None = leaf
+    while current is not None and current.uuid not in seen:
+        seen.add(current.uuid or "")
+        path.append(current)
+        current = by_uuid.get(current.parent) if current.parent else None
+    path.reverse()
+    return path
+
+
+def summarise(entries: Sequence[Entry], cwd: str | None = None) -> Turn:
+    """Task (first prompt), the last turn's prompt, result and evidence of that turn."""
+    prompts = [i for i, entry in enumerate(entries) if entry.prompt]
+    if not entries:
+        return Turn()
+    start = prompts[-1] if prompts else 0
+    turn = entries[start:]
+    return Turn(
+        task=entries[prompts[0]].prompt if prompts else None,
+        prompt=entries[start].prompt if prompts else None,
+        prompt_uuid=entries[start].uuid if prompts else None,
+        result=_last_text(turn),
+        started_at=turn[0].timestamp,
+        ended_at=next((e.timestamp for e in reversed(turn) if e.timestamp), None),
+        evidence=evidence_from(turn, cwd),
+    )
+
+
+def evidence_from(entries: Iterable[Entry], cwd: str | None = None) -> list[dict[str, Any]]:
+    """Bash commands joined to their results, then the files the turn edited."""
+    commands: dict[str, dict[str, Any]] = {}
+    files: dict[str, list[str]] = {}
+    for entry in entries:
+        for use in entry.tool_uses:
+            if use.name == "Bash" and isinstance(use.input.get("command"), str):
+                commands[use.id] = {"kind": "command", "command": use.input["command"]}
+            elif use.name in FILE_TOOLS and isinstance(use.input.get(FILE_TOOLS[use.name]), str):
+                diffs = files.setdefault(_relative(use.input[FILE_TOOLS[use.name]], cwd), [])
+                diffs.extend(_diffs(use))
+        for result in entry.tool_results:
+            if result.tool_use_id in commands:
+                commands[result.tool_use_id].update(_outcome(result))
+    evidence = list(commands.values())
+    for path, diffs in files.items():
+        item: dict[str, Any] = {"kind": "file", "path": path}
+        if diffs:
+            item["diff"] = clip("".join(diffs))
+        evidence.append(item)
+    return evidence
+
+
+def _outcome(result: ToolResult) -> dict[str, Any]:
+    """Exit code and output of a Bash result; the transcript has no numeric exit status."""
+    if result.is_error:
+        match = EXIT_CODE.match(result.text)
+        code = int(match.group(1)) if match else 1
+        output = result.text[match.end():] if match else result.text
+        return {"exit_code": code, "output": clip(output)}
+    if result.stdout is not None or result.stderr is not None:
+        output = "\n".join(part for part in (result.stdout, result.stderr) if part)
+    else:
+        output = result.text
+    return {"exit_code": 0, "output": clip(output)}
+
+
+def _tool_results(content: Any, structured: Any) -> tuple[ToolResult, ...]:
+    blocks = [b for b in content if isinstance(b, Mapping) and b.get("type") == "tool_result"] \
+        if isinstance(content, list) else []
+    # The structured result sits on the line, so it is only unambiguous for a lone result.
+    streams = structured if isinstance(structured, Mapping) and len(blocks) == 1 else {}
+    return tuple(
+        ToolResult(tool_use_id=str(b.get("tool_use_id", "")), is_error=bool(b.get("is_error")),
+                   text=clip(text_of(b.get("content"))),
+                   stdout=_clipped(streams.get("stdout")), stderr=_clipped(streams.get("stderr")))
+        for b in blocks)
+
+
+def _prompt(line: Mapping[str, Any], content: Any) -> str | None:
+    if line.get("isMeta") or line.get("isCompactSummary") or line.get("isVisibleInTranscriptOnly"):
+        return None
+    text = text_of(content).strip()
+    if not text or text.startswith(NOT_PROMPTS):
+        return None
+    return text
+
+
+def _slim_input(value: Any) -> Mapping[str, Any]:
+    """Keep only the tool input fields evidence uses, clipped (Write contents can be huge)."""
+    if not isinstance(value, Mapping):
+        return {}
+    kept = {k: value[k] for k in ("command", "description", "file_path", "notebook_path")
+            if isinstance(value.get(k), str)}
+    for key in ("old_string", "new_string"):
+        if isinstance(value.get(key), str):
+            kept[key] = clip(value[key], 4000)
+    if isinstance(value.get("edits"), list):
+        kept["edits"] = [{k: clip(e[k], 4000) for k in ("old_string", "new_string")
+                          if isinstance(e.get(k), str)}
+                         for e in value["edits"] if isinstance(e, Mapping)]
+    return kept
+
+
+def _diffs(use: ToolUse) -> list[str]:
+    """A unified diff of each replacement an Edit or MultiEdit made (Write has none)."""
+    import difflib
+
+    pairs = use.input.get("edits") if use.name == "MultiEdit" else [use.input]
+    diffs = []
+    for pair in pairs or []:
+        old, new = pair.get("old_string"), pair.get("new_string")
+        if isinstance(old, str) and isinstance(new, str):
+            lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), n=1,
+                                              lineterm=""))
+            if lines:  # the first two are the empty ---/+++ file headers
+                diffs.append("\n".join(lines[2:]) + "\n")
+    return diffs
+
+
+def _last_text(entries: Sequence[Entry]) -> str | None:
+    """The text of the last assistant message; one message may span several lines."""
+    last_id: str | None = None
+    parts: list[str] = []
+    for entry in entries:
+        if entry.type != "assistant" or not entry.text:
+            continue
+        if entry.message_id is None or entry.message_id != last_id:
+            parts = []
+        last_id = entry.message_id
+        parts.append(entry.text)
+    return "\n".join(parts) or None
+
+
+def _notes(payload: Mapping[str, Any], turn: Turn, unread: str | None) -> list[dict[str, Any]]:
+    notes = []
+    if unread:
+        notes.append({"kind": "note", "text": "No task or tool evidence from the transcript: it "
+                      f"could not be read ({unread}); only the hook payload was recorded."})
+    if turn.prompt and turn.prompt != turn.task:
+        notes.append({"kind": "note", "text": f"Prompt of this turn: {turn.prompt}"})
+    if payload.get("hook_event_name") == "StopFailure":
+        error = " ".join(str(payload[k]) for k in ("error", "error_details") if payload.get(k))
+        notes.append({"kind": "note", "text": f"The turn ended on an API error: {error}"})
+    return notes
+
+
+def _source(payload: Mapping[str, Any]) -> dict[str, Any]:
+    keys = ("session_id", "transcript_path", "cwd", "reason", "agent_type", "permission_mode")
+    source = {"runner": "claude-code", "event": payload.get("hook_event_name")}
+    source.update({k: payload[k] for k in keys if isinstance(payload.get(k), str)})
+    return source
+
+
+def _run_id(session: str, turn: str | None) -> str:
+    return f"{session}:{turn}" if session and turn else session or turn or ""
+
+
+def _relative(path: str, cwd: str | None) -> str:
+    if cwd:
+        try:
+            return PurePath(path).relative_to(cwd).as_posix()
+        except ValueError:
+            pass
+    return path
+
+
+def _parent(line: Mapping[str, Any]) -> str | None:
+    return _string(line.get("parentUuid")) or _string(line.get("logicalParentUuid"))
+
+
+def _string(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _clipped(value: Any) -> str | None:
+    return clip(value) if isinstance(value, str) else None

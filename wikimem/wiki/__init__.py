@@ -1,0 +1,1 @@
+"""The wiki: pages, compiled TOPIC/PROFILE, lint, the change transaction and the git history."""

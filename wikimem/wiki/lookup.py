@@ -1,0 +1,85 @@
+"""Resolving what a person or agent asks to see: `PATH`, `PATH#entry`, `PATH#entry@commit`.
+
+A read path: it never writes. A reference that does not resolve raises NotFound (one that is not
+even a wiki path, UsageError) with the nearest existing references, so `wikimem show` can
+suggest them.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from wikimem.wiki import markdown
+from wikimem.errors import NotFound, UsageError, WikiError
+from wikimem.wiki.markdown import Page
+from wikimem.wiki.pages import LEAF_FILE, PROFILE_FILE, TOPIC_FILE, Wiki, split_ref
+
+
+@dataclass(frozen=True)
+class Shown:
+    ref: str
+    file: str  # wiki-relative
+    kind: str  # profile | topic | leaf | entry
+    text: str  # exact text shown with --raw (the file, or the entry's section)
+    page: Page
+    entry: markdown.Entry | None = None
+    rev: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def known_refs(wiki: Wiki) -> list[str]:
+    refs = list(wiki.topics())
+    refs.extend(wiki.leaves())
+    return refs
+
+
+def suggest(wiki: Wiki, wanted: str, pool: list[str] | None = None) -> str:
+    pool = known_refs(wiki) if pool is None else pool
+    close = difflib.get_close_matches(wanted, pool, n=3, cutoff=0.4)
+    if not close:
+        close = [p for p in pool if wanted.split("/")[0] in p][:3]
+    return f"; did you mean: {', '.join(close)}" if close else ""
+
+
+def resolve(wiki: Wiki, ref: str | None,
+            read_at: Callable[[str, str], str] | None = None) -> Shown:
+    """Find the page (and entry) a reference names; `read_at(rev, file)` reads old versions."""
+    path, entry_id, rev = split_ref(ref or "")
+    if not path or path.upper() in {PROFILE_FILE, "PROFILE"}:
+        file, kind = PROFILE_FILE, "profile"
+    else:
+        path = path.removesuffix("/" + LEAF_FILE).removesuffix("/" + TOPIC_FILE)
+        try:
+            path = wiki.check_path(path)
+        except WikiError as exc:
+            raise UsageError(f"{exc}{suggest(wiki, path.lower())}") from exc
+        if "/" not in path and (wiki.root / path / TOPIC_FILE).is_file():
+            file, kind = f"{path}/{TOPIC_FILE}", "topic"
+        else:
+            file, kind = f"{path}/{LEAF_FILE}", "leaf"
+    if rev is not None:
+        if read_at is None:
+            raise NotFound(f"{ref}: versions need the wiki's git history")
+        text = read_at(rev, file)
+    else:
+        target = wiki.confine(file)
+        if not target.is_file():
+            if kind == "profile":
+                raise NotFound("the wiki is empty here: run `wikimem init` first")
+            raise NotFound(f"no page at {path}{suggest(wiki, path)}")
+        page = wiki.read_page(file)
+        assert page is not None
+        text = page.render()
+    page = markdown.parse_page(text)
+    if entry_id is None:
+        return Shown(ref or "PROFILE", file, kind, text, page, rev=rev)
+    entry = page.entry(entry_id)
+    if entry is None:
+        ids = [e.id for e in page.entries]
+        at = f" at {rev}" if rev is not None else ""
+        raise NotFound(f"no entry {entry_id!r} in {path or 'PROFILE'}{at}"
+                       f"{suggest(wiki, entry_id, ids)}")
+    return Shown(ref or "", file, "entry", entry.text, page, entry, rev)
