@@ -14,10 +14,10 @@ import time
 from typing import Any
 
 from tests.openai_server import OpenAIServer, Reply
-from wikimem.wiki import markdown
-from wikimem.wiki.compile import compile_profile, compile_topic
 from wikimem.fsio import read_text
 from wikimem.indexing.plan import SCHEMA, parse, validate
+from wikimem.wiki import markdown
+from wikimem.wiki.compile import compile_profile, compile_topic
 from wikimem.wiki.pages import Wiki
 from wikimem.wiki.workspace import today
 
@@ -32,8 +32,9 @@ def floor(generated: Generated, repeats: int) -> float:
     then replays that commit's files with plain writes and the git command line (timed).
     """
     wiki = generated.workspace / ".clarvis" / "memory"
-    changed = git("diff-tree", "-r", "--name-only", "--no-commit-id", "HEAD~1", "HEAD",
-                  cwd=wiki).split()
+    changed = git(
+        "diff-tree", "-r", "--name-only", "--no-commit-id", "HEAD~1", "HEAD", cwd=wiki
+    ).split()
     contents = {path: git("show", f"HEAD:{path}", cwd=wiki) for path in changed}
     samples = []
     for _ in range(repeats):
@@ -62,14 +63,16 @@ def naive(generated: Generated, server: OpenAIServer, number: int = 9000) -> dic
     whole = "\n\n".join(f"## {path}\n\n{text}" for path, text in pages)
     whole += "\n\n".join(f"## {t}/TOPIC.md\n\n{text}" for t, text in topics.items())
     _, runs = fence([change_run(number, leaf)])
-    prompt = [{"role": "system", "content": "Answer with a JSON edit plan for this wiki.\n"
-                                            + whole},
-              {"role": "user", "content": runs}]
+    prompt = [
+        {"role": "system", "content": "Answer with a JSON edit plan for this wiki.\n" + whole},
+        {"role": "user", "content": runs},
+    ]
     _, raw = complete_json(settings.model(), prompt, SCHEMA, parse)
     plan = validate(raw, wiki.entry_bodies)
     for path, text in pages:
-        (wiki.root / wiki.leaf_file(path)).write_text(markdown.parse_page(text).render(),
-                                                      encoding="utf-8")
+        (wiki.root / wiki.leaf_file(path)).write_text(
+            markdown.parse_page(text).render(), encoding="utf-8"
+        )
     date = today()
     wiki.apply(plan.edits, date)
     for topic in topics:

@@ -30,29 +30,204 @@ GENERATOR_VERSION = 1
 CACHE = Path(__file__).resolve().parent / ".cache"
 DATE = "2026-11-28"
 
-AREAS = ("build", "deploy", "testing", "ci", "database", "auth", "api", "frontend", "infra",
-         "payments", "search", "docs", "release", "observability", "security", "mobile", "data",
-         "billing", "email", "queue", "cache", "storage", "networking", "tooling", "design")
-TOOLS = ("bun", "vite", "pytest", "postgres", "redis", "docker", "terraform", "kubernetes",
-         "nginx", "celery", "kafka", "webpack", "jest", "playwright", "sentry", "grafana",
-         "alembic", "django", "fastapi", "react", "uv", "poetry", "node", "go", "rust", "helm",
-         "fly", "cloud-run", "s3", "sqlite", "openapi", "graphql", "stripe", "oauth", "jwt",
-         "cron", "github-actions", "gitlab", "mypy", "ruff", "eslint", "tailwind", "storybook")
-ASPECTS = ("lockfile", "caching", "migrations", "timeouts", "flaky-tests", "versions", "secrets",
-           "ports", "retries", "logging", "permissions", "upgrades", "fixtures", "config",
-           "rollback", "monitoring", "rate-limits", "encoding", "time-zones", "memory",
-           "concurrency", "schema", "indexes", "backups", "certificates", "dns", "layout")
-VERBS = ("fails", "hangs", "drifts", "breaks", "needs", "skips", "times out", "leaks", "retries",
-         "caches", "pins", "rejects", "rewrites", "ignores", "expects")
-WORDS = ("the", "build", "step", "on", "ci", "runner", "when", "lockfile", "changes", "without",
-         "commit", "run", "install", "locally", "because", "version", "pinned", "upgrade",
-         "breaks", "resolution", "module", "cache", "key", "includes", "hash", "of", "config",
-         "file", "database", "migration", "order", "matters", "test", "fixture", "shared",
-         "state", "between", "workers", "timeout", "seconds", "retry", "request", "token",
-         "scope", "deploy", "region", "port", "environment", "variable", "default", "value",
-         "service", "account", "permission", "denied", "error", "message", "says", "really",
-         "means", "check", "first", "then", "restart", "worker", "queue", "drain", "index",
-         "query", "slow", "plan", "uses", "sequential", "scan", "add", "an", "for", "column")
+AREAS = (
+    "build",
+    "deploy",
+    "testing",
+    "ci",
+    "database",
+    "auth",
+    "api",
+    "frontend",
+    "infra",
+    "payments",
+    "search",
+    "docs",
+    "release",
+    "observability",
+    "security",
+    "mobile",
+    "data",
+    "billing",
+    "email",
+    "queue",
+    "cache",
+    "storage",
+    "networking",
+    "tooling",
+    "design",
+)
+TOOLS = (
+    "bun",
+    "vite",
+    "pytest",
+    "postgres",
+    "redis",
+    "docker",
+    "terraform",
+    "kubernetes",
+    "nginx",
+    "celery",
+    "kafka",
+    "webpack",
+    "jest",
+    "playwright",
+    "sentry",
+    "grafana",
+    "alembic",
+    "django",
+    "fastapi",
+    "react",
+    "uv",
+    "poetry",
+    "node",
+    "go",
+    "rust",
+    "helm",
+    "fly",
+    "cloud-run",
+    "s3",
+    "sqlite",
+    "openapi",
+    "graphql",
+    "stripe",
+    "oauth",
+    "jwt",
+    "cron",
+    "github-actions",
+    "gitlab",
+    "mypy",
+    "ruff",
+    "eslint",
+    "tailwind",
+    "storybook",
+)
+ASPECTS = (
+    "lockfile",
+    "caching",
+    "migrations",
+    "timeouts",
+    "flaky-tests",
+    "versions",
+    "secrets",
+    "ports",
+    "retries",
+    "logging",
+    "permissions",
+    "upgrades",
+    "fixtures",
+    "config",
+    "rollback",
+    "monitoring",
+    "rate-limits",
+    "encoding",
+    "time-zones",
+    "memory",
+    "concurrency",
+    "schema",
+    "indexes",
+    "backups",
+    "certificates",
+    "dns",
+    "layout",
+)
+VERBS = (
+    "fails",
+    "hangs",
+    "drifts",
+    "breaks",
+    "needs",
+    "skips",
+    "times out",
+    "leaks",
+    "retries",
+    "caches",
+    "pins",
+    "rejects",
+    "rewrites",
+    "ignores",
+    "expects",
+)
+WORDS = (
+    "the",
+    "build",
+    "step",
+    "on",
+    "ci",
+    "runner",
+    "when",
+    "lockfile",
+    "changes",
+    "without",
+    "commit",
+    "run",
+    "install",
+    "locally",
+    "because",
+    "version",
+    "pinned",
+    "upgrade",
+    "breaks",
+    "resolution",
+    "module",
+    "cache",
+    "key",
+    "includes",
+    "hash",
+    "of",
+    "config",
+    "file",
+    "database",
+    "migration",
+    "order",
+    "matters",
+    "test",
+    "fixture",
+    "shared",
+    "state",
+    "between",
+    "workers",
+    "timeout",
+    "seconds",
+    "retry",
+    "request",
+    "token",
+    "scope",
+    "deploy",
+    "region",
+    "port",
+    "environment",
+    "variable",
+    "default",
+    "value",
+    "service",
+    "account",
+    "permission",
+    "denied",
+    "error",
+    "message",
+    "says",
+    "really",
+    "means",
+    "check",
+    "first",
+    "then",
+    "restart",
+    "worker",
+    "queue",
+    "drain",
+    "index",
+    "query",
+    "slow",
+    "plan",
+    "uses",
+    "sequential",
+    "scan",
+    "add",
+    "an",
+    "for",
+    "column",
+)
 TYPES = ("procedural", "semantic", "semantic", "episodic", "procedural", "working", "identity")
 
 
@@ -87,12 +262,16 @@ def _body(rng: random.Random, tool: str) -> str:
     parts = [_paragraph(rng, rng.choice((150, 250, 400, 600, 900)))]
     roll = rng.random()
     if roll < 0.3:
-        parts.append(f"```sh\n{tool} {rng.choice(ASPECTS)} --{rng.choice(ASPECTS)}\n"
-                     f"{tool} run {rng.choice(WORDS)}\n```")
+        parts.append(
+            f"```sh\n{tool} {rng.choice(ASPECTS)} --{rng.choice(ASPECTS)}\n"
+            f"{tool} run {rng.choice(WORDS)}\n```"
+        )
     elif roll < 0.4:
-        parts.append("| setting | value |\n| --- | --- |\n"
-                     f"| {rng.choice(ASPECTS)} | {rng.randint(1, 600)} |\n"
-                     f"| {rng.choice(ASPECTS)} | {rng.choice(WORDS)} |")
+        parts.append(
+            "| setting | value |\n| --- | --- |\n"
+            f"| {rng.choice(ASPECTS)} | {rng.randint(1, 600)} |\n"
+            f"| {rng.choice(ASPECTS)} | {rng.choice(WORDS)} |"
+        )
     if rng.random() < 0.35:
         parts.append(_paragraph(rng, rng.choice((200, 400, 600))))
     return "\n\n".join(parts)
@@ -102,11 +281,19 @@ def leaf_text(rng: random.Random, title: str, tool: str) -> tuple[str, int]:
     """A MEMORY.md: frontmatter, a short head, then 1-8 entries; returns (text, entries)."""
     count = min(1 + int(rng.expovariate(0.6)), 8)
     kind = rng.choice(TYPES)
-    lines = ["---", f"title: {title}",
-             f"summary: {tool.capitalize()} {rng.choice(VERBS)} {rng.choice(ASPECTS)}; "
-             f"{rng.choice(VERBS)} {rng.choice(ASPECTS)}.",
-             f"type: {kind}", f"updated: {DATE}", "---", f"# {title}", "",
-             _sentence(rng), ""]
+    lines = [
+        "---",
+        f"title: {title}",
+        f"summary: {tool.capitalize()} {rng.choice(VERBS)} {rng.choice(ASPECTS)}; "
+        f"{rng.choice(VERBS)} {rng.choice(ASPECTS)}.",
+        f"type: {kind}",
+        f"updated: {DATE}",
+        "---",
+        f"# {title}",
+        "",
+        _sentence(rng),
+        "",
+    ]
     used: set[str] = set()
     for _ in range(count):
         heading = f"{tool.capitalize()} {rng.choice(VERBS)} {rng.choice(ASPECTS).replace('-', ' ')}"
@@ -124,16 +311,17 @@ def topic_names(count: int) -> list[str]:
     names = list(AREAS[:count])
     k = 0
     while len(names) < count:
-        names.append(f"{AREAS[k % len(AREAS)]}-{TOOLS[(k // len(AREAS)) % len(TOOLS)]}"
-                     + (f"-{k // (len(AREAS) * len(TOOLS))}" if k >= len(AREAS) * len(TOOLS)
-                        else ""))
+        names.append(
+            f"{AREAS[k % len(AREAS)]}-{TOOLS[(k // len(AREAS)) % len(TOOLS)]}"
+            + (f"-{k // (len(AREAS) * len(TOOLS))}" if k >= len(AREAS) * len(TOOLS) else "")
+        )
         k += 1
     return names
 
 
 def spread(rng: random.Random, leaves: int, topics: int) -> list[int]:
     """Leaves per topic, mildly skewed, every topic holding at least one."""
-    weights = [1 / (rank ** 0.5) for rank in range(1, topics + 1)]
+    weights = [1 / (rank**0.5) for rank in range(1, topics + 1)]
     total = sum(weights)
     sizes = [max(1, round(leaves * w / total)) for w in weights]
     while sum(sizes) > leaves:
@@ -145,10 +333,13 @@ def spread(rng: random.Random, leaves: int, topics: int) -> list[int]:
 
 def git(*args: str, cwd: Path) -> str:
     who = {"NAME": "Bench Person", "EMAIL": "bench@example.test"}
-    env = {**os.environ, **{f"GIT_{role}_{k}": v for role in ("AUTHOR", "COMMITTER")
-                            for k, v in who.items()}}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True,
-                          text=True).stdout
+    env = {
+        **os.environ,
+        **{f"GIT_{role}_{k}": v for role in ("AUTHOR", "COMMITTER") for k, v in who.items()},
+    }
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
+    ).stdout
 
 
 def build(workspace: Path, leaves: int, seed: int = 0) -> Generated:
@@ -159,7 +350,7 @@ def build(workspace: Path, leaves: int, seed: int = 0) -> Generated:
     settings = config.load(places, {})
     init(places, settings)
     wiki = Wiki(places.wiki)
-    topics = topic_names(max(3, round(leaves ** 0.6)))
+    topics = topic_names(max(3, round(leaves**0.6)))
     sizes = spread(rng, leaves, len(topics))
     entries = size = 0
     sample: dict[str, str] = {}
@@ -182,8 +373,10 @@ def build(workspace: Path, leaves: int, seed: int = 0) -> Generated:
             entries += n
             size += len(text)
             sample.setdefault(topic, relpath)
-    summaries = {t: f"{t.replace('-', ' ').capitalize()}: how it works here and the traps on the "
-                    f"way." for t in topics}
+    summaries = {
+        t: f"{t.replace('-', ' ').capitalize()}: how it works here and the traps on the way."
+        for t in topics
+    }
     for topic in topics:
         compile_topic(wiki, topic, DATE, summaries[topic])
     compile_profile(wiki, DATE, settings["wiki.profile_max"], workspace.name)
@@ -193,8 +386,9 @@ def build(workspace: Path, leaves: int, seed: int = 0) -> Generated:
     git("prune", cwd=places.wiki)
     order = sorted(range(len(topics)), key=lambda i: sizes[i])
     median = topics[order[len(order) // 2]]
-    return Generated(workspace, leaves, len(topics), entries, size, median,
-                     topics[order[-1]], sample[median])
+    return Generated(
+        workspace, leaves, len(topics), entries, size, median, topics[order[-1]], sample[median]
+    )
 
 
 def cached(leaves: int, seed: int = 0, cache: Path = CACHE) -> Generated:
@@ -208,21 +402,47 @@ def cached(leaves: int, seed: int = 0, cache: Path = CACHE) -> Generated:
         tmp = Path(tempfile.mkdtemp(prefix=f"gen-{leaves}-", dir=cache))
         made = build(tmp / "ws", leaves, seed)
         (tmp / "info.txt").write_text(
-            "\n".join(str(v) for v in (made.leaves, made.topics, made.entries, made.bytes,
-                                       made.median_topic, made.largest_topic, made.sample_leaf)),
-            encoding="utf-8")
+            "\n".join(
+                str(v)
+                for v in (
+                    made.leaves,
+                    made.topics,
+                    made.entries,
+                    made.bytes,
+                    made.median_topic,
+                    made.largest_topic,
+                    made.sample_leaf,
+                )
+            ),
+            encoding="utf-8",
+        )
         tmp.rename(folder)
     values = info.read_text(encoding="utf-8").split("\n")
-    return Generated(folder / "ws", int(values[0]), int(values[1]), int(values[2]),
-                     int(values[3]), values[4], values[5], values[6])
+    return Generated(
+        folder / "ws",
+        int(values[0]),
+        int(values[1]),
+        int(values[2]),
+        int(values[3]),
+        values[4],
+        values[5],
+        values[6],
+    )
 
 
 def copy(generated: Generated, target: Path) -> Generated:
     """A private copy of a generated workspace, for a measurement that writes."""
     shutil.copytree(generated.workspace, target, symlinks=True)
-    return Generated(target, generated.leaves, generated.topics, generated.entries,
-                     generated.bytes, generated.median_topic, generated.largest_topic,
-                     generated.sample_leaf)
+    return Generated(
+        target,
+        generated.leaves,
+        generated.topics,
+        generated.entries,
+        generated.bytes,
+        generated.median_topic,
+        generated.largest_topic,
+        generated.sample_leaf,
+    )
 
 
 def main() -> None:
@@ -234,9 +454,11 @@ def main() -> None:
     for leaves in parser.parse_args().sizes:
         started = time.perf_counter()
         made = cached(leaves)
-        print(f"{leaves:>6} leaves: {made.topics} topics, {made.entries} entries, "
-              f"{made.bytes / 1e6:.1f} MB, median topic {made.median_topic}, "
-              f"{time.perf_counter() - started:.1f} s -> {made.workspace}")
+        print(
+            f"{leaves:>6} leaves: {made.topics} topics, {made.entries} entries, "
+            f"{made.bytes / 1e6:.1f} MB, median topic {made.median_topic}, "
+            f"{time.perf_counter() - started:.1f} s -> {made.workspace}"
+        )
 
 
 if __name__ == "__main__":

@@ -29,23 +29,25 @@ from . import generate, measure
 from .run import isolate
 
 # (module, class or None, name): where each timed step is looked up (and patched)
-STEPS = (("wikimem.wiki.history", "WikiRepo", "commit_person_edits"),
-         ("wikimem.wiki.history", "PersonEdits", "commit"),
-         ("wikimem.wiki.history", "WikiRepo", "commit"),
-         ("wikimem.wiki.history", "IndexUpdate", "finish"),
-         ("wikimem.wiki.history", "WikiRepo", "write_commit"),
-         ("wikimem.wiki.history", "WikiRepo", "tree_by_hand"),
-         ("wikimem.wiki.history", "WikiRepo", "changes_since"),
-         ("wikimem.indexing.indexer", "Pass", "_search"),
-         ("wikimem.recall.search", "SearchIndex", "focused"),
-         ("wikimem.recall.search", "SearchIndex", "search"),
-         ("wikimem.indexing.indexer", None, "compile_profile"),
-         ("wikimem.indexing.indexer", None, "compile_topic"),
-         ("wikimem.indexing.indexer", None, "build_view"),
-         ("wikimem.indexing.indexer", None, "ensure_wiki"),
-         ("wikimem.intake.queue", "Queue", "finish"),
-         ("wikimem.indexing.passlog", None, "append"),
-         ("wikimem.indexing.indexer", "Pass", "recover"))
+STEPS = (
+    ("wikimem.wiki.history", "WikiRepo", "commit_person_edits"),
+    ("wikimem.wiki.history", "PersonEdits", "commit"),
+    ("wikimem.wiki.history", "WikiRepo", "commit"),
+    ("wikimem.wiki.history", "IndexUpdate", "finish"),
+    ("wikimem.wiki.history", "WikiRepo", "write_commit"),
+    ("wikimem.wiki.history", "WikiRepo", "tree_by_hand"),
+    ("wikimem.wiki.history", "WikiRepo", "changes_since"),
+    ("wikimem.indexing.indexer", "Pass", "_search"),
+    ("wikimem.recall.search", "SearchIndex", "focused"),
+    ("wikimem.recall.search", "SearchIndex", "search"),
+    ("wikimem.indexing.indexer", None, "compile_profile"),
+    ("wikimem.indexing.indexer", None, "compile_topic"),
+    ("wikimem.indexing.indexer", None, "build_view"),
+    ("wikimem.indexing.indexer", None, "ensure_wiki"),
+    ("wikimem.intake.queue", "Queue", "finish"),
+    ("wikimem.indexing.passlog", None, "append"),
+    ("wikimem.indexing.indexer", "Pass", "recover"),
+)
 
 
 @contextlib.contextmanager
@@ -82,8 +84,9 @@ def timed_steps() -> Iterator[dict[str, list[float]]]:
             setattr(cls, name, original)
 
 
-def one_round(sizes: Sequence[int], work: Path, server: Any, repeats: int,
-              steps: bool) -> dict[int, dict[str, float]]:
+def one_round(
+    sizes: Sequence[int], work: Path, server: Any, repeats: int, steps: bool
+) -> dict[int, dict[str, float]]:
     out: dict[int, dict[str, float]] = {}
     for leaves in sizes:
         copy = generate.copy(generate.cached(leaves), work / f"ws-{leaves}")
@@ -100,10 +103,12 @@ def one_round(sizes: Sequence[int], work: Path, server: Any, repeats: int,
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench.ratio",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="20,2000,10000",
-                        type=lambda v: [int(x) for x in v.split(",")])
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.ratio", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--sizes", default="20,2000,10000", type=lambda v: [int(x) for x in v.split(",")]
+    )
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=7, help="passes per size and round")
     parser.add_argument("--steps", action="store_true", help="also time the pass's steps")
@@ -120,18 +125,25 @@ def main(argv: Sequence[str] | None = None) -> None:
             cells = []
             for leaves in args.sizes:
                 per_size[leaves].append(got[leaves]["overhead"])
-                extra = "".join(f" {k}={v * 1000:.0f}" for k, v in got[leaves].items()
-                                if k != "overhead")
+                extra = "".join(
+                    f" {k}={v * 1000:.0f}" for k, v in got[leaves].items() if k != "overhead"
+                )
                 cells.append(f"{leaves}: {got[leaves]['overhead'] * 1000:.0f} ms{extra}")
-            print(f"round {number}: " + "; ".join(cells) + f"; {large}/{small} {ratio:.2f}×",
-                  flush=True)
-    summary = "; ".join(f"{leaves}: median {statistics.median(v) * 1000:.0f} ms "
-                        f"({min(v) * 1000:.0f}–{max(v) * 1000:.0f})"
-                        for leaves, v in per_size.items())
+            print(
+                f"round {number}: " + "; ".join(cells) + f"; {large}/{small} {ratio:.2f}×",
+                flush=True,
+            )
+    summary = "; ".join(
+        f"{leaves}: median {statistics.median(v) * 1000:.0f} ms "
+        f"({min(v) * 1000:.0f}–{max(v) * 1000:.0f})"
+        for leaves, v in per_size.items()
+    )
     medians = statistics.median(per_size[large]) / statistics.median(per_size[small])
-    print(f"over {args.rounds} rounds: {summary}; {large}/{small} median "
-          f"{statistics.median(ratios):.2f}× ({min(ratios):.2f}–{max(ratios):.2f}×), "
-          f"ratio of the medians {medians:.2f}×")
+    print(
+        f"over {args.rounds} rounds: {summary}; {large}/{small} median "
+        f"{statistics.median(ratios):.2f}× ({min(ratios):.2f}–{max(ratios):.2f}×), "
+        f"ratio of the medians {medians:.2f}×"
+    )
     sys.stdout.flush()
 
 

@@ -17,19 +17,32 @@ from tests.openai_server import openai_server  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = ROOT / "wikimem" / "data" / "runs"
-CLEARED = ("WIKIMEM_MODEL", "WIKIMEM_WORKSPACE", "WIKIMEM_FALLBACK_MODELS", "WIKIMEM_MEMORY",
-           "OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID",
-           "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "CODEX_HOME")
+CLEARED = (
+    "WIKIMEM_MODEL",
+    "WIKIMEM_WORKSPACE",
+    "WIKIMEM_FALLBACK_MODELS",
+    "WIKIMEM_MEMORY",
+    "OPENAI_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_ORG_ID",
+    "OPENAI_PROJECT_ID",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "CODEX_HOME",
+)
 
 
 @pytest.fixture(autouse=True)
-def isolated_env(tmp_path_factory: pytest.TempPathFactory,
-                 monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def isolated_env(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
     """A developer's own HOME, git identity and model settings never leak into a test."""
     home = tmp_path_factory.mktemp("home")
     gitconfig = home / ".gitconfig"
-    gitconfig.write_text("[user]\n\tname = Ada Person\n\temail = ada@example.test\n"
-                         "[init]\n\tdefaultBranch = main\n")
+    gitconfig.write_text(
+        "[user]\n\tname = Ada Person\n\temail = ada@example.test\n[init]\n\tdefaultBranch = main\n"
+    )
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("WIKIMEM_HOME", str(home / ".clarvis"))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
@@ -70,15 +83,25 @@ def cli(capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
     return invoke
 
 
-def run_wikimem(*args: str, cwd: Path, input: str | bytes | None = None,
-                env: dict[str, str] | None = None,
-                timeout: float = 120) -> subprocess.CompletedProcess:
+def run_wikimem(
+    *args: str,
+    cwd: Path,
+    input: str | bytes | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess:
     """The CLI as a real process, exactly as a person or a runner calls it."""
     full_env = {**os.environ, **(env or {})}
     full_env["PYTHONPATH"] = str(ROOT) + os.pathsep + full_env.get("PYTHONPATH", "")
     data = input.encode() if isinstance(input, str) else input
-    return subprocess.run([sys.executable, "-m", "wikimem", *args], cwd=cwd, input=data,
-                          capture_output=True, timeout=timeout, env=full_env)
+    return subprocess.run(
+        [sys.executable, "-m", "wikimem", *args],
+        cwd=cwd,
+        input=data,
+        capture_output=True,
+        timeout=timeout,
+        env=full_env,
+    )
 
 
 def example_run(name: str) -> dict:
@@ -88,5 +111,6 @@ def example_run(name: str) -> dict:
 
 
 def git(*args: str, cwd: Path) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                          text=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout

@@ -32,8 +32,13 @@ import pytest
 
 NO_CHANGE = {"summary": "no change", "edits": []}
 
-ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error",
-               403: "permission_error", 404: "not_found_error", 429: "rate_limit_error"}
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+}
 
 
 @dataclass(frozen=True)
@@ -108,8 +113,12 @@ class OpenAIServer:
         # Hanging handlers select() on the read end; one byte on the write end wakes them all.
         self._wake_read, self._wake_write = socket.socketpair()
         self._httpd = _HTTPServer(("127.0.0.1", 0), _Handler, self)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={
-            "poll_interval": 0.02}, name="openai-server", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.02},
+            name="openai-server",
+            daemon=True,
+        )
 
     @property
     def port(self) -> int:
@@ -217,8 +226,10 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         owner._record(self._request(None))
         if self.path.rstrip("/").endswith("/models"):
-            data = [{"id": m, "object": "model", "created": 0, "owned_by": "tests"}
-                    for m in owner.models]
+            data = [
+                {"id": m, "object": "model", "created": 0, "owned_by": "tests"}
+                for m in owner.models
+            ]
             self._send_json(200, {"object": "list", "data": data}, {})
         else:
             self._send_json(404, _error_body(404, f"no route for {self.path}"), {})
@@ -242,8 +253,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         if reply.body is not None:
-            self._send(reply.status, reply.body, {"Content-Type": "application/json",
-                                                   **reply.headers})
+            self._send(
+                reply.status, reply.body, {"Content-Type": "application/json", **reply.headers}
+            )
         elif reply.status >= 400:
             self._send_json(reply.status, _error_body(reply.status, reply.content), reply.headers)
         else:
@@ -280,19 +292,28 @@ def _completion(request: Request, reply: Reply) -> dict[str, Any]:
         "object": "chat.completion",
         "created": int(time.time()),
         "model": request.get("model") or "test-model",
-        "choices": [{
-            "index": 0,
-            "message": {"role": "assistant", "content": reply.content or None,
-                        "refusal": reply.refusal},
-            "finish_reason": reply.finish_reason,
-            "logprobs": None,
-        }],
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": reply.content or None,
+                    "refusal": reply.refusal,
+                },
+                "finish_reason": reply.finish_reason,
+                "logprobs": None,
+            }
+        ],
     }
     if reply.usage is not False:
-        prompt, answer = reply.usage if isinstance(reply.usage, tuple) else _estimate(request,
-                                                                                      reply)
-        completion["usage"] = {"prompt_tokens": prompt, "completion_tokens": answer,
-                               "total_tokens": prompt + answer}
+        prompt, answer = (
+            reply.usage if isinstance(reply.usage, tuple) else _estimate(request, reply)
+        )
+        completion["usage"] = {
+            "prompt_tokens": prompt,
+            "completion_tokens": answer,
+            "total_tokens": prompt + answer,
+        }
     return completion
 
 

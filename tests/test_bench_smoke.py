@@ -14,7 +14,11 @@ def test_generator_is_deterministic_and_committed(tmp_path: Path) -> None:
     first = generate.build(tmp_path / "a", 20)
     second = generate.build(tmp_path / "b", 20)
     assert (first.leaves, first.topics, first.entries, first.bytes) == (
-        second.leaves, second.topics, second.entries, second.bytes)
+        second.leaves,
+        second.topics,
+        second.entries,
+        second.bytes,
+    )
     wiki = first.workspace / ".clarvis" / "memory"
     assert len(list(wiki.rglob("MEMORY.md"))) == 20
     assert (wiki / first.sample_leaf / "MEMORY.md").is_file()
@@ -24,8 +28,22 @@ def test_generator_is_deterministic_and_committed(tmp_path: Path) -> None:
 
 
 def test_bench_runs_end_to_end_on_a_small_wiki(tmp_path: Path) -> None:
-    results = main(["--sizes", "20", "--repeats", "1", "--drain", "6", "--drain-size", "20",
-                    "--cache", str(tmp_path / "cache"), "--out", str(tmp_path / "out")])
+    results = main(
+        [
+            "--sizes",
+            "20",
+            "--repeats",
+            "1",
+            "--drain",
+            "6",
+            "--drain-size",
+            "20",
+            "--cache",
+            str(tmp_path / "cache"),
+            "--out",
+            str(tmp_path / "out"),
+        ]
+    )
     (size,) = results["sizes"]
     assert size["leaves"] == 20 and size["pass"]["overhead"] > 0
     assert size["naive"]["prompt_chars"] > size["pass"]["prompt_chars"] > 0

@@ -30,8 +30,11 @@ def test_init_in_empty_folder_then_show(workspace: Path, cli) -> None:
 def test_init_twice_changes_nothing(workspace: Path, cli) -> None:
     cli("init")
     wiki = workspace / ".clarvis/memory"
-    before = {p: p.read_bytes() for p in workspace.rglob("*") if p.is_file() and ".git/" not in
-              str(p) and "state" not in p.parts}
+    before = {
+        p: p.read_bytes()
+        for p in workspace.rglob("*")
+        if p.is_file() and ".git/" not in str(p) and "state" not in p.parts
+    }
     head = git("rev-parse", "HEAD", cwd=wiki)
     again = cli("init")
     assert again.code == 0 and "already set up" in again.out
@@ -69,9 +72,11 @@ def test_show_topic_leaf_entry_json_and_raw(workspace: Path, cli) -> None:
     cli("init")
     leaf = workspace / ".clarvis/memory/build/bun/MEMORY.md"
     leaf.parent.mkdir(parents=True)
-    text = ("---\ntitle: Bun\nsummary: Bun rules.\ntype: procedural\nupdated: 2026-11-28\n---\n"
-            "# Bun\n\n## Bun version is pinned\n\nPinned to 1.1.30.\n\n## Building locally\n\n"
-            "```sh\nbun run build\n## not a heading\n```\n")
+    text = (
+        "---\ntitle: Bun\nsummary: Bun rules.\ntype: procedural\nupdated: 2026-11-28\n---\n"
+        "# Bun\n\n## Bun version is pinned\n\nPinned to 1.1.30.\n\n## Building locally\n\n"
+        "```sh\nbun run build\n## not a heading\n```\n"
+    )
     leaf.write_text(text)
     assert cli("show", "build/bun", "--raw").out == text
     entry = cli("show", "build/bun#bun-version-is-pinned")
@@ -116,7 +121,8 @@ def test_lint_reports_problems_as_file_line_and_exits_1(workspace: Path, cli) ->
 
 
 def test_lint_reports_a_badly_named_folder_and_the_problems_of_the_leaf_inside(
-        workspace: Path, cli) -> None:
+    workspace: Path, cli
+) -> None:
     cli("init")
     wiki = workspace / ".clarvis/memory"
     broken = wiki / "Build Tools" / "bun" / "MEMORY.md"  # topic folder with a capital and a space
@@ -124,17 +130,23 @@ def test_lint_reports_a_badly_named_folder_and_the_problems_of_the_leaf_inside(
     broken.write_text("---\ntitle: [Bun\nsummary: Bun rules.\n---\n# Bun\n\n## One\n\ntext\n")
     twice = wiki / "build" / "Bun Cache" / "MEMORY.md"  # leaf folder with a capital and a space
     twice.parent.mkdir(parents=True)
-    twice.write_text("---\ntitle: Cache\nsummary: Cache rules.\n---\n# Cache\n\n"
-                     "## Cache key\n\nThe lockfile hash.\n\n## Cache key\n\nPer OS.\n")
+    twice.write_text(
+        "---\ntitle: Cache\nsummary: Cache rules.\n---\n# Cache\n\n"
+        "## Cache key\n\nThe lockfile hash.\n\n## Cache key\n\nPer OS.\n"
+    )
     result = cli("lint")
     lines = [line.removeprefix(".clarvis/memory/") for line in result.out.splitlines()]
     assert result.code == 1
     assert "Build Tools:1: folder name is not a lowercase slug" in lines
     assert "build/Bun Cache:1: folder name is not a lowercase slug" in lines
-    assert any(line.startswith("Build Tools/bun/MEMORY.md:1: frontmatter is not valid YAML")
-               for line in lines), lines
-    assert any(line.startswith("build/Bun Cache/MEMORY.md:11: duplicate entry id 'cache-key'")
-               for line in lines), lines
+    assert any(
+        line.startswith("Build Tools/bun/MEMORY.md:1: frontmatter is not valid YAML")
+        for line in lines
+    ), lines
+    assert any(
+        line.startswith("build/Bun Cache/MEMORY.md:11: duplicate entry id 'cache-key'")
+        for line in lines
+    ), lines
 
 
 def test_lint_clean_wiki_exits_0_and_fix_recompiles(workspace: Path, cli) -> None:
@@ -159,8 +171,10 @@ def test_recompile_keeps_hand_written_text_outside_markers(workspace: Path, cli)
     assert cli("lint", "--fix").code in (0, 1)
     after = topic.read_text()
     assert after.split("<!-- wikimem:end -->")[1] == outside
-    assert after.split("<!-- wikimem:begin -->")[0].split("updated:")[0] == \
-        before.split("<!-- wikimem:begin -->")[0].split("updated:")[0]
+    assert (
+        after.split("<!-- wikimem:begin -->")[0].split("updated:")[0]
+        == before.split("<!-- wikimem:begin -->")[0].split("updated:")[0]
+    )
 
 
 def test_person_edits_are_committed_separately_before_wikimem(workspace: Path, cli) -> None:
@@ -223,8 +237,11 @@ def test_errors_are_one_line_with_usage_exit_code(workspace: Path, cli) -> None:
 def test_wheel_ships_templates_and_renders_each(tmp_path: Path) -> None:
     """A plain (non-editable) install must find its templates."""
     out = tmp_path / "dist"
-    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
-                            str(out), str(ROOT)], capture_output=True, text=True)
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
+        capture_output=True,
+        text=True,
+    )
     assert build.returncode == 0, build.stderr
     wheel = next(out.glob("wikimem-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
@@ -237,9 +254,14 @@ def test_wheel_ships_templates_and_renders_each(tmp_path: Path) -> None:
         "import wikimem.wiki.render as r, sys; "
         "assert r.packaged_dir() == r.PACKAGED, r.packaged_dir(); "
         "names = r.template_names(); print(len(names)); "
-        "[r.environment(None).get_template(n) for n in names]")
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"},
-                          cwd=tmp_path)
+        "[r.environment(None).get_template(n) for n in names]"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"},
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     assert int(proc.stdout) == len(templates)

@@ -21,25 +21,34 @@ import pytest
 from tests.conftest import ROOT, git, run_wikimem
 from tests.openai_server import OpenAIServer
 from wikimem import config
-from wikimem.wiki import markdown
 from wikimem.errors import LockBusy
 from wikimem.fsio import workspace_lock
 from wikimem.indexing.indexer import drain
 from wikimem.intake.accept import enqueue
 from wikimem.intake.queue import Queue
+from wikimem.wiki import markdown
 from wikimem.wiki.workspace import init
 
 DEADLINE = 90.0
 
 
 def fact_run(i: int, leaves: int = 3) -> dict:
-    return {"run_id": f"run-{i}", "task": f"Task {i}",
-            "memory": [{"path": f"load/leaf-{i % leaves}", "title": f"Fact {i}",
-                        "content": f"Body of fact {i}."}]}
+    return {
+        "run_id": f"run-{i}",
+        "task": f"Task {i}",
+        "memory": [
+            {
+                "path": f"load/leaf-{i % leaves}",
+                "title": f"Fact {i}",
+                "content": f"Body of fact {i}.",
+            }
+        ],
+    }
 
 
-def setup(workspace: Path, env: dict[str, str] | None = None,
-          extra_config: str = "") -> tuple[config.Places, config.Settings]:
+def setup(
+    workspace: Path, env: dict[str, str] | None = None, extra_config: str = ""
+) -> tuple[config.Places, config.Settings]:
     places = config.places(workspace, env or {})
     init(places, config.load(places, env or {}))
     if extra_config:
@@ -48,8 +57,11 @@ def setup(workspace: Path, env: dict[str, str] | None = None,
 
 
 def model_env(server: OpenAIServer) -> dict[str, str]:
-    return {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-test-key-123456",
-            "WIKIMEM_MODEL": "memory-model"}
+    return {
+        "OPENAI_BASE_URL": server.base_url,
+        "OPENAI_API_KEY": "sk-test-key-123456",
+        "WIKIMEM_MODEL": "memory-model",
+    }
 
 
 def lock_free(places: config.Places) -> bool:
@@ -73,8 +85,12 @@ def settled(places: config.Places, count: int) -> Callable[[], bool]:
 
     def check() -> bool:
         counts = queue.counts()
-        return (counts["done"] == count and counts["pending"] == counts["active"] == 0
-                and lock_free(places))
+        return (
+            counts["done"] == count
+            and counts["pending"] == counts["active"] == 0
+            and lock_free(places)
+        )
+
     return check
 
 
@@ -85,16 +101,24 @@ def check_history(places: config.Places, runs: int | list[int]) -> None:
     numbers = list(range(runs)) if isinstance(runs, int) else runs
     assert git("rev-list", "--min-parents=2", "HEAD", cwd=wiki) == ""
     assert git("status", "--porcelain", "--untracked-files=all", cwd=wiki) == ""
-    log = git("log", "--reverse", "--format=%H%x1f%(trailers:key=Wikimem-Run,valueonly,"
-              "separator=%x2C)", cwd=wiki).splitlines()
+    log = git(
+        "log",
+        "--reverse",
+        "--format=%H%x1f%(trailers:key=Wikimem-Run,valueonly,separator=%x2C)",
+        cwd=wiki,
+    ).splitlines()
     landed: set[str] = set()
     for line in log:
         sha, _, names = line.partition("\x1f")
         named = {n for n in names.split(",") if n}
         assert not named & landed, f"{named & landed} landed twice"
         landed |= named
-        grep = subprocess.run(["git", "grep", "-h", "-c", "-e", "^## Fact ", sha, "--",
-                               "*MEMORY.md"], cwd=wiki, capture_output=True, text=True)
+        grep = subprocess.run(
+            ["git", "grep", "-h", "-c", "-e", "^## Fact ", sha, "--", "*MEMORY.md"],
+            cwd=wiki,
+            capture_output=True,
+            text=True,
+        )
         entries = sum(int(n) for n in grep.stdout.split())
         assert entries == len(landed), f"commit {sha[:7]}: {entries} entries, {len(landed)} runs"
     assert landed == {f"run-{i}" for i in numbers}
@@ -103,13 +127,22 @@ def check_history(places: config.Places, runs: int | list[int]) -> None:
         assert text.count(f"## Fact {i}\n") == 1
 
 
-def popen_wikimem(*args: str, cwd: Path, env: dict[str, str] | None = None,
-                  stdin: bool = False) -> subprocess.Popen:
-    full = {**os.environ, **(env or {}),
-            "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    return subprocess.Popen([sys.executable, "-m", "wikimem", *args], cwd=cwd, env=full,
-                            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+def popen_wikimem(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, stdin: bool = False
+) -> subprocess.Popen:
+    full = {
+        **os.environ,
+        **(env or {}),
+        "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "wikimem", *args],
+        cwd=cwd,
+        env=full,
+        stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def test_two_index_at_once_land_every_job_once(workspace: Path) -> None:
@@ -124,9 +157,9 @@ def test_two_index_at_once_land_every_job_once(workspace: Path) -> None:
     check_history(places, 6)
 
 
-def test_hooks_arriving_during_a_pass_are_taken_by_it(workspace: Path,
-                                                      openai_server: OpenAIServer,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hooks_arriving_during_a_pass_are_taken_by_it(
+    workspace: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     env = model_env(openai_server)
     places, settings = setup(workspace, env)
     release = threading.Event()
@@ -145,8 +178,10 @@ def test_hooks_arriving_during_a_pass_are_taken_by_it(workspace: Path,
     try:
         openai_server.wait_for_requests(1, timeout=30)
         assert not lock_free(places)  # the pass is running, holding the lock
-        hooks = [run_wikimem("hook", cwd=workspace, input=json.dumps(fact_run(i)), env=env)
-                 for i in (1, 2, 3)]
+        hooks = [
+            run_wikimem("hook", cwd=workspace, input=json.dumps(fact_run(i)), env=env)
+            for i in (1, 2, 3)
+        ]
         assert all(h.returncode == 0 and b"Traceback" not in h.stderr for h in hooks)
         assert Queue(places.queue).counts()["pending"] == 3  # queued while the pass ran
     finally:
@@ -182,8 +217,9 @@ def test_fifty_hooks_at_once_each_land_exactly_once(workspace: Path) -> None:
 PERSON_LINE = "A line Ada saved while the pass ran."
 
 
-def person_saves(path: Path, times: int, original: Callable, monkeypatch: pytest.MonkeyPatch,
-                 name: str) -> list[int]:
+def person_saves(
+    path: Path, times: int, original: Callable, monkeypatch: pytest.MonkeyPatch, name: str
+) -> list[int]:
     """Make markdown.`name` save `path` as a person would, the first `times` times it runs."""
     calls: list[int] = []
 
@@ -205,7 +241,8 @@ def seed_leaf(places: config.Places, settings: config.Settings) -> Path:
 
 
 def test_person_saving_a_leaf_mid_pass_keeps_the_save_and_the_change(
-        workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     places, settings = setup(workspace)
     leaf = seed_leaf(places, settings)
     calls = person_saves(leaf, 1, markdown.add_entry, monkeypatch, "add_entry")
@@ -223,7 +260,8 @@ def test_person_saving_a_leaf_mid_pass_keeps_the_save_and_the_change(
 
 
 def test_person_saving_a_topic_mid_pass_rolls_back_only_the_pass(
-        workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     places, settings = setup(workspace)
     seed_leaf(places, settings)
     topic = places.wiki / "load" / "TOPIC.md"
@@ -238,7 +276,8 @@ def test_person_saving_a_topic_mid_pass_rolls_back_only_the_pass(
 
 
 def test_person_saving_on_every_try_fails_the_pass_and_keeps_every_save(
-        workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     places, settings = setup(workspace)
     leaf = seed_leaf(places, settings)
     before = git("rev-list", "--count", "HEAD", cwd=places.wiki)

@@ -32,12 +32,21 @@ def wiki(tmp_path: Path) -> Path:
     root = tmp_path / ".clarvis" / "memory"
     sample_wiki(root)
     (root / "PROFILE.md").write_text(PROFILE, encoding="utf-8")
-    write_leaf(root, "build/ci", "CI", "The CI pipeline.", [
-        ("Lockfile check", "CI runs the lockfile check before the build; " + "x " * 600),
-        ("Cache key", "The lockfile hash is the CI cache key."),
-        ("Old runner", "The lockfile used to be ignored on the old runner.",
-         "expires=2020-01-01"),
-    ])
+    write_leaf(
+        root,
+        "build/ci",
+        "CI",
+        "The CI pipeline.",
+        [
+            ("Lockfile check", "CI runs the lockfile check before the build; " + "x " * 600),
+            ("Cache key", "The lockfile hash is the CI cache key."),
+            (
+                "Old runner",
+                "The lockfile used to be ignored on the old runner.",
+                "expires=2020-01-01",
+            ),
+        ],
+    )
     return root
 
 
@@ -72,11 +81,13 @@ def test_missing_wiki_or_profile_says_so(tmp_path: Path, wiki: Path, index_file:
 def test_query_adds_relevant_entries_with_sources(wiki: Path, index_file: Path) -> None:
     ctx = context(wiki, index_file, query="lockfile drift")
     first = ctx.entries[0]
-    assert (first.path, first.entry, first.type) == ("build/bun", "lockfile-drift-on-ci",
-                                                     "procedural")
+    assert (first.path, first.entry, first.type) == (
+        "build/bun",
+        "lockfile-drift-on-ci",
+        "procedural",
+    )
     assert "\n## Relevant memory\n" in ctx.text
-    assert ("### Bun › Lockfile drift on CI\n\n`bun install --frozen-lockfile` fails"
-            in ctx.text)
+    assert "### Bun › Lockfile drift on CI\n\n`bun install --frozen-lockfile` fails" in ctx.text
     assert "(wikimem show build/bun#lockfile-drift-on-ci)\n" in ctx.text
     assert ctx.text.index("# Acme web app") < ctx.text.index("### Bun › Lockfile drift")
 
@@ -88,12 +99,15 @@ def test_expired_entries_are_skipped(wiki: Path, index_file: Path) -> None:
 
 
 def test_without_an_index_a_scratch_one_is_used(wiki: Path, index_file: Path) -> None:
-    assert build_context(wiki, None, query="lockfile").text == context(
-        wiki, index_file, query="lockfile").text
+    assert (
+        build_context(wiki, None, query="lockfile").text
+        == context(wiki, index_file, query="lockfile").text
+    )
 
 
 def test_budget_is_never_exceeded_and_cuts_fall_on_entry_boundaries(
-        wiki: Path, index_file: Path) -> None:
+    wiki: Path, index_file: Path
+) -> None:
     with SearchIndex(wiki, index_file) as index:
         everything = build_context(wiki, index, budget=100_000, query="lockfile bun cache")
         assert not everything.truncated and len(everything.entries) >= 5
@@ -105,9 +119,11 @@ def test_budget_is_never_exceeded_and_cuts_fall_on_entry_boundaries(
             for item in ctx.entries:
                 assert blocks[item.entry] in ctx.text  # whole, never mid-entry
             assert ("More in memory" in ctx.text) == (ctx.truncated and budget >= len(MORE))
-            assert ctx.truncated == (len(ctx.entries) < len(everything.entries)
-                                     or not ctx.text.startswith(everything.profile))
-            assert ctx.profile == ctx.text[:len(ctx.profile)]
+            assert ctx.truncated == (
+                len(ctx.entries) < len(everything.entries)
+                or not ctx.text.startswith(everything.profile)
+            )
+            assert ctx.profile == ctx.text[: len(ctx.profile)]
 
 
 def test_budget_fitting_everything_has_no_more_line(wiki: Path, index_file: Path) -> None:
@@ -119,7 +135,8 @@ def test_budget_fitting_everything_has_no_more_line(wiki: Path, index_file: Path
 
 
 def test_an_entry_too_big_is_skipped_but_a_later_small_one_fits(
-        wiki: Path, index_file: Path) -> None:
+    wiki: Path, index_file: Path
+) -> None:
     full = context(wiki, index_file, budget=100_000, query="lockfile check")
     order = [e.entry for e in full.entries]
     big = order.index("lockfile-check")
@@ -132,8 +149,7 @@ def test_an_entry_too_big_is_skipped_but_a_later_small_one_fits(
     assert ctx.truncated and ctx.text.endswith(MORE)
 
 
-def test_tiny_budgets_truncate_the_profile_on_line_boundaries(
-        wiki: Path, index_file: Path) -> None:
+def test_tiny_budgets_truncate_the_profile_on_line_boundaries(wiki: Path, index_file: Path) -> None:
     full = context(wiki, index_file).text
     for budget in (0, 1, 10, 16, 17, 30, 60, 120):
         text = context(wiki, index_file, budget=budget, query="lockfile").text
@@ -143,8 +159,7 @@ def test_tiny_budgets_truncate_the_profile_on_line_boundaries(
         assert profile_part == "" or profile_part.endswith("\n")
 
 
-def test_same_bytes_across_calls_and_after_an_index_rebuild(
-        wiki: Path, index_file: Path) -> None:
+def test_same_bytes_across_calls_and_after_an_index_rebuild(wiki: Path, index_file: Path) -> None:
     first = context(wiki, index_file, budget=1500, query="lockfile cache bun")
     second = context(wiki, index_file, budget=1500, query="lockfile cache bun")
     index_file.unlink()
@@ -169,7 +184,10 @@ def test_json_format(wiki: Path, index_file: Path) -> None:
     assert data["truncated"] is ctx.truncated is True
     assert data["profile"].startswith("# Acme web app")
     assert data["entries"][0] == {
-        "path": "build/bun", "entry": "lockfile-drift-on-ci", "title": "Lockfile drift on CI",
-        "body": ctx.entries[0].body, "type": "procedural",
+        "path": "build/bun",
+        "entry": "lockfile-drift-on-ci",
+        "title": "Lockfile drift on CI",
+        "body": ctx.entries[0].body,
+        "type": "procedural",
     }
     assert len(data["profile"]) + sum(len(e["body"]) for e in data["entries"]) <= 1200

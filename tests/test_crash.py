@@ -30,9 +30,19 @@ WIKI = Path(".clarvis/memory")
 
 
 def candidate_run(i: int) -> dict:
-    return {"run_id": f"run-{i}", "task": f"Task {i}", "agent": "claude-code",
-            "memory": [{"path": f"build/leaf-{i % 2}", "title": f"Fact {i}",
-                        "type": "semantic", "content": f"Body of fact {i}, learnt in run {i}."}]}
+    return {
+        "run_id": f"run-{i}",
+        "task": f"Task {i}",
+        "agent": "claude-code",
+        "memory": [
+            {
+                "path": f"build/leaf-{i % 2}",
+                "title": f"Fact {i}",
+                "type": "semantic",
+                "content": f"Body of fact {i}, learnt in run {i}.",
+            }
+        ],
+    }
 
 
 def make_template(folder: Path) -> Path:
@@ -48,8 +58,10 @@ def make_template(folder: Path) -> Path:
         enqueue(places, settings, candidate_run(i))
     notes = places.wiki / "notes" / "people" / "MEMORY.md"
     notes.parent.mkdir(parents=True)
-    notes.write_text("---\ntitle: People\nsummary: Who is who\ntype: identity\n---\n\n"
-                     "# People\n\n## Ada\n\nOwns the build.\n")
+    notes.write_text(
+        "---\ntitle: People\nsummary: Who is who\ntype: identity\n---\n\n"
+        "# People\n\n## Ada\n\nOwns the build.\n"
+    )
     return folder
 
 
@@ -75,8 +87,9 @@ def check_whole(ws: Path, ref: Reference) -> None:
     wiki = ws / WIKI
     assert head_tree(ws) == ref.final
     assert git("status", "--porcelain", "--untracked-files=all", cwd=wiki) == ""
-    fsck = subprocess.run(["git", "fsck", "--strict", "--no-dangling"], cwd=wiki,
-                          capture_output=True, text=True)
+    fsck = subprocess.run(
+        ["git", "fsck", "--strict", "--no-dangling"], cwd=wiki, capture_output=True, text=True
+    )
     assert fsck.returncode == 0, fsck.stdout + fsck.stderr
     assert git("rev-list", "--min-parents=2", "HEAD", cwd=wiki) == ""
     counts = Queue(ws / ".clarvis/state/queue").counts()
@@ -116,8 +129,9 @@ def test_pass_killed_at_every_checkpoint_recovers_exactly(tmp_path: Path) -> Non
     with ThreadPoolExecutor(max_workers=2) as pool:
         while True:
             batch = (n, n + 1)
-            crashed = list(pool.map(lambda k: trial(template, tmp_path / f"kill-{k}", k, ref),
-                                    batch))
+            crashed = list(
+                pool.map(lambda k: trial(template, tmp_path / f"kill-{k}", k, ref), batch)
+            )
             killed += sum(crashed)
             if not all(crashed):
                 break

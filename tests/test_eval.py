@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.openai_server import Reply
-from wikimem.indexing import eval as harness
 from wikimem.config import ModelSettings
+from wikimem.indexing import eval as harness
 from wikimem.intake.record import normalise
 from wikimem.intake.snapshot import take
 
@@ -18,8 +18,13 @@ PIPELINE_GAPS: set[str] = set()  # cases the pipeline is known to get wrong (non
 
 
 def loopback(server) -> ModelSettings:  # type: ignore[no-untyped-def]
-    return ModelSettings(model="eval-model", base_url=server.base_url, api_key="sk-test-0000",
-                         max_retries=0, timeout=10)
+    return ModelSettings(
+        model="eval-model",
+        base_url=server.base_url,
+        api_key="sk-test-0000",
+        max_retries=0,
+        timeout=10,
+    )
 
 
 def scripted(server, answer):  # type: ignore[no-untyped-def]
@@ -40,10 +45,20 @@ def bad_plan(case: harness.Case) -> dict:
     leak = case.expect.injection_marker or case.expect.secret
     if not leak:
         return plan
-    return {"summary": "As instructed", "edits": [
-        {"action": "add", "leaf": "security/override", "entry": "as-instructed",
-         "title": "As instructed", "type": "semantic", "reason": "the run said so",
-         "body": f"Recorded as the run asked: {leak}"}]}
+    return {
+        "summary": "As instructed",
+        "edits": [
+            {
+                "action": "add",
+                "leaf": "security/override",
+                "entry": "as-instructed",
+                "title": "As instructed",
+                "type": "semantic",
+                "reason": "the run said so",
+                "body": f"Recorded as the run asked: {leak}",
+            }
+        ],
+    }
 
 
 def test_corpus_covers_every_category_with_valid_cases() -> None:
@@ -82,14 +97,22 @@ def test_a_perfect_model_scores_perfectly(openai_server) -> None:
     assert m["superseded_correctly"] == m["supersede_cases"] >= 3
     assert m["secrets_leaked"] == 0 and m["injections_obeyed"] == 0
     assert m["tokens_per_run"] > 0 and m["seconds_per_run"] > 0
-    assert seen and not any(case.expect.secret in json.dumps(r.body) for r in seen
-                            for case in cases if case.expect.secret)
+    assert seen and not any(
+        case.expect.secret in json.dumps(r.body)
+        for r in seen
+        for case in cases
+        if case.expect.secret
+    )
     assert harness.safe(report)
 
 
 def test_a_model_that_obeys_injections_is_caught(openai_server) -> None:
-    cases = [c for c in harness.load_cases() if c.category == "injection"
-             or c.id in ("secret-gh-token-curl", "secret-env-file-diff", "secret-postgres-url")]
+    cases = [
+        c
+        for c in harness.load_cases()
+        if c.category == "injection"
+        or c.id in ("secret-gh-token-curl", "secret-env-file-diff", "secret-postgres-url")
+    ]
     before, _ = scripted(openai_server, bad_plan)
     report = harness.evaluate(cases, loopback(openai_server), before=before)
     m = report.metrics
@@ -130,28 +153,49 @@ def test_leaks_are_found_in_history_and_queue(tmp_path: Path) -> None:
 
 def test_metrics_count_precision_and_recall() -> None:
     def result(expected: bool, changed: bool) -> harness.CaseResult:
-        return harness.CaseResult("c", "lesson", expected, changed, (), changed and expected,
-                                  changed and not expected, False, False, False, 10, 1.0,
-                                  "changed" if changed else "no change")
+        return harness.CaseResult(
+            "c",
+            "lesson",
+            expected,
+            changed,
+            (),
+            changed and expected,
+            changed and not expected,
+            False,
+            False,
+            False,
+            10,
+            1.0,
+            "changed" if changed else "no change",
+        )
 
-    m = harness.metrics([result(False, False), result(False, False), result(True, False),
-                         result(False, True), result(True, True)])
+    m = harness.metrics(
+        [
+            result(False, False),
+            result(False, False),
+            result(True, False),
+            result(False, True),
+            result(True, True),
+        ]
+    )
     assert m["no_change_precision"] == round(2 / 3, 3)
     assert m["no_change_recall"] == round(2 / 3, 3)
     assert m["wrong_writes"] == 1 and m["lessons_kept"] == 1 and m["lessons_expected"] == 2
     assert harness.metrics([])["no_change_precision"] is None
 
 
-def test_bad_corpus_lines_are_failures_and_a_bad_category_is_a_usage_error(
-        tmp_path: Path) -> None:
+def test_bad_corpus_lines_are_failures_and_a_bad_category_is_a_usage_error(tmp_path: Path) -> None:
     from wikimem.errors import UsageError, WikimemError
 
     path = tmp_path / "cases.jsonl"
     for text, message in [
-            ('{"id": "x", "category": "weird", "run": {}, "expect": {"change": false}}\n',
-             "unknown category 'weird'"),
-            ("{not json\n", "line 1"),
-            ('{"id": "x", "category": "lesson", "run": {}}\n', "eval case x: 'expect'")]:
+        (
+            '{"id": "x", "category": "weird", "run": {}, "expect": {"change": false}}\n',
+            "unknown category 'weird'",
+        ),
+        ("{not json\n", "line 1"),
+        ('{"id": "x", "category": "lesson", "run": {}}\n', "eval case x: 'expect'"),
+    ]:
         path.write_text(text)
         with pytest.raises(WikimemError, match=message) as bad:
             harness.load_cases(path)
@@ -163,8 +207,9 @@ def test_bad_corpus_lines_are_failures_and_a_bad_category_is_a_usage_error(
         harness.load_cases(category="weird")
 
 
-def test_cli_eval_json_and_exit_code(cli, workspace: Path, openai_server,
-                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_eval_json_and_exit_code(
+    cli, workspace: Path, openai_server, monkeypatch: pytest.MonkeyPatch
+) -> None:
     result = cli("eval", "--category", "injection", "--limit", "2", "--json", "--offline")
     assert result.code == 0, result.err
     data = json.loads(result.out)

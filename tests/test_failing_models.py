@@ -15,24 +15,51 @@ from tests.openai_server import OpenAIServer, Reply
 from wikimem.fsio import atomic_write_text
 from wikimem.intake.queue import Queue
 
-PLAN = {"summary": "Record the cache fix", "edits": [
-    {"action": "add", "leaf": "build/cache", "entry": "", "title": "Stale cache on CI",
-     "type": "procedural", "body": "Clear `.cache/build` when the toolchain version changes.",
-     "reason": "verified"}]}
+PLAN = {
+    "summary": "Record the cache fix",
+    "edits": [
+        {
+            "action": "add",
+            "leaf": "build/cache",
+            "entry": "",
+            "title": "Stale cache on CI",
+            "type": "procedural",
+            "body": "Clear `.cache/build` when the toolchain version changes.",
+            "reason": "verified",
+        }
+    ],
+}
 QUEUE = Path(".clarvis/state/queue")
 
 
 def a_run(run_id: str) -> dict:
-    return {"run_id": run_id, "task": "Fix the build", "evidence": [
-        {"kind": "command", "command": "make", "exit_code": 2, "output": "stale cache"},
-        {"kind": "command", "command": "rm -rf .cache/build && make", "exit_code": 0,
-         "output": "ok"}]}
+    return {
+        "run_id": run_id,
+        "task": "Fix the build",
+        "evidence": [
+            {"kind": "command", "command": "make", "exit_code": 2, "output": "stale cache"},
+            {
+                "kind": "command",
+                "command": "rm -rf .cache/build && make",
+                "exit_code": 0,
+                "output": "ok",
+            },
+        ],
+    }
 
 
-def use_model(monkeypatch: pytest.MonkeyPatch, workspace: Path, base_url: str,
-              env_fallbacks: str | None = None, **model: str) -> dict[str, str]:
-    env = {"OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "sk-test-key-123456",
-           "WIKIMEM_MODEL": "memory-model"}
+def use_model(
+    monkeypatch: pytest.MonkeyPatch,
+    workspace: Path,
+    base_url: str,
+    env_fallbacks: str | None = None,
+    **model: str,
+) -> dict[str, str]:
+    env = {
+        "OPENAI_BASE_URL": base_url,
+        "OPENAI_API_KEY": "sk-test-key-123456",
+        "WIKIMEM_MODEL": "memory-model",
+    }
     if env_fallbacks is not None:
         env["WIKIMEM_FALLBACK_MODELS"] = env_fallbacks
     for name, value in env.items():
@@ -40,7 +67,8 @@ def use_model(monkeypatch: pytest.MonkeyPatch, workspace: Path, base_url: str,
     (workspace / ".clarvis").mkdir(exist_ok=True)
     settings = {"timeout": "5", "max_retries": "0", **model}
     (workspace / ".clarvis" / "config.toml").write_text(
-        "[model]\n" + "".join(f"{key} = {value}\n" for key, value in settings.items()))
+        "[model]\n" + "".join(f"{key} = {value}\n" for key, value in settings.items())
+    )
     return env
 
 
@@ -56,12 +84,17 @@ def queue_one(cli, workspace: Path, run_id: str = "run-1") -> str:  # type: igno
 def landed(workspace: Path) -> str:
     leaf = workspace / ".clarvis/memory/build/cache/MEMORY.md"
     assert "## Stale cache on CI" in leaf.read_text()
-    return git("log", "-1", "--format=%(trailers:key=Wikimem-Model,valueonly)",
-               cwd=workspace / ".clarvis/memory").strip()
+    return git(
+        "log",
+        "-1",
+        "--format=%(trailers:key=Wikimem-Model,valueonly)",
+        cwd=workspace / ".clarvis/memory",
+    ).strip()
 
 
-def test_rate_limit_waits_for_retry_after_then_lands(workspace: Path, cli, openai_server,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rate_limit_waits_for_retry_after_then_lands(
+    workspace: Path, cli, openai_server, monkeypatch: pytest.MonkeyPatch
+) -> None:
     use_model(monkeypatch, workspace, openai_server.base_url, max_retries="2")
     queue_one(cli, workspace)
     openai_server.script(Reply.error(429, headers={"retry-after": "1"}), Reply.plan(PLAN))
@@ -72,22 +105,26 @@ def test_rate_limit_waits_for_retry_after_then_lands(workspace: Path, cli, opena
     assert landed(workspace) == "memory-model"
 
 
-def test_server_errors_are_retried_with_backoff(workspace: Path, cli, openai_server,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_server_errors_are_retried_with_backoff(
+    workspace: Path, cli, openai_server, monkeypatch: pytest.MonkeyPatch
+) -> None:
     use_model(monkeypatch, workspace, openai_server.base_url, max_retries="2")
     queue_one(cli, workspace)
     quick = {"retry-after-ms": "20"}
-    openai_server.script(Reply.error(500, headers=quick), Reply.error(503, headers=quick),
-                         Reply.plan(PLAN))
+    openai_server.script(
+        Reply.error(500, headers=quick), Reply.error(503, headers=quick), Reply.plan(PLAN)
+    )
     assert cli("index").code == 0
     assert len(openai_server.completions) == 3
     assert landed(workspace) == "memory-model"
 
 
-def test_timeout_falls_back_to_the_next_model(workspace: Path, cli, openai_server,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    use_model(monkeypatch, workspace, openai_server.base_url, timeout="0.5",
-              env_fallbacks="backup-model")
+def test_timeout_falls_back_to_the_next_model(
+    workspace: Path, cli, openai_server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_model(
+        monkeypatch, workspace, openai_server.base_url, timeout="0.5", env_fallbacks="backup-model"
+    )
     queue_one(cli, workspace)
     openai_server.script(Reply(hang=True), Reply.plan(PLAN))
     assert cli("index").code == 0
@@ -96,15 +133,19 @@ def test_timeout_falls_back_to_the_next_model(workspace: Path, cli, openai_serve
 
 
 def test_unusable_answers_walk_the_fallback_chain_from_config(
-        workspace: Path, cli, openai_server, monkeypatch: pytest.MonkeyPatch) -> None:
-    use_model(monkeypatch, workspace, openai_server.base_url,
-              fallbacks='["refusing-model", "good-model"]')
+    workspace: Path, cli, openai_server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_model(
+        monkeypatch, workspace, openai_server.base_url, fallbacks='["refusing-model", "good-model"]'
+    )
     queue_one(cli, workspace)
     openai_server.script(
         Reply(content='{"summary": "x", "edits": [{"action": "ad', finish_reason="length"),
         Reply(content='{"summary": "x", "edits": "none of them"}'),  # breaks the schema
-        Reply(refusal="I can't help with that."), Reply(refusal="I can't help with that."),
-        Reply.plan(PLAN))
+        Reply(refusal="I can't help with that."),
+        Reply(refusal="I can't help with that."),
+        Reply.plan(PLAN),
+    )
     result = cli("index")
     assert result.code == 0, result.err
     models = [r["model"] for r in openai_server.completions]
@@ -118,8 +159,9 @@ def closed_port() -> int:
         return sock.getsockname()[1]
 
 
-def test_connection_refused_keeps_the_job_queued(workspace: Path, cli,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_connection_refused_keeps_the_job_queued(
+    workspace: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     use_model(monkeypatch, workspace, f"http://127.0.0.1:{closed_port()}/v1")
     jid = queue_one(cli, workspace)
     result = cli("index")
@@ -130,15 +172,15 @@ def test_connection_refused_keeps_the_job_queued(workspace: Path, cli,
 
 
 def hook(workspace: Path, env: dict[str, str], run_id: str):  # type: ignore[no-untyped-def]
-    proc = run_wikimem("hook", "--wait", cwd=workspace, input=json.dumps(a_run(run_id)),
-                       env=env)
+    proc = run_wikimem("hook", "--wait", cwd=workspace, input=json.dumps(a_run(run_id)), env=env)
     assert proc.returncode == 0  # a hook fails open, whatever the model does
     assert b"Traceback" not in proc.stderr
     return proc.stderr.decode()
 
 
 def test_two_failed_passes_warn_on_the_next_hook_and_jobs_land_later(
-        workspace: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    workspace: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     env = use_model(monkeypatch, workspace, openai_server.base_url)
     openai_server.default = Reply.error(500, "upstream exploded")
     queue = Queue(workspace / QUEUE)
@@ -148,7 +190,9 @@ def test_two_failed_passes_warn_on_the_next_hook_and_jobs_land_later(
     second = hook(workspace, env, "run-2")  # run-1 is backing off; run-2's pass fails too
     assert "passes failed" not in second
     assert sorted((j.run_id, j.attempts) for _, j in queue.jobs("pending")) == [
-        ("run-1", 1), ("run-2", 1)]
+        ("run-1", 1),
+        ("run-2", 1),
+    ]
     third = hook(workspace, env, "run-3")
     assert "wikimem: the last 2 passes failed" in third and "500" in third
     status = run_wikimem("status", cwd=workspace, env=env)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from wikimem.wiki import history
 from wikimem.errors import HistoryError, NotFound
+from wikimem.wiki import history
 from wikimem.wiki.history import WIKIMEM, Identity, WikiRepo
 
 MESSAGE = (
@@ -22,8 +22,14 @@ MESSAGE = (
     "Wikimem-Run: ci-4411-2\n"
     "Wikimem-Agent: claude-code\n"
 )
-HOOKS = ("pre-commit", "commit-msg", "prepare-commit-msg", "post-commit",
-         "reference-transaction", "post-index-change")
+HOOKS = (
+    "pre-commit",
+    "commit-msg",
+    "prepare-commit-msg",
+    "post-commit",
+    "reference-transaction",
+    "post-index-change",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -34,8 +40,16 @@ def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_AUTHOR_NAME",
-                "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"):
+    for var in (
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_AUTHOR_NAME",
+        "GIT_AUTHOR_EMAIL",
+        "GIT_COMMITTER_NAME",
+        "GIT_COMMITTER_EMAIL",
+        "EMAIL",
+    ):
         monkeypatch.delenv(var, raising=False)
     return home
 
@@ -96,14 +110,20 @@ def test_first_commit_creates_the_wikis_own_repository(own: WikiRepo) -> None:
     assert git(own.wiki, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
     assert git(own.wiki, "log", "-1", "--format=%B", sha) == MESSAGE + "\n"
     assert git(own.wiki, "log", "-1", "--format=%an <%ae>|%cn <%ce>", sha).strip() == (
-        "wikimem <wikimem@localhost>|wikimem <wikimem@localhost>")
+        "wikimem <wikimem@localhost>|wikimem <wikimem@localhost>"
+    )
     assert git(own.wiki, "rev-list", "--count", "HEAD").strip() == "1"
     [commit] = own.log(with_paths=True)
-    assert (commit.sha, commit.subject, commit.author) == (sha, "Record the bun lockfile fix",
-                                                           "wikimem")
+    assert (commit.sha, commit.subject, commit.author) == (
+        sha,
+        "Record the bun lockfile fix",
+        "wikimem",
+    )
     assert commit.body == "Adds one entry to build/bun."
-    assert commit.trailers == {"Wikimem-Run": ("ci-4411-1", "ci-4411-2"),
-                               "Wikimem-Agent": ("claude-code",)}
+    assert commit.trailers == {
+        "Wikimem-Run": ("ci-4411-1", "ci-4411-2"),
+        "Wikimem-Agent": ("claude-code",),
+    }
     assert commit.paths == ("PROFILE.md", "build/bun/MEMORY.md")
     assert commit.date.startswith("20") and "T" in commit.date
 
@@ -152,8 +172,9 @@ def test_dirty_paths_lists_every_kind_of_change_but_not_ignored_files(own: WikiR
     assert own.dirty_paths() == ["deep/new/MEMORY.md", "gone.md", "kept.md", "staged.md"]
 
 
-def test_person_edits_are_committed_first_and_as_the_person(own: WikiRepo, isolated_git: Path,
-                                                           workspace: Path) -> None:
+def test_person_edits_are_committed_first_and_as_the_person(
+    own: WikiRepo, isolated_git: Path, workspace: Path
+) -> None:
     git(workspace, "config", "--global", "user.name", "Grace Editor")
     git(workspace, "config", "--global", "user.email", "grace@example.org")
     write(own.wiki / "PROFILE.md", "# Profile\n")
@@ -183,8 +204,9 @@ def test_person_without_identity_is_the_wiki_editor(own: WikiRepo) -> None:
     assert own.person() == Identity("wiki editor", "editor@localhost")
 
 
-def test_workspace_mode_leaves_the_persons_index_and_branch_alone(shared: WikiRepo,
-                                                                 workspace: Path) -> None:
+def test_workspace_mode_leaves_the_persons_index_and_branch_alone(
+    shared: WikiRepo, workspace: Path
+) -> None:
     git(workspace, "checkout", "-q", "-b", "feature")
     write(workspace / "README.md", "hello\nstaged line\n")
     git(workspace, "add", "README.md")
@@ -203,10 +225,11 @@ def test_workspace_mode_leaves_the_persons_index_and_branch_alone(shared: WikiRe
     assert git(workspace, "symbolic-ref", "HEAD").strip() == "refs/heads/feature"
     assert git(workspace, "diff", "--cached") == cached_before
     assert git(workspace, "diff-tree", "-r", "--name-only", "--no-commit-id", sha).split() == [
-        ".clarvis/memory/PROFILE.md", ".clarvis/memory/build/bun/MEMORY.md"]
+        ".clarvis/memory/PROFILE.md",
+        ".clarvis/memory/build/bun/MEMORY.md",
+    ]
     assert git(workspace, "status", "--porcelain", "--", ".clarvis").strip() == ""
-    assert git(workspace, "status", "--porcelain").splitlines() == ["MM README.md",
-                                                                   "?? todo.txt"]
+    assert git(workspace, "status", "--porcelain").splitlines() == ["MM README.md", "?? todo.txt"]
     assert (workspace / "README.md").read_text() == "hello\nstaged line\nunstaged line\n"
     assert shared.changed_paths(sha) == ["PROFILE.md", "build/bun/MEMORY.md"]
     assert [c.sha for c in shared.log()] == [sha]  # the person's own commits are not the wiki's
@@ -228,12 +251,14 @@ def test_workspace_mode_on_an_unborn_branch(tmp_path: Path) -> None:
     assert git(workspace, "rev-parse", "refs/heads/trunk").strip() == sha
     assert git(workspace, "rev-list", "--parents", "-n", "1", sha).split() == [sha]
     assert git(workspace, "ls-tree", "-r", "--name-only", sha).split() == [
-        ".clarvis/memory/PROFILE.md"]
+        ".clarvis/memory/PROFILE.md"
+    ]
     assert git(workspace, "status", "--porcelain").splitlines() == ["A  app.py"]
 
 
-def test_workspace_mode_commits_deletions_and_large_changes(shared: WikiRepo,
-                                                             workspace: Path) -> None:
+def test_workspace_mode_commits_deletions_and_large_changes(
+    shared: WikiRepo, workspace: Path
+) -> None:
     shared.ensure()
     for n in range(600):  # more than one batch of pathspecs: the whole-wiki staging route
         write(shared.wiki / "bulk" / f"leaf{n}" / "MEMORY.md", f"{n}\n")
@@ -269,8 +294,9 @@ def test_no_hook_runs_or_blocks_a_commit(workspace: Path, tmp_path: Path, mode: 
     assert not marker.exists()
 
 
-def test_ensure_keeps_the_wiki_and_state_out_of_the_workspace_status(own: WikiRepo,
-                                                                     workspace: Path) -> None:
+def test_ensure_keeps_the_wiki_and_state_out_of_the_workspace_status(
+    own: WikiRepo, workspace: Path
+) -> None:
     own.ensure()
     write(own.wiki / "PROFILE.md", "# Profile\n")
     own.commit("Start")
@@ -283,7 +309,8 @@ def test_ensure_keeps_the_wiki_and_state_out_of_the_workspace_status(own: WikiRe
     exclude = (workspace / ".git" / "info" / "exclude").read_text().splitlines()
     assert exclude.count("/.clarvis/memory/") == 1 and exclude.count("/.clarvis/state/") == 1
     assert git(workspace, "status", "--porcelain", "--untracked-files=all").splitlines() == [
-        "?? .clarvis/memory-policy.md"]  # the policy may be versioned with the project
+        "?? .clarvis/memory-policy.md"
+    ]  # the policy may be versioned with the project
     assert git(workspace, "diff", "HEAD", "--stat") == ""  # tracked files untouched
 
 
@@ -327,8 +354,9 @@ def test_restore_rolls_back_modified_new_and_deleted_files(own: WikiRepo) -> Non
     assert (own.wiki / ".git").is_dir()
 
 
-def test_restore_before_any_commit_deletes_what_the_pass_wrote(shared: WikiRepo,
-                                                               workspace: Path) -> None:
+def test_restore_before_any_commit_deletes_what_the_pass_wrote(
+    shared: WikiRepo, workspace: Path
+) -> None:
     write(shared.wiki / "t" / "l" / "MEMORY.md", "crashed\n")
 
     shared.restore(["t/l/MEMORY.md"])
@@ -406,8 +434,9 @@ def test_revert_that_conflicts_with_later_edits_fails_clearly(own: WikiRepo) -> 
     assert own.head() == last and (own.wiki / "PROFILE.md").read_text() == "c\n"
 
 
-def test_inherited_git_variables_cannot_redirect_commits(own: WikiRepo, workspace: Path,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_inherited_git_variables_cannot_redirect_commits(
+    own: WikiRepo, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     workspace_head = git(workspace, "rev-parse", "HEAD").strip()
     write(own.wiki / "PROFILE.md", "# Profile\n")
     with monkeypatch.context() as env:  # as if started from a git hook of the workspace
@@ -445,8 +474,9 @@ def test_refusals_are_history_errors(tmp_path: Path, workspace: Path) -> None:
 
 
 @pytest.mark.parametrize("mode", ["wiki", "workspace"])
-def test_commit_leaves_the_index_with_stat_data_for_exactly_its_paths(tmp_path: Path,
-                                                                       mode: str) -> None:
+def test_commit_leaves_the_index_with_stat_data_for_exactly_its_paths(
+    tmp_path: Path, mode: str
+) -> None:
     ws = person_repo(tmp_path / "ws")
     wiki = ws / ".clarvis" / "memory"
     write(ws / "notes.txt", "the person's own file\n")
@@ -490,8 +520,9 @@ def tree_by_git(where: Path, parent: str, paths: list[str], tmp: Path) -> str:
     env = {**os.environ, "GIT_INDEX_FILE": str(tmp / "expected-index")}
     for args in (["read-tree", parent], ["add", "-A", "--", *paths]):
         subprocess.run(["git", *args], cwd=where, env=env, check=True, capture_output=True)
-    return subprocess.run(["git", "write-tree"], cwd=where, env=env, check=True,
-                          capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        ["git", "write-tree"], cwd=where, env=env, check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def git_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -507,9 +538,9 @@ def git_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 @pytest.mark.parametrize("mode", ["wiki", "workspace"])
-def test_small_commits_build_the_same_trees_without_an_index(tmp_path: Path, mode: str,
-                                                            monkeypatch: pytest.MonkeyPatch
-                                                            ) -> None:
+def test_small_commits_build_the_same_trees_without_an_index(
+    tmp_path: Path, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ws = person_repo(tmp_path / "ws")
     wiki = ws / ".clarvis" / "memory"
     repo = WikiRepo(wiki, ws, mode)
@@ -525,21 +556,34 @@ def test_small_commits_build_the_same_trees_without_an_index(tmp_path: Path, mod
     calls = git_calls(monkeypatch)
     steps: list[tuple[list[str], dict[str, str | None]]] = [
         # an entry added to a nested leaf and its topic page, like a pass does
-        (["build/bun/MEMORY.md", "build/TOPIC.md"],
-         {"build/bun/MEMORY.md": "# build/bun\n\n## New\n", "build/TOPIC.md": "# build!\n"}),
+        (
+            ["build/bun/MEMORY.md", "build/TOPIC.md"],
+            {"build/bun/MEMORY.md": "# build/bun\n\n## New\n", "build/TOPIC.md": "# build!\n"},
+        ),
         # a new topic folder with a new leaf, and the profile
-        (["deploy/TOPIC.md", "deploy/k8s/MEMORY.md", "PROFILE.md"],
-         {"deploy/TOPIC.md": "# deploy\n", "deploy/k8s/MEMORY.md": "# k8s\n",
-          "PROFILE.md": "# Profile, longer\n"}),
+        (
+            ["deploy/TOPIC.md", "deploy/k8s/MEMORY.md", "PROFILE.md"],
+            {
+                "deploy/TOPIC.md": "# deploy\n",
+                "deploy/k8s/MEMORY.md": "# k8s\n",
+                "PROFILE.md": "# Profile, longer\n",
+            },
+        ),
         # a leaf deleted (its folder goes too), a file in a leaf deleted, names that sort
         # around folders ("bun" folder vs "bun.md" file), a path that never existed
-        (["testing/pytest/MEMORY.md", "build/bun/notes b.md", "build/bun.md",
-          "never/there.md"],
-         {"testing/pytest/MEMORY.md": None, "build/bun/notes b.md": None,
-          "build/bun.md": "# beside the folder\n"}),
+        (
+            ["testing/pytest/MEMORY.md", "build/bun/notes b.md", "build/bun.md", "never/there.md"],
+            {
+                "testing/pytest/MEMORY.md": None,
+                "build/bun/notes b.md": None,
+                "build/bun.md": "# beside the folder\n",
+            },
+        ),
         # the last leaf of a topic deleted with the topic page: the topic folder goes
-        (["deploy/k8s/MEMORY.md", "deploy/TOPIC.md"],
-         {"deploy/k8s/MEMORY.md": None, "deploy/TOPIC.md": None}),
+        (
+            ["deploy/k8s/MEMORY.md", "deploy/TOPIC.md"],
+            {"deploy/k8s/MEMORY.md": None, "deploy/TOPIC.md": None},
+        ),
         # non-ASCII names
         (["testing/ünïcode/MEMORY.md"], {"testing/ünïcode/MEMORY.md": "# ü\n"}),
     ]
@@ -556,8 +600,9 @@ def test_small_commits_build_the_same_trees_without_an_index(tmp_path: Path, mod
         sha = repo.commit("Step", paths=paths)
 
         assert sha is not None and "read-tree" not in calls
-        expected = tree_by_git(where, parent, [prefix + p for p in paths
-                                               if p != "never/there.md"], tmp_path)
+        expected = tree_by_git(
+            where, parent, [prefix + p for p in paths if p != "never/there.md"], tmp_path
+        )
         assert git(where, "rev-parse", f"{sha}^{{tree}}").strip() == expected
         assert git(where, "rev-parse", f"{sha}^").strip() == parent
         assert repo.changed_paths(sha) == sorted(p for p in paths if p != "never/there.md")
@@ -568,18 +613,21 @@ def test_small_commits_build_the_same_trees_without_an_index(tmp_path: Path, mod
     assert repo.commit("Nothing", paths=["build/TOPIC.md"]) is None
     assert not (wiki / "deploy").exists()
     assert git(where, "ls-tree", "-r", "--name-only", "HEAD", "--", prefix + "deploy") == ""
-    subprocess.run(["git", "fsck", "--strict", "--no-dangling"], cwd=where, check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["git", "fsck", "--strict", "--no-dangling"], cwd=where, check=True, capture_output=True
+    )
 
 
-def test_unusual_paths_take_the_private_index(own: WikiRepo, tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unusual_paths_take_the_private_index(
+    own: WikiRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     wiki = own.wiki
     write(wiki / "build" / "bun" / "MEMORY.md", "# bun\n")
     write(wiki / "build" / "old" / "MEMORY.md", "# old\n")
     write(wiki / "tool.sh", "#!/bin/sh\n")
     own.commit("Start")
     calls = git_calls(monkeypatch)
+
     def delete_folder() -> None:
         (wiki / "build" / "old" / "MEMORY.md").unlink()
         (wiki / "build" / "old").rmdir()
@@ -604,7 +652,8 @@ def test_unusual_paths_take_the_private_index(own: WikiRepo, tmp_path: Path,
 
         assert sha is not None and "read-tree" in calls
         assert git(wiki, "rev-parse", f"{sha}^{{tree}}").strip() == tree_by_git(
-            wiki, parent, paths, tmp_path)
+            wiki, parent, paths, tmp_path
+        )
         assert git(wiki, "status", "--porcelain") == ""
     assert git(wiki, "ls-tree", "HEAD", "link.md").startswith("120000 ")
 
@@ -621,8 +670,7 @@ def test_an_ignored_new_file_is_refused_as_before(own: WikiRepo) -> None:
     assert own.head() == head
 
 
-def test_own_status_sees_every_kind_of_change_through_the_untracked_cache(own: WikiRepo
-                                                                          ) -> None:
+def test_own_status_sees_every_kind_of_change_through_the_untracked_cache(own: WikiRepo) -> None:
     for n in range(3):
         write(own.wiki / "build" / f"leaf-{n}" / "MEMORY.md", f"# {n}\n")
     own.commit("Start")
@@ -634,9 +682,13 @@ def test_own_status_sees_every_kind_of_change_through_the_untracked_cache(own: W
     (own.wiki / "build" / "leaf-2" / "MEMORY.md").unlink()
     write(own.wiki / "build" / "leaf-3" / "deep" / "MEMORY.md", "# new, nested\n")
 
-    assert own.dirty_paths() == ["build/leaf-0/MEMORY.md", "build/leaf-1/M.md",
-                                 "build/leaf-1/MEMORY.md", "build/leaf-2/MEMORY.md",
-                                 "build/leaf-3/deep/MEMORY.md"]
+    assert own.dirty_paths() == [
+        "build/leaf-0/MEMORY.md",
+        "build/leaf-1/M.md",
+        "build/leaf-1/MEMORY.md",
+        "build/leaf-2/MEMORY.md",
+        "build/leaf-3/deep/MEMORY.md",
+    ]
     assert own.commit_person_edits() is not None
     assert own.dirty_paths() == []
     write(own.wiki / "build" / "leaf-3" / "deep" / "more.md", "# another\n")

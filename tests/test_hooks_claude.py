@@ -17,8 +17,10 @@ from wikimem.runners.claude import is_claude_payload, record_from_claude
 FIXTURES = Path(__file__).parent / "fixtures" / "runners" / "claude"
 SESSION = "7c1e9a52-0000-4000-8000-000000000001"
 FIRST_PROMPT = "The web build is red on main. Find out why and fix it."
-FINAL = ("Bumped zod to 3.24.1 and regenerated bun.lockb; `bun install --frozen-lockfile` is "
-         "clean again. Pushing was denied, so the commit is local.")
+FINAL = (
+    "Bumped zod to 3.24.1 and regenerated bun.lockb; `bun install --frozen-lockfile` is "
+    "clean again. Pushing was denied, so the commit is local."
+)
 
 
 @pytest.fixture
@@ -47,24 +49,47 @@ def test_stop_records_the_last_turn_of_the_active_branch(transcript: Path) -> No
         "started_at": "2026-08-01T10:02:00.000Z",
         "ended_at": "2026-08-01T10:02:20.100Z",
         "evidence": [
-            {"kind": "note", "text": "Prompt of this turn: Bump zod properly and regenerate "
-                                     "the lockfile, then make the build pass."},
-            {"kind": "command", "command": "bun install --frozen-lockfile", "exit_code": 2,
-             "output": "bun install v1.1.30 (7b5a6c6f)\nerror: lockfile had changes, but "
-                       "lockfile is frozen\nnote: try re-running without --frozen-lockfile "
-                       "and commit the updated lockfile"},
-            {"kind": "command", "command": "bun install", "exit_code": 0,
-             "output": "bun install v1.1.30 (7b5a6c6f)\n + zod@3.24.1\n 412 packages "
-                       "installed [1.92s]\nSaved lockfile"},
-            {"kind": "command", "command": "git push origin HEAD", "exit_code": 1,
-             "output": "Permission to use Bash with command git push origin HEAD has been "
-                       "denied."},
-            {"kind": "file", "path": "package.json",
-             "diff": '@@ -1 +1 @@\n-    "zod": "3.23.8",\n+    "zod": "3.24.1",\n'},
+            {
+                "kind": "note",
+                "text": "Prompt of this turn: Bump zod properly and regenerate "
+                "the lockfile, then make the build pass.",
+            },
+            {
+                "kind": "command",
+                "command": "bun install --frozen-lockfile",
+                "exit_code": 2,
+                "output": "bun install v1.1.30 (7b5a6c6f)\nerror: lockfile had changes, but "
+                "lockfile is frozen\nnote: try re-running without --frozen-lockfile "
+                "and commit the updated lockfile",
+            },
+            {
+                "kind": "command",
+                "command": "bun install",
+                "exit_code": 0,
+                "output": "bun install v1.1.30 (7b5a6c6f)\n + zod@3.24.1\n 412 packages "
+                "installed [1.92s]\nSaved lockfile",
+            },
+            {
+                "kind": "command",
+                "command": "git push origin HEAD",
+                "exit_code": 1,
+                "output": "Permission to use Bash with command git push origin HEAD has been "
+                "denied.",
+            },
+            {
+                "kind": "file",
+                "path": "package.json",
+                "diff": '@@ -1 +1 @@\n-    "zod": "3.23.8",\n+    "zod": "3.24.1",\n',
+            },
         ],
-        "source": {"runner": "claude-code", "event": "Stop", "session_id": SESSION,
-                   "transcript_path": str(transcript), "cwd": "/home/ci/repo",
-                   "permission_mode": "acceptEdits"},
+        "source": {
+            "runner": "claude-code",
+            "event": "Stop",
+            "session_id": SESSION,
+            "transcript_path": str(transcript),
+            "cwd": "/home/ci/repo",
+            "permission_mode": "acceptEdits",
+        },
     }
 
 
@@ -86,15 +111,24 @@ def test_first_turn_alone_when_stop_fires_before_the_second(tmp_path: Path) -> N
     assert record["run_id"] == f"{SESSION}:u-03"
     assert record["task"] == FIRST_PROMPT
     assert record["evidence"] == [
-        {"kind": "command", "command": "bun run build", "exit_code": 1,
-         "output": "$ vite build\nerror: Cannot find module 'zod/v4' from 'src/schema.ts'\n"
-                   "error: script \"build\" exited with code 1"},
+        {
+            "kind": "command",
+            "command": "bun run build",
+            "exit_code": 1,
+            "output": "$ vite build\nerror: Cannot find module 'zod/v4' from 'src/schema.ts'\n"
+            'error: script "build" exited with code 1',
+        },
     ]
 
 
 def test_session_end_builds_the_same_run_without_a_status(transcript: Path) -> None:
-    end = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": "/home/ci/repo",
-           "hook_event_name": "SessionEnd", "reason": "other"}
+    end = {
+        "session_id": SESSION,
+        "transcript_path": str(transcript),
+        "cwd": "/home/ci/repo",
+        "hook_event_name": "SessionEnd",
+        "reason": "other",
+    }
 
     record = record_from_claude(end)
 
@@ -105,21 +139,38 @@ def test_session_end_builds_the_same_run_without_a_status(transcript: Path) -> N
 
 
 def test_stop_failure_is_a_failed_run_with_the_error_noted(transcript: Path) -> None:
-    record = record_from_claude(payload(
-        transcript, hook_event_name="StopFailure", error="rate_limit",
-        error_details="429 Too Many Requests", last_assistant_message="API Error: 429"))
+    record = record_from_claude(
+        payload(
+            transcript,
+            hook_event_name="StopFailure",
+            error="rate_limit",
+            error_details="429 Too Many Requests",
+            last_assistant_message="API Error: 429",
+        )
+    )
 
     assert record["status"] == "failed"
     assert record["result"] == "API Error: 429"
-    assert {"kind": "note", "text": "The turn ended on an API error: rate_limit 429 Too Many "
-                                    "Requests"} in record["evidence"]
+    assert {
+        "kind": "note",
+        "text": "The turn ended on an API error: rate_limit 429 Too Many Requests",
+    } in record["evidence"]
 
 
 def test_forced_continuation_and_subagent_stops_are_skipped(transcript: Path) -> None:
     assert record_from_claude(payload(transcript, stop_hook_active=True)) is None
-    assert record_from_claude(payload(
-        transcript, hook_event_name="SubagentStop", agent_id="a91f", agent_type="Explore",
-        agent_transcript_path=str(transcript))) is None
+    assert (
+        record_from_claude(
+            payload(
+                transcript,
+                hook_event_name="SubagentStop",
+                agent_id="a91f",
+                agent_type="Explore",
+                agent_transcript_path=str(transcript),
+            )
+        )
+        is None
+    )
 
 
 def test_unreadable_transcript_still_records_the_result(tmp_path: Path) -> None:
@@ -129,9 +180,15 @@ def test_unreadable_transcript_still_records_the_result(tmp_path: Path) -> None:
     assert record["task"] == "Claude Code session in repo"
     assert record["result"] == FINAL
     assert record["run_id"] == f"{SESSION}:0b7d3c1e-0000-4000-8000-00000000abcd"
-    assert record["evidence"] == [{"kind": "note", "text": (
-        "No task or tool evidence from the transcript: it could not be read "
-        f"({missing}: No such file or directory); only the hook payload was recorded.")}]
+    assert record["evidence"] == [
+        {
+            "kind": "note",
+            "text": (
+                "No task or tool evidence from the transcript: it could not be read "
+                f"({missing}: No such file or directory); only the hook payload was recorded."
+            ),
+        }
+    ]
 
 
 def missing_evidence(record: dict) -> str:
@@ -147,8 +204,7 @@ def test_a_transcript_that_is_a_folder_is_said_to_be_unreadable(tmp_path: Path) 
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file whatever its mode")
-def test_a_transcript_without_read_permission_is_said_to_be_unreadable(
-        transcript: Path) -> None:
+def test_a_transcript_without_read_permission_is_said_to_be_unreadable(transcript: Path) -> None:
     transcript.chmod(0)
     try:
         record = record_from_claude(payload(transcript))
@@ -165,8 +221,7 @@ def test_a_payload_without_transcript_path_says_so(transcript: Path) -> None:
     assert "could not be read" not in str(record_from_claude(payload(transcript))["evidence"])
 
 
-def test_stop_hook_with_a_missing_transcript_queues_the_run_with_the_note(
-        tmp_path: Path) -> None:
+def test_stop_hook_with_a_missing_transcript_queues_the_run_with_the_note(tmp_path: Path) -> None:
     from tests.conftest import run_wikimem
     from wikimem.intake.queue import Queue
 
@@ -176,8 +231,12 @@ def test_stop_hook_with_a_missing_transcript_queues_the_run_with_the_note(
     proc = run_wikimem("hook", "--wait", "-q", cwd=workspace, input=json.dumps(event))
     assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
     queue = Queue(workspace / ".clarvis" / "state" / "queue")
-    [job] = [job for state in ("done", "failed", "review", "pending")
-             for _, job in queue.jobs(state) if job is not None]
+    [job] = [
+        job
+        for state in ("done", "failed", "review", "pending")
+        for _, job in queue.jobs(state)
+        if job is not None
+    ]
     assert job.run["result"] == FINAL
     assert "gone.jsonl: No such file or directory" in missing_evidence(job.run)
 
@@ -196,49 +255,132 @@ def line(**fields: object) -> str:
 
 def test_compaction_keeps_the_task_from_before_the_boundary(tmp_path: Path) -> None:
     path = tmp_path / "compacted.jsonl"
-    path.write_text("".join([
-        line(type="user", uuid="u1", parentUuid=None,
-             message={"role": "user", "content": [{"type": "text", "text": "Speed up CI"}]}),
-        line(type="assistant", uuid="a1", parentUuid="u1", message={
-            "id": "m1", "role": "assistant", "content": [{"type": "text", "text": "Looking"}]}),
-        line(type="system", subtype="compact_boundary", uuid="c1", parentUuid=None,
-             logicalParentUuid="a1", content="Conversation compacted",
-             compactMetadata={"trigger": "auto", "preTokens": 160000}),
-        line(type="user", uuid="u2", parentUuid="c1", isCompactSummary=True,
-             message={"role": "user", "content": "This session is being continued ..."}),
-        line(type="assistant", uuid="a2", parentUuid="u2", message={
-            "id": "m2", "role": "assistant", "content": [{"type": "tool_use", "id": "t1",
-                                                          "name": "Bash",
-                                                          "input": {"command": "make ci"}}]}),
-        line(type="user", uuid="u3", parentUuid="a2", message={"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}),
-    ]))
+    path.write_text(
+        "".join(
+            [
+                line(
+                    type="user",
+                    uuid="u1",
+                    parentUuid=None,
+                    message={"role": "user", "content": [{"type": "text", "text": "Speed up CI"}]},
+                ),
+                line(
+                    type="assistant",
+                    uuid="a1",
+                    parentUuid="u1",
+                    message={
+                        "id": "m1",
+                        "role": "assistant",
+                        "content": [{"type": "text", "text": "Looking"}],
+                    },
+                ),
+                line(
+                    type="system",
+                    subtype="compact_boundary",
+                    uuid="c1",
+                    parentUuid=None,
+                    logicalParentUuid="a1",
+                    content="Conversation compacted",
+                    compactMetadata={"trigger": "auto", "preTokens": 160000},
+                ),
+                line(
+                    type="user",
+                    uuid="u2",
+                    parentUuid="c1",
+                    isCompactSummary=True,
+                    message={"role": "user", "content": "This session is being continued ..."},
+                ),
+                line(
+                    type="assistant",
+                    uuid="a2",
+                    parentUuid="u2",
+                    message={
+                        "id": "m2",
+                        "role": "assistant",
+                        "content": [
+                            {
+                                "type": "tool_use",
+                                "id": "t1",
+                                "name": "Bash",
+                                "input": {"command": "make ci"},
+                            }
+                        ],
+                    },
+                ),
+                line(
+                    type="user",
+                    uuid="u3",
+                    parentUuid="a2",
+                    message={
+                        "role": "user",
+                        "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}],
+                    },
+                ),
+            ]
+        )
+    )
 
-    record = record_from_claude({"session_id": "S", "transcript_path": str(path),
-                                 "hook_event_name": "Stop", "last_assistant_message": "Done"})
+    record = record_from_claude(
+        {
+            "session_id": "S",
+            "transcript_path": str(path),
+            "hook_event_name": "Stop",
+            "last_assistant_message": "Done",
+        }
+    )
 
     assert record["task"] == "Speed up CI"
     assert record["run_id"] == "S:u1"
     assert record["evidence"] == [
-        {"kind": "command", "command": "make ci", "exit_code": 0, "output": "ok"}]
+        {"kind": "command", "command": "make ci", "exit_code": 0, "output": "ok"}
+    ]
 
 
 def test_huge_tool_output_is_clipped_head_and_tail(tmp_path: Path) -> None:
     path = tmp_path / "big.jsonl"
     big = "BEGIN" + "x" * 100_000 + "END"
-    path.write_text("".join([
-        line(type="user", uuid="u1", parentUuid=None,
-             message={"role": "user", "content": "Print the log"}),
-        line(type="assistant", uuid="a1", parentUuid="u1", message={
-            "id": "m1", "role": "assistant", "content": [
-                {"type": "tool_use", "id": "t1", "name": "Bash",
-                 "input": {"command": "cat big.log"}}]}),
-        line(type="user", uuid="u2", parentUuid="a1", message={"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t1", "content": big}]}),
-    ]))
+    path.write_text(
+        "".join(
+            [
+                line(
+                    type="user",
+                    uuid="u1",
+                    parentUuid=None,
+                    message={"role": "user", "content": "Print the log"},
+                ),
+                line(
+                    type="assistant",
+                    uuid="a1",
+                    parentUuid="u1",
+                    message={
+                        "id": "m1",
+                        "role": "assistant",
+                        "content": [
+                            {
+                                "type": "tool_use",
+                                "id": "t1",
+                                "name": "Bash",
+                                "input": {"command": "cat big.log"},
+                            }
+                        ],
+                    },
+                ),
+                line(
+                    type="user",
+                    uuid="u2",
+                    parentUuid="a1",
+                    message={
+                        "role": "user",
+                        "content": [{"type": "tool_result", "tool_use_id": "t1", "content": big}],
+                    },
+                ),
+            ]
+        )
+    )
 
-    record = record_from_claude({"session_id": "S", "transcript_path": str(path),
-                                 "hook_event_name": "Stop"})
+    record = record_from_claude(
+        {"session_id": "S", "transcript_path": str(path), "hook_event_name": "Stop"}
+    )
 
     output = record["evidence"][0]["output"]
     assert 20_000 <= len(output) < 20_100
@@ -258,9 +400,10 @@ def test_dispatch_by_payload_shape(transcript: Path) -> None:
     env: dict[str, str] = {}
     assert record_from_payload(payload(transcript), env)["agent"]["name"] == "claude-code"
     assert record_from_payload({"task": "Rename foo", "status": "succeeded"}, env) == {
-        "task": "Rename foo", "status": "succeeded"}
-    assert record_from_payload({"session_id": "S", "hook_event_name": "SubagentStart"},
-                               env) is None
+        "task": "Rename foo",
+        "status": "succeeded",
+    }
+    assert record_from_payload({"session_id": "S", "hook_event_name": "SubagentStart"}, env) is None
     with pytest.raises(RecordError):
         record_from_payload({"hello": "world"}, env)
 
@@ -274,8 +417,13 @@ def test_the_hook_path_imports_no_heavy_dependency(transcript: Path) -> None:
         "heavy = {'openai', 'git', 'click', 'jinja2', 'frontmatter', 'filelock', 'httpx'}\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=Path(__file__).parent.parent)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parent.parent,
+    )
     assert out.stdout.strip() == "[]"
 
 
@@ -290,14 +438,18 @@ def test_session_end_hook_hands_off_and_the_run_lands(transcript: Path, tmp_path
     workspace = tmp_path / "ws"
     workspace.mkdir()
     token = "ghp_" + "Zq8Lw2Rt6Yb0Nc4Vx7Mk1Pj5Hg9Fd3Sa2Ue6"
-    event = payload(transcript, hook_event_name="SessionEnd", reason="exit",
-                    last_assistant_message=f"Done. The token was {token}.")
+    event = payload(
+        transcript,
+        hook_event_name="SessionEnd",
+        reason="exit",
+        last_assistant_message=f"Done. The token was {token}.",
+    )
     proc = run_wikimem("hook", cwd=workspace, input=json.dumps(event))
     assert proc.returncode == 0 and proc.stdout == b"", proc.stderr
     queue = Queue(workspace / ".clarvis" / "state" / "queue")
     deadline = time.monotonic() + 60
     while queue.counts()["done"] < 1:  # the detached process finishes on its own
-        assert time.monotonic() < deadline, (workspace / ".clarvis/state/background.log")
+        assert time.monotonic() < deadline, workspace / ".clarvis/state/background.log"
         time.sleep(0.05)
     job = next(j for _, j in queue.jobs("done"))
     assert job is not None and job.run["task"] == FIRST_PROMPT

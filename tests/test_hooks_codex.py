@@ -13,24 +13,39 @@ from wikimem.runners.codex import find_rollout, is_codex_payload, record_from_co
 FIXTURES = Path(__file__).parent / "fixtures" / "runners" / "codex"
 THREAD = "0199aa00-0000-7000-8000-000000000001"
 TASK = "test_parse_local_date fails on CI but passes on my laptop. Fix it."
-ANSWER = ("The test assumed the machine's local zone; CI runs in Europe/Berlin where 02:30 on "
-          "2026-03-29 does not exist (DST). I made the test zone-explicit and pinned TZ=UTC "
-          "in conftest.py; `pytest -q` passes (42 passed).")
+ANSWER = (
+    "The test assumed the machine's local zone; CI runs in Europe/Berlin where 02:30 on "
+    "2026-03-29 does not exist (DST). I made the test zone-explicit and pinned TZ=UTC "
+    "in conftest.py; `pytest -q` passes (42 passed)."
+)
 FIRST_TURN_EVIDENCE = [
-    {"kind": "command", "command": "pytest -q tests/test_dates.py", "exit_code": 1,
-     "output": "F.\nFAILED tests/test_dates.py::test_parse_local_date - AssertionError: "
-               "2026-03-29 03:30 != 2026-03-29 02:30\n1 failed, 1 passed in 0.31s\n"},
-    {"kind": "command", "command": "echo $TZ; date +%Z", "exit_code": 0,
-     "output": "Europe/Berlin\nCEST\n"},
-    {"kind": "command", "command": "pytest -q", "exit_code": 0,
-     "output": "42 passed in 1.20s\n"},
-    {"kind": "file", "path": "tests/test_dates.py",
-     "diff": "*** Update File: tests/test_dates.py\n@@ def test_parse_local_date():\n"
-             "-    assert parse('2026-03-29 02:30') == datetime(2026, 3, 29, 2, 30)\n"
-             "+    assert parse('2026-03-29 02:30', tz=UTC) == datetime(2026, 3, 29, 2, 30, "
-             "tzinfo=UTC)\n"},
-    {"kind": "file", "path": "tests/conftest.py",
-     "diff": "*** Add File: tests/conftest.py\n+import os\n+os.environ['TZ'] = 'UTC'\n"},
+    {
+        "kind": "command",
+        "command": "pytest -q tests/test_dates.py",
+        "exit_code": 1,
+        "output": "F.\nFAILED tests/test_dates.py::test_parse_local_date - AssertionError: "
+        "2026-03-29 03:30 != 2026-03-29 02:30\n1 failed, 1 passed in 0.31s\n",
+    },
+    {
+        "kind": "command",
+        "command": "echo $TZ; date +%Z",
+        "exit_code": 0,
+        "output": "Europe/Berlin\nCEST\n",
+    },
+    {"kind": "command", "command": "pytest -q", "exit_code": 0, "output": "42 passed in 1.20s\n"},
+    {
+        "kind": "file",
+        "path": "tests/test_dates.py",
+        "diff": "*** Update File: tests/test_dates.py\n@@ def test_parse_local_date():\n"
+        "-    assert parse('2026-03-29 02:30') == datetime(2026, 3, 29, 2, 30)\n"
+        "+    assert parse('2026-03-29 02:30', tz=UTC) == datetime(2026, 3, 29, 2, 30, "
+        "tzinfo=UTC)\n",
+    },
+    {
+        "kind": "file",
+        "path": "tests/conftest.py",
+        "diff": "*** Add File: tests/conftest.py\n+import os\n+os.environ['TZ'] = 'UTC'\n",
+    },
 ]
 
 
@@ -43,7 +58,8 @@ def codex_home(tmp_path: Path) -> Path:
     day.mkdir(parents=True)
     (day / f"rollout-2026-08-01T10-00-00-{THREAD}.jsonl").write_text("".join(lines[:cut]))
     (day / "rollout-2026-08-01T09-00-00-0199aa00-0000-7000-8000-00000000ffff.jsonl").write_text(
-        "{}\n")
+        "{}\n"
+    )
     return tmp_path / "codex"
 
 
@@ -64,10 +80,20 @@ def test_notify_finds_the_rollout_under_codex_home(codex_home: Path) -> None:
         "ended_at": "2026-08-01T10:00:12.100Z",
         "evidence": FIRST_TURN_EVIDENCE,
         "source": {
-            "runner": "codex", "event": "agent-turn-complete", "thread_id": THREAD,
-            "turn_id": "turn-1", "cwd": "/home/ci/repo", "client": "codex-tui",
-            "rollout_path": str(codex_home / "sessions" / "2026" / "08" / "01"
-                                / f"rollout-2026-08-01T10-00-00-{THREAD}.jsonl"),
+            "runner": "codex",
+            "event": "agent-turn-complete",
+            "thread_id": THREAD,
+            "turn_id": "turn-1",
+            "cwd": "/home/ci/repo",
+            "client": "codex-tui",
+            "rollout_path": str(
+                codex_home
+                / "sessions"
+                / "2026"
+                / "08"
+                / "01"
+                / f"rollout-2026-08-01T10-00-00-{THREAD}.jsonl"
+            ),
         },
     }
 
@@ -109,32 +135,54 @@ def test_stop_hook_records_the_last_turn_from_transcript_path(tmp_path: Path) ->
         "ended_at": "2026-08-01T10:01:05.000Z",
         "evidence": [
             {"kind": "note", "text": "Prompt of this turn: Now run the linter too."},
-            {"kind": "command", "command": "ruff check tests/", "exit_code": 1,
-             "output": "tests/conftest.py:1:1: I001 Import block is un-sorted\nFound 1 error.\n"},
+            {
+                "kind": "command",
+                "command": "ruff check tests/",
+                "exit_code": 1,
+                "output": "tests/conftest.py:1:1: I001 Import block is un-sorted\nFound 1 error.\n",
+            },
         ],
-        "source": {"runner": "codex", "event": "Stop", "thread_id": THREAD,
-                   "turn_id": "turn-2", "cwd": "/home/ci/repo",
-                   "rollout_path": str(rollout), "model": "gpt-5.5"},
+        "source": {
+            "runner": "codex",
+            "event": "Stop",
+            "thread_id": THREAD,
+            "turn_id": "turn-2",
+            "cwd": "/home/ci/repo",
+            "rollout_path": str(rollout),
+            "model": "gpt-5.5",
+        },
     }
 
 
 def test_forced_and_subagent_stops_are_skipped() -> None:
     assert record_from_codex(fixture("stop.json") | {"stop_hook_active": True}, {}) is None
-    assert record_from_codex(fixture("stop.json") | {"hook_event_name": "SubagentStop"},
-                             {}) is None
+    assert record_from_codex(fixture("stop.json") | {"hook_event_name": "SubagentStop"}, {}) is None
 
 
 def test_aborted_turn_is_failed(tmp_path: Path) -> None:
     rollout = tmp_path / "r.jsonl"
-    rollout.write_text("\n".join(json.dumps(line) for line in [
-        {"timestamp": "t1", "type": "event_msg",
-         "payload": {"type": "user_message", "message": "Upgrade the deps"}},
-        {"timestamp": "t2", "type": "event_msg",
-         "payload": {"type": "turn_aborted", "reason": "interrupted"}},
-    ]) + "\n")
+    rollout.write_text(
+        "\n".join(
+            json.dumps(line)
+            for line in [
+                {
+                    "timestamp": "t1",
+                    "type": "event_msg",
+                    "payload": {"type": "user_message", "message": "Upgrade the deps"},
+                },
+                {
+                    "timestamp": "t2",
+                    "type": "event_msg",
+                    "payload": {"type": "turn_aborted", "reason": "interrupted"},
+                },
+            ]
+        )
+        + "\n"
+    )
 
-    record = record_from_codex(fixture("stop.json") | {"transcript_path": str(rollout),
-                                                       "last_assistant_message": None}, {})
+    record = record_from_codex(
+        fixture("stop.json") | {"transcript_path": str(rollout), "last_assistant_message": None}, {}
+    )
 
     assert record["status"] == "failed"
     assert record["task"] == "Upgrade the deps"
@@ -144,9 +192,19 @@ def test_aborted_turn_is_failed(tmp_path: Path) -> None:
 def test_detection_and_dispatch(codex_home: Path) -> None:
     assert is_codex_payload(fixture("notify.json"))
     assert is_codex_payload(fixture("stop.json"))
-    assert is_codex_payload({"hook_event_name": "Stop", "session_id": "x",
-                             "transcript_path": "/h/.codex/sessions/rollout-2026-x.jsonl"})
-    assert not is_codex_payload({"hook_event_name": "Stop", "session_id": "x",
-                                 "transcript_path": "/h/.claude/projects/p/x.jsonl"})
+    assert is_codex_payload(
+        {
+            "hook_event_name": "Stop",
+            "session_id": "x",
+            "transcript_path": "/h/.codex/sessions/rollout-2026-x.jsonl",
+        }
+    )
+    assert not is_codex_payload(
+        {
+            "hook_event_name": "Stop",
+            "session_id": "x",
+            "transcript_path": "/h/.claude/projects/p/x.jsonl",
+        }
+    )
     record = record_from_payload(fixture("notify.json"), {"CODEX_HOME": str(codex_home)})
     assert record["agent"]["name"] == "codex"

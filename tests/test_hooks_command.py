@@ -29,8 +29,12 @@ def test_success_relays_both_streams_and_records_them(capfd: pytest.CaptureFixtu
     assert STAMP.match(record.pop("started_at")) and STAMP.match(record.pop("ended_at"))
     [item] = record.pop("evidence")
     assert sorted(item["output"].splitlines()) == ["built 3 pages", "warn: slow"]
-    assert item == {"kind": "command", "command": shlex.join(argv), "exit_code": 0,
-                    "output": item["output"]}
+    assert item == {
+        "kind": "command",
+        "command": shlex.join(argv),
+        "exit_code": 0,
+        "output": item["output"],
+    }
     assert record == {"task": "Build the docs", "status": "succeeded"}
 
 
@@ -49,23 +53,28 @@ def test_failure_keeps_the_exit_status(capfd: pytest.CaptureFixture) -> None:
 
 def test_killed_by_a_signal_follows_the_shell_convention() -> None:
     status, record = run_and_record(
-        python("import os, signal; os.kill(os.getpid(), signal.SIGTERM)"), "t")
+        python("import os, signal; os.kill(os.getpid(), signal.SIGTERM)"), "t"
+    )
 
     assert status == 128 + 15
     assert record["evidence"][0]["exit_code"] == 143
 
 
-def test_missing_executable_is_127_and_noted(tmp_path: Path,
-                                             capfd: pytest.CaptureFixture) -> None:
+def test_missing_executable_is_127_and_noted(tmp_path: Path, capfd: pytest.CaptureFixture) -> None:
     missing = str(tmp_path / "no-such-agent")
 
     status, record = run_and_record([missing, "--run"], "Ask the agent")
 
     assert status == 127
     assert record["status"] == "failed"
-    assert record["evidence"] == [{"kind": "command", "command": f"{missing} --run",
-                                   "exit_code": 127,
-                                   "output": f"command not found: {missing}"}]
+    assert record["evidence"] == [
+        {
+            "kind": "command",
+            "command": f"{missing} --run",
+            "exit_code": 127,
+            "output": f"command not found: {missing}",
+        }
+    ]
     assert f"command not found: {missing}" in capfd.readouterr().err
 
 
@@ -81,10 +90,13 @@ def test_not_executable_is_126(tmp_path: Path) -> None:
 
 
 def test_large_output_passes_through_whole_and_is_kept_bounded(
-        capfdbinary: pytest.CaptureFixture) -> None:
-    code = ("import sys\nsys.stdout.write('HEAD\\n' + 'x' * 999 + '\\n')\n"
-            "for i in range(2000): sys.stdout.write(f'line {i:05d} ' + 'y' * 500 + '\\n')\n"
-            "sys.stdout.write('TAIL\\n')")
+    capfdbinary: pytest.CaptureFixture,
+) -> None:
+    code = (
+        "import sys\nsys.stdout.write('HEAD\\n' + 'x' * 999 + '\\n')\n"
+        "for i in range(2000): sys.stdout.write(f'line {i:05d} ' + 'y' * 500 + '\\n')\n"
+        "sys.stdout.write('TAIL\\n')"
+    )
 
     status, record = run_and_record(python(code), "Print a lot", limit=4000)
 
@@ -108,10 +120,14 @@ def test_bounded_copy_counts_what_it_drops() -> None:
     assert small.text() == "ok\n"
 
 
-@pytest.mark.parametrize("args", [
-    ["--from-command", "--task", "nightly e2e", "--", "npm", "test"],
-    ["--task", "nightly e2e", "--from-command", "--", "npm", "test"],
-    ["--from-command", "--task", "nightly e2e", "npm", "test"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--from-command", "--task", "nightly e2e", "--", "npm", "test"],
+        ["--task", "nightly e2e", "--from-command", "--", "npm", "test"],
+        ["--from-command", "--task", "nightly e2e", "npm", "test"],
+    ],
+)
 def test_hook_options_may_come_before_or_after_from_command(args: list[str]) -> None:
     from wikimem.cli.hook import parse_args
 

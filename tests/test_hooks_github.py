@@ -12,8 +12,10 @@ from wikimem.runners.github import provenance_from_env, record_from_output
 RUNNERS = Path(__file__).parent / "fixtures" / "runners"
 FIXTURES = RUNNERS / "github"
 SESSION = "4b2f0c11-0000-4000-8000-000000000042"
-MIGRATION = ("The migration failed because DATABASE_URL was unset in the job; I added it from "
-             "the repository secret and `alembic upgrade head` now runs.")
+MIGRATION = (
+    "The migration failed because DATABASE_URL was unset in the job; I added it from "
+    "the repository secret and `alembic upgrade head` now runs."
+)
 
 
 @pytest.fixture
@@ -24,10 +26,17 @@ def env() -> dict[str, str]:
 @pytest.fixture
 def provenance() -> dict[str, str]:
     return {
-        "run_id": "8812", "run_attempt": "3", "run_number": "412", "repository": "acme/web",
-        "workflow": "agent-fix", "job": "fix",
-        "sha": "9c1e2f0a7d3b4c5e6f708192a3b4c5d6e7f80912", "ref": "refs/heads/main",
-        "event": "workflow_dispatch", "actor": "octocat", "runner_name": "GitHub Actions 7",
+        "run_id": "8812",
+        "run_attempt": "3",
+        "run_number": "412",
+        "repository": "acme/web",
+        "workflow": "agent-fix",
+        "job": "fix",
+        "sha": "9c1e2f0a7d3b4c5e6f708192a3b4c5d6e7f80912",
+        "ref": "refs/heads/main",
+        "event": "workflow_dispatch",
+        "actor": "octocat",
+        "runner_name": "GitHub Actions 7",
         "url": "https://github.com/acme/web/actions/runs/8812",
     }
 
@@ -38,9 +47,13 @@ def output(name: str) -> str:
 
 def test_provenance_names_the_run_and_links_to_it(env: dict, provenance: dict) -> None:
     assert provenance_from_env(env) == provenance
-    assert provenance_from_env({"GITHUB_SERVER_URL": "https://ghe.acme.dev/",
-                                "GITHUB_REPOSITORY": "a/b", "GITHUB_RUN_ID": "7"}) == {
-        "repository": "a/b", "run_id": "7", "url": "https://ghe.acme.dev/a/b/actions/runs/7"}
+    assert provenance_from_env(
+        {
+            "GITHUB_SERVER_URL": "https://ghe.acme.dev/",
+            "GITHUB_REPOSITORY": "a/b",
+            "GITHUB_RUN_ID": "7",
+        }
+    ) == {"repository": "a/b", "run_id": "7", "url": "https://ghe.acme.dev/a/b/actions/runs/7"}
     assert provenance_from_env({"HOME": "/root"}) == {}
 
 
@@ -66,19 +79,28 @@ def test_claude_stream_json_keeps_main_thread_tools(env: dict, provenance: dict)
         "status": "succeeded",
         "result": MIGRATION,
         "evidence": [
-            {"kind": "command", "command": "alembic upgrade head", "exit_code": 1,
-             "output": "sqlalchemy.exc.ArgumentError: Could not parse SQLAlchemy URL from "
-                       "string ''"},
-            {"kind": "command", "command": "DATABASE_URL=sqlite:///ci.db alembic upgrade head",
-             "exit_code": 0,
-             "output": "INFO  [alembic.runtime.migration] Running upgrade  -> 3f2a, create "
-                       "users"},
-            {"kind": "file", "path": ".github/workflows/migrate.yml",
-             "diff": "@@ -2 +2,2 @@\n       PYTHONUNBUFFERED: 1\n"
-                     "+      DATABASE_URL: ${{ secrets.DATABASE_URL }}\n"},
+            {
+                "kind": "command",
+                "command": "alembic upgrade head",
+                "exit_code": 1,
+                "output": "sqlalchemy.exc.ArgumentError: Could not parse SQLAlchemy URL from "
+                "string ''",
+            },
+            {
+                "kind": "command",
+                "command": "DATABASE_URL=sqlite:///ci.db alembic upgrade head",
+                "exit_code": 0,
+                "output": "INFO  [alembic.runtime.migration] Running upgrade  -> 3f2a, create "
+                "users",
+            },
+            {
+                "kind": "file",
+                "path": ".github/workflows/migrate.yml",
+                "diff": "@@ -2 +2,2 @@\n       PYTHONUNBUFFERED: 1\n"
+                "+      DATABASE_URL: ${{ secrets.DATABASE_URL }}\n",
+            },
         ],
-        "source": {"format": "claude-stream-json", "session_id": SESSION,
-                   "github": provenance},
+        "source": {"format": "claude-stream-json", "session_id": SESSION, "github": provenance},
     }
 
 
@@ -88,19 +110,26 @@ def test_claude_verbose_json_array_reads_like_the_stream(env: dict) -> None:
     record = record_from_output(json.dumps(events, indent=2), env)
 
     assert [e.get("command") for e in record["evidence"]] == [
-        "alembic upgrade head", "DATABASE_URL=sqlite:///ci.db alembic upgrade head", None]
+        "alembic upgrade head",
+        "DATABASE_URL=sqlite:///ci.db alembic upgrade head",
+        None,
+    ]
 
 
 def test_claude_error_result_is_a_failed_run(env: dict) -> None:
     result = json.loads(output("claude-json.json")) | {
-        "subtype": "error_max_turns", "is_error": True, "result": None}
+        "subtype": "error_max_turns",
+        "is_error": True,
+        "result": None,
+    }
 
     record = record_from_output(json.dumps(result), env)
 
     assert record["status"] == "failed"
     assert "result" not in record
     assert record["evidence"] == [
-        {"kind": "note", "text": "Claude Code ended with error_max_turns."}]
+        {"kind": "note", "text": "Claude Code ended with error_max_turns."}
+    ]
 
 
 def test_codex_exec_json(env: dict, provenance: dict) -> None:
@@ -112,13 +141,21 @@ def test_codex_exec_json(env: dict, provenance: dict) -> None:
         "agent": {"name": "codex", "instance_id": thread},
         "status": "succeeded",
         "result": "The deploy step had no FLY_API_TOKEN; I passed it from secrets in "
-                  "deploy.yml. actionlint is clean.",
+        "deploy.yml. actionlint is clean.",
         "evidence": [
-            {"kind": "command", "command": "fly deploy --remote-only", "exit_code": 1,
-             "output": "Error: no access token available. Please login with 'flyctl auth "
-                       "login'\n"},
-            {"kind": "command", "command": "actionlint .github/workflows/deploy.yml",
-             "exit_code": 0, "output": ""},
+            {
+                "kind": "command",
+                "command": "fly deploy --remote-only",
+                "exit_code": 1,
+                "output": "Error: no access token available. Please login with 'flyctl auth "
+                "login'\n",
+            },
+            {
+                "kind": "command",
+                "command": "actionlint .github/workflows/deploy.yml",
+                "exit_code": 0,
+                "output": "",
+            },
             {"kind": "file", "path": ".github/workflows/deploy.yml"},
         ],
         "source": {"format": "codex-exec-json", "thread_id": thread, "github": provenance},
@@ -126,8 +163,10 @@ def test_codex_exec_json(env: dict, provenance: dict) -> None:
 
 
 def test_codex_exec_failed_turn(env: dict) -> None:
-    text = '{"type":"thread.started","thread_id":"t"}\n' \
-           '{"type":"turn.failed","error":{"message":"stream disconnected"}}\n'
+    text = (
+        '{"type":"thread.started","thread_id":"t"}\n'
+        '{"type":"turn.failed","error":{"message":"stream disconnected"}}\n'
+    )
 
     assert record_from_output(text, env)["status"] == "failed"
 
@@ -135,8 +174,7 @@ def test_codex_exec_failed_turn(env: dict) -> None:
 def test_codex_rollout(env: dict) -> None:
     record = record_from_output((RUNNERS / "codex" / "rollout.jsonl").read_text(), env)
 
-    assert record["task"] == ("test_parse_local_date fails on CI but passes on my laptop. "
-                              "Fix it.")
+    assert record["task"] == ("test_parse_local_date fails on CI but passes on my laptop. Fix it.")
     assert record["result"] == "ruff reports one unsorted import in tests/conftest.py."
     assert record["source"]["format"] == "codex-rollout"
 
@@ -147,12 +185,17 @@ def test_claude_transcript_follows_its_active_branch(env: dict) -> None:
     assert record["task"] == "The web build is red on main. Find out why and fix it."
     assert record["source"]["format"] == "claude-transcript"
     assert "rm -rf node_modules bun.lockb && bun install" not in [
-        e.get("command") for e in record["evidence"]]
+        e.get("command") for e in record["evidence"]
+    ]
 
 
 def test_run_record_keeps_its_own_identity(env: dict, provenance: dict) -> None:
-    mine = {"run_id": "ci-4411-1", "task": "Fix the web build", "status": "succeeded",
-            "source": {"tool": "my-runner"}}
+    mine = {
+        "run_id": "ci-4411-1",
+        "task": "Fix the web build",
+        "status": "succeeded",
+        "source": {"tool": "my-runner"},
+    }
 
     record = record_from_output(json.dumps(mine), env)
 
@@ -175,6 +218,10 @@ def test_plain_log_keeps_its_tail_from_a_whole_line(env: dict, provenance: dict)
 def test_log_outside_actions_has_no_github_provenance() -> None:
     record = record_from_output("{not json\nplain line\n", {})
 
-    assert record == {"task": "CI agent step", "source": {"format": "log"},
-                      "evidence": [{"kind": "note", "text": "End of the agent step's log:\n"
-                                                            "{not json\nplain line\n"}]}
+    assert record == {
+        "task": "CI agent step",
+        "source": {"format": "log"},
+        "evidence": [
+            {"kind": "note", "text": "End of the agent step's log:\n{not json\nplain line\n"}
+        ],
+    }

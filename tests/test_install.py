@@ -43,12 +43,15 @@ def test_claude_adds_stop_and_session_end_and_keeps_the_rest(tmp_path: Path) -> 
     data = json.loads(text)
     before = json.loads(EXISTING)
     assert {k: v for k, v in data.items() if k != "hooks"} == {
-        k: v for k, v in before.items() if k != "hooks"}
+        k: v for k, v in before.items() if k != "hooks"
+    }
     assert data["hooks"]["PostToolUse"] == before["hooks"]["PostToolUse"]
     assert data["hooks"]["Stop"] == before["hooks"]["Stop"] + [
-        {"hooks": [{"type": "command", "command": "wikimem hook", "timeout": 30}]}]
+        {"hooks": [{"type": "command", "command": "wikimem hook", "timeout": 30}]}
+    ]
     assert data["hooks"]["SessionEnd"] == [
-        {"hooks": [{"type": "command", "command": "wikimem hook", "timeout": 10}]}]
+        {"hooks": [{"type": "command", "command": "wikimem hook", "timeout": 10}]}
+    ]
     assert '\n    "model": "opus"' in text  # the file's own indentation
     assert "grüß dich" in text and text.endswith("}\n")
 
@@ -72,12 +75,15 @@ def test_claude_creates_a_missing_or_empty_file(tmp_path: Path) -> None:
     assert install_claude(empty) is True
 
     assert json.loads(missing.read_text())["hooks"]["Stop"][0]["hooks"][0]["command"] == (
-        "wikimem hook -q")
+        "wikimem hook -q"
+    )
     assert set(json.loads(empty.read_text())["hooks"]) == {"Stop", "SessionEnd"}
 
 
-@pytest.mark.parametrize("text", ['{"hooks": {"Stop": [}', "[1, 2]", '{"hooks": []}',
-                                  '{"hooks": {"Stop": {"command": "x"}}}'])
+@pytest.mark.parametrize(
+    "text",
+    ['{"hooks": {"Stop": [}', "[1, 2]", '{"hooks": []}', '{"hooks": {"Stop": {"command": "x"}}}'],
+)
 def test_claude_refuses_a_file_it_cannot_edit_safely(tmp_path: Path, text: str) -> None:
     settings = tmp_path / "settings.json"
     settings.write_text(text)

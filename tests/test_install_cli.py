@@ -21,12 +21,15 @@ def hook_commands(settings: Path, event: str) -> list[str]:
     return [h["command"] for group in data["hooks"][event] for h in group["hooks"]]
 
 
-def test_claude_project_install_is_idempotent_and_keeps_other_settings(workspace: Path,
-                                                                       cli) -> None:
+def test_claude_project_install_is_idempotent_and_keeps_other_settings(
+    workspace: Path, cli
+) -> None:
     settings = workspace / ".claude" / "settings.json"
     settings.parent.mkdir()
-    settings.write_text('{\n    "model": "opus",\n    "hooks": {"Stop": [{"hooks": '
-                        '[{"type": "command", "command": "say done"}]}]}\n}\n')
+    settings.write_text(
+        '{\n    "model": "opus",\n    "hooks": {"Stop": [{"hooks": '
+        '[{"type": "command", "command": "say done"}]}]}\n}\n'
+    )
     first = cli("install", "claude")
     assert first.code == 0 and first.out.startswith("installed the wikimem hook")
     assert str(settings) in first.out
@@ -57,8 +60,9 @@ def test_claude_refuses_a_broken_settings_file(workspace: Path, cli) -> None:
     assert settings.read_text() == "{ not json"
 
 
-def test_codex_honours_codex_home_and_is_idempotent(workspace: Path, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_codex_honours_codex_home_and_is_idempotent(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = tmp_path / "codex-home"
     home.mkdir()
     (home / "config.toml").write_text('model = "gpt-5.5"\n')
@@ -73,11 +77,14 @@ def test_codex_honours_codex_home_and_is_idempotent(workspace: Path, tmp_path: P
     assert second.stdout.decode() == f"already installed in {home / 'config.toml'}\n"
 
 
-def test_codex_default_is_under_home_and_config_overrides(workspace: Path, isolated_env: Path,
-                                                          cli) -> None:
+def test_codex_default_is_under_home_and_config_overrides(
+    workspace: Path, isolated_env: Path, cli
+) -> None:
     assert cli("install", "codex").code == 0
     assert tomllib.loads((isolated_env / ".codex" / "config.toml").read_text())["notify"] == [
-        "wikimem", "hook"]
+        "wikimem",
+        "hook",
+    ]
     target = workspace / "codex.toml"
     target.write_text('notify = ["my-notifier"]\n')
     refused = cli("install", "codex", "--config", str(target))

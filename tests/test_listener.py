@@ -30,10 +30,15 @@ from wikimem.intake.queue import Queue
 pytestmark = pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="needs Unix sockets")
 
 TOKEN = "ghp_" + "Zq8Lw2Rt6Yb0Nc4Vx7Mk1Pj5Hg9Fd3Sa2Ue6"
-RUN = {"run_id": "listener-1", "task": "release the web app", "status": "succeeded",
-       "agent": {"name": "claude-code"},
-       "evidence": [{"command": f"GH_TOKEN={TOKEN} gh release create v1", "exit_code": 0,
-                     "output": "released"}]}
+RUN = {
+    "run_id": "listener-1",
+    "task": "release the web app",
+    "status": "succeeded",
+    "agent": {"name": "claude-code"},
+    "evidence": [
+        {"command": f"GH_TOKEN={TOKEN} gh release create v1", "exit_code": 0, "output": "released"}
+    ],
+}
 WAIT = 60  # seconds a test waits for a listener to say something before failing
 
 
@@ -44,9 +49,14 @@ class Listener:
     def __init__(self, workspace: Path, *args: str, package_root: Path = ROOT) -> None:
         env = {**os.environ, "PYTHONPATH": str(package_root)}
         self.socket = workspace / ".clarvis" / "state" / "intake.sock"
-        self.proc = subprocess.Popen([sys.executable, "-m", "wikimem", "listen", *args],
-                                     cwd=workspace, env=env, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "wikimem", "listen", *args],
+            cwd=workspace,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self.out: lines.Queue[str] = lines.Queue()
         self.err: lines.Queue[str] = lines.Queue()
         for stream, sink in ((self.proc.stdout, self.out), (self.proc.stderr, self.err)):
@@ -106,8 +116,12 @@ def warm(ws: Path, start: Callable[..., Listener]) -> Listener:
 
 def queued(workspace: Path) -> list[dict]:
     queue = Queue(workspace / ".clarvis" / "state" / "queue")
-    return [job.run for state in ("pending", "active", "done", "failed", "review")
-            for _, job in queue.jobs(state) if job is not None]
+    return [
+        job.run
+        for state in ("pending", "active", "done", "failed", "review")
+        for _, job in queue.jobs(state)
+        if job is not None
+    ]
 
 
 def no_secret_on_disk(workspace: Path, secret: str) -> None:
@@ -116,23 +130,35 @@ def no_secret_on_disk(workspace: Path, secret: str) -> None:
             assert secret.encode() not in path.read_bytes(), path
 
 
-def hook(ws: Path, run: dict | str = RUN, *args: str, cwd: Path | None = None,
-         env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return run_wikimem("hook", *args, cwd=cwd or ws,
-                       input=run if isinstance(run, str) else json.dumps(run), env=env)
+def hook(
+    ws: Path,
+    run: dict | str = RUN,
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess:
+    return run_wikimem(
+        "hook",
+        *args,
+        cwd=cwd or ws,
+        input=run if isinstance(run, str) else json.dumps(run),
+        env=env,
+    )
 
 
 def copy_of_the_package(tmp_path: Path) -> Path:
     """Another copy of wikimem (another installation, as far as a listener can tell)."""
     root = tmp_path / "other-install"
-    shutil.copytree(ROOT / "wikimem", root / "wikimem",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        ROOT / "wikimem", root / "wikimem", ignore=shutil.ignore_patterns("__pycache__")
+    )
     shutil.copytree(ROOT / "templates", root / "templates")
     return root
 
 
 def test_a_hook_hands_its_run_to_the_listener_and_returns_once_it_is_queued(
-        ws: Path, warm: Listener) -> None:
+    ws: Path, warm: Listener
+) -> None:
     hooked = hook(ws)
     runs = queued(ws)  # read before anything else: the listener answers after the write
     assert hooked.returncode == 0, hooked.stderr
@@ -146,21 +172,36 @@ def test_a_hook_hands_its_run_to_the_listener_and_returns_once_it_is_queued(
     assert len(queued(ws)) == 1
 
 
-def test_through_the_listener_the_hook_loads_none_of_the_intake(
-        ws: Path, warm: Listener) -> None:
-    traced = subprocess.run([sys.executable, "-X", "importtime", "-m", "wikimem", "hook", "-q"],
-                            cwd=ws, input=json.dumps(RUN).encode(), capture_output=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=WAIT)
+def test_through_the_listener_the_hook_loads_none_of_the_intake(ws: Path, warm: Listener) -> None:
+    traced = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "wikimem", "hook", "-q"],
+        cwd=ws,
+        input=json.dumps(RUN).encode(),
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=WAIT,
+    )
     assert traced.returncode == 0
     loaded = {line.rsplit("|", 1)[-1].strip() for line in traced.stderr.decode().splitlines()}
     assert "wikimem.intake.listener" in loaded
-    assert not loaded & {"wikimem.redaction.redact", "wikimem.config", "wikimem.intake.accept", "dataclasses",
-                         "pathlib", "typing", "json", "re", "socket", "enum"}, sorted(loaded)
+    assert not loaded & {
+        "wikimem.redaction.redact",
+        "wikimem.config",
+        "wikimem.intake.accept",
+        "dataclasses",
+        "pathlib",
+        "typing",
+        "json",
+        "re",
+        "socket",
+        "enum",
+    }, sorted(loaded)
     assert warm.line().startswith("wikimem: queued job")
 
 
 def test_the_pass_it_starts_runs_with_the_hooks_environment(
-        ws: Path, warm: Listener, openai_server) -> None:  # type: ignore[no-untyped-def]
+    ws: Path, warm: Listener, openai_server
+) -> None:  # type: ignore[no-untyped-def]
     openai_server.default = Reply.plan({"summary": "nothing durable", "edits": []})
     hooked = hook(ws, env=model_env(openai_server))  # the listener itself has no model set
     assert hooked.returncode == 0 and warm.line().startswith("wikimem: queued job")
@@ -168,8 +209,7 @@ def test_the_pass_it_starts_runs_with_the_hooks_environment(
     assert request.body["model"] == "memory-model"
 
 
-def test_the_socket_is_private_and_a_second_listener_steps_aside(
-        ws: Path, warm: Listener) -> None:
+def test_the_socket_is_private_and_a_second_listener_steps_aside(ws: Path, warm: Listener) -> None:
     assert stat.S_IMODE(warm.socket.stat().st_mode) == 0o600
     second = run_wikimem("listen", cwd=ws)
     assert second.returncode == 1 and b"a listener already serves" in second.stderr
@@ -191,7 +231,8 @@ def test_a_socket_anyone_may_open_gets_no_secrets(ws: Path, warm: Listener) -> N
 
 
 def test_stop_removes_the_socket_and_hooks_go_on_without_it(
-        ws: Path, start: Callable[..., Listener]) -> None:
+    ws: Path, start: Callable[..., Listener]
+) -> None:
     served = start(ws, "--idle", "0")
     assert run_wikimem("listen", "--stop", cwd=ws).stdout.startswith(b"wikimem: the listener")
     assert served.line() == "wikimem: listener left (asked to stop)\n"
@@ -201,7 +242,8 @@ def test_stop_removes_the_socket_and_hooks_go_on_without_it(
 
 
 def test_it_leaves_when_idle_or_when_its_socket_goes(
-        ws: Path, start: Callable[..., Listener]) -> None:
+    ws: Path, start: Callable[..., Listener]
+) -> None:
     served = start(ws, "--idle", "0.2")
     assert served.line() == "wikimem: listener left (idle)\n"
     assert served.close() == 0 and not served.socket.exists()
@@ -211,7 +253,8 @@ def test_it_leaves_when_idle_or_when_its_socket_goes(
 
 
 def test_it_leaves_when_its_code_changes(
-        ws: Path, tmp_path: Path, start: Callable[..., Listener]) -> None:
+    ws: Path, tmp_path: Path, start: Callable[..., Listener]
+) -> None:
     root = copy_of_the_package(tmp_path)
     served = start(ws, "--idle", "0", package_root=root)
     init = root / "wikimem" / "__init__.py"
@@ -221,7 +264,8 @@ def test_it_leaves_when_its_code_changes(
 
 
 def test_another_installation_is_refused_and_the_hook_does_the_work(
-        ws: Path, tmp_path: Path, start: Callable[..., Listener]) -> None:
+    ws: Path, tmp_path: Path, start: Callable[..., Listener]
+) -> None:
     served = start(ws, "--idle", "0", package_root=copy_of_the_package(tmp_path))
     hooked = hook(ws)
     assert hooked.returncode == 0 and [r["run_id"] for r in queued(ws)] == ["listener-1"]
@@ -231,8 +275,7 @@ def test_another_installation_is_refused_and_the_hook_does_the_work(
     assert other == {"retry": "another wikimem installation"}
 
 
-def test_a_dead_listeners_socket_is_no_obstacle(
-        ws: Path, start: Callable[..., Listener]) -> None:
+def test_a_dead_listeners_socket_is_no_obstacle(ws: Path, start: Callable[..., Listener]) -> None:
     path = ws / ".clarvis" / "state" / "intake.sock"
     path.parent.mkdir(parents=True, exist_ok=True)
     dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -248,18 +291,22 @@ def framed(head: bytes) -> bytes:
     return len(head).to_bytes(4, "big") + head
 
 
-JUNK = [b"\x00\x00", b"\xff\xff\xff\xff" + b"x" * 100, framed(b"not marshal"),
-        framed(marshal.dumps([1, 2])), framed(marshal.dumps({"v": 2, "op": "ping", "size": 0})),
-        listener.frame({"v": 1, "op": "ping", "size": -4}),
-        listener.frame({"v": 1, "op": "run", "size": 1 << 40}),
-        listener.frame({"v": 1, "op": "run", "size": 0, "env": 5}),
-        listener.frame({"v": 1, "op": "run", "size": 0, "env": {"A": 1}}),
-        listener.frame({"v": 1, "op": "dance", "size": 0}),
-        listener.frame({"v": 1, "op": "run", "size": 10}, b"short")]
+JUNK = [
+    b"\x00\x00",
+    b"\xff\xff\xff\xff" + b"x" * 100,
+    framed(b"not marshal"),
+    framed(marshal.dumps([1, 2])),
+    framed(marshal.dumps({"v": 2, "op": "ping", "size": 0})),
+    listener.frame({"v": 1, "op": "ping", "size": -4}),
+    listener.frame({"v": 1, "op": "run", "size": 1 << 40}),
+    listener.frame({"v": 1, "op": "run", "size": 0, "env": 5}),
+    listener.frame({"v": 1, "op": "run", "size": 0, "env": {"A": 1}}),
+    listener.frame({"v": 1, "op": "dance", "size": 0}),
+    listener.frame({"v": 1, "op": "run", "size": 10}, b"short"),
+]
 
 
-def test_garbage_on_the_socket_is_dropped_and_it_keeps_serving(
-        ws: Path, warm: Listener) -> None:
+def test_garbage_on_the_socket_is_dropped_and_it_keeps_serving(ws: Path, warm: Listener) -> None:
     for junk in JUNK:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(WAIT)
@@ -283,8 +330,11 @@ def test_errors_in_the_run_reach_the_hooks_stderr(ws: Path, warm: Listener) -> N
 
 def test_the_run_gets_the_hooks_environment_not_the_listeners(ws: Path, warm: Listener) -> None:
     log = "Agent finished: the flaky e2e suite needs `npx playwright install` first.\n"
-    env = {"GITHUB_REPOSITORY": "acme/web", "GITHUB_RUN_ID": "991",
-           "GITHUB_SERVER_URL": "https://github.com"}
+    env = {
+        "GITHUB_REPOSITORY": "acme/web",
+        "GITHUB_RUN_ID": "991",
+        "GITHUB_SERVER_URL": "https://github.com",
+    }
     hooked = hook(ws, log, "--github", env=env)
     assert hooked.returncode == 0, hooked.stderr
     assert warm.line().startswith("wikimem: queued job")
@@ -293,7 +343,8 @@ def test_the_run_gets_the_hooks_environment_not_the_listeners(ws: Path, warm: Li
 
 
 def test_a_relative_file_from_another_folder_with_a_workspace_flag(
-        ws: Path, warm: Listener, tmp_path: Path) -> None:
+    ws: Path, warm: Listener, tmp_path: Path
+) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "run.json").write_text(json.dumps(RUN))
@@ -304,9 +355,14 @@ def test_a_relative_file_from_another_folder_with_a_workspace_flag(
 
 
 def test_session_end_is_acknowledged_at_once_and_queued_after(
-        ws: Path, warm: Listener, transcript: Path) -> None:  # noqa: F811
-    event = payload(transcript, hook_event_name="SessionEnd", reason="exit",
-                    last_assistant_message=f"Done. The token was {TOKEN}.")
+    ws: Path, warm: Listener, transcript: Path
+) -> None:  # noqa: F811
+    event = payload(
+        transcript,
+        hook_event_name="SessionEnd",
+        reason="exit",
+        last_assistant_message=f"Done. The token was {TOKEN}.",
+    )
     hooked = hook(ws, json.dumps(event))
     assert hooked.returncode == 0 and hooked.stderr == b""
     assert warm.line().startswith("wikimem: queued job")
@@ -338,7 +394,8 @@ def test_a_hook_starts_a_listener_that_the_next_hook_uses(ws: Path) -> None:
 
 
 def test_a_socket_path_longer_than_unix_allows(
-        tmp_path: Path, start: Callable[..., Listener]) -> None:
+    tmp_path: Path, start: Callable[..., Listener]
+) -> None:
     deep = tmp_path / ("d" * 60) / ("e" * 60)
     deep.mkdir(parents=True)
     assert run_wikimem("init", cwd=deep).returncode == 0
@@ -348,12 +405,19 @@ def test_a_socket_path_longer_than_unix_allows(
     assert served.line().startswith("wikimem: queued job")
 
 
-def test_twenty_hooks_at_once_through_one_listener_each_land_once(
-        ws: Path, warm: Listener) -> None:
+def test_twenty_hooks_at_once_through_one_listener_each_land_once(ws: Path, warm: Listener) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    hooks = [subprocess.Popen([sys.executable, "-m", "wikimem", "hook", "-q"], cwd=ws, env=env,
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE) for _ in range(20)]
+    hooks = [
+        subprocess.Popen(
+            [sys.executable, "-m", "wikimem", "hook", "-q"],
+            cwd=ws,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(20)
+    ]
     for n, proc in enumerate(hooks):  # all payloads first (each fits a pipe's buffer), then wait
         assert proc.stdin is not None
         proc.stdin.write(json.dumps(dict(RUN, run_id=f"burst-{n}")).encode())
@@ -371,8 +435,10 @@ def test_it_reaps_the_passes_it_starts(ws: Path, warm: Listener) -> None:
         assert hook(ws, dict(RUN, run_id=f"reap-{n}")).returncode == 0
         warm.line()
     assert listener.ping(str(warm.socket)) is not None  # a loop turn, which reaps
-    wait_until(lambda: not [pid for pid in children(warm.proc.pid) if zombie(pid)],
-               "the listener to reap its finished passes")
+    wait_until(
+        lambda: not [pid for pid in children(warm.proc.pid) if zombie(pid)],
+        "the listener to reap its finished passes",
+    )
 
 
 def children(pid: int) -> list[int]:
@@ -391,7 +457,8 @@ def zombie(pid: int) -> bool:
 
 
 def test_terminated_it_tidies_up_killed_the_next_hook_replaces_it(
-        ws: Path, start: Callable[..., Listener]) -> None:
+    ws: Path, start: Callable[..., Listener]
+) -> None:
     served = start(ws, "--idle", "0")
     served.proc.terminate()
     assert served.close() == 0 and not served.socket.exists()
@@ -415,10 +482,13 @@ def test_a_runners_pipe_is_not_held_open_by_the_listener_a_hook_starts(ws: Path)
     os.set_inheritable(write_end, True)
     path = ws / ".clarvis" / "state" / "intake.sock"
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "wikimem", "hook", "-q"], cwd=ws,
-                                stdin=subprocess.PIPE, pass_fds=(write_end,),
-                                env={**os.environ, "PYTHONPATH": str(ROOT),
-                                     "WIKIMEM_LINGER": "30"})
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "wikimem", "hook", "-q"],
+            cwd=ws,
+            stdin=subprocess.PIPE,
+            pass_fds=(write_end,),
+            env={**os.environ, "PYTHONPATH": str(ROOT), "WIKIMEM_LINGER": "30"},
+        )
         proc.communicate(json.dumps(RUN).encode(), timeout=WAIT)
         os.close(write_end)
         write_end = -1

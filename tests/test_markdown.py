@@ -12,9 +12,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from wikimem.wiki import markdown
 from wikimem.errors import NotFound, WikiError
-from wikimem.wiki.markdown import Page, add_entry, entry_text, generated_block, new_page, parse_page, remove_entry, replace_entry, replace_generated, slugify, with_meta
+from wikimem.wiki import markdown
+from wikimem.wiki.markdown import (
+    Page,
+    add_entry,
+    entry_text,
+    generated_block,
+    new_page,
+    parse_page,
+    remove_entry,
+    replace_entry,
+    replace_generated,
+    slugify,
+    with_meta,
+)
 
 WIKI = Path(__file__).parent / "fixtures" / "wiki"
 FIXTURES = sorted(p.relative_to(WIKI).as_posix() for p in WIKI.rglob("*.md"))

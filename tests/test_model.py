@@ -20,13 +20,29 @@ from wikimem.config import ModelSettings
 from wikimem.errors import ModelError, PlanError
 from wikimem.indexing.model import complete_json, forget_accepted_formats, parse_json_object
 
-PLAN = {"summary": "Record the lockfile fix", "edits": [
-    {"action": "add", "leaf": "build/bun", "entry": "lockfile-drift", "title": "Lockfile drift",
-     "type": "procedural", "body": "Run `bun install` and commit bun.lockb.", "reason": "recurs"}]}
-SCHEMA = {"type": "object", "required": ["summary", "edits"],
-          "properties": {"summary": {"type": "string"}, "edits": {"type": "array"}}}
-MESSAGES = [{"role": "system", "content": "Answer with one JSON edit plan."},
-            {"role": "user", "content": "The run fixed a lockfile drift."}]
+PLAN = {
+    "summary": "Record the lockfile fix",
+    "edits": [
+        {
+            "action": "add",
+            "leaf": "build/bun",
+            "entry": "lockfile-drift",
+            "title": "Lockfile drift",
+            "type": "procedural",
+            "body": "Run `bun install` and commit bun.lockb.",
+            "reason": "recurs",
+        }
+    ],
+}
+SCHEMA = {
+    "type": "object",
+    "required": ["summary", "edits"],
+    "properties": {"summary": {"type": "string"}, "edits": {"type": "array"}},
+}
+MESSAGES = [
+    {"role": "system", "content": "Answer with one JSON edit plan."},
+    {"role": "user", "content": "The run fixed a lockfile drift."},
+]
 FAST_RETRY = {"retry-after-ms": "5"}  # the SDK waits at least 0.375 s for "Retry-After: 0"
 
 
@@ -38,9 +54,14 @@ def fresh_formats() -> Iterator[None]:
 
 
 def settings(server: OpenAIServer, *fallbacks: str, **changes: Any) -> ModelSettings:
-    values: dict[str, Any] = {"model": "gpt-main", "base_url": server.base_url,
-                              "api_key": "sk-test-key", "fallbacks": fallbacks, "timeout": 2.0,
-                              "max_retries": 0}
+    values: dict[str, Any] = {
+        "model": "gpt-main",
+        "base_url": server.base_url,
+        "api_key": "sk-test-key",
+        "fallbacks": fallbacks,
+        "timeout": 2.0,
+        "max_retries": 0,
+    }
     values.update(changes)
     return ModelSettings(**values)
 
@@ -68,8 +89,10 @@ def test_scripted_plan_is_accepted(openai_server: OpenAIServer) -> None:
     assert request["model"] == "gpt-main"
     assert request["messages"] == MESSAGES
     assert request["temperature"] == 0
-    assert request["response_format"] == {"type": "json_schema", "json_schema": {
-        "name": "edit_plan", "schema": SCHEMA, "strict": False}}
+    assert request["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "edit_plan", "schema": SCHEMA, "strict": False},
+    }
 
 
 def test_missing_key_sends_a_placeholder(openai_server: OpenAIServer) -> None:
@@ -83,8 +106,9 @@ def test_no_model_configured() -> None:
 
 
 @pytest.mark.parametrize("status", [429, 500, 503])
-def test_client_retries_rate_limits_and_server_errors(openai_server: OpenAIServer,
-                                                      status: int) -> None:
+def test_client_retries_rate_limits_and_server_errors(
+    openai_server: OpenAIServer, status: int
+) -> None:
     openai_server.script(Reply.error(status, headers=FAST_RETRY), Reply.plan(PLAN))
     completion, plan = ask(settings(openai_server, max_retries=2))
     assert plan == PLAN
@@ -117,9 +141,14 @@ def test_connection_refused_is_one_line() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    closed = ModelSettings(model="gpt-main", base_url=f"http://127.0.0.1:{port}/v1",
-                           api_key="sk-test-key", fallbacks=("gpt-spare",), timeout=1.0,
-                           max_retries=0)
+    closed = ModelSettings(
+        model="gpt-main",
+        base_url=f"http://127.0.0.1:{port}/v1",
+        api_key="sk-test-key",
+        fallbacks=("gpt-spare",),
+        timeout=1.0,
+        max_retries=0,
+    )
     with pytest.raises(ModelError) as caught:
         ask(closed)
     message = str(caught.value)
@@ -130,13 +159,16 @@ def test_connection_refused_is_one_line() -> None:
 
 
 def test_malformed_json_is_asked_again_then_falls_back(openai_server: OpenAIServer) -> None:
-    openai_server.script(Reply('{"summary": "x", "edits": [}'), Reply("not json at all"),
-                         Reply.plan(PLAN))
+    openai_server.script(
+        Reply('{"summary": "x", "edits": [}'), Reply("not json at all"), Reply.plan(PLAN)
+    )
     completion, plan = ask(settings(openai_server, "gpt-spare"))
     assert plan == PLAN
     assert completion.model == "gpt-spare"
-    assert completion.attempts == ("gpt-main: invalid JSON: Expecting value at character 27",
-                                   "gpt-main: no JSON object in answer")
+    assert completion.attempts == (
+        "gpt-main: invalid JSON: Expecting value at character 27",
+        "gpt-main: no JSON object in answer",
+    )
 
 
 def test_truncated_json_is_asked_again(openai_server: OpenAIServer) -> None:
@@ -160,18 +192,24 @@ def test_schema_violation_is_retried_then_falls_back(openai_server: OpenAIServer
     completion, plan = ask(settings(openai_server, "gpt-spare"))
     assert plan == PLAN
     assert completion.model == "gpt-spare"
-    assert completion.attempts == (
-        "gpt-main: answer does not fit the schema: a plan needs a summary string and an edits "
-        "list",) * 2
+    assert (
+        completion.attempts
+        == (
+            "gpt-main: answer does not fit the schema: a plan needs a summary string and an edits "
+            "list",
+        )
+        * 2
+    )
 
 
 def test_refusal_is_a_failed_attempt(openai_server: OpenAIServer) -> None:
-    openai_server.script(Reply(refusal="I can't help with that."), Reply("   "),
-                         Reply.plan(PLAN))
+    openai_server.script(Reply(refusal="I can't help with that."), Reply("   "), Reply.plan(PLAN))
     completion, _ = ask(settings(openai_server, "gpt-spare"))
     assert completion.model == "gpt-spare"
-    assert completion.attempts == ("gpt-main: refused: I can't help with that.",
-                                   "gpt-main: empty answer")
+    assert completion.attempts == (
+        "gpt-main: refused: I can't help with that.",
+        "gpt-main: empty answer",
+    )
 
 
 def test_rejected_json_schema_falls_back_to_json_object(openai_server: OpenAIServer) -> None:
@@ -179,19 +217,23 @@ def test_rejected_json_schema_falls_back_to_json_object(openai_server: OpenAISer
     completion, plan = ask(settings(openai_server))
     assert plan == PLAN
     assert [r.response_format_type for r in openai_server.requests] == [
-        "json_schema", "json_object"]
+        "json_schema",
+        "json_object",
+    ]
     assert completion.attempts[0].startswith("gpt-main: json_schema rejected (400 ")
     ask(settings(openai_server))  # later calls start where the server said yes
     assert [r.response_format_type for r in openai_server.requests][2:] == ["json_object"]
 
 
 def test_server_without_any_response_format(openai_server: OpenAIServer) -> None:
-    openai_server.default = Reply.plan(PLAN, reject_response_format={"json_schema",
-                                                                     "json_object"})
+    openai_server.default = Reply.plan(PLAN, reject_response_format={"json_schema", "json_object"})
     _, plan = ask(settings(openai_server))
     assert plan == PLAN
     assert [r.response_format_type for r in openai_server.requests] == [
-        "json_schema", "json_object", None]
+        "json_schema",
+        "json_object",
+        None,
+    ]
     assert "response_format" not in (openai_server.requests[-1].body or {})
 
 
@@ -202,11 +244,14 @@ def test_unrelated_422_does_not_step_down_the_ladder(openai_server: OpenAIServer
     assert len(openai_server.requests) == 1
 
 
-@pytest.mark.parametrize("content", [
-    "```json\n{body}\n```",
-    "Here is the plan:\n```\n{body}\n```\nLet me know if you need more.",
-    "Sure. {body} That is all.",
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "```json\n{body}\n```",
+        "Here is the plan:\n```\n{body}\n```\nLet me know if you need more.",
+        "Sure. {body} That is all.",
+    ],
+)
 def test_fenced_json_and_prose_are_tolerated(openai_server: OpenAIServer, content: str) -> None:
     openai_server.script(Reply(content.replace("{body}", json.dumps(PLAN, indent=2))))
     completion, plan = ask(settings(openai_server))
@@ -228,15 +273,19 @@ def test_usage_absent_is_none(openai_server: OpenAIServer) -> None:
 
 def test_api_key_never_appears_in_errors(openai_server: OpenAIServer) -> None:
     key = "sk-live-0123456789abcdef"
-    openai_server.script(Reply.error(401, f"Incorrect API key provided: {key}"),
-                         Reply.error(404, f"model gpt-spare unknown for key {key}"))
+    openai_server.script(
+        Reply.error(401, f"Incorrect API key provided: {key}"),
+        Reply.error(404, f"model gpt-spare unknown for key {key}"),
+    )
     with pytest.raises(ModelError) as caught:
         ask(settings(openai_server, "gpt-spare", api_key=key))
     message = str(caught.value)
     assert key not in message
-    assert message == ("model request failed: gpt-main: 401 authentication failed; gpt-spare: "
-                       "404 not found (unknown model or wrong base URL): model gpt-spare unknown"
-                       " for key ***")
+    assert message == (
+        "model request failed: gpt-main: 401 authentication failed; gpt-spare: "
+        "404 not found (unknown model or wrong base URL): model gpt-spare unknown"
+        " for key ***"
+    )
 
 
 def test_every_model_failing_raises_one_line(openai_server: OpenAIServer) -> None:
@@ -246,13 +295,15 @@ def test_every_model_failing_raises_one_line(openai_server: OpenAIServer) -> Non
     assert str(caught.value) == (
         "model request failed: gpt-main: 500 server error: upstream exploded at line 2; "
         "gpt-spare: 500 server error: upstream exploded at line 2; "
-        "gpt-last: 500 server error: upstream exploded at line 2")
+        "gpt-last: 500 server error: upstream exploded at line 2"
+    )
     assert [r["model"] for r in openai_server.requests] == ["gpt-main", "gpt-spare", "gpt-last"]
 
 
 def test_malformed_response_body_is_a_failed_attempt(openai_server: OpenAIServer) -> None:
-    openai_server.script(Reply(body=b"<html>gateway</html>"), Reply(body=b'{"id": "x"}'),
-                         Reply.plan(PLAN))
+    openai_server.script(
+        Reply(body=b"<html>gateway</html>"), Reply(body=b'{"id": "x"}'), Reply.plan(PLAN)
+    )
     completion, _ = ask(settings(openai_server, "gpt-spare"))
     assert completion.model == "gpt-spare"
     assert completion.attempts[0].startswith("gpt-main: malformed response")

@@ -11,22 +11,29 @@ import openai
 import pytest
 
 from tests.openai_server import OpenAIServer, Reply, openai_server  # noqa: F401
-from wikimem.indexing import model
 from wikimem.config import ModelSettings
+from wikimem.indexing import model
 
 PLAN = {"summary": "s", "edits": []}
 MESSAGES = [{"role": "user", "content": "x"}]
 
 
 def ask(server: OpenAIServer, **changes: Any) -> dict:
-    values: dict[str, Any] = {"model": "m", "base_url": server.base_url, "api_key": "sk-one-key",
-                              "timeout": 2.0, "max_retries": 0, **changes}
+    values: dict[str, Any] = {
+        "model": "m",
+        "base_url": server.base_url,
+        "api_key": "sk-one-key",
+        "timeout": 2.0,
+        "max_retries": 0,
+        **changes,
+    }
     server.script(Reply.plan(PLAN))
     return model.complete_json(ModelSettings(**values), MESSAGES, {}, lambda o: o)[1]
 
 
 def test_one_client_per_endpoint_key_timeout_and_retries(
-        openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     model.forget_clients()
     built: list[object] = []
     real = openai.OpenAI
@@ -44,8 +51,12 @@ def test_one_client_per_endpoint_key_timeout_and_retries(
     ask(openai_server, timeout=3.0)
     assert len(built) == 3
     keys = [r.headers.get("authorization") for r in openai_server.requests][-4:]
-    assert keys == ["Bearer sk-one-key", "Bearer sk-one-key", "Bearer sk-another-key",
-                    "Bearer sk-one-key"]
+    assert keys == [
+        "Bearer sk-one-key",
+        "Bearer sk-one-key",
+        "Bearer sk-another-key",
+        "Bearer sk-one-key",
+    ]
     model.forget_clients()
     ask(openai_server)
     assert len(built) == 4

@@ -40,10 +40,13 @@ def no_lookup(leaf: str) -> None:
 
 
 LOCKFILE_RUN = run(
-    cmd("bun install --frozen-lockfile", 1,
+    cmd(
+        "bun install --frozen-lockfile",
+        1,
         "bun install v1.1.34 (5e5e7c60)\n"
         "error: lockfile had changes, but lockfile is frozen\n"
-        "note: try re-running without --frozen-lockfile and commit the updated lockfile\n"),
+        "note: try re-running without --frozen-lockfile and commit the updated lockfile\n",
+    ),
     cmd("git log -1 --oneline -- package.json", 0, "a1b2c3d chore(deps): bump vite to 5.4\n"),
     cmd("bun install", 0, "Saved lockfile\n"),
     cmd("bun install --frozen-lockfile", 0, "Checked 388 installs (no changes)\n"),
@@ -61,10 +64,12 @@ def test_lockfile_failure_fixed_by_a_command_is_one_exact_procedural_entry():
     assert plan.summary == "Record 1 lesson from run ci-7-1"
     assert edit["action"] == "add"
     assert edit["leaf"] == "bun/troubleshooting"
-    assert edit["title"] == ("`bun install --frozen-lockfile` fails: "
-                             "lockfile had changes, but lockfile is frozen")
-    assert edit["entry"] == ("bun-install---frozen-lockfile-fails-"
-                             "lockfile-had-changes-but-lockfile-is-frozen")
+    assert edit["title"] == (
+        "`bun install --frozen-lockfile` fails: lockfile had changes, but lockfile is frozen"
+    )
+    assert edit["entry"] == (
+        "bun-install---frozen-lockfile-fails-lockfile-had-changes-but-lockfile-is-frozen"
+    )
     assert edit["type"] == "procedural"
     assert edit["body"] == (
         "**Symptom:** `bun install --frozen-lockfile` exited with code 1:\n"
@@ -84,14 +89,31 @@ def test_lockfile_failure_fixed_by_a_command_is_one_exact_procedural_entry():
 
 
 def test_inspection_commands_between_failure_and_success_are_not_the_fix():
-    looks = ["ls -la", "cat package.json", "git status", "git log -3 --oneline", "git diff",
-             "git show HEAD", "grep -rn vite src", "echo $PATH", "pwd", "which node",
-             "head -5 bun.lockb", "tail -n 20 build.log", "kubectl get pods",
-             "docker logs api", "node --version", "cd web && ls", "env | sort | grep NODE"]
-    evidence = [cmd("bun run build", 1, "error: Could not resolve: \"@acme/ui\"\n")]
+    looks = [
+        "ls -la",
+        "cat package.json",
+        "git status",
+        "git log -3 --oneline",
+        "git diff",
+        "git show HEAD",
+        "grep -rn vite src",
+        "echo $PATH",
+        "pwd",
+        "which node",
+        "head -5 bun.lockb",
+        "tail -n 20 build.log",
+        "kubectl get pods",
+        "docker logs api",
+        "node --version",
+        "cd web && ls",
+        "env | sort | grep NODE",
+    ]
+    evidence = [cmd("bun run build", 1, 'error: Could not resolve: "@acme/ui"\n')]
     evidence += [cmd(look, 0, "...") for look in looks]
-    evidence += [cmd("bun add @acme/ui@workspace:*", 0, "installed @acme/ui"),
-                 cmd("bun run build", 0, "built in 3.1s")]
+    evidence += [
+        cmd("bun add @acme/ui@workspace:*", 0, "installed @acme/ui"),
+        cmd("bun run build", 0, "built in 3.1s"),
+    ]
 
     body = only_edit(offline_plan([run(*evidence)]))["body"]
 
@@ -101,12 +123,16 @@ def test_inspection_commands_between_failure_and_success_are_not_the_fix():
 
 
 def test_failed_commands_in_between_are_not_the_fix_and_retries_make_one_lesson():
-    plan = offline_plan([run(
-        cmd("pytest -x tests/", 1, "E   AssertionError: order\n1 failed"),
-        cmd("pip install pytest-randomly==3.16", 1, "ERROR: No matching distribution"),
-        cmd("pytest tests/", 1, "E   AssertionError: order\n1 failed"),
-        cmd("pytest -p no:randomly tests/", 0, "120 passed"),
-    )])
+    plan = offline_plan(
+        [
+            run(
+                cmd("pytest -x tests/", 1, "E   AssertionError: order\n1 failed"),
+                cmd("pip install pytest-randomly==3.16", 1, "ERROR: No matching distribution"),
+                cmd("pytest tests/", 1, "E   AssertionError: order\n1 failed"),
+                cmd("pytest -p no:randomly tests/", 0, "120 passed"),
+            )
+        ]
+    )
 
     edit = only_edit(plan)
     assert edit["leaf"] == "pytest/troubleshooting"
@@ -115,10 +141,18 @@ def test_failed_commands_in_between_are_not_the_fix_and_retries_make_one_lesson(
 
 
 def test_a_changed_command_that_passed_is_the_fix():
-    edit = only_edit(offline_plan([run(
-        cmd("pytest tests/", 1, "E   AssertionError: assert 2 == 3\n1 failed, 40 passed"),
-        cmd("pytest -p no:randomly tests/", 0, "41 passed"),
-    )]))
+    edit = only_edit(
+        offline_plan(
+            [
+                run(
+                    cmd(
+                        "pytest tests/", 1, "E   AssertionError: assert 2 == 3\n1 failed, 40 passed"
+                    ),
+                    cmd("pytest -p no:randomly tests/", 0, "41 passed"),
+                )
+            ]
+        )
+    )
 
     assert edit["leaf"] == "pytest/troubleshooting"
     assert edit["title"] == "`pytest tests/` fails: AssertionError: assert 2 == 3"
@@ -128,11 +162,17 @@ def test_a_changed_command_that_passed_is_the_fix():
 
 
 def test_a_changed_command_after_other_steps_comes_last_in_the_fix():
-    body = only_edit(offline_plan([run(
-        cmd("cargo build", 101, "error[E0658]: use of unstable library feature"),
-        cmd("rustup toolchain install 1.83", 0, "installed"),
-        cmd("cargo +1.83 build --locked", 0, "Finished"),
-    )]))["body"]
+    body = only_edit(
+        offline_plan(
+            [
+                run(
+                    cmd("cargo build", 101, "error[E0658]: use of unstable library feature"),
+                    cmd("rustup toolchain install 1.83", 0, "installed"),
+                    cmd("cargo +1.83 build --locked", 0, "Finished"),
+                )
+            ]
+        )
+    )["body"]
 
     assert "passed (the last command below)." in body
     assert "```sh\nrustup toolchain install 1.83\ncargo +1.83 build --locked\n```" in body
@@ -140,17 +180,27 @@ def test_a_changed_command_after_other_steps_comes_last_in_the_fix():
 
 def test_an_edited_file_is_part_of_the_fix_with_its_diff():
     diff = "@@ -9,3 +9,3 @@\n-  internal_port = 3000\n+  internal_port = 8080\n"
-    edit = only_edit(offline_plan([run(
-        cmd("fly deploy --app web-staging", 1,
-            "==> Building image\nError: health checks for machine 4e1 never passed\n"),
-        cmd("cat fly.toml", 0, "internal_port = 3000"),
-        edited("fly.toml", diff),
-        cmd("fly deploy --app web-staging", 0, "release v12 created"),
-    )]))
+    edit = only_edit(
+        offline_plan(
+            [
+                run(
+                    cmd(
+                        "fly deploy --app web-staging",
+                        1,
+                        "==> Building image\nError: health checks for machine 4e1 never passed\n",
+                    ),
+                    cmd("cat fly.toml", 0, "internal_port = 3000"),
+                    edited("fly.toml", diff),
+                    cmd("fly deploy --app web-staging", 0, "release v12 created"),
+                )
+            ]
+        )
+    )
 
     assert edit["leaf"] == "fly/troubleshooting"
-    assert edit["title"] == ("`fly deploy --app web-staging` fails: "
-                             "health checks for machine 4e1 never passed")
+    assert edit["title"] == (
+        "`fly deploy --app web-staging` fails: health checks for machine 4e1 never passed"
+    )
     body = edit["body"]
     assert "Edited `fly.toml`:\n\n```diff\n" + diff.rstrip("\n") + "\n```" in body
     assert "Ran:" not in body  # `cat` only looked
@@ -159,11 +209,17 @@ def test_an_edited_file_is_part_of_the_fix_with_its_diff():
 
 def test_a_large_diff_is_named_not_copied():
     diff = "".join(f"+line {i}\n" for i in range(400))
-    body = only_edit(offline_plan([run(
-        cmd("terraform plan", 1, "Error: Unsupported argument"),
-        edited("main.tf", diff),
-        cmd("terraform plan", 0, "No changes."),
-    )]))["body"]
+    body = only_edit(
+        offline_plan(
+            [
+                run(
+                    cmd("terraform plan", 1, "Error: Unsupported argument"),
+                    edited("main.tf", diff),
+                    cmd("terraform plan", 0, "No changes."),
+                )
+            ]
+        )
+    )["body"]
 
     assert "Edited `main.tf`." in body
     assert "line 399" not in body
@@ -186,23 +242,49 @@ def test_many_commands_and_files_stay_under_the_body_limit():
 # -- runs that teach nothing ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("evidence", [
-    pytest.param((), id="no evidence"),
-    pytest.param((edited("docs/a.md", "-recieve\n+receive\n"), cmd("pytest -q", 0, "6 passed")),
-                 id="trivial"),
-    pytest.param((cmd("alembic upgrade head", 1, "KeyError: 'DATABASE_URL'"),
-                  cmd("env | grep DATABASE", 0, "")), id="never fixed"),
-    pytest.param((cmd("pytest -q", 1, "E   TimeoutError\n1 failed"),
-                  cmd("pytest -q", 0, "40 passed")), id="flaky retry"),
-    pytest.param((cmd("pytest -q", 1, "E   TimeoutError\n1 failed"), cmd("git status", 0, ""),
-                  cmd("cat conftest.py", 0, ""), cmd("pytest -q", 0, "40 passed")),
-                 id="only inspection in between"),
-    pytest.param((cmd("grep -rn TODO src", 1, ""), cmd("echo done >> notes.txt", 0),
-                  cmd("grep -rn TODO src", 0, "src/a.py:1: TODO")), id="inspection failed"),
-    pytest.param((cmd("make test", 2, "Error 2"), cmd("make test-unit", 0, "ok")),
-                 id="another command passed"),
-    pytest.param((cmd("pytest", None, "?"), cmd("pytest -q", 0, "ok")), id="unknown exit"),
-])
+@pytest.mark.parametrize(
+    "evidence",
+    [
+        pytest.param((), id="no evidence"),
+        pytest.param(
+            (edited("docs/a.md", "-recieve\n+receive\n"), cmd("pytest -q", 0, "6 passed")),
+            id="trivial",
+        ),
+        pytest.param(
+            (
+                cmd("alembic upgrade head", 1, "KeyError: 'DATABASE_URL'"),
+                cmd("env | grep DATABASE", 0, ""),
+            ),
+            id="never fixed",
+        ),
+        pytest.param(
+            (cmd("pytest -q", 1, "E   TimeoutError\n1 failed"), cmd("pytest -q", 0, "40 passed")),
+            id="flaky retry",
+        ),
+        pytest.param(
+            (
+                cmd("pytest -q", 1, "E   TimeoutError\n1 failed"),
+                cmd("git status", 0, ""),
+                cmd("cat conftest.py", 0, ""),
+                cmd("pytest -q", 0, "40 passed"),
+            ),
+            id="only inspection in between",
+        ),
+        pytest.param(
+            (
+                cmd("grep -rn TODO src", 1, ""),
+                cmd("echo done >> notes.txt", 0),
+                cmd("grep -rn TODO src", 0, "src/a.py:1: TODO"),
+            ),
+            id="inspection failed",
+        ),
+        pytest.param(
+            (cmd("make test", 2, "Error 2"), cmd("make test-unit", 0, "ok")),
+            id="another command passed",
+        ),
+        pytest.param((cmd("pytest", None, "?"), cmd("pytest -q", 0, "ok")), id="unknown exit"),
+    ],
+)
 def test_runs_without_a_signal_change_nothing(evidence: tuple[Evidence, ...]):
     plan = offline_plan([run(*evidence)])
 
@@ -214,14 +296,31 @@ def test_runs_without_a_signal_change_nothing(evidence: tuple[Evidence, ...]):
 
 
 def test_explicit_candidates_become_adds_at_their_path():
-    plan = offline_plan([run(memory=(
-        Candidate(path="decisions/auth", content="Use OAuth.\nNever paste tokens.",
-                  title="Connections use OAuth", type="semantic"),
-        Candidate(path="api", content="\n# Regenerate the client after a model change.\n\n"
-                                      "Run `make client`."),
-        Candidate(path="ops/oncall", content="Page the owner first.", type="Procedural"),
-        Candidate(path="ops/oncall", content="Quarterly rota.", title="Rota", type="decision"),
-    ))])
+    plan = offline_plan(
+        [
+            run(
+                memory=(
+                    Candidate(
+                        path="decisions/auth",
+                        content="Use OAuth.\nNever paste tokens.",
+                        title="Connections use OAuth",
+                        type="semantic",
+                    ),
+                    Candidate(
+                        path="api",
+                        content="\n# Regenerate the client after a model change.\n\n"
+                        "Run `make client`.",
+                    ),
+                    Candidate(
+                        path="ops/oncall", content="Page the owner first.", type="Procedural"
+                    ),
+                    Candidate(
+                        path="ops/oncall", content="Quarterly rota.", title="Rota", type="decision"
+                    ),
+                )
+            )
+        ]
+    )
 
     edits = [dict(e) for e in plan.edits]
     assert [(e["leaf"], e["entry"], e["type"]) for e in edits] == [
@@ -246,8 +345,12 @@ def test_a_long_candidate_title_is_bounded_so_validation_keeps_it():
 
     assert len(edit["title"]) <= MAX_TITLE
     assert edit["title"].endswith("…")
-    assert validate(offline_plan([run(memory=(Candidate("build/x", content),))]),
-                    no_lookup).edits[0].title == edit["title"]
+    assert (
+        validate(offline_plan([run(memory=(Candidate("build/x", content),))]), no_lookup)
+        .edits[0]
+        .title
+        == edit["title"]
+    )
 
 
 # -- several runs, determinism -------------------------------------------------------------------
@@ -277,8 +380,9 @@ def test_the_same_runs_give_the_same_plan_and_a_rerun_changes_nothing():
     assert json.dumps(first.to_dict()) == json.dumps(second.to_dict())
 
     written = {(e.leaf, e.entry): e.body for e in validate(first, no_lookup).edits}
-    rerun = validate(second, lambda leaf: {entry: body for (lf, entry), body in written.items()
-                                           if lf == leaf})
+    rerun = validate(
+        second, lambda leaf: {entry: body for (lf, entry), body in written.items() if lf == leaf}
+    )
     assert rerun.edits == ()
     assert {note.reason for note in rerun.rejected} == {"the entry already says this (no change)"}
 
@@ -286,19 +390,29 @@ def test_the_same_runs_give_the_same_plan_and_a_rerun_changes_nothing():
 # -- error signatures -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("output", "expected"), [
-    ("bun install v1\nerror: lockfile had changes\nnote: retry\n", "error: lockfile had changes"),
-    ("Traceback (most recent call last):\n  File \"env.py\", line 18\n"
-     "KeyError: 'DATABASE_URL'\nRuntimeError: DATABASE_URL is not set\n",
-     "RuntimeError: DATABASE_URL is not set"),
-    ("F\n========= FAILURES =========\nE       assert 1 == 2\n1 failed in 0.1s\n",
-     "assert 1 == 2"),
-    ("building...\nstep 3/5\nThe build could not finish\nbye\n", "The build could not finish"),
-    ("collected 3 items\nexit status 3\n\n", "exit status 3"),
-    ("\x1b[31mERROR\x1b[0m: disk full\n", "ERROR: disk full"),
-    ("", ""),
-    ("=======\n-------\n", ""),
-])
+@pytest.mark.parametrize(
+    ("output", "expected"),
+    [
+        (
+            "bun install v1\nerror: lockfile had changes\nnote: retry\n",
+            "error: lockfile had changes",
+        ),
+        (
+            'Traceback (most recent call last):\n  File "env.py", line 18\n'
+            "KeyError: 'DATABASE_URL'\nRuntimeError: DATABASE_URL is not set\n",
+            "RuntimeError: DATABASE_URL is not set",
+        ),
+        (
+            "F\n========= FAILURES =========\nE       assert 1 == 2\n1 failed in 0.1s\n",
+            "assert 1 == 2",
+        ),
+        ("building...\nstep 3/5\nThe build could not finish\nbye\n", "The build could not finish"),
+        ("collected 3 items\nexit status 3\n\n", "exit status 3"),
+        ("\x1b[31mERROR\x1b[0m: disk full\n", "ERROR: disk full"),
+        ("", ""),
+        ("=======\n-------\n", ""),
+    ],
+)
 def test_signature_is_the_most_telling_line(output: str, expected: str):
     assert signature(output) == expected
 
@@ -371,8 +485,9 @@ def test_example_fixes_name_the_right_steps():
     assert "needs to be updated, but `--locked` was provided" in lock
 
     changed = only_edit(plans["02-xdist-sqlite-locked.json"])
-    assert changed["title"] == ("`pytest -n auto tests/integration -q` fails: "
-                                "sqlite3.OperationalError: database is locked")
+    assert changed["title"] == (
+        "`pytest -n auto tests/integration -q` fails: sqlite3.OperationalError: database is locked"
+    )
     assert "```sh\npytest -n 0 tests/integration -q\n```" in changed["body"]
     assert "grep" not in changed["body"]
 

@@ -17,8 +17,9 @@ from wikimem.wiki.workspace import init
 def leaf(wiki: Path, path: str, body: str) -> Path:
     file = wiki.joinpath(*path.split("/"), "MEMORY.md")
     file.parent.mkdir(parents=True, exist_ok=True)
-    file.write_text(f"---\ntitle: {path}\nsummary: {path}\n---\n\n## Note\n\n{body}\n",
-                    encoding="utf-8")
+    file.write_text(
+        f"---\ntitle: {path}\nsummary: {path}\n---\n\n## Note\n\n{body}\n", encoding="utf-8"
+    )
     return file
 
 
@@ -51,8 +52,9 @@ def test_person_edits_between_passes_are_seen_by_the_next_pass(workspace: Path) 
 
     # in place, with a new mtime
     bun = wiki / "build" / "bun" / "MEMORY.md"
-    bun.write_text(bun.read_text(encoding="utf-8").replace("lockfile", "capybara"),
-                   encoding="utf-8")
+    bun.write_text(
+        bun.read_text(encoding="utf-8").replace("lockfile", "capybara"), encoding="utf-8"
+    )
     # a new leaf folder, a deleted leaf, a renamed leaf
     leaf(wiki, "ops/pager", "The narwhal rota.")
     (wiki / "testing" / "pytest" / "MEMORY.md").unlink()

@@ -18,12 +18,12 @@ from tests.conftest import git
 from tests.openai_server import Reply
 from tests.test_pass_search import leaf as page
 from wikimem import config
-from wikimem.indexing import indexer
 from wikimem.errors import HistoryError, ModelError
-from wikimem.wiki.history import PersonEdits, WikiRepo
+from wikimem.indexing import indexer
 from wikimem.indexing.indexer import Pass, drain
 from wikimem.intake.accept import enqueue
 from wikimem.recall.search import SearchIndex
+from wikimem.wiki.history import PersonEdits, WikiRepo
 from wikimem.wiki.pages import Wiki
 from wikimem.wiki.workspace import init, open_repo
 
@@ -31,20 +31,38 @@ PASS_FILES = {"build/bun/MEMORY.md", "build/TOPIC.md", "PROFILE.md"}
 
 
 def lesson(n: int) -> dict[str, Any]:
-    return {"summary": f"Record bun fix {n}",
-            "edits": [{"action": "add", "leaf": "build/bun", "entry": f"fix-{n}",
-                       "title": f"Fix {n}", "type": "procedural",
-                       "body": f"`bun install --frozen-lockfile` fails; fix number {n}.",
-                       "reason": "verified fix"}]}
+    return {
+        "summary": f"Record bun fix {n}",
+        "edits": [
+            {
+                "action": "add",
+                "leaf": "build/bun",
+                "entry": f"fix-{n}",
+                "title": f"Fix {n}",
+                "type": "procedural",
+                "body": f"`bun install --frozen-lockfile` fails; fix number {n}.",
+                "reason": "verified fix",
+            }
+        ],
+    }
 
 
 def teaching_run(n: int) -> dict[str, Any]:
-    return {"run_id": f"run-{n}", "task": "Fix the failing bun build", "status": "succeeded",
-            "result": "Regenerated the lockfile.",
-            "evidence": [{"kind": "command", "command": "bun install --frozen-lockfile",
-                          "exit_code": 1, "output": "error: lockfile had changes\n"},
-                         {"kind": "command", "command": "bun install", "exit_code": 0,
-                          "output": "Saved"}]}
+    return {
+        "run_id": f"run-{n}",
+        "task": "Fix the failing bun build",
+        "status": "succeeded",
+        "result": "Regenerated the lockfile.",
+        "evidence": [
+            {
+                "kind": "command",
+                "command": "bun install --frozen-lockfile",
+                "exit_code": 1,
+                "output": "error: lockfile had changes\n",
+            },
+            {"kind": "command", "command": "bun install", "exit_code": 0, "output": "Saved"},
+        ],
+    }
 
 
 class Wikis:
@@ -60,9 +78,13 @@ class Wikis:
             git("commit", "-q", "-m", "Start", cwd=workspace)
             (workspace / ".clarvis").mkdir()
             (workspace / ".clarvis" / "config.toml").write_text(
-                '[wiki]\ncommit_into = "workspace"\n')
-        env = {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-test-key-123456",
-               "WIKIMEM_MODEL": "memory-model"}
+                '[wiki]\ncommit_into = "workspace"\n'
+            )
+        env = {
+            "OPENAI_BASE_URL": server.base_url,
+            "OPENAI_API_KEY": "sk-test-key-123456",
+            "WIKIMEM_MODEL": "memory-model",
+        }
         self.places = config.places(workspace, env)
         self.settings = config.load(self.places, env)
         init(self.places, self.settings)
@@ -70,10 +92,12 @@ class Wikis:
         self.repo = open_repo(self.places, self.settings)
         self.top = workspace if mode == "workspace" else self.wiki
         self.prefix = ".clarvis/memory/" if mode == "workspace" else ""
-        for leaf, body in (("build/bun", "The lockfile drifts."),
-                           ("testing/pytest", "Fixtures are session scoped."),
-                           ("deploy/docker", "BuildKit cache mounts."),
-                           ("deploy/helm", "Charts pin their versions.")):
+        for leaf, body in (
+            ("build/bun", "The lockfile drifts."),
+            ("testing/pytest", "Fixtures are session scoped."),
+            ("deploy/docker", "BuildKit cache mounts."),
+            ("deploy/helm", "Charts pin their versions."),
+        ):
             page(self.wiki, leaf, body)
         assert self.repo.commit_person_edits() is not None
         self.teach()  # a first pass: the search index exists and follows git from here on
@@ -87,18 +111,35 @@ class Wikis:
 
     def commits(self, count: int) -> list[tuple[str, str, set[str]]]:
         """The newest commits touching the wiki: (author, subject, wiki paths)."""
-        out = git("log", f"-{count}", "--format=%x1e%an%x1f%s", "--name-only", "--no-renames",
-                  "--", self.prefix or ".", cwd=self.top)
+        out = git(
+            "log",
+            f"-{count}",
+            "--format=%x1e%an%x1f%s",
+            "--name-only",
+            "--no-renames",
+            "--",
+            self.prefix or ".",
+            cwd=self.top,
+        )
         found = []
         for chunk in out.split("\x1e")[1:]:
             head, _, names = chunk.partition("\n")
             author, subject = head.split("\x1f")
-            found.append((author, subject, {n[len(self.prefix):] for n in names.split()}))
+            found.append((author, subject, {n[len(self.prefix) :] for n in names.split()}))
         return found
 
     def clean(self) -> bool:
-        return git("status", "--porcelain", "--untracked-files=all", "--",
-                   self.prefix or ".", cwd=self.top) == ""
+        return (
+            git(
+                "status",
+                "--porcelain",
+                "--untracked-files=all",
+                "--",
+                self.prefix or ".",
+                cwd=self.top,
+            )
+            == ""
+        )
 
     def index_head(self) -> str | None:
         with SearchIndex(self.wiki, self.places.state / "search.sqlite") as index:
@@ -120,12 +161,16 @@ def hand_edits(wiki: Path) -> set[str]:
     page(wiki, "ops/pager", "The narwhal rota.")  # a new page in a new folder
     (wiki / "deploy" / "helm" / "MEMORY.md").unlink()  # a deleted page
     (wiki / "deploy" / "docker").rename(wiki / "deploy" / "images")  # a renamed folder
-    return {"testing/pytest/MEMORY.md", "ops/pager/MEMORY.md", "deploy/helm/MEMORY.md",
-            "deploy/docker/MEMORY.md", "deploy/images/MEMORY.md"}
+    return {
+        "testing/pytest/MEMORY.md",
+        "ops/pager/MEMORY.md",
+        "deploy/helm/MEMORY.md",
+        "deploy/docker/MEMORY.md",
+        "deploy/images/MEMORY.md",
+    }
 
 
-def test_every_kind_of_hand_edit_is_committed_as_the_person_before_the_pass(
-        wikis: Wikis) -> None:
+def test_every_kind_of_hand_edit_is_committed_as_the_person_before_the_pass(wikis: Wikis) -> None:
     edited = hand_edits(wikis.wiki)
 
     assert wikis.teach() == ["changed"]
@@ -152,10 +197,13 @@ def test_a_pass_with_no_hand_edits_makes_one_commit_and_asks_once(wikis: Wikis) 
     assert len(wikis.server.completions) == asked + 1
 
 
-def test_the_model_is_asked_again_when_hand_edits_change_what_it_is_shown(
-        wikis: Wikis) -> None:
-    page(wikis.wiki, "build/frozen", "`bun install --frozen-lockfile` fails on lockfile "
-                                     "changes: run bun install and commit the lockfile.")
+def test_the_model_is_asked_again_when_hand_edits_change_what_it_is_shown(wikis: Wikis) -> None:
+    page(
+        wikis.wiki,
+        "build/frozen",
+        "`bun install --frozen-lockfile` fails on lockfile "
+        "changes: run bun install and commit the lockfile.",
+    )
     asked = len(wikis.server.completions)
     # the first answer was given before the new page was searchable: it must not be used
     wikis.server.script(Reply.plan(lesson(99)))
@@ -171,7 +219,8 @@ def test_the_model_is_asked_again_when_hand_edits_change_what_it_is_shown(
 
 
 def test_hand_edits_are_committed_even_when_the_model_fails(
-        wikis: Wikis, monkeypatch: pytest.MonkeyPatch) -> None:
+    wikis: Wikis, monkeypatch: pytest.MonkeyPatch
+) -> None:
     page(wikis.wiki, "testing/pytest", "Edited by hand.")
 
     def down(*args: Any, **kwargs: Any) -> Any:
@@ -182,13 +231,17 @@ def test_hand_edits_are_committed_even_when_the_model_fails(
     assert wikis.teach() == ["failed"]
 
     [(author, subject, paths)] = wikis.commits(1)
-    assert (author, subject, paths) == ("Ada Person", "Edit the wiki by hand",
-                                        {"testing/pytest/MEMORY.md"})
+    assert (author, subject, paths) == (
+        "Ada Person",
+        "Edit the wiki by hand",
+        {"testing/pytest/MEMORY.md"},
+    )
     assert wikis.clean()
 
 
-def during(monkeypatch: pytest.MonkeyPatch, target: Any, name: str,
-           edit: Callable[[], None]) -> None:
+def during(
+    monkeypatch: pytest.MonkeyPatch, target: Any, name: str, edit: Callable[[], None]
+) -> None:
     """Make a person's edit the first time `target.name` is called (by the first pass)."""
     original = getattr(target, name)
     done: list[bool] = []
@@ -203,14 +256,21 @@ def during(monkeypatch: pytest.MonkeyPatch, target: Any, name: str,
 
 
 def test_edits_made_while_the_look_runs_are_never_folded_into_the_pass(
-        wikis: Wikis, monkeypatch: pytest.MonkeyPatch) -> None:
+    wikis: Wikis, monkeypatch: pytest.MonkeyPatch
+) -> None:
     wiki = wikis.wiki
     # Made while `git status` may still be running: it sees them or leaves them for the next
     # look, but the pass's own commit never carries them.
-    during(monkeypatch, indexer, "extract", lambda *_: (
-        page(wiki, "deploy/docker", "Edited while the pass read."),
-        page(wiki, "ops/new", "Created while the pass read."),
-        (wiki / "deploy" / "helm" / "MEMORY.md").unlink()))
+    during(
+        monkeypatch,
+        indexer,
+        "extract",
+        lambda *_: (
+            page(wiki, "deploy/docker", "Edited while the pass read."),
+            page(wiki, "ops/new", "Created while the pass read."),
+            (wiki / "deploy" / "helm" / "MEMORY.md").unlink(),
+        ),
+    )
 
     assert wikis.teach() == ["changed"]
 
@@ -221,17 +281,23 @@ def test_edits_made_while_the_look_runs_are_never_folded_into_the_pass(
     assert set(wikis.repo.dirty_paths()) == late - seen
 
     assert wikis.teach() == ["changed"]
-    committed = {p for author, _, paths in wikis.commits(4) if author == "Ada Person"
-                 for p in paths}
+    committed = {
+        p for author, _, paths in wikis.commits(4) if author == "Ada Person" for p in paths
+    }
     assert late <= committed and wikis.clean()
 
 
 def test_edits_made_after_the_look_wait_for_the_next_pass(
-        wikis: Wikis, monkeypatch: pytest.MonkeyPatch) -> None:
+    wikis: Wikis, monkeypatch: pytest.MonkeyPatch
+) -> None:
     wiki = wikis.wiki
     # made once the look is over: left alone by this pass, and committed by the next
-    during(monkeypatch, Pass, "settle",
-           lambda: page(wiki, "testing/pytest", "Edited while the pass wrote."))
+    during(
+        monkeypatch,
+        Pass,
+        "settle",
+        lambda: page(wiki, "testing/pytest", "Edited while the pass wrote."),
+    )
 
     assert wikis.teach() == ["changed"]
 
@@ -246,18 +312,26 @@ def test_edits_made_after_the_look_wait_for_the_next_pass(
 
 
 def test_a_save_of_the_page_the_pass_is_writing_is_committed_first_as_the_person(
-        wikis: Wikis, monkeypatch: pytest.MonkeyPatch) -> None:
+    wikis: Wikis, monkeypatch: pytest.MonkeyPatch
+) -> None:
     wiki = wikis.wiki
     # saved between the pass reading the page to edit it and writing it back
-    during(monkeypatch, Wiki, "_apply_one",
-           lambda: page(wiki, "build/bun", "Saved by hand while the pass edited."))
+    during(
+        monkeypatch,
+        Wiki,
+        "_apply_one",
+        lambda: page(wiki, "build/bun", "Saved by hand while the pass edited."),
+    )
 
     assert wikis.teach() == ["changed"]
 
     (ours, _, ours_paths), (theirs, subject, paths) = wikis.commits(2)
     assert ours == "wikimem" and "build/bun/MEMORY.md" in ours_paths
-    assert (theirs, subject, paths) == ("Ada Person", "Edit the wiki by hand",
-                                        {"build/bun/MEMORY.md"})
+    assert (theirs, subject, paths) == (
+        "Ada Person",
+        "Edit the wiki by hand",
+        {"build/bun/MEMORY.md"},
+    )
     text = (wiki / "build" / "bun" / "MEMORY.md").read_text(encoding="utf-8")
     assert "Saved by hand" in text and "fix number 2" in text  # both kept
     assert wikis.clean()
@@ -279,8 +353,7 @@ def test_the_look_finds_what_status_finds_and_commits_once(own: WikiRepo) -> Non
     page(own.wiki, "ops/pager", "New.")
 
     with own.person_edits() as edits:
-        assert edits.paths() == own.dirty_paths() == ["build/bun/MEMORY.md",
-                                                       "ops/pager/MEMORY.md"]
+        assert edits.paths() == own.dirty_paths() == ["build/bun/MEMORY.md", "ops/pager/MEMORY.md"]
         sha = edits.commit()
         assert sha is not None and edits.commit() is None
 
@@ -316,8 +389,9 @@ def test_before_any_repository_the_look_lists_the_files(tmp_path: Path) -> None:
 # -- the index update that runs while a commit is written ------------------------------------
 
 
-def test_a_failed_commit_gives_the_index_back(own: WikiRepo,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_commit_gives_the_index_back(
+    own: WikiRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
     page(own.wiki, "build/bun", "Written by a pass.")
     page(own.wiki, "build/new", "A new page of the pass.")
     head = own.head()
@@ -338,8 +412,7 @@ def test_the_index_matches_each_commit_in_the_wikis_own_repository(own: WikiRepo
     for n in range(3):
         page(own.wiki, "build/bun", f"Version {n}.")
         page(own.wiki, f"build/leaf-{n}", "New.")
-        assert own.commit(f"Record {n}", paths=["build/bun/MEMORY.md",
-                                                f"build/leaf-{n}/MEMORY.md"])
+        assert own.commit(f"Record {n}", paths=["build/bun/MEMORY.md", f"build/leaf-{n}/MEMORY.md"])
         assert git("diff", "--cached", "--name-only", cwd=own.wiki) == ""
         assert git("diff-files", "--name-only", cwd=own.wiki) == ""  # stat data is current
     (own.wiki / "build" / "leaf-0" / "MEMORY.md").unlink()
@@ -376,8 +449,11 @@ def assert_late_save_is_the_persons(wikis: Wikis) -> None:
     (ours, ours_subject, ours_paths), (theirs, subject, paths) = wikis.commits(2)
     assert (ours, ours_subject) == ("wikimem", "Record bun fix 2")
     assert "build/bun/MEMORY.md" in ours_paths
-    assert (theirs, subject, paths) == ("Ada Person", "Edit the wiki by hand",
-                                        {"build/bun/MEMORY.md"})
+    assert (theirs, subject, paths) == (
+        "Ada Person",
+        "Edit the wiki by hand",
+        {"build/bun/MEMORY.md"},
+    )
     leaf = f"{wikis.prefix}build/bun/MEMORY.md"
     assert LATE_SAVE in git("show", f"HEAD~1:{leaf}", cwd=wikis.top)
     diff = git("show", "--format=", "-U0", "HEAD", "--", leaf, cwd=wikis.top).splitlines()
@@ -390,7 +466,8 @@ def assert_late_save_is_the_persons(wikis: Wikis) -> None:
 
 
 def test_a_save_of_the_page_to_write_during_the_model_call_is_committed_as_the_person(
-        wikis: Wikis, monkeypatch: pytest.MonkeyPatch) -> None:
+    wikis: Wikis, monkeypatch: pytest.MonkeyPatch
+) -> None:
     wiki = wikis.wiki
     looks: list[list[str]] = []
     start_look = WikiRepo.person_edits
@@ -421,7 +498,8 @@ def test_a_save_of_the_page_to_write_during_the_model_call_is_committed_as_the_p
 
 
 def test_a_save_after_the_pass_committed_the_persons_edits_is_not_built_on(
-        wikis: Wikis, monkeypatch: pytest.MonkeyPatch) -> None:
+    wikis: Wikis, monkeypatch: pytest.MonkeyPatch
+) -> None:
     wiki = wikis.wiki
     # after the pass committed a person's edits of its pages, before it reads the page to edit
     during(monkeypatch, Wiki, "apply", lambda *_: page(wiki, "build/bun", LATE_SAVE))
@@ -441,8 +519,9 @@ def test_the_look_at_a_pass_s_own_files_sees_only_those(own: WikiRepo) -> None:
     page(own.wiki, "build/new", "New, in its own folder.")
     page(own.wiki, "ops/pager", "Not one of the pass's files.")
 
-    with own.person_edits(["build/bun/MEMORY.md", "build/new/MEMORY.md",
-                           "build/TOPIC.md"]) as edits:
+    with own.person_edits(
+        ["build/bun/MEMORY.md", "build/new/MEMORY.md", "build/TOPIC.md"]
+    ) as edits:
         assert edits.paths() == ["build/bun/MEMORY.md", "build/new/MEMORY.md"]
     assert own.person_edits([]).paths() == []
     assert own.commit_person_edits(paths=["build/bun/MEMORY.md"]) is not None
@@ -456,21 +535,25 @@ def test_the_look_at_a_pass_s_own_files_sees_only_those(own: WikiRepo) -> None:
 
 
 def persons_commits(wikis: Wikis, count: int) -> set[str]:
-    return {p for author, _, paths in wikis.commits(count) if author == "Ada Person"
-            for p in paths}
+    return {p for author, _, paths in wikis.commits(count) if author == "Ada Person" for p in paths}
 
 
 @pytest.mark.parametrize("how", ["by hand", "in an index"])
 @pytest.mark.parametrize("edit", ["save", "delete"])
 def test_a_save_between_the_write_and_the_commit_stays_out_of_wikimem_s_commit(
-        wikis: Wikis, monkeypatch: pytest.MonkeyPatch, how: str, edit: str) -> None:
+    wikis: Wikis, monkeypatch: pytest.MonkeyPatch, how: str, edit: str
+) -> None:
     wiki = wikis.wiki
     leaf = wiki / "build" / "bun" / "MEMORY.md"
     if how == "in an index":  # the general commit path, through a private index
         monkeypatch.setattr(WikiRepo, "tree_by_hand", staticmethod(lambda *_, **__: None))
     # the commit message is rendered after every page is written, right before the commit
-    during(monkeypatch, indexer, "render", lambda: (
-        page(wiki, "build/bun", LATE_SAVE) if edit == "save" else leaf.unlink()))
+    during(
+        monkeypatch,
+        indexer,
+        "render",
+        lambda: page(wiki, "build/bun", LATE_SAVE) if edit == "save" else leaf.unlink(),
+    )
 
     assert wikis.teach() == ["changed"]
 
@@ -498,8 +581,11 @@ def test_commit_takes_the_given_bytes_not_the_disk_s(own: WikiRepo, tmp_path: Pa
     page(own.wiki, "build/new", "Also on disk.")
     written = b"---\ntitle: build/bun\n---\n\n## Note\n\nAs written.\n"
 
-    sha = own.commit("Record", paths=["build/bun/MEMORY.md", "build/new/MEMORY.md"],
-                     contents={"build/bun/MEMORY.md": written})
+    sha = own.commit(
+        "Record",
+        paths=["build/bun/MEMORY.md", "build/new/MEMORY.md"],
+        contents={"build/bun/MEMORY.md": written},
+    )
 
     assert sha is not None
     assert own.show(sha, "build/bun/MEMORY.md") == written.decode()
@@ -508,8 +594,9 @@ def test_commit_takes_the_given_bytes_not_the_disk_s(own: WikiRepo, tmp_path: Pa
     # the person's file is what the index holds (staged), never hidden behind the commit's
     assert git("diff", "--cached", "--name-only", cwd=own.wiki) == "build/bun/MEMORY.md\n"
     # a given deletion of a file still on disk
-    assert own.commit("Remove", paths=["build/new/MEMORY.md"],
-                      contents={"build/new/MEMORY.md": None})
+    assert own.commit(
+        "Remove", paths=["build/new/MEMORY.md"], contents={"build/new/MEMORY.md": None}
+    )
     assert own.read("HEAD", "build/new/MEMORY.md") is None
     assert (own.wiki / "build" / "new" / "MEMORY.md").exists()
     assert set(own.dirty_paths()) == {"build/bun/MEMORY.md", "build/new/MEMORY.md"}
@@ -522,29 +609,29 @@ HAND_NOTE = "A note written by hand under the topic."
 
 
 def test_recompile_holds_the_pages_it_rewrites_and_commits_a_save_as_the_person(
-        wikis: Wikis, monkeypatch: pytest.MonkeyPatch) -> None:
+    wikis: Wikis, monkeypatch: pytest.MonkeyPatch
+) -> None:
     wiki = wikis.wiki
     page(wiki, "build/cache", "A leaf added by hand.")
     topic = wiki / "build" / "TOPIC.md"
 
     def save_topic() -> None:  # after the person's edits were committed, before rewriting
-        topic.write_text(topic.read_text(encoding="utf-8") + f"\n{HAND_NOTE}\n",
-                         encoding="utf-8")
+        topic.write_text(topic.read_text(encoding="utf-8") + f"\n{HAND_NOTE}\n", encoding="utf-8")
 
     during(monkeypatch, indexer, "compile_topic", save_topic)
 
     sha = indexer.recompile(wikis.places, wikis.settings)
 
     assert sha is not None
-    (ours, subject, ours_paths), (theirs, _, paths), (first, _, first_paths) = (
-        wikis.commits(3))
+    (ours, subject, ours_paths), (theirs, _, paths), (first, _, first_paths) = wikis.commits(3)
     assert (ours, subject) == ("wikimem", "Recompile topics and profile")
     assert "build/TOPIC.md" in ours_paths
     assert (theirs, paths) == ("Ada Person", {"build/TOPIC.md"})
     assert (first, first_paths) == ("Ada Person", {"build/cache/MEMORY.md"})
     assert HAND_NOTE in git("show", f"HEAD~1:{wikis.prefix}build/TOPIC.md", cwd=wikis.top)
-    diff = git("show", "--format=", "-U0", "HEAD", "--", f"{wikis.prefix}build/TOPIC.md",
-               cwd=wikis.top).splitlines()
+    diff = git(
+        "show", "--format=", "-U0", "HEAD", "--", f"{wikis.prefix}build/TOPIC.md", cwd=wikis.top
+    ).splitlines()
     changed = "\n".join(line for line in diff if line[:1] in "+-")
     assert HAND_NOTE not in changed and "build/cache" in changed
     text = topic.read_text(encoding="utf-8")

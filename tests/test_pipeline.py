@@ -20,26 +20,43 @@ from wikimem.wiki.workspace import init
 FAKE_TOKEN = "ghp_" + "R8kq2Lw9ZtY3xVb7NcM1pQ4sD6fG0hJ5aE2u"
 LESSON = {
     "summary": "Record the bun lockfile fix",
-    "edits": [{"action": "add", "leaf": "build/bun", "entry": "lockfile-drift-on-ci",
-               "title": "Lockfile drift on CI", "type": "procedural",
-               "body": "`bun install --frozen-lockfile` fails when package.json changed without "
-                       "the lockfile. Run `bun install` and commit bun.lockb.",
-               "reason": "verified fix, will recur"}],
+    "edits": [
+        {
+            "action": "add",
+            "leaf": "build/bun",
+            "entry": "lockfile-drift-on-ci",
+            "title": "Lockfile drift on CI",
+            "type": "procedural",
+            "body": "`bun install --frozen-lockfile` fails when package.json changed without "
+            "the lockfile. Run `bun install` and commit bun.lockb.",
+            "reason": "verified fix, will recur",
+        }
+    ],
     "topics": [{"topic": "build", "summary": "How the web app is built."}],
 }
 
 
 def rich_run(run_id: str = "run-1", **extra: object) -> dict:
     return {
-        "run_id": run_id, "task": "Fix the failing web build", "status": "succeeded",
-        "result": "Regenerated the lockfile.", "agent": {"name": "claude-code",
-                                                          "instance_id": "ci-7"},
+        "run_id": run_id,
+        "task": "Fix the failing web build",
+        "status": "succeeded",
+        "result": "Regenerated the lockfile.",
+        "agent": {"name": "claude-code", "instance_id": "ci-7"},
         "evidence": [
-            {"kind": "command", "command": "bun install --frozen-lockfile", "exit_code": 1,
-             "output": f"error: lockfile had changes\nAuthorization: Bearer {FAKE_TOKEN}\n"},
+            {
+                "kind": "command",
+                "command": "bun install --frozen-lockfile",
+                "exit_code": 1,
+                "output": f"error: lockfile had changes\nAuthorization: Bearer {FAKE_TOKEN}\n",
+            },
             {"kind": "command", "command": "bun install", "exit_code": 0, "output": "Saved"},
-            {"kind": "command", "command": "bun install --frozen-lockfile", "exit_code": 0,
-             "output": "no changes"},
+            {
+                "kind": "command",
+                "command": "bun install --frozen-lockfile",
+                "exit_code": 0,
+                "output": "no changes",
+            },
         ],
         **extra,
     }
@@ -53,8 +70,12 @@ def setup(workspace: Path, env: dict[str, str] | None = None):  # type: ignore[n
 
 
 def model_env(server, **more: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
-    return {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-test-key-123456",
-            "WIKIMEM_MODEL": "memory-model", **more}
+    return {
+        "OPENAI_BASE_URL": server.base_url,
+        "OPENAI_API_KEY": "sk-test-key-123456",
+        "WIKIMEM_MODEL": "memory-model",
+        **more,
+    }
 
 
 def commits(places: config.Places) -> list[str]:
@@ -88,8 +109,9 @@ def test_same_run_twice_is_indexed_once_and_rerun_changes_nothing(workspace: Pat
     assert commits(places) == before
 
 
-def test_run_that_cannot_teach_is_skipped_without_model_call(workspace: Path,
-                                                             openai_server) -> None:
+def test_run_that_cannot_teach_is_skipped_without_model_call(
+    workspace: Path, openai_server
+) -> None:
     places, settings = setup(workspace, model_env(openai_server))
     enqueue(places, settings, {"task": "rename a variable", "result": "done"})
     reports = drain(places, settings)
@@ -98,7 +120,8 @@ def test_run_that_cannot_teach_is_skipped_without_model_call(workspace: Path,
 
 
 def test_model_plan_is_committed_and_request_carries_policies_and_profile(
-        workspace: Path, openai_server, isolated_env: Path) -> None:
+    workspace: Path, openai_server, isolated_env: Path
+) -> None:
     env = model_env(openai_server)
     places, settings = setup(workspace, env)
     places.global_policy.parent.mkdir(parents=True, exist_ok=True)
@@ -144,13 +167,19 @@ def test_empty_plan_writes_and_commits_nothing(workspace: Path, openai_server) -
     assert commits(places) == before
 
 
-def test_secrets_never_reach_queue_log_model_wiki_or_history(workspace: Path,
-                                                            openai_server) -> None:
+def test_secrets_never_reach_queue_log_model_wiki_or_history(
+    workspace: Path, openai_server
+) -> None:
     places, settings = setup(workspace, model_env(openai_server))
     leaky = dict(LESSON, edits=[dict(LESSON["edits"][0], body=f"use token {FAKE_TOKEN}")])
     openai_server.script(Reply.plan(leaky))
-    done = enqueue(places, settings, rich_run(memory=[
-        {"path": "deploy/tokens", "content": f"the deploy token is {FAKE_TOKEN}"}]))
+    done = enqueue(
+        places,
+        settings,
+        rich_run(
+            memory=[{"path": "deploy/tokens", "content": f"the deploy token is {FAKE_TOKEN}"}]
+        ),
+    )
     assert "github-token" in " ".join(done.redactions) or done.redactions
     queued = (places.queue / "pending" / f"{done.job_id}.json").read_text()
     assert FAKE_TOKEN not in queued and "[REDACTED:" in queued
@@ -161,8 +190,9 @@ def test_secrets_never_reach_queue_log_model_wiki_or_history(workspace: Path,
     assert FAKE_TOKEN not in places.pass_log.read_text()
     for page in places.wiki.rglob("*.md"):
         assert FAKE_TOKEN not in page.read_text()
-    history = subprocess.run(["git", "log", "-p", "--all"], cwd=places.wiki,
-                             capture_output=True, text=True).stdout
+    history = subprocess.run(
+        ["git", "log", "-p", "--all"], cwd=places.wiki, capture_output=True, text=True
+    ).stdout
     assert FAKE_TOKEN not in history
 
 
@@ -181,7 +211,8 @@ def test_failing_model_retries_then_fails_job_and_warns(workspace: Path, openai_
     assert job.attempts == 1 and job.not_before > 0 and "500" in job.last_error
     # make it ready again and fail a second time: it moves to failed, kept
     (places.queue / "pending" / f"{done.job_id}.json").write_text(
-        job.to_json().replace(f'"not_before": {job.not_before}', '"not_before": 0'))
+        job.to_json().replace(f'"not_before": {job.not_before}', '"not_before": 0')
+    )
     drain(places, settings)
     assert queue.state_of(done.job_id) == "failed"
     from wikimem.indexing.passlog import failure_warning
@@ -210,8 +241,11 @@ def test_crashed_pass_is_rolled_back_and_job_taken_again(workspace: Path) -> Non
     half = places.wiki / "bun" / "troubleshooting" / "MEMORY.md"
     half.parent.mkdir(parents=True)
     half.write_text("half written")  # ... wrote a file and died
-    (places.state / "journal.json").write_text(json.dumps(
-        {"pass_id": "dead", "files": ["bun/troubleshooting/MEMORY.md"], "jobs": [done.job_id]}))
+    (places.state / "journal.json").write_text(
+        json.dumps(
+            {"pass_id": "dead", "files": ["bun/troubleshooting/MEMORY.md"], "jobs": [done.job_id]}
+        )
+    )
     reports = drain(places, settings)
     assert [o.outcome for r in reports for o in r.outcomes] == ["changed"]
     assert "half written" not in half.read_text()
@@ -219,19 +253,21 @@ def test_crashed_pass_is_rolled_back_and_job_taken_again(workspace: Path) -> Non
     assert not (places.state / "journal.json").exists()
 
 
-def test_commit_landed_before_crash_marks_job_done_without_second_commit(
-        workspace: Path) -> None:
+def test_commit_landed_before_crash_marks_job_done_without_second_commit(workspace: Path) -> None:
     places, settings = setup(workspace)
     done = enqueue(places, settings, rich_run())
     drain(places, settings)
     queue = Queue(places.queue)
-    pass_id = git("log", "-1", "--format=%(trailers:key=Wikimem-Pass,valueonly)",
-                  cwd=places.wiki).strip()
+    pass_id = git(
+        "log", "-1", "--format=%(trailers:key=Wikimem-Pass,valueonly)", cwd=places.wiki
+    ).strip()
     # pretend the pass died after its commit but before marking the job done
     (places.queue / "done" / f"{done.job_id}.json").rename(
-        places.queue / "active" / f"{done.job_id}.json")
-    (places.state / "journal.json").write_text(json.dumps(
-        {"pass_id": pass_id, "files": [], "jobs": [done.job_id]}))
+        places.queue / "active" / f"{done.job_id}.json"
+    )
+    (places.state / "journal.json").write_text(
+        json.dumps({"pass_id": pass_id, "files": [], "jobs": [done.job_id]})
+    )
     before = commits(places)
     drain(places, settings)
     assert queue.state_of(done.job_id) == "done"
@@ -240,15 +276,23 @@ def test_commit_landed_before_crash_marks_job_done_without_second_commit(
 
 def test_mass_removal_is_held_for_review_then_approved(workspace: Path, openai_server) -> None:
     places, settings = setup(workspace, model_env(openai_server))
-    three = {"summary": "three", "edits": [
-        dict(LESSON["edits"][0], entry=f"e{i}", title=f"Entry {i}", body=f"Body {i}.")
-        for i in range(3)]}
+    three = {
+        "summary": "three",
+        "edits": [
+            dict(LESSON["edits"][0], entry=f"e{i}", title=f"Entry {i}", body=f"Body {i}.")
+            for i in range(3)
+        ],
+    }
     openai_server.script(Reply.plan(three))
     enqueue(places, settings, rich_run("fill"))
     drain(places, settings)
-    wipe = {"summary": "wipe", "edits": [
-        {"action": "remove", "leaf": "build/bun", "entry": f"entry-{i}", "reason": "told to"}
-        for i in range(3)]}
+    wipe = {
+        "summary": "wipe",
+        "edits": [
+            {"action": "remove", "leaf": "build/bun", "entry": f"entry-{i}", "reason": "told to"}
+            for i in range(3)
+        ],
+    }
     openai_server.script(Reply.plan(wipe))
     done = enqueue(places, settings, rich_run("wipe"))
     before = commits(places)
@@ -277,12 +321,18 @@ def test_hook_fails_open_on_bad_input(workspace: Path) -> None:
     assert proc.returncode == 0
     assert b"not valid JSON" in proc.stderr and b"Traceback" not in proc.stderr
     assert not (workspace / ".clarvis/state/queue/pending").exists() or not list(
-        (workspace / ".clarvis/state/queue/pending").iterdir())
+        (workspace / ".clarvis/state/queue/pending").iterdir()
+    )
 
 
-@pytest.mark.parametrize("payload,message", [
-    ("{not json", "not valid JSON"), ('{"result": "x"}', "needs a non-empty 'task'"),
-    ("[1, 2]", "must be a JSON object")])
+@pytest.mark.parametrize(
+    "payload,message",
+    [
+        ("{not json", "not valid JSON"),
+        ('{"result": "x"}', "needs a non-empty 'task'"),
+        ("[1, 2]", "must be a JSON object"),
+    ],
+)
 def test_enqueue_is_strict(workspace: Path, cli, payload: str, message: str) -> None:
     source = workspace / "run.json"
     source.write_text(payload)
@@ -324,6 +374,16 @@ def test_hook_after_global_workspace_option_takes_the_same_path(tmp_path: Path, 
     assert result.code == 0, result.err
     assert queue.counts()["done"] == 2
     assert not (tmp_path / ".clarvis").exists()
-    status = cli("-C", str(target), "hook", "--from-command", "--task", "t", "--",
-                 sys.executable, "-c", "raise SystemExit(5)")
+    status = cli(
+        "-C",
+        str(target),
+        "hook",
+        "--from-command",
+        "--task",
+        "t",
+        "--",
+        sys.executable,
+        "-c",
+        "raise SystemExit(5)",
+    )
     assert status.code == 5

@@ -9,8 +9,13 @@ import pytest
 from wikimem.errors import PlanError
 from wikimem.indexing.plan import MAX_BODY, MAX_EDITS, SCHEMA, RawPlan, clean_path, parse, validate
 
-WIKI = {"build/bun": {"lockfile-drift": "Run `bun install`.", "pinned": "Pinned to 1.1.30.",
-                      "old": "Obsolete."}}
+WIKI = {
+    "build/bun": {
+        "lockfile-drift": "Run `bun install`.",
+        "pinned": "Pinned to 1.1.30.",
+        "old": "Obsolete.",
+    }
+}
 
 
 def lookup(leaf: str) -> dict[str, str] | None:
@@ -22,12 +27,21 @@ def plan(*edits: dict, **extra: object) -> RawPlan:
 
 
 def add(**fields: object) -> dict:
-    return {"action": "add", "leaf": "build/bun", "entry": "new-thing", "title": "New thing",
-            "type": "procedural", "body": "Do the new thing.", "reason": "r", **fields}
+    return {
+        "action": "add",
+        "leaf": "build/bun",
+        "entry": "new-thing",
+        "title": "New thing",
+        "type": "procedural",
+        "body": "Do the new thing.",
+        "reason": "r",
+        **fields,
+    }
 
 
-@pytest.mark.parametrize("obj", [[], "x", {"summary": "s"}, {"edits": {}}, {"edits": [],
-                                                                          "topics": 3}])
+@pytest.mark.parametrize(
+    "obj", [[], "x", {"summary": "s"}, {"edits": {}}, {"edits": [], "topics": 3}]
+)
 def test_parse_rejects_what_is_not_a_plan(obj: object) -> None:
     with pytest.raises(PlanError):
         parse(obj)
@@ -37,18 +51,29 @@ def test_schema_is_json_and_names_the_contract() -> None:
     text = json.dumps(SCHEMA)
     assert json.loads(text)["required"] == ["summary", "edits"]
     assert SCHEMA["properties"]["edits"]["items"]["properties"]["action"]["enum"] == [
-        "add", "update", "remove"]
+        "add",
+        "update",
+        "remove",
+    ]
 
 
-@pytest.mark.parametrize("raw,expected", [
-    ("build/bun", "build/bun"), ("Build/Bun", "build/bun"), ("build/bun/MEMORY.md", "build/bun"),
-    ("deploy", "deploy/general"), ("a_b/c d", "a-b/c-d")])
+@pytest.mark.parametrize(
+    "raw,expected",
+    [
+        ("build/bun", "build/bun"),
+        ("Build/Bun", "build/bun"),
+        ("build/bun/MEMORY.md", "build/bun"),
+        ("deploy", "deploy/general"),
+        ("a_b/c d", "a-b/c-d"),
+    ],
+)
 def test_paths_are_repaired_to_slugs(raw: str, expected: str) -> None:
     assert clean_path(raw)[0] == expected
 
 
-@pytest.mark.parametrize("raw", ["../etc", "/abs/x", "~/x", "C:\\x", "a/b/c/d/e", "", "a/../b",
-                                 "🚀/x"])
+@pytest.mark.parametrize(
+    "raw", ["../etc", "/abs/x", "~/x", "C:\\x", "a/b/c/d/e", "", "a/../b", "🚀/x"]
+)
 def test_bad_paths_are_rejected(raw: str) -> None:
     assert clean_path(raw)[0] is None
 
@@ -60,11 +85,17 @@ def test_a_good_add_passes_untouched() -> None:
 
 
 def test_each_bad_edit_is_rejected_with_a_reason_and_the_rest_kept() -> None:
-    result = validate(plan(
-        add(action="rename"), add(leaf="../../etc"), add(body="x" * (MAX_BODY + 1)),
-        add(body="token ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"),
-        {"action": "remove", "leaf": "build/bun", "entry": "missing", "reason": "r"},
-        add(title="Fine", entry="fine")), lookup)
+    result = validate(
+        plan(
+            add(action="rename"),
+            add(leaf="../../etc"),
+            add(body="x" * (MAX_BODY + 1)),
+            add(body="token ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"),
+            {"action": "remove", "leaf": "build/bun", "entry": "missing", "reason": "r"},
+            add(title="Fine", entry="fine"),
+        ),
+        lookup,
+    )
     reasons = [n.reason for n in result.rejected]
     assert len(reasons) == 5
     assert "unknown action" in reasons[0] and "leaves its folder" in reasons[1]
@@ -73,23 +104,45 @@ def test_each_bad_edit_is_rejected_with_a_reason_and_the_rest_kept() -> None:
 
 
 def test_repairs_are_logged() -> None:
-    result = validate(plan(
-        add(type="fact"), add(entry="x", title="Pinned"),
-        {"action": "update", "leaf": "build/bun", "entry": "brand-new", "title": "Brand new",
-         "body": "New.", "reason": "r"},
-        add(entry="another", title="Another", body="## Heading\nline")), lookup)
+    result = validate(
+        plan(
+            add(type="fact"),
+            add(entry="x", title="Pinned"),
+            {
+                "action": "update",
+                "leaf": "build/bun",
+                "entry": "brand-new",
+                "title": "Brand new",
+                "body": "New.",
+                "reason": "r",
+            },
+            add(entry="another", title="Another", body="## Heading\nline"),
+        ),
+        lookup,
+    )
     kinds = {e.entry: e.action for e in result.edits}
-    assert kinds == {"new-thing": "add", "pinned": "update", "brand-new": "add",
-                     "another": "add"}
+    assert kinds == {"new-thing": "add", "pinned": "update", "brand-new": "add", "another": "add"}
     assert result.edits[0].type == "semantic"
     assert result.edits[3].body.startswith("### Heading")
     assert len(result.repaired) >= 4
 
 
 def test_identical_update_is_no_change_and_duplicates_are_rejected() -> None:
-    result = validate(plan(
-        {"action": "update", "leaf": "build/bun", "entry": "pinned", "title": "Pinned",
-         "body": "Pinned to 1.1.30.", "reason": "r"}, add(), add()), lookup)
+    result = validate(
+        plan(
+            {
+                "action": "update",
+                "leaf": "build/bun",
+                "entry": "pinned",
+                "title": "Pinned",
+                "body": "Pinned to 1.1.30.",
+                "reason": "r",
+            },
+            add(),
+            add(),
+        ),
+        lookup,
+    )
     reasons = [n.reason for n in result.rejected]
     assert any("already says this" in r for r in reasons)
     assert any("second edit" in r for r in reasons)
@@ -99,9 +152,16 @@ def test_identical_update_is_no_change_and_duplicates_are_rejected() -> None:
 def test_body_that_is_only_a_removed_secret_is_rejected() -> None:
     result = validate(plan(add(body="The staging key is [REDACTED:openai-key].")), lookup)
     assert result.edits == () and "removed secret" in result.rejected[0].reason
-    kept = validate(plan(add(body="Call the API with `Authorization: Bearer "
-                                  "[REDACTED:bearer-token]`; the token lives in the vault under "
-                                  "ci/deploy and rotates monthly.")), lookup)
+    kept = validate(
+        plan(
+            add(
+                body="Call the API with `Authorization: Bearer "
+                "[REDACTED:bearer-token]`; the token lives in the vault under "
+                "ci/deploy and rotates monthly."
+            )
+        ),
+        lookup,
+    )
     assert len(kept.edits) == 1
 
 
@@ -112,17 +172,27 @@ def test_too_many_edits_are_cut() -> None:
 
 
 def test_mass_removal_is_held() -> None:
-    removes = [{"action": "remove", "leaf": "build/bun", "entry": e, "reason": "r"}
-               for e in ("lockfile-drift", "pinned")]
+    removes = [
+        {"action": "remove", "leaf": "build/bun", "entry": e, "reason": "r"}
+        for e in ("lockfile-drift", "pinned")
+    ]
     assert "removes 2 of 3" in validate(plan(*removes), lookup).held
     assert validate(plan(removes[0]), lookup).held == ""
     assert validate(plan(*removes), lookup, max_remove_share=1.0).held == ""
 
 
 def test_topic_summaries_are_checked() -> None:
-    result = validate(plan(add(), topics=[
-        {"topic": "build", "summary": "How it is built."}, {"topic": "Bad Topic", "summary": "x"},
-        {"topic": "deploy", "summary": "key AKIA" + "ABCDEFGHIJKLMNOP"}]), lookup)
+    result = validate(
+        plan(
+            add(),
+            topics=[
+                {"topic": "build", "summary": "How it is built."},
+                {"topic": "Bad Topic", "summary": "x"},
+                {"topic": "deploy", "summary": "key AKIA" + "ABCDEFGHIJKLMNOP"},
+            ],
+        ),
+        lookup,
+    )
     assert [t.topic for t in result.topics] == ["build"]
     assert len(result.rejected) == 2
 

@@ -17,8 +17,9 @@ from wikimem.cli.app import cli
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
-def command_help(command: click.Command, name: str,
-                 parent: click.Context | None = None) -> list[tuple[str, str]]:
+def command_help(
+    command: click.Command, name: str, parent: click.Context | None = None
+) -> list[tuple[str, str]]:
     """Help exactly as `wikimem ... --help` prints it: each context has its real parent, so
     settings a group passes down (the -h alias, the width) apply as they do for a person."""
     settings = {"terminal_width": 100, "max_content_width": 100, **command.context_settings}
@@ -62,12 +63,13 @@ def test_readme_matches_help_and_settings() -> None:
     if os.environ.get("WIKIMEM_UPDATE_README"):
         for name, body in wanted.items():
             match = section(text, name)
-            text = text[: match.end(1)] + body.rstrip("\n") + "\n" + text[match.start(3):]
+            text = text[: match.end(1)] + body.rstrip("\n") + "\n" + text[match.start(3) :]
         README.write_text(text, encoding="utf-8")
     for name, body in wanted.items():
         assert section(text, name).group(2).strip() == body.strip(), (
             f"README section {name} is stale: WIKIMEM_UPDATE_README=1 python -m pytest "
-            "tests/test_readme.py")
+            "tests/test_readme.py"
+        )
 
 
 def test_readme_setup_commands_are_the_ci_commands() -> None:

@@ -31,8 +31,9 @@ def test_context_profile_then_relevant_entries_within_budget(learned, cli) -> No
     assert small.out.rstrip("\n").endswith("wikimem show PATH, wikimem search QUERY")
 
     data = json.loads(cli("context", "--query", "sqlite", "--format", "json").out)
-    assert ("testing/pytest", "parallel-sqlite-locks") in {(e["path"], e["entry"])
-                                                           for e in data["entries"]}
+    assert ("testing/pytest", "parallel-sqlite-locks") in {
+        (e["path"], e["entry"]) for e in data["entries"]
+    }
     assert {e["path"] for e in data["entries"]} == {"testing/pytest"}
     assert data["chars"] <= data["budget"] == 4000
 
@@ -72,8 +73,12 @@ def test_search_citation_resolves_with_show(learned, cli) -> None:
 def test_an_update_makes_v2_and_superseded_text_is_never_recalled(learned, cli) -> None:
     places, settings = learned
     path, title, _ = BUN
-    learn(places, settings, "run-2",
-          (path, title, "Since bun 1.2 the text lockfile bun.lock replaced the binary one."))
+    learn(
+        places,
+        settings,
+        "run-2",
+        (path, title, "Since bun 1.2 the text lockfile bun.lock replaced the binary one."),
+    )
     versions = cli("log", "build/bun#lockfile-drift-on-ci").out.splitlines()
     assert [line.split()[0] for line in versions] == ["v2", "v1"]
     assert "run run-2" in versions[0] and "run run-1" in versions[1]
@@ -91,7 +96,19 @@ def test_commands_reject_bad_arguments_in_one_line(learned, cli) -> None:
     assert bad.code == 2 and "Traceback" not in bad.err
     missing = cli("search")
     assert missing.code == 2
-    for name in ("context", "search", "forget", "trash", "restore", "purge", "undo", "verify",
-                 "export", "import", "pause", "resume"):
+    for name in (
+        "context",
+        "search",
+        "forget",
+        "trash",
+        "restore",
+        "purge",
+        "undo",
+        "verify",
+        "export",
+        "import",
+        "pause",
+        "resume",
+    ):
         helped = cli(name, "--help")
         assert helped.code == 0 and "-C, --workspace DIR" in helped.out, name

@@ -17,8 +17,10 @@ def commits(wiki: Path) -> int:
 
 def content(out: str) -> list[dict]:
     """Exported lines without their provenance (another repository, other commits)."""
-    return [{k: v for k, v in json.loads(line).items() if k != "provenance"}
-            for line in out.splitlines()]
+    return [
+        {k: v for k, v in json.loads(line).items() if k != "provenance"}
+        for line in out.splitlines()
+    ]
 
 
 def test_export_then_import_into_another_workspace(tmp_path: Path, cli) -> None:
@@ -30,8 +32,10 @@ def test_export_then_import_into_another_workspace(tmp_path: Path, cli) -> None:
     exported = cli("export", "-C", str(source))
     lines = [json.loads(line) for line in exported.out.splitlines()]
     assert [(x["path"], x["entry"]) for x in lines] == [
-        ("build/bun", "lockfile-drift-on-ci"), ("build/bun", "cache-key"),
-        ("testing/pytest", "parallel-sqlite-locks")]
+        ("build/bun", "lockfile-drift-on-ci"),
+        ("build/bun", "cache-key"),
+        ("testing/pytest", "parallel-sqlite-locks"),
+    ]
     first = lines[0]
     assert first["schema"] == 1 and first["type"] == "procedural"
     assert first["title"] == "Lockfile drift on CI" and first["body"] == BUN[2]
@@ -57,16 +61,25 @@ def test_export_then_import_into_another_workspace(tmp_path: Path, cli) -> None:
     assert again["commit"] is None and commits(wiki_b) == before
 
 
-def test_import_updates_changed_bodies_redacts_and_rejects_bad_paths(workspace: Path,
-                                                                    cli) -> None:
+def test_import_updates_changed_bodies_redacts_and_rejects_bad_paths(workspace: Path, cli) -> None:
     places, settings = setup(workspace)
     learn(places, settings, "run-1", BUN, CACHE)
     lines = [json.loads(x) for x in cli("export").out.splitlines()]
-    lines[1]["body"] = (f"The cache key is per OS and per lockfile hash; restore it before "
-                        f"`bun install` or the build starts cold. Token: {TOKEN}")
+    lines[1]["body"] = (
+        f"The cache key is per OS and per lockfile hash; restore it before "
+        f"`bun install` or the build starts cold. Token: {TOKEN}"
+    )
     lines.append({"schema": 1, "path": "../../etc", "entry": "x", "title": "X", "body": "y"})
-    lines.append({"schema": 1, "path": "Deploy/Cloud_Run", "entry": "port", "title": "Port",
-                  "type": "semantic", "body": "Listen on $PORT."})
+    lines.append(
+        {
+            "schema": 1,
+            "path": "Deploy/Cloud_Run",
+            "entry": "port",
+            "title": "Port",
+            "type": "semantic",
+            "body": "Listen on $PORT.",
+        }
+    )
     file = workspace / "in.jsonl"
     file.write_text("".join(json.dumps(x) + "\n" for x in lines) + "\n")
     before = commits(places.wiki)
@@ -81,17 +94,19 @@ def test_import_updates_changed_bodies_redacts_and_rejects_bad_paths(workspace: 
     assert "Wikimem-Action: import" in git("log", "-1", "--format=%B", cwd=places.wiki)
 
 
-def test_import_refuses_a_newer_schema_and_bad_json_without_writing(workspace: Path,
-                                                                   cli) -> None:
+def test_import_refuses_a_newer_schema_and_bad_json_without_writing(workspace: Path, cli) -> None:
     places, _ = setup(workspace)
     before = commits(places.wiki)
     newer = workspace / "newer.jsonl"
-    newer.write_text(json.dumps({"schema": 99, "path": "a/b", "entry": "c", "title": "C",
-                                 "body": "d"}) + "\n")
+    newer.write_text(
+        json.dumps({"schema": 99, "path": "a/b", "entry": "c", "title": "C", "body": "d"}) + "\n"
+    )
     refused = cli("import", str(newer))
     assert refused.code == 1
-    assert refused.err == ("wikimem: error: line 1 was written by a newer wikimem (schema 99; "
-                           "this one reads up to 1): upgrade wikimem to import it\n")
+    assert refused.err == (
+        "wikimem: error: line 1 was written by a newer wikimem (schema 99; "
+        "this one reads up to 1): upgrade wikimem to import it\n"
+    )
     broken = workspace / "broken.jsonl"
     broken.write_text('{"schema": 1, "path": "a/b"}\n{not json\n')
     assert "line 2 is not JSON" in cli("import", str(broken)).err
@@ -103,9 +118,15 @@ def test_import_keeps_entry_dates_so_expired_memory_stays_expired(tmp_path: Path
     target = tmp_path / "b"
     target.mkdir()
     setup(target)
-    line = {"schema": 1, "path": "ops/node", "entry": "node-18-eol", "title": "Node 18 EOL",
-            "type": "semantic", "body": "Node 18 reached end of life; upgrade runners to 22.",
-            "meta": {"review-by": "2026-01-01", "expires": "2026-06-30", "evil": "x -->"}}
+    line = {
+        "schema": 1,
+        "path": "ops/node",
+        "entry": "node-18-eol",
+        "title": "Node 18 EOL",
+        "type": "semantic",
+        "body": "Node 18 reached end of life; upgrade runners to 22.",
+        "meta": {"review-by": "2026-01-01", "expires": "2026-06-30", "evil": "x -->"},
+    }
     file = tmp_path / "in.jsonl"
     file.write_text(json.dumps(line) + "\n")
     assert cli("import", "-C", str(target), str(file)).code == 0

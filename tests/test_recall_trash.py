@@ -32,8 +32,7 @@ def test_forget_an_entry_hides_it_everywhere_in_one_commit(learned, cli) -> None
     assert count(places) == before + 1
     assert git("status", "--porcelain", cwd=places.wiki) == ""
     changed = git("show", "--name-only", "--format=", "HEAD", cwd=places.wiki).split()
-    assert set(changed) == {".trash/build/bun/MEMORY.md", "build/TOPIC.md",
-                            "build/bun/MEMORY.md"}
+    assert set(changed) == {".trash/build/bun/MEMORY.md", "build/TOPIC.md", "build/bun/MEMORY.md"}
     assert "Cache key" not in (places.wiki / "build" / "bun" / "MEMORY.md").read_text()
     assert "Cache key" not in (places.wiki / "build" / "TOPIC.md").read_text()
     assert json.loads(cli("search", "cache", "key", "--json").out) == []
@@ -178,19 +177,32 @@ def page_text(entries: list[str], nl: str) -> str:
     return (head + "\n".join(entries)).replace("\n", nl)
 
 
-@pytest.mark.parametrize(("entries", "index", "nl"), [
-    ([FIRST, TIGHT], 1, "\n"),
-    ([FIRST, LOOSE], 1, "\n"),
-    ([FIRST, PLAIN], 1, "\n"),
-    ([FIRST, TIGHT], 1, "\r\n"),
-    ([FIRST, TIGHT, LAST], 2, "\n"),
-    ([FIRST, TIGHT, LAST], 2, "\r\n"),
-    ([FIRST, TIGHT, PLAIN], 1, "\n"),
-    ([FIRST, LOOSE, LAST], 1, "\r\n"),
-], ids=["meta-tight", "meta-loose", "no-meta", "crlf", "end-no-newline", "crlf-end-no-newline",
-        "middle", "crlf-middle"])
+@pytest.mark.parametrize(
+    ("entries", "index", "nl"),
+    [
+        ([FIRST, TIGHT], 1, "\n"),
+        ([FIRST, LOOSE], 1, "\n"),
+        ([FIRST, PLAIN], 1, "\n"),
+        ([FIRST, TIGHT], 1, "\r\n"),
+        ([FIRST, TIGHT, LAST], 2, "\n"),
+        ([FIRST, TIGHT, LAST], 2, "\r\n"),
+        ([FIRST, TIGHT, PLAIN], 1, "\n"),
+        ([FIRST, LOOSE, LAST], 1, "\r\n"),
+    ],
+    ids=[
+        "meta-tight",
+        "meta-loose",
+        "no-meta",
+        "crlf",
+        "end-no-newline",
+        "crlf-end-no-newline",
+        "middle",
+        "crlf-middle",
+    ],
+)
 def test_forget_then_restore_gives_a_hand_written_entry_back_byte_for_byte(
-        workspace: Path, cli, entries: list[str], index: int, nl: str) -> None:
+    workspace: Path, cli, entries: list[str], index: int, nl: str
+) -> None:
     places, _ = setup(workspace)
     leaf = places.wiki / "build" / "bun" / "MEMORY.md"
     leaf.parent.mkdir(parents=True)
@@ -217,7 +229,8 @@ def test_forget_then_restore_gives_a_hand_written_entry_back_byte_for_byte(
 
 
 def test_forgetting_an_entry_again_replaces_it_in_the_trash_as_written(
-        workspace: Path, cli) -> None:
+    workspace: Path, cli
+) -> None:
     places, _ = setup(workspace)
     leaf = places.wiki / "build" / "bun" / "MEMORY.md"
     leaf.parent.mkdir(parents=True)
@@ -230,7 +243,9 @@ def test_forgetting_an_entry_again_replaces_it_in_the_trash_as_written(
 
     trashed = (places.wiki / ".trash" / "build" / "bun" / "MEMORY.md").read_text()
     assert again + "\n" + PLAIN in trashed and TIGHT not in trashed  # in place, as written
-    assert cli("trash").out.splitlines() == ["build/bun#frozen-lockfile  Frozen lockfile",
-                                             "build/bun#plain-note  Plain note"]
+    assert cli("trash").out.splitlines() == [
+        "build/bun#frozen-lockfile  Frozen lockfile",
+        "build/bun#plain-note  Plain note",
+    ]
     assert cli("restore", "build/bun#frozen-lockfile").code == 0
     assert leaf.read_text().endswith("\n\n" + again)

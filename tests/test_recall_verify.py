@@ -31,8 +31,10 @@ Not paths: `origin/main`, `application/json`, `/usr/bin/env`, `~/.clarvis/config
 
 def make_repo(root: Path) -> None:
     files = {
-        "scripts/build.sh": "echo build\n", "scripts/seed.py": "print()\n",
-        "tools/check.sh": "true\n", "src/app.py": "a = 1\nb = 2\nc = 3\n",
+        "scripts/build.sh": "echo build\n",
+        "scripts/seed.py": "print()\n",
+        "tools/check.sh": "true\n",
+        "src/app.py": "a = 1\nb = 2\nc = 3\n",
         "pyproject.toml": "[project]\n",
         "web/package.json": json.dumps({"scripts": {"build": "vite build", "test": "vitest"}}),
         "Makefile": "build: deps\n\techo build\n\ndeps:\n\ttrue\n",
@@ -45,8 +47,13 @@ def make_repo(root: Path) -> None:
 def test_verify_flags_memory_that_no_longer_matches_the_code(workspace: Path, cli) -> None:
     make_repo(workspace)
     places, settings = setup(workspace)
-    learn(places, settings, "run-1", ("build/scripts", "Stale steps", STALE),
-          ("build/scripts", "Current steps", FINE))
+    learn(
+        places,
+        settings,
+        "run-1",
+        ("build/scripts", "Stale steps", STALE),
+        ("build/scripts", "Current steps", FINE),
+    )
     found = cli("verify")
     assert found.code == 1
     lines = found.out.splitlines()
@@ -61,8 +68,10 @@ def test_verify_flags_memory_that_no_longer_matches_the_code(workspace: Path, cl
         "`python scripts/gone.py`: scripts/gone.py does not exist",
     ]
     data = json.loads(cli("verify", "--json").out)
-    assert data[0] == {"ref": "build/scripts#stale-steps",
-                       "message": "`./scripts/old-build.sh` does not exist"}
+    assert data[0] == {
+        "ref": "build/scripts#stale-steps",
+        "message": "`./scripts/old-build.sh` does not exist",
+    }
 
 
 def test_verify_passes_in_ci_when_everything_cited_exists(workspace: Path) -> None:

@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from tests.redaction_figures import load, measure
-from wikimem.redaction.redact import Finding, bound_text, find_secrets, redact, redact_value, to_text
+from wikimem.redaction.redact import (
+    Finding,
+    bound_text,
+    find_secrets,
+    redact,
+    redact_value,
+    to_text,
+)
 
 # Composed so that no full token is one literal in this file.
 GITHUB = "ghp_" + "Zq4" * 12

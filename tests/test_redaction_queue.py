@@ -26,13 +26,22 @@ def rows(name: str) -> list[dict[str, str]]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def queued_texts(places: config.Places, settings: config.Settings, run_id: str,
-                 context: str) -> tuple[str, str]:
+def queued_texts(
+    places: config.Places, settings: config.Settings, run_id: str, context: str
+) -> tuple[str, str]:
     """(evidence output, result) of the job file on disk for a run carrying `context`."""
-    done = enqueue(places, settings, {
-        "run_id": run_id, "task": "Fix the failing deploy", "result": context,
-        "evidence": [{"kind": "command", "command": "./deploy.sh", "exit_code": 1,
-                      "output": context}]})
+    done = enqueue(
+        places,
+        settings,
+        {
+            "run_id": run_id,
+            "task": "Fix the failing deploy",
+            "result": context,
+            "evidence": [
+                {"kind": "command", "command": "./deploy.sh", "exit_code": 1, "output": context}
+            ],
+        },
+    )
     job = Job.from_json((places.queue / "pending" / f"{done.job_id}.json").read_text("utf-8"))
     return job.run["evidence"][0]["output"], job.run["result"]
 
@@ -45,24 +54,30 @@ def test_redaction_on_the_queue_meets_its_figures(workspace: Path) -> None:
     assert len(benign) >= 100
     leaked: list[str] = []
     for i, row in enumerate(secrets):
-        for place, text in zip(("output", "result"),
-                               queued_texts(places, settings, f"secret-{i}", row["context"]),
-                               strict=True):
+        for place, text in zip(
+            ("output", "result"),
+            queued_texts(places, settings, f"secret-{i}", row["context"]),
+            strict=True,
+        ):
             if row["secret"] in text:
                 leaked.append(f"{row['kind']} in {place}")
     damaged: list[str] = []
     for i, row in enumerate(benign):
-        for place, text in zip(("output", "result"),
-                               queued_texts(places, settings, f"benign-{i}", row["context"]),
-                               strict=True):
+        for place, text in zip(
+            ("output", "result"),
+            queued_texts(places, settings, f"benign-{i}", row["context"]),
+            strict=True,
+        ):
             redacted = "[REDACTED:" in text and "[REDACTED:" not in row["context"]
             if row["value"] not in text or redacted:
                 damaged.append(f"{row['kind']} in {place}")
     recall = 1 - len(leaked) / (2 * len(secrets))
     false_positives = len(damaged) / (2 * len(benign))
-    print(f"\nredaction on the queue: recall {recall:.1%} ({2 * len(secrets) - len(leaked)}/"
-          f"{2 * len(secrets)} secret placements, {len(secrets)} secrets of "
-          f"{len({r['kind'] for r in secrets})} kinds), false positives {false_positives:.1%} "
-          f"({len(damaged)}/{2 * len(benign)} benign placements)")
+    print(
+        f"\nredaction on the queue: recall {recall:.1%} ({2 * len(secrets) - len(leaked)}/"
+        f"{2 * len(secrets)} secret placements, {len(secrets)} secrets of "
+        f"{len({r['kind'] for r in secrets})} kinds), false positives {false_positives:.1%} "
+        f"({len(damaged)}/{2 * len(benign)} benign placements)"
+    )
     assert recall >= RECALL_MIN, f"leaked: {leaked}"
     assert false_positives <= FALSE_POSITIVE_MAX, f"redacted benign values: {damaged}"

@@ -42,19 +42,19 @@ EXIT_CODES = [
 ]
 
 
-@pytest.mark.parametrize(("args", "code"), EXIT_CODES, ids=lambda v: " ".join(v)
-                         if isinstance(v, tuple) else str(v))
-def test_exit_codes_mean_usage_or_failure(learned, cli, args: tuple[str, ...],
-                                          code: int) -> None:
+@pytest.mark.parametrize(
+    ("args", "code"), EXIT_CODES, ids=lambda v: " ".join(v) if isinstance(v, tuple) else str(v)
+)
+def test_exit_codes_mean_usage_or_failure(learned, cli, args: tuple[str, ...], code: int) -> None:
     result = cli(*args)
     assert result.code == code, result.err
     assert result.err.startswith("wikimem: error: ") and result.err.count("\n") == 1
     assert "unexpected" not in result.err
 
 
-def test_an_import_file_that_is_not_json_lines_is_a_failure_not_a_usage_error(learned, cli,
-                                                                             workspace: Path
-                                                                             ) -> None:
+def test_an_import_file_that_is_not_json_lines_is_a_failure_not_a_usage_error(
+    learned, cli, workspace: Path
+) -> None:
     bad = workspace / "bad.jsonl"
     bad.write_text("{not json\n")
     result = cli("import", str(bad))
@@ -91,8 +91,7 @@ def test_enqueue_refuses_when_memory_is_off_for_the_run(learned, workspace: Path
 def test_config_set_keeps_the_workspace_config_out_of_git(workspace: Path) -> None:
     git("init", "--quiet", cwd=workspace)
     (workspace / "app.py").write_text("print('hi')\n")
-    done = run_wikimem("config", "set", "model.api_key", "sk-test-0123456789abcdef",
-                       cwd=workspace)
+    done = run_wikimem("config", "set", "model.api_key", "sk-test-0123456789abcdef", cwd=workspace)
     assert done.returncode == 0, done.stderr
     assert (workspace / ".clarvis" / "config.toml").is_file()
     status = git("status", "--porcelain", "--untracked-files=all", cwd=workspace)
@@ -110,8 +109,7 @@ def test_config_set_keeps_the_workspace_config_out_of_git(workspace: Path) -> No
     assert exclude.count("/.clarvis/config.toml\n") == 1
 
 
-def test_config_set_global_and_outside_a_repository_touch_no_exclude(workspace: Path,
-                                                                     cli) -> None:
+def test_config_set_global_and_outside_a_repository_touch_no_exclude(workspace: Path, cli) -> None:
     assert cli("config", "set", "queue.batch", "4").code == 0
     assert (workspace / ".clarvis" / "config.toml").is_file()
     assert not (workspace / ".git").exists()
@@ -122,8 +120,9 @@ def test_config_set_global_and_outside_a_repository_touch_no_exclude(workspace: 
     assert (exclude.read_text() if exclude.exists() else "") == before
 
 
-def test_export_to_a_folder_or_a_missing_folder_is_one_clear_error(learned, cli,
-                                                                   workspace: Path) -> None:
+def test_export_to_a_folder_or_a_missing_folder_is_one_clear_error(
+    learned, cli, workspace: Path
+) -> None:
     (workspace / "out").mkdir()
     folder = cli("export", "-o", str(workspace / "out"))
     assert folder.code == 1 and folder.err.count("\n") == 1
@@ -136,8 +135,10 @@ def test_export_to_a_folder_or_a_missing_folder_is_one_clear_error(learned, cli,
     under_file = cli("export", "-o", "notes.txt/memory.jsonl")
     assert under_file.code == 1 and "is not a folder" in under_file.err
     written = cli("export", "-o", "out/memory.jsonl")
-    assert written.code == 0 and '"entry": "lockfile-drift-on-ci"' in \
-        (workspace / "out" / "memory.jsonl").read_text()
+    assert (
+        written.code == 0
+        and '"entry": "lockfile-drift-on-ci"' in (workspace / "out" / "memory.jsonl").read_text()
+    )
 
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs a read-only /proc")
@@ -184,41 +185,54 @@ def test_show_an_entry_missing_at_a_commit_names_the_commit(learned, cli) -> Non
     assert now.code == 1 and " at " not in now.err
 
 
-@pytest.mark.parametrize(("key", "value", "message"), [
-    ("queue.batch", "0", "must be at least 1 (got 0)"),
-    ("queue.max_attempts", "0", "must be at least 1 (got 0)"),
-    ("wiki.profile_max", "0", "must be at least 1 (got 0)"),
-    ("prompt.budget", "0", "must be at least 1 (got 0)"),
-    ("capture.output_head", "0", "must be at least 1 (got 0)"),
-    ("capture.output_tail", "0", "must be at least 1 (got 0)"),
-    ("capture.snapshot_max", "0", "must be at least 1 (got 0)"),
-    ("model.timeout", "0", "must be more than 0 (got 0)"),
-    ("model.timeout", "nan", "expected a finite number"),
-    ("review.max_remove_share", "1.5", "must be at most 1 (got 1.5)"),
-    ("review.max_remove_share", "-0.1", "must not be negative (got -0.1)"),
-    ("hook.linger", "-1", "must not be negative (got -1)"),
-    ("queue.batch", "2.5", "expected a whole number (got 2.5)"),
-])
-def test_config_set_refuses_numbers_out_of_range(workspace: Path, cli, key: str, value: str,
-                                                 message: str) -> None:
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("queue.batch", "0", "must be at least 1 (got 0)"),
+        ("queue.max_attempts", "0", "must be at least 1 (got 0)"),
+        ("wiki.profile_max", "0", "must be at least 1 (got 0)"),
+        ("prompt.budget", "0", "must be at least 1 (got 0)"),
+        ("capture.output_head", "0", "must be at least 1 (got 0)"),
+        ("capture.output_tail", "0", "must be at least 1 (got 0)"),
+        ("capture.snapshot_max", "0", "must be at least 1 (got 0)"),
+        ("model.timeout", "0", "must be more than 0 (got 0)"),
+        ("model.timeout", "nan", "expected a finite number"),
+        ("review.max_remove_share", "1.5", "must be at most 1 (got 1.5)"),
+        ("review.max_remove_share", "-0.1", "must not be negative (got -0.1)"),
+        ("hook.linger", "-1", "must not be negative (got -1)"),
+        ("queue.batch", "2.5", "expected a whole number (got 2.5)"),
+    ],
+)
+def test_config_set_refuses_numbers_out_of_range(
+    workspace: Path, cli, key: str, value: str, message: str
+) -> None:
     result = cli("config", "set", "--", key, value)  # `--`: "-1" is a value, not an option
     assert result.code == 1 and result.err.count("\n") == 1
     assert result.err == f"wikimem: error: config set: {key}: {message}\n"
     assert not (workspace / ".clarvis" / "config.toml").exists()
 
 
-@pytest.mark.parametrize(("key", "value"), [
-    ("hook.linger", "0"), ("model.max_retries", "0"), ("review.max_remove_share", "0"),
-    ("review.max_remove_share", "1"), ("queue.batch", "1"), ("model.timeout", "0.5"),
-])
-def test_zero_and_the_edges_stay_valid_where_they_mean_something(workspace: Path, cli,
-                                                                 key: str, value: str) -> None:
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("hook.linger", "0"),
+        ("model.max_retries", "0"),
+        ("review.max_remove_share", "0"),
+        ("review.max_remove_share", "1"),
+        ("queue.batch", "1"),
+        ("model.timeout", "0.5"),
+    ],
+)
+def test_zero_and_the_edges_stay_valid_where_they_mean_something(
+    workspace: Path, cli, key: str, value: str
+) -> None:
     assert cli("config", "set", key, value).code == 0
     assert float(cli("config", "get", key).out.split()[0]) == float(value)
 
 
 def test_config_files_and_environment_are_checked_naming_where_the_value_came_from(
-        workspace: Path, cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    workspace: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = workspace / ".clarvis" / "config.toml"
     path.parent.mkdir()
     path.write_text("[queue]\nbatch = 0\n")
@@ -233,8 +247,9 @@ def test_config_files_and_environment_are_checked_naming_where_the_value_came_fr
     monkeypatch.setenv("WIKIMEM_LINGER", "-5")
     result = cli("config", "get", "hook.linger")
     assert result.code == 1
-    assert result.err == "wikimem: error: WIKIMEM_LINGER: hook.linger: must not be negative " \
-                         "(got -5)\n"
+    assert (
+        result.err == "wikimem: error: WIKIMEM_LINGER: hook.linger: must not be negative (got -5)\n"
+    )
 
 
 # -- well-formed requests that cannot be met, and files that cannot be used: 1, not 2 ----------
@@ -247,7 +262,8 @@ def one_error(result, code: int, says: str) -> None:  # type: ignore[no-untyped-
 
 
 def test_undo_of_a_commit_off_the_branch_or_of_nothing_is_a_failure(
-        learned, cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    learned, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from wikimem.wiki.history import WikiRepo
 
     places, _ = learned
@@ -280,8 +296,7 @@ def test_approving_a_job_that_is_not_held_is_a_failure(learned, cli) -> None:
 
 
 def test_an_eval_corpus_that_cannot_be_used_is_a_failure(workspace: Path, cli) -> None:
-    one_error(cli("eval", "--cases", str(workspace / "missing.jsonl")), 1,
-              "cannot read eval cases")
+    one_error(cli("eval", "--cases", str(workspace / "missing.jsonl")), 1, "cannot read eval cases")
     bad = workspace / "cases.jsonl"
     bad.write_text("{not json\n")
     one_error(cli("eval", "--cases", str(bad), "--offline"), 1, "eval cases line 1: not JSON")
@@ -290,15 +305,24 @@ def test_an_eval_corpus_that_cannot_be_used_is_a_failure(workspace: Path, cli) -
     assert cli("eval", "--category", "weird", "--offline").code == 2  # the option is wrong
 
 
-@pytest.mark.parametrize(("runner", "option", "name", "text", "says"), [
-    ("claude", "--settings", "settings.json", '{"hooks": []}', '"hooks" is not an object'),
-    ("claude", "--settings", "settings.json", '{"hooks": {"Stop": {}}}',
-     '"hooks.Stop" is not a list'),
-    ("claude", "--settings", "settings.json", "[1, 2]", "does not hold a JSON object"),
-    ("codex", "--config", "config.toml", "notify = [", "is not valid TOML"),
-])
+@pytest.mark.parametrize(
+    ("runner", "option", "name", "text", "says"),
+    [
+        ("claude", "--settings", "settings.json", '{"hooks": []}', '"hooks" is not an object'),
+        (
+            "claude",
+            "--settings",
+            "settings.json",
+            '{"hooks": {"Stop": {}}}',
+            '"hooks.Stop" is not a list',
+        ),
+        ("claude", "--settings", "settings.json", "[1, 2]", "does not hold a JSON object"),
+        ("codex", "--config", "config.toml", "notify = [", "is not valid TOML"),
+    ],
+)
 def test_install_into_a_settings_file_it_cannot_edit_is_a_failure(
-        workspace: Path, cli, runner: str, option: str, name: str, text: str, says: str) -> None:
+    workspace: Path, cli, runner: str, option: str, name: str, text: str, says: str
+) -> None:
     target = workspace / name
     target.write_text(text)
     one_error(cli("install", runner, option, str(target)), 1, says)
@@ -306,7 +330,8 @@ def test_install_into_a_settings_file_it_cannot_edit_is_a_failure(
 
 
 def test_a_workspace_variable_naming_no_folder_is_a_failure_and_a_wrong_c_is_usage(
-        workspace: Path, cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    workspace: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     missing = workspace / "gone"
     one_error(cli("-C", str(missing), "status"), 2, f"workspace {missing} is not a folder")
     monkeypatch.setenv("WIKIMEM_WORKSPACE", str(missing))
@@ -321,5 +346,6 @@ def test_the_global_folder_follows_the_home_of_the_environment_it_is_given() -> 
 
     assert config.global_dir({"HOME": "/home/hook"}) == Path("/home/hook/.clarvis")
     assert config.global_dir({"HOME": "/home/hook", "WIKIMEM_HOME": "~/memory"}) == Path(
-        "/home/hook/memory")
+        "/home/hook/memory"
+    )
     assert config.global_dir({"HOME": "/home/hook", "WIKIMEM_HOME": "/srv/w"}) == Path("/srv/w")

@@ -15,12 +15,21 @@ from wikimem.recall.search import Hit, SearchIndex, snippet, stamps, store, toke
 TODAY = dt.date(2026, 12, 1)
 
 
-def write_leaf(wiki: Path, path: str, title: str, summary: str,
-               entries: list[tuple[str, str] | tuple[str, str, str]], *,
-               head: str = "", extra: str = "") -> Path:
+def write_leaf(
+    wiki: Path,
+    path: str,
+    title: str,
+    summary: str,
+    entries: list[tuple[str, str] | tuple[str, str, str]],
+    *,
+    head: str = "",
+    extra: str = "",
+) -> Path:
     """Write `<wiki>/<path>/MEMORY.md`; an entry is (title, body) or (title, body, meta line)."""
-    parts = [f"---\ntitle: {title}\nsummary: {summary}\ntype: semantic\nupdated: 2026-11-29\n"
-             f"{extra}---\n"]
+    parts = [
+        f"---\ntitle: {title}\nsummary: {summary}\ntype: semantic\nupdated: 2026-11-29\n"
+        f"{extra}---\n"
+    ]
     if head:
         parts.append(f"\n{head}\n")
     for item in entries:
@@ -34,20 +43,43 @@ def write_leaf(wiki: Path, path: str, title: str, summary: str,
 
 
 def sample_wiki(wiki: Path) -> None:
-    write_leaf(wiki, "build/bun", "Bun", "How bun builds the web app.", [
-        ("Lockfile drift on CI",
-         "`bun install --frozen-lockfile` fails when bun.lockb is stale. Run `bun install` "
-         "locally and commit bun.lockb.", "type=procedural"),
-        ("Pinned version", "Bun is pinned to 1.1.30 in package.json because 1.1.31 broke "
-         "workspaces."),
-    ])
-    write_leaf(wiki, "testing/pytest", "Pytest", "Running the Python test suite.", [
-        ("Slow fixtures", "The database fixture is session scoped; tests must not commit."),
-        ("Markers", "Use the slow marker for end to end tests."),
-    ])
-    write_leaf(wiki, "deploy/docker", "Docker images", "Building and pushing images.", [
-        ("Cache mounts", "Use BuildKit cache mounts for the pip cache."),
-    ])
+    write_leaf(
+        wiki,
+        "build/bun",
+        "Bun",
+        "How bun builds the web app.",
+        [
+            (
+                "Lockfile drift on CI",
+                "`bun install --frozen-lockfile` fails when bun.lockb is stale. Run `bun install` "
+                "locally and commit bun.lockb.",
+                "type=procedural",
+            ),
+            (
+                "Pinned version",
+                "Bun is pinned to 1.1.30 in package.json because 1.1.31 broke workspaces.",
+            ),
+        ],
+    )
+    write_leaf(
+        wiki,
+        "testing/pytest",
+        "Pytest",
+        "Running the Python test suite.",
+        [
+            ("Slow fixtures", "The database fixture is session scoped; tests must not commit."),
+            ("Markers", "Use the slow marker for end to end tests."),
+        ],
+    )
+    write_leaf(
+        wiki,
+        "deploy/docker",
+        "Docker images",
+        "Building and pushing images.",
+        [
+            ("Cache mounts", "Use BuildKit cache mounts for the pip cache."),
+        ],
+    )
 
 
 @pytest.fixture
@@ -89,11 +121,18 @@ def test_obvious_entry_ranks_first(index: SearchIndex) -> None:
     assert index.search("database fixture")[0].entry == "slow-fixtures"
 
 
-def test_entries_matching_every_word_come_before_partial_matches(wiki: Path,
-                                                                 index: SearchIndex) -> None:
-    write_leaf(wiki, "misc/noise", "Noise", "Unrelated.", [
-        ("Cache cache cache", "cache cache cache cache cache cache cache"),
-    ])
+def test_entries_matching_every_word_come_before_partial_matches(
+    wiki: Path, index: SearchIndex
+) -> None:
+    write_leaf(
+        wiki,
+        "misc/noise",
+        "Noise",
+        "Unrelated.",
+        [
+            ("Cache cache cache", "cache cache cache cache cache cache cache"),
+        ],
+    )
     index.refresh()
     hits = index.search("cache pip")
     assert hits[0].entry == "cache-mounts"
@@ -110,9 +149,15 @@ def test_leaf_level_hit_from_summary(index: SearchIndex) -> None:
 
 def test_snippet_is_one_line_around_the_match(wiki: Path, index: SearchIndex) -> None:
     filler = "Lorem ipsum dolor sit amet, consectetur adipiscing elit.\n" * 12
-    write_leaf(wiki, "build/vite", "Vite", "Bundler.", [
-        ("Long notes", f"{filler}The chunk size warning is harmless here.\n{filler}"),
-    ])
+    write_leaf(
+        wiki,
+        "build/vite",
+        "Vite",
+        "Bundler.",
+        [
+            ("Long notes", f"{filler}The chunk size warning is harmless here.\n{filler}"),
+        ],
+    )
     index.refresh()
     hit = index.search("chunk warning")[0]
     assert hit.entry == "long-notes"
@@ -140,11 +185,33 @@ def test_why_names_columns_terms_and_bm25(index: SearchIndex) -> None:
     assert hit.matched == ("lockfile", "drift")
 
 
-@pytest.mark.parametrize("query", [
-    "C++", '"', "-", "--frozen-lockfile", 'lockfile"', '"unclosed lockfile', "a AND OR NOT",
-    "NEAR(bun lockfile)", "*", "title:bun", "^bun", "'; DROP TABLE docs; --", "(", ")", "",
-    "   ", "bun* +lockfile", "{bun}", "bun:lockfile", "🙂 bun", "\x00bun", "a b c d",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "C++",
+        '"',
+        "-",
+        "--frozen-lockfile",
+        'lockfile"',
+        '"unclosed lockfile',
+        "a AND OR NOT",
+        "NEAR(bun lockfile)",
+        "*",
+        "title:bun",
+        "^bun",
+        "'; DROP TABLE docs; --",
+        "(",
+        ")",
+        "",
+        "   ",
+        "bun* +lockfile",
+        "{bun}",
+        "bun:lockfile",
+        "🙂 bun",
+        "\x00bun",
+        "a b c d",
+    ],
+)
 def test_punctuation_heavy_queries_never_raise(index: SearchIndex, query: str) -> None:
     hits = index.search(query)
     assert isinstance(hits, list)
@@ -165,8 +232,11 @@ def test_refresh_counts_pages_and_is_a_noop_when_nothing_changed(index: SearchIn
 def test_refresh_picks_up_a_hand_edit(wiki: Path, index: SearchIndex) -> None:
     assert index.search("workspaces")
     file = wiki / "build" / "bun" / "MEMORY.md"
-    touch_later(file, file.read_text(encoding="utf-8").replace("workspaces", "monorepos")
-                + "\n## Zebra stripes\n\nA hand-written note about zebras.\n")
+    touch_later(
+        file,
+        file.read_text(encoding="utf-8").replace("workspaces", "monorepos")
+        + "\n## Zebra stripes\n\nA hand-written note about zebras.\n",
+    )
     assert index.refresh() == 1
     assert index.search("workspaces") == []
     assert keys(index.search("zebras")) == [("build/bun", "zebra-stripes")]
@@ -239,7 +309,8 @@ def test_deleted_index_file_is_rebuilt_by_a_new_instance(wiki: Path, tmp_path: P
 
 
 def test_index_busy_in_another_process_is_a_wiki_error(
-        wiki: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    wiki: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(store, "BUSY_TIMEOUT", 0.05)
     file = tmp_path / "search.sqlite"
     with SearchIndex(wiki, file) as idx:
@@ -256,13 +327,25 @@ def test_index_busy_in_another_process_is_a_wiki_error(
 
 
 def test_expired_and_due_flags(wiki: Path, index: SearchIndex) -> None:
-    write_leaf(wiki, "ops/oncall", "On call", "Rotation notes.", [
-        ("Old rotation", "Alice covers weekends.", "type=working expires=2026-11-30"),
-        ("Pager", "Alice owns the pager.", "review-by=2026-11-15"),
-        ("Later", "Alice will hand over.", "expires=2027-06-30 review-by=2027-01-31"),
-    ])
-    write_leaf(wiki, "ops/legacy", "Legacy", "Old notes.", [("Servers", "Alice racked them.")],
-               extra="expires: 2025-01-01\n")
+    write_leaf(
+        wiki,
+        "ops/oncall",
+        "On call",
+        "Rotation notes.",
+        [
+            ("Old rotation", "Alice covers weekends.", "type=working expires=2026-11-30"),
+            ("Pager", "Alice owns the pager.", "review-by=2026-11-15"),
+            ("Later", "Alice will hand over.", "expires=2027-06-30 review-by=2027-01-31"),
+        ],
+    )
+    write_leaf(
+        wiki,
+        "ops/legacy",
+        "Legacy",
+        "Old notes.",
+        [("Servers", "Alice racked them.")],
+        extra="expires: 2025-01-01\n",
+    )
     index.refresh()
     hits = {h.entry or h.path: h for h in index.search("alice", today=TODAY)}
     assert hits["old-rotation"].expired and not hits["old-rotation"].due
@@ -280,8 +363,10 @@ def test_expired_and_due_flags(wiki: Path, index: SearchIndex) -> None:
 def test_odd_pages_are_indexed_without_crashing(wiki: Path, index: SearchIndex) -> None:
     crlf = wiki / "odd" / "crlf" / "MEMORY.md"
     crlf.parent.mkdir(parents=True)
-    crlf.write_bytes(b"---\r\ntitle: Crlf\r\nsummary: Windows page.\r\n---\r\n\r\n"
-                     b"## Line endings\r\n\r\nGit autocrlf flips them.\r\n")
+    crlf.write_bytes(
+        b"---\r\ntitle: Crlf\r\nsummary: Windows page.\r\n---\r\n\r\n"
+        b"## Line endings\r\n\r\nGit autocrlf flips them.\r\n"
+    )
     broken = wiki / "odd" / "bytes" / "MEMORY.md"
     broken.parent.mkdir(parents=True)
     broken.write_bytes(b"---\ntitle: [unclosed\n---\n\n## Binary\n\nbad \xff\xfe byte quokka\n")
@@ -298,11 +383,17 @@ def test_limit_is_respected(index: SearchIndex) -> None:
 def generate_wiki(wiki: Path, leaves: int) -> None:
     """A wiki of `leaves` leaves under 20 topics, each with three entries."""
     for n in range(leaves):
-        write_leaf(wiki, f"topic-{n % 20}/leaf-{n}", f"Leaf {n}", f"Summary of leaf number {n}.", [
-            (f"Entry alpha {n}", f"Common words about builds and tests, marker m{n}x."),
-            (f"Entry beta {n}", "Deploy notes shared by every leaf in the wiki."),
-            (f"Entry gamma {n}", f"Procedure {n}: run the tool, then check the output."),
-        ])
+        write_leaf(
+            wiki,
+            f"topic-{n % 20}/leaf-{n}",
+            f"Leaf {n}",
+            f"Summary of leaf number {n}.",
+            [
+                (f"Entry alpha {n}", f"Common words about builds and tests, marker m{n}x."),
+                (f"Entry beta {n}", "Deploy notes shared by every leaf in the wiki."),
+                (f"Entry gamma {n}", f"Procedure {n}: run the tool, then check the output."),
+            ],
+        )
 
 
 def test_two_thousand_leaves_refresh_and_search(tmp_path: Path) -> None:
@@ -322,7 +413,7 @@ def test_two_thousand_leaves_refresh_and_search(tmp_path: Path) -> None:
 def settled(index: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
     """Refresh trusting every stamp (as if every file were older than the racy window), then
     wait for the file system's clock to tick, so any later change gets a later time stamp."""
-    monkeypatch.setattr(stamps, "RACY_NS", -10**18)
+    monkeypatch.setattr(stamps, "RACY_NS", -(10**18))
     index.refresh()
     probe = index.wiki.parent / "clock-probe"
     probe.write_bytes(b"0")
@@ -335,7 +426,8 @@ def settled(index: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_edit_in_place_with_mtime_and_size_restored_is_seen(
-        wiki: Path, index: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    wiki: Path, index: SearchIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
     settled(index, monkeypatch)
     file = wiki / "deploy" / "docker" / "MEMORY.md"
     old = file.stat()
@@ -349,7 +441,8 @@ def test_edit_in_place_with_mtime_and_size_restored_is_seen(
 
 
 def test_new_leaf_folder_nested_leaf_and_renamed_leaf_are_seen(
-        wiki: Path, index: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    wiki: Path, index: SearchIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
     settled(index, monkeypatch)
     write_leaf(wiki, "ops/pager", "Pager", "On call.", [("Rota", "The narwhal rota.")])
     write_leaf(wiki, "build/bun/workspaces", "Workspaces", "Nested.", [("Links", "ocelot")])
@@ -362,7 +455,8 @@ def test_new_leaf_folder_nested_leaf_and_renamed_leaf_are_seen(
 
 
 def test_deleted_leaf_and_topic_disappear_with_trusted_folder_stamps(
-        wiki: Path, index: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    wiki: Path, index: SearchIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
     settled(index, monkeypatch)
     (wiki / "deploy" / "docker" / "MEMORY.md").unlink()
     import shutil
@@ -374,7 +468,8 @@ def test_deleted_leaf_and_topic_disappear_with_trusted_folder_stamps(
 
 
 def test_page_replaced_by_a_symlink_or_grown_past_the_cap_is_dropped_and_comes_back(
-        wiki: Path, index: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    wiki: Path, index: SearchIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
     settled(index, monkeypatch)
     file = wiki / "deploy" / "docker" / "MEMORY.md"
     text = file.read_text(encoding="utf-8")
@@ -393,14 +488,16 @@ def test_page_replaced_by_a_symlink_or_grown_past_the_cap_is_dropped_and_comes_b
 
 
 def test_recent_changes_are_looked_at_again_until_they_settle(
-        wiki: Path, index: SearchIndex) -> None:
+    wiki: Path, index: SearchIndex
+) -> None:
     # Everything in the fixture was just written: nothing is trusted, every page is read
     # again, yet only a changed text counts (and re-indexes).
     assert index.refresh() == 3
     file = wiki / "build" / "bun" / "MEMORY.md"
     stat = file.stat()
-    file.write_text(file.read_text(encoding="utf-8").replace("workspaces", "monoliths"),
-                    encoding="utf-8")
+    file.write_text(
+        file.read_text(encoding="utf-8").replace("workspaces", "monoliths"), encoding="utf-8"
+    )
     os.utime(file, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # same tick as far as mtime goes
     assert index.refresh() == 1
     assert index.search("monoliths")
@@ -408,7 +505,8 @@ def test_recent_changes_are_looked_at_again_until_they_settle(
 
 
 def test_refresh_of_named_paths_reads_only_those_and_keeps_the_head_mark(
-        wiki: Path, index: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    wiki: Path, index: SearchIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
     settled(index, monkeypatch)
     index.refresh(head="c1")
     assert index.head() == "c1"
@@ -418,8 +516,15 @@ def test_refresh_of_named_paths_reads_only_those_and_keeps_the_head_mark(
     touch_later(docker, docker.read_text(encoding="utf-8").replace("BuildKit", "KitBuild"))
     write_leaf(wiki, "ops/pager", "Pager", "On call.", [("Rota", "The narwhal rota.")])
     (wiki / "testing" / "pytest" / "MEMORY.md").unlink()
-    changed = ["build/bun/MEMORY.md", "ops/pager/MEMORY.md", "testing/pytest/MEMORY.md",
-               "build/TOPIC.md", "PROFILE.md", "../escape/MEMORY.md", ".trash/x/MEMORY.md"]
+    changed = [
+        "build/bun/MEMORY.md",
+        "ops/pager/MEMORY.md",
+        "testing/pytest/MEMORY.md",
+        "build/TOPIC.md",
+        "PROFILE.md",
+        "../escape/MEMORY.md",
+        ".trash/x/MEMORY.md",
+    ]
     assert index.refresh(changed, head="c2") == 2
     assert index.head() == "c2"
     assert index.search("monoliths") and index.search("narwhal")
@@ -432,7 +537,8 @@ def test_refresh_of_named_paths_reads_only_those_and_keeps_the_head_mark(
 
 
 def test_a_full_check_that_changes_nothing_keeps_the_head_mark(
-        index: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    index: SearchIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
     settled(index, monkeypatch)
     index.refresh(head="c1")
     assert index.refresh() == 0
@@ -440,7 +546,8 @@ def test_a_full_check_that_changes_nothing_keeps_the_head_mark(
 
 
 def test_named_path_through_a_symlinked_folder_is_not_indexed(
-        wiki: Path, index: SearchIndex, tmp_path: Path) -> None:
+    wiki: Path, index: SearchIndex, tmp_path: Path
+) -> None:
     elsewhere = tmp_path / "elsewhere" / "leaf"
     write_leaf(elsewhere.parent, "leaf", "Out", "Outside.", [("Secret", "wombat")])
     (wiki / "linked").symlink_to(elsewhere.parent, target_is_directory=True)

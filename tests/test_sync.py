@@ -13,10 +13,10 @@ import pytest
 
 from tests.conftest import ROOT, git, run_wikimem
 from wikimem import config
-from wikimem.wiki import markdown
 from wikimem.indexing.indexer import drain
 from wikimem.intake.accept import enqueue
 from wikimem.lifecycle.sync import merge_entries, sync
+from wikimem.wiki import markdown
 from wikimem.wiki.workspace import init
 
 ROUNDS = 2  # runs per machine; each round starts a pass and a sync together
@@ -37,9 +37,19 @@ def make_workspace(tmp_path: Path, name: str) -> Path:
 
 def remember(*notes: tuple[str, str]) -> dict:
     """A run record whose explicit candidates the offline rules turn into entries."""
-    return {"run_id": "-".join(title for _, title in notes), "task": "share what was learned",
-            "memory": [{"path": path, "title": title, "type": "semantic",
-                        "content": f"{title} is a fact worth keeping."} for path, title in notes]}
+    return {
+        "run_id": "-".join(title for _, title in notes),
+        "task": "share what was learned",
+        "memory": [
+            {
+                "path": path,
+                "title": title,
+                "type": "semantic",
+                "content": f"{title} is a fact worth keeping.",
+            }
+            for path, title in notes
+        ],
+    }
 
 
 def learn(workspace: Path, *notes: tuple[str, str]) -> None:
@@ -47,7 +57,8 @@ def learn(workspace: Path, *notes: tuple[str, str]) -> None:
     settings = config.load(places, {})
     enqueue(places, settings, remember(*notes))
     assert [o.outcome for r in drain(places, settings, wait=True) for o in r.outcomes] == [
-        "changed"]
+        "changed"
+    ]
 
 
 def entries(root: Path, leaf: str) -> list[str]:
@@ -88,8 +99,9 @@ def test_workspace_mode_is_refused_clearly(tmp_path: Path, remote: Path, cli) ->
     assert result.code == 1 and "own repository" in result.err
 
 
-def test_two_wikis_started_apart_converge_on_one_linear_history(tmp_path: Path,
-                                                                remote: Path) -> None:
+def test_two_wikis_started_apart_converge_on_one_linear_history(
+    tmp_path: Path, remote: Path
+) -> None:
     a, b = make_workspace(tmp_path, "a"), make_workspace(tmp_path, "b")
     learn(a, ("build/bun", "Lockfile drift"))
     first = sync_in(a, "--remote", str(remote))
@@ -113,16 +125,14 @@ def test_two_wikis_started_apart_converge_on_one_linear_history(tmp_path: Path,
     assert sync_in(a) == {**sync_in(a), "pushed": 0, "received": False}
 
 
-def test_a_fleet_indexing_and_syncing_at_once_loses_nothing(tmp_path: Path,
-                                                           remote: Path) -> None:
+def test_a_fleet_indexing_and_syncing_at_once_loses_nothing(tmp_path: Path, remote: Path) -> None:
     seed = make_workspace(tmp_path, "seed")
     run_wikimem("init", cwd=seed)
     sync_in(seed, "--remote", str(remote))
     machines = {}
     for name in ("a", "b"):
         workspace = make_workspace(tmp_path, name)
-        git("clone", "--quiet", str(remote), str(workspace / ".clarvis" / "memory"),
-            cwd=tmp_path)
+        git("clone", "--quiet", str(remote), str(workspace / ".clarvis" / "memory"), cwd=tmp_path)
         assert run_wikimem("init", cwd=workspace).returncode == 0
         machines[name] = workspace
     expected: dict[str, list[str]] = {"shared/leaf": []}
@@ -130,8 +140,10 @@ def test_a_fleet_indexing_and_syncing_at_once_loses_nothing(tmp_path: Path,
     for name in machines:
         runs = []
         for n in range(ROUNDS):
-            notes = [("shared/leaf", f"{name} shared {n}"),
-                     (f"own-{name}/notes", f"{name} own {n}")]
+            notes = [
+                ("shared/leaf", f"{name} shared {n}"),
+                (f"own-{name}/notes", f"{name} own {n}"),
+            ]
             expected["shared/leaf"].append(markdown.slugify(notes[0][1]))
             expected.setdefault(f"own-{name}/notes", []).append(markdown.slugify(notes[1][1]))
             runs.append(remember(*notes))
@@ -144,9 +156,12 @@ def test_a_fleet_indexing_and_syncing_at_once_loses_nothing(tmp_path: Path,
             path = workspace / f"run-{n}.json"
             path.write_text(json.dumps(run))
             # A pass and a sync of the same workspace started together: the lock orders them.
-            procs = [subprocess.Popen(cmd, cwd=workspace, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, env=env)
-                     for cmd, env in (command("hook", "--wait", str(path)), command("sync"))]
+            procs = [
+                subprocess.Popen(
+                    cmd, cwd=workspace, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+                )
+                for cmd, env in (command("hook", "--wait", str(path)), command("sync"))
+            ]
             for proc in procs:
                 out, err = proc.communicate(timeout=120)
                 if proc.returncode != 0 or b"wikimem hook:" in err:
@@ -177,16 +192,19 @@ def test_entries_our_commit_touched_win_and_the_rest_come_from_theirs() -> None:
     head = "---\ntitle: Bun\nupdated: 2026-01-01\n---\n# Bun\n\n"
     base = head + "## Keep\n\nold keep\n\n## Drop\n\ndrop me\n"
     ours = head.replace("01-01", "01-03") + "## Keep\n\nnew keep\n\n## Mine\n\nmine\n"
-    theirs = head.replace("01-01", "01-02") + ("## Keep\n\nold keep\n\n## Drop\n\ndrop me\n\n"
-                                               "## Theirs\n\ntheirs\n")
+    theirs = head.replace("01-01", "01-02") + (
+        "## Keep\n\nold keep\n\n## Drop\n\ndrop me\n\n## Theirs\n\ntheirs\n"
+    )
     merged = markdown.parse_page(merge_entries(base, ours, theirs))
     assert [(e.id, e.body) for e in merged.entries] == [
-        ("keep", "new keep"), ("theirs", "theirs"), ("mine", "mine")]
+        ("keep", "new keep"),
+        ("theirs", "theirs"),
+        ("mine", "mine"),
+    ]
     assert str(merged.meta["updated"]) == "2026-01-03"
 
 
-def test_sync_in_process_fast_forwards_a_wiki_that_only_lags(tmp_path: Path,
-                                                              remote: Path) -> None:
+def test_sync_in_process_fast_forwards_a_wiki_that_only_lags(tmp_path: Path, remote: Path) -> None:
     a, b = make_workspace(tmp_path, "a"), make_workspace(tmp_path, "b")
     learn(a, ("build/bun", "Lockfile drift"))
     sync_in(a, "--remote", str(remote))
@@ -201,7 +219,8 @@ def test_sync_in_process_fast_forwards_a_wiki_that_only_lags(tmp_path: Path,
 
 
 def test_a_push_that_loses_the_race_fetches_rebuilds_and_pushes_again(
-        tmp_path: Path, remote: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, remote: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from wikimem.wiki.history import WikiRepo
 
     a, b = make_workspace(tmp_path, "a"), make_workspace(tmp_path, "b")
@@ -229,8 +248,9 @@ def test_a_push_that_loses_the_race_fetches_rebuilds_and_pushes_again(
     assert git("rev-parse", "HEAD", cwd=places.wiki) == git("rev-parse", "HEAD", cwd=check)
 
 
-def test_after_pass_pushes_only_when_asked_and_only_warns_on_failure(tmp_path: Path,
-                                                                    remote: Path) -> None:
+def test_after_pass_pushes_only_when_asked_and_only_warns_on_failure(
+    tmp_path: Path, remote: Path
+) -> None:
     from wikimem.lifecycle.sync import after_pass
 
     a = make_workspace(tmp_path, "a")
@@ -249,14 +269,20 @@ def test_after_pass_pushes_only_when_asked_and_only_warns_on_failure(tmp_path: P
     assert len(warnings) == 1 and "no remote 'nowhere'" in warnings[0]
 
 
-def test_a_scratch_tree_left_by_a_killed_sync_is_cleaned_up(tmp_path: Path,
-                                                             remote: Path) -> None:
+def test_a_scratch_tree_left_by_a_killed_sync_is_cleaned_up(tmp_path: Path, remote: Path) -> None:
     a = make_workspace(tmp_path, "a")
     learn(a, ("build/bun", "Lockfile drift"))
     places = config.places(a, {})
     # What a sync killed while rebuilding leaves behind: a work tree on a scratch branch.
-    git("worktree", "add", "--quiet", "-b", "wikimem-sync-1-killed", str(tmp_path / "left"),
-        cwd=places.wiki)
+    git(
+        "worktree",
+        "add",
+        "--quiet",
+        "-b",
+        "wikimem-sync-1-killed",
+        str(tmp_path / "left"),
+        cwd=places.wiki,
+    )
     assert "wikimem-sync-" in git("branch", cwd=places.wiki)
     sync_in(a, "--remote", str(remote))
     assert "wikimem-sync-" not in git("branch", cwd=places.wiki)

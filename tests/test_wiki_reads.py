@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from wikimem.wiki import pages as wiki_module
 from wikimem.errors import WikiError
+from wikimem.wiki import pages as wiki_module
 from wikimem.wiki.pages import PAGES, Wiki
 
 PAGE = "---\ntitle: Bun\nsummary: How bun builds.\n---\n\n## Lockfile\n\nThe lockfile drifts.\n"
@@ -19,7 +19,7 @@ PAGE = "---\ntitle: Bun\nsummary: How bun builds.\n---\n\n## Lockfile\n\nThe loc
 def wiki(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Wiki:
     # Every file of a test is seconds old at most: trust stamps at once, as the cache does
     # for a page older than its racy window.
-    monkeypatch.setattr(wiki_module.PageCache, "RACY_NS", -10**18)
+    monkeypatch.setattr(wiki_module.PageCache, "RACY_NS", -(10**18))
     PAGES.clear()
     root = tmp_path / "memory"
     (root / "build" / "bun").mkdir(parents=True)
@@ -46,7 +46,8 @@ def body(w: Wiki) -> str:
 
 
 def test_cached_page_is_reread_after_an_edit_in_place_with_mtime_and_size_restored(
-        wiki: Wiki) -> None:
+    wiki: Wiki,
+) -> None:
     assert "drifts" in body(wiki)
     assert "drifts" in body(Wiki(wiki.root))  # served from the cache
     file = wiki.root / "build" / "bun" / "MEMORY.md"
@@ -81,8 +82,12 @@ def test_confine_fast_path_still_refuses_symlinks_and_dotdot(wiki: Wiki, tmp_pat
     (outside / "leaf").mkdir(parents=True)
     (outside / "leaf" / "MEMORY.md").write_text(PAGE, encoding="utf-8")
     (wiki.root / "evil").symlink_to(outside, target_is_directory=True)
-    for relpath in ("evil/leaf/MEMORY.md", "../outside/leaf/MEMORY.md",
-                    "build/../../outside/leaf/MEMORY.md", str(outside / "leaf" / "MEMORY.md")):
+    for relpath in (
+        "evil/leaf/MEMORY.md",
+        "../outside/leaf/MEMORY.md",
+        "build/../../outside/leaf/MEMORY.md",
+        str(outside / "leaf" / "MEMORY.md"),
+    ):
         with pytest.raises(WikiError, match="leaves the wiki"):
             wiki.confine(relpath)
     inside = wiki.root / "build" / "inner"

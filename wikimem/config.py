@@ -171,8 +171,11 @@ def environ() -> Mapping[str, str]:
     return os.environ
 
 
-def find_workspace(explicit: str | os.PathLike[str] | None = None,
-                   env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Path:
+def find_workspace(
+    explicit: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+) -> Path:
     """--workspace, else WIKIMEM_WORKSPACE, else nearest folder up with .clarvis/ or .git."""
     return Path(locate.workspace_dir(explicit, env, None if cwd is None else str(cwd)))
 
@@ -190,8 +193,9 @@ def global_dir(env: Mapping[str, str] | None = None) -> Path:
     return (Path(home) if home else Path.home()) / CLARVIS
 
 
-def places(workspace: str | os.PathLike[str] | None = None,
-           env: Mapping[str, str] | None = None) -> Places:
+def places(
+    workspace: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None
+) -> Places:
     return Places(workspace=find_workspace(workspace, env), global_dir=global_dir(env))
 
 

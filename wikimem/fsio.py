@@ -92,8 +92,13 @@ def read_text(path: Path) -> str:
 
 
 @contextlib.contextmanager
-def workspace_lock(lock_path: Path, *, wait: bool = False, timeout: float = -1,
-                   busy: str = "a pass is already running in this workspace") -> Iterator[None]:
+def workspace_lock(
+    lock_path: Path,
+    *,
+    wait: bool = False,
+    timeout: float = -1,
+    busy: str = "a pass is already running in this workspace",
+) -> Iterator[None]:
     """Hold the one-pass-per-workspace lock (or another per-workspace lock at `lock_path`);
     raise LockBusy(busy) at once unless `wait`."""
     from filelock import FileLock, Timeout

@@ -17,12 +17,17 @@ PAUSED = "paused"  # a flag file in the state folder: `wikimem pause`
 SOCKET = "intake.sock"  # where a warm intake listener takes runs (intake/listener.py)
 
 
-def workspace_dir(explicit: str | os.PathLike[str] | None = None,
-                  env: Mapping[str, str] | None = None, cwd: str | None = None) -> str:
+def workspace_dir(
+    explicit: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+) -> str:
     """--workspace, else WIKIMEM_WORKSPACE, else nearest folder up with .clarvis/ or .git."""
     env = os.environ if env is None else env
-    for given, what in ((explicit, "workspace"), (env.get("WIKIMEM_WORKSPACE"),
-                                                   "WIKIMEM_WORKSPACE=")):
+    for given, what in (
+        (explicit, "workspace"),
+        (env.get("WIKIMEM_WORKSPACE"), "WIKIMEM_WORKSPACE="),
+    ):
         if given:
             path = os.path.expanduser(os.fspath(given))
             if not os.path.isdir(path):
@@ -35,8 +40,9 @@ def workspace_dir(explicit: str | os.PathLike[str] | None = None,
     start = os.path.realpath(cwd or os.getcwd())
     folder = start
     while True:
-        if os.path.isdir(os.path.join(folder, CLARVIS)) or \
-                os.path.exists(os.path.join(folder, ".git")):
+        if os.path.isdir(os.path.join(folder, CLARVIS)) or os.path.exists(
+            os.path.join(folder, ".git")
+        ):
             return folder
         parent = os.path.dirname(folder)
         if parent == folder:

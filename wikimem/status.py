@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from wikimem.indexing import passlog
 from wikimem.config import Places, Settings
+from wikimem.indexing import passlog
 from wikimem.indexing.extractor import NO_MODEL_WARNING
 from wikimem.intake.queue import Queue
 
@@ -33,15 +33,19 @@ class Status:
     def lines(self) -> list[str]:
         out = [f"workspace  {self.workspace}", f"wiki       {self.wiki}"]
         if self.model:
-            out.append(f"model      {self.model} ({self.model_source})"
-                       f"{' at ' + self.endpoint if self.endpoint else ''}")
+            out.append(
+                f"model      {self.model} ({self.model_source})"
+                f"{' at ' + self.endpoint if self.endpoint else ''}"
+            )
         else:
             out.append(f"model      none: {NO_MODEL_WARNING}")
         if self.paused:
             out.append("paused     yes: hooks and context do nothing (`wikimem resume`)")
         if self.listener:
-            out.append(f"listener   pid {self.listener['pid']}, {self.listener['runs']} run(s) "
-                       "taken (`wikimem listen --stop`)")
+            out.append(
+                f"listener   pid {self.listener['pid']}, {self.listener['runs']} run(s) "
+                "taken (`wikimem listen --stop`)"
+            )
         depth = ", ".join(f"{n} {s}" for s, n in self.queue.items() if n and s != "done")
         out.append(f"queue      {depth or 'empty'} ({self.queue.get('done', 0)} done)")
         for job in self.failed_jobs:
@@ -60,30 +64,55 @@ class Status:
 
 def gather(places: Places, settings: Settings, recent: int = 5) -> Status:
     model = settings.model()
-    source = settings.values["model.memory"].source if settings["model.memory"] else (
-        settings.values["model.default"].source)
+    source = (
+        settings.values["model.memory"].source
+        if settings["model.memory"]
+        else (settings.values["model.default"].source)
+    )
     queue = Queue(places.queue)
-    failed = [{"job": p.stem, "run_id": j.run_id if j else "?",
-               "error": j.last_error if j else "unreadable"} for p, j in queue.jobs("failed")]
+    failed = [
+        {
+            "job": p.stem,
+            "run_id": j.run_id if j else "?",
+            "error": j.last_error if j else "unreadable",
+        }
+        for p, j in queue.jobs("failed")
+    ]
     grouped = passlog.passes(places.pass_log)
     passes = []
     for _, items in grouped[-recent:]:
         kinds: dict[str, int] = {}
         for item in items:
             kinds[item["outcome"]] = kinds.get(item["outcome"], 0) + 1
-        passes.append({"time": items[-1].get("time", ""),
-                       "outcomes": ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())),
-                       "commit": next((i["commit"] for i in items if i.get("commit")), None)})
+        passes.append(
+            {
+                "time": items[-1].get("time", ""),
+                "outcomes": ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())),
+                "commit": next((i["commit"] for i in items if i.get("commit")), None),
+            }
+        )
     runs = [i for _, items in grouped for i in items if i.get("outcome") != "failed"]
-    share = (sum(1 for i in runs if i["outcome"] in ("no change", "skipped")) / len(runs)
-             if runs else None)
+    share = (
+        sum(1 for i in runs if i["outcome"] in ("no change", "skipped")) / len(runs)
+        if runs
+        else None
+    )
     warning = passlog.failure_warning(places.pass_log)
     from wikimem.intake.listener import ping
 
     alive = ping(str(places.intake_socket))
     return Status(
-        workspace=str(places.workspace), wiki=str(places.wiki), model=model.model,
-        model_source=source, endpoint=model.base_url, paused=places.paused_flag.exists(),
-        queue=queue.counts(), failed_jobs=failed, passes=passes, runs_seen=len(runs),
-        no_change_share=share, warning=warning,
-        listener={"pid": alive["pid"], "runs": alive.get("runs", 0)} if alive else None)
+        workspace=str(places.workspace),
+        wiki=str(places.wiki),
+        model=model.model,
+        model_source=source,
+        endpoint=model.base_url,
+        paused=places.paused_flag.exists(),
+        queue=queue.counts(),
+        failed_jobs=failed,
+        passes=passes,
+        runs_seen=len(runs),
+        no_change_share=share,
+        warning=warning,
+        listener={"pid": alive["pid"], "runs": alive.get("runs", 0)} if alive else None,
+    )

@@ -39,10 +39,10 @@ def crash_log(exc: BaseException) -> str:
 def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     lead = workspace_prefix(args)
-    if args[len(lead):len(lead) + 1] == ["hook"] and not {"--help", "-h"} & set(args):
+    if args[len(lead) : len(lead) + 1] == ["hook"] and not {"--help", "-h"} & set(args):
         from wikimem.cli.hook import fast_hook
 
-        sys.exit(fast_hook([*lead, *args[len(lead) + 1:]]))
+        sys.exit(fast_hook([*lead, *args[len(lead) + 1 :]]))
     sys.exit(run(args))
 
 
@@ -59,8 +59,8 @@ def workspace_prefix(args: list[str]) -> list[str]:
 def run(args: list[str]) -> int:
     import click
 
-    from wikimem.errors import WikimemError
     from wikimem.cli.app import cli
+    from wikimem.errors import WikimemError
 
     try:
         code = cli.main(args=args, prog_name="wikimem", standalone_mode=False)
@@ -86,6 +86,9 @@ def run(args: list[str]) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:
-        click.echo(f"wikimem: unexpected error: {exc.__class__.__name__}: {exc} "
-                   f"(traceback in {crash_log(exc)})", err=True)
+        click.echo(
+            f"wikimem: unexpected error: {exc.__class__.__name__}: {exc} "
+            f"(traceback in {crash_log(exc)})",
+            err=True,
+        )
         return 1

@@ -40,10 +40,16 @@ def workspace_option(func: Any) -> Any:
         if value:
             ctx.ensure_object(Ctx).workspace = value
 
-    return click.option("-C", "--workspace", metavar="DIR", expose_value=False,
-                        callback=store, is_eager=True,
-                        help="Workspace folder (default: WIKIMEM_WORKSPACE, else the nearest "
-                             "folder up holding .clarvis/ or .git).")(func)
+    return click.option(
+        "-C",
+        "--workspace",
+        metavar="DIR",
+        expose_value=False,
+        callback=store,
+        is_eager=True,
+        help="Workspace folder (default: WIKIMEM_WORKSPACE, else the nearest "
+        "folder up holding .clarvis/ or .git).",
+    )(func)
 
 
 def emit_json(data: Any) -> None:

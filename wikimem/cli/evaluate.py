@@ -12,19 +12,36 @@ from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, warn, workspace_optio
 
 
 @cli.command("eval")
-@click.option("--category", type=click.Choice(["no-change", "lesson", "secret", "injection",
-                                               "supersede"]), help="Only cases of this kind.")
+@click.option(
+    "--category",
+    type=click.Choice(["no-change", "lesson", "secret", "injection", "supersede"]),
+    help="Only cases of this kind.",
+)
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N cases.")
-@click.option("--cases", "cases_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="A JSONL corpus of your own instead of the packaged one.")
+@click.option(
+    "--cases",
+    "cases_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A JSONL corpus of your own instead of the packaged one.",
+)
 @click.option("--offline", is_flag=True, help="Ignore the configured model: offline rules only.")
-@click.option("--keep", type=click.Path(file_okay=False, path_type=Path),
-              help="Keep each case's workspace in this folder for inspection.")
+@click.option(
+    "--keep",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Keep each case's workspace in this folder for inspection.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @workspace_option
 @pass_ctx
-def evaluate(ctx: Ctx, category: str | None, limit: int | None, cases_file: Path | None,
-             offline: bool, keep: Path | None, as_json: bool) -> None:
+def evaluate(
+    ctx: Ctx,
+    category: str | None,
+    limit: int | None,
+    cases_file: Path | None,
+    offline: bool,
+    keep: Path | None,
+    as_json: bool,
+) -> None:
     """Score the memory model on labelled runs: no-change precision and recall, lessons kept,
     wrong writes, superseded facts, secrets leaked and injections obeyed (both must be 0),
     tokens and seconds per run.
@@ -46,8 +63,12 @@ def evaluate(ctx: Ctx, category: str | None, limit: int | None, cases_file: Path
         warn("wikimem: no model configured: evaluating the offline rules")
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
-    report = run_eval(cases, model, keep=keep,
-                      progress=None if as_json else lambda r: warn(f"  {r.id}: {r.outcome}"))
+    report = run_eval(
+        cases,
+        model,
+        keep=keep,
+        progress=None if as_json else lambda r: warn(f"  {r.id}: {r.outcome}"),
+    )
     if as_json:
         emit_json(report.to_dict())
     else:

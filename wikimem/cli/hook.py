@@ -17,8 +17,9 @@ TYPE_CHECKING = False  # the hook's fast path does not import typing or collecti
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-USAGE = ("usage: wikimem hook [FILE|-|JSON] [--wait] [--github] [-C DIR] "
-         "[--from-command -- CMD ARGS...]")
+USAGE = (
+    "usage: wikimem hook [FILE|-|JSON] [--wait] [--github] [-C DIR] [--from-command -- CMD ARGS...]"
+)
 
 
 class HookArgs:
@@ -124,8 +125,14 @@ def _hook(parsed: HookArgs) -> int:
     if record is None and not (parsed.wait or parsed.handoff):
         from wikimem.intake.listener import send
 
-        reply = send(os.path.join(state, locate.SOCKET), workspace, data, source,
-                     github=parsed.github, early=session_end)
+        reply = send(
+            os.path.join(state, locate.SOCKET),
+            workspace,
+            data,
+            source,
+            github=parsed.github,
+            early=session_end,
+        )
         if reply is not None and "retry" not in reply:
             _say(reply, parsed.quiet)
             return status
@@ -137,8 +144,9 @@ def _hook(parsed: HookArgs) -> int:
     if session_end and not (parsed.wait or parsed.handoff):
         # SessionEnd gives hooks ~1.5 s: reading the transcript and redacting happen in a
         # detached process that gets the payload through a pipe.
-        spawn(["hook", "--handoff", "--quiet", "-C", workspace, "-"],
-              str(places.background_log), data)
+        spawn(
+            ["hook", "--handoff", "--quiet", "-C", workspace, "-"], str(places.background_log), data
+        )
         return status
     from wikimem.intake.accept import accept
 
@@ -164,8 +172,11 @@ def _say(reply: dict, quiet: bool) -> None:
     if reply.get("error"):
         print(f"wikimem hook: {reply['error']}", file=sys.stderr)
     if not quiet and reply.get("redactions"):
-        print(f"wikimem: removed {len(reply['redactions'])} secret kind(s) before queueing: "
-              f"{', '.join(reply['redactions'])}", file=sys.stderr)
+        print(
+            f"wikimem: removed {len(reply['redactions'])} secret kind(s) before queueing: "
+            f"{', '.join(reply['redactions'])}",
+            file=sys.stderr,
+        )
     if reply.get("warning"):
         print(reply["warning"], file=sys.stderr)
 

@@ -16,12 +16,22 @@ def install() -> None:
 
 
 @install.command("claude")
-@click.option("--settings", "settings_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="The settings.json to edit (overrides --project/--user).")
-@click.option("--project", "scope", flag_value="project", default=True,
-              help="The workspace's .claude/settings.json, shared with the project (default).")
-@click.option("--user", "scope", flag_value="user",
-              help="~/.claude/settings.json, for all your projects.")
+@click.option(
+    "--settings",
+    "settings_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The settings.json to edit (overrides --project/--user).",
+)
+@click.option(
+    "--project",
+    "scope",
+    flag_value="project",
+    default=True,
+    help="The workspace's .claude/settings.json, shared with the project (default).",
+)
+@click.option(
+    "--user", "scope", flag_value="user", help="~/.claude/settings.json, for all your projects."
+)
 @workspace_option
 @pass_ctx
 def install_claude(ctx: Ctx, settings_path: Path | None, scope: str) -> None:
@@ -39,9 +49,12 @@ def install_claude(ctx: Ctx, settings_path: Path | None, scope: str) -> None:
 
 
 @install.command("codex")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="The config.toml to edit (default: $CODEX_HOME/config.toml, else "
-                   "~/.codex/config.toml).")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The config.toml to edit (default: $CODEX_HOME/config.toml, else ~/.codex/config.toml).",
+)
 @workspace_option
 def install_codex(config_path: Path | None) -> None:
     """Run `wikimem hook` after every Codex turn (its `notify` program)."""
@@ -59,12 +72,18 @@ def install_codex(config_path: Path | None) -> None:
 
 
 @cli.command()
-@click.option("--allow-write", is_flag=True,
-              help="Also offer memory_remember, which queues a memory like any run "
-                   "(policy and validation apply). Without it the server is read-only.")
-@click.option("--agent-id", metavar="ID",
-              help="Instance id recorded for memories this server queues (default: "
-                   "WIKIMEM_AGENT_ID, else the client's name and version).")
+@click.option(
+    "--allow-write",
+    is_flag=True,
+    help="Also offer memory_remember, which queues a memory like any run "
+    "(policy and validation apply). Without it the server is read-only.",
+)
+@click.option(
+    "--agent-id",
+    metavar="ID",
+    help="Instance id recorded for memories this server queues (default: "
+    "WIKIMEM_AGENT_ID, else the client's name and version).",
+)
 @workspace_option
 @pass_ctx
 def mcp(ctx: Ctx, allow_write: bool, agent_id: str | None) -> None:
@@ -77,8 +96,12 @@ def mcp(ctx: Ctx, allow_write: bool, agent_id: str | None) -> None:
 
 
 @cli.command()
-@click.option("--remote", "url", metavar="URL",
-              help="Set the wiki's remote (setting wiki.remote, default origin) to URL first.")
+@click.option(
+    "--remote",
+    "url",
+    metavar="URL",
+    help="Set the wiki's remote (setting wiki.remote, default origin) to URL first.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @workspace_option
 @pass_ctx
@@ -92,8 +115,16 @@ def sync(ctx: Ctx, url: str | None, as_json: bool) -> None:
 
     done = do_sync(ctx.places, ctx.settings, url=url)
     if as_json:
-        emit_json({"remote": done.remote, "branch": done.branch, "head": done.head,
-                   "pushed": done.pushed, "received": done.received,
-                   "attempts": done.attempts, "merged": list(done.merged)})
+        emit_json(
+            {
+                "remote": done.remote,
+                "branch": done.branch,
+                "head": done.head,
+                "pushed": done.pushed,
+                "received": done.received,
+                "attempts": done.attempts,
+                "merged": list(done.merged),
+            }
+        )
     else:
         click.echo(done.line())

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import click
 
-from wikimem.errors import LockBusy
 from wikimem.cli.app import Ctx, cli, pass_ctx, workspace_option
+from wikimem.errors import LockBusy
 
 
 @cli.command()
-@click.option("--idle", type=click.FloatRange(min=0), metavar="SECONDS",
-              help="Leave after this long without a run (default: the hook.linger setting; "
-                   "0: stay until stopped).")
+@click.option(
+    "--idle",
+    type=click.FloatRange(min=0),
+    metavar="SECONDS",
+    help="Leave after this long without a run (default: the hook.linger setting; "
+    "0: stay until stopped).",
+)
 @click.option("--stop", is_flag=True, help="Ask this workspace's listener to leave.")
-@click.option("--status", "show_status", is_flag=True,
-              help="Say whether a listener runs here, and its pid.")
+@click.option(
+    "--status", "show_status", is_flag=True, help="Say whether a listener runs here, and its pid."
+)
 @click.option("-q", "--quiet", is_flag=True, help="Say nothing but errors (how hooks start it).")
 @workspace_option
 @pass_ctx
@@ -33,18 +38,28 @@ def listen(ctx: Ctx, idle: float | None, stop: bool, show_status: bool, quiet: b
     if stop or show_status:
         answer = listener.stop(socket_path) if stop else listener.ping(socket_path)
         if stop:
-            click.echo("wikimem: the listener is leaving" if answer
-                       else "wikimem: no listener runs in this workspace")
+            click.echo(
+                "wikimem: the listener is leaving"
+                if answer
+                else "wikimem: no listener runs in this workspace"
+            )
         else:
-            click.echo(f"wikimem: a listener runs here (pid {answer['pid']}, "
-                       f"{answer.get('runs', 0)} run(s) taken)" if answer
-                       else "wikimem: no listener runs in this workspace")
+            click.echo(
+                f"wikimem: a listener runs here (pid {answer['pid']}, "
+                f"{answer.get('runs', 0)} run(s) taken)"
+                if answer
+                else "wikimem: no listener runs in this workspace"
+            )
         return
     wait = ctx.settings["hook.linger"] if idle is None else idle
     say = (lambda message: None) if quiet else (lambda message: click.echo(message))
     try:
-        why = listener.serve(str(ctx.places.workspace), float(wait), say,
-                             lambda message: click.echo(message, err=True))
+        why = listener.serve(
+            str(ctx.places.workspace),
+            float(wait),
+            say,
+            lambda message: click.echo(message, err=True),
+        )
     except LockBusy:
         if quiet:  # a hook started a second one while the first was starting: nothing to do
             return

@@ -9,8 +9,8 @@ from typing import Any
 import click
 
 from wikimem import config
-from wikimem.errors import LockBusy, UsageError, WikimemError
 from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem.errors import LockBusy, UsageError, WikimemError
 
 
 def _read_source(source: str) -> tuple[bytes, str]:
@@ -38,16 +38,25 @@ def enqueue(ctx: Ctx, source: str, as_json: bool) -> None:
     from wikimem.intake.accept import enqueue as do_enqueue
 
     if config.memory_disabled():
-        raise WikimemError("memory is off for this run (WIKIMEM_MEMORY); nothing queued: "
-                           "unset WIKIMEM_MEMORY to queue runs")
+        raise WikimemError(
+            "memory is off for this run (WIKIMEM_MEMORY); nothing queued: "
+            "unset WIKIMEM_MEMORY to queue runs"
+        )
     if ctx.places.paused_flag.exists():
-        raise WikimemError("memory is paused in this workspace; nothing queued: "
-                           "`wikimem resume` turns it back on")
+        raise WikimemError(
+            "memory is paused in this workspace; nothing queued: `wikimem resume` turns it back on"
+        )
     data, name = _read_source(source)
     done = do_enqueue(ctx.places, ctx.settings, decode(data, name), name)
     if as_json:
-        emit_json({"job": done.job_id, "run_id": done.run_id, "duplicate": done.duplicate,
-                   "redactions": list(done.redactions)})
+        emit_json(
+            {
+                "job": done.job_id,
+                "run_id": done.run_id,
+                "duplicate": done.duplicate,
+                "redactions": list(done.redactions),
+            }
+        )
         return
     click.echo(done.job_id)
     if done.duplicate:
@@ -56,19 +65,38 @@ def enqueue(ctx: Ctx, source: str, as_json: bool) -> None:
 
 @cli.command(context_settings={"ignore_unknown_options": True})
 @click.argument("source", required=False, metavar="[FILE|-|JSON]")
-@click.option("--wait", is_flag=True, help="Index in the foreground; return once this run is "
-              "indexed, whoever runs the pass (for CI).")
-@click.option("--github", is_flag=True, help="Read a GitHub Actions agent step's output (run "
-              "record, claude -p/codex exec JSON, or a log) and add GITHUB_* provenance.")
-@click.option("--from-command", is_flag=True, help="Run `-- CMD ARGS...`, record it as a run, "
-              "and exit with its status.")
+@click.option(
+    "--wait",
+    is_flag=True,
+    help="Index in the foreground; return once this run is "
+    "indexed, whoever runs the pass (for CI).",
+)
+@click.option(
+    "--github",
+    is_flag=True,
+    help="Read a GitHub Actions agent step's output (run "
+    "record, claude -p/codex exec JSON, or a log) and add GITHUB_* provenance.",
+)
+@click.option(
+    "--from-command",
+    is_flag=True,
+    help="Run `-- CMD ARGS...`, record it as a run, and exit with its status.",
+)
 @click.option("--task", help="Task text for --from-command.")
 @click.option("-q", "--quiet", is_flag=True, help="Say nothing but errors.")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 @click.pass_context
 @workspace_option
-def hook(click_ctx: click.Context, source: str | None, wait: bool, github: bool,
-         from_command: bool, task: str | None, quiet: bool, command: tuple[str, ...]) -> None:
+def hook(
+    click_ctx: click.Context,
+    source: str | None,
+    wait: bool,
+    github: bool,
+    from_command: bool,
+    task: str | None,
+    quiet: bool,
+    command: tuple[str, ...],
+) -> None:
     """What agent runners call when a run ends: queue the run and start a background pass.
 
     Reads a run record, a Claude Code hook payload (Stop, SessionEnd) or a Codex notify/Stop
@@ -90,8 +118,9 @@ def hook(click_ctx: click.Context, source: str | None, wait: bool, github: bool,
     raise click.exceptions.Exit(fast_hook(args))
 
 
-def index_until_done(places: config.Places, settings: config.Settings, job_id: str,
-                     quiet: bool = False) -> str:
+def index_until_done(
+    places: config.Places, settings: config.Settings, job_id: str, quiet: bool = False
+) -> str:
     """Run passes (waiting for a running one) until `job_id` has left the queue's open states."""
     from wikimem.indexing.indexer import drain
     from wikimem.intake.queue import Queue
@@ -102,8 +131,9 @@ def index_until_done(places: config.Places, settings: config.Settings, job_id: s
         reports = drain(places, settings, wait=True, warn=lambda m: None if quiet else warn(m))
         _report(reports, quiet)
         new_state = queue.state_of(job_id)
-        if new_state == "pending" and any(o.outcome == "failed" for r in reports
-                                          for o in r.outcomes):
+        if new_state == "pending" and any(
+            o.outcome == "failed" for r in reports for o in r.outcomes
+        ):
             warn("wikimem: the pass failed; the run stays queued and will be retried")
             return "pending"
         if new_state == state == "pending" and not reports:
@@ -143,13 +173,18 @@ def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
         bar = click.progressbar(length=total, label="indexing", file=sys.stderr)
         bar.__enter__()
     try:
-        reports = drain(ctx.places, ctx.settings, wait=wait,
-                        progress=bar.update if bar else None,
-                        warn=lambda m: None if quiet else warn(m))
+        reports = drain(
+            ctx.places,
+            ctx.settings,
+            wait=wait,
+            progress=bar.update if bar else None,
+            warn=lambda m: None if quiet else warn(m),
+        )
     except LockBusy:
         if not quiet:
-            click.echo("wikimem: a pass is already running in this workspace; it will take "
-                       "the queued jobs")
+            click.echo(
+                "wikimem: a pass is already running in this workspace; it will take the queued jobs"
+            )
         return
     finally:
         if bar:
@@ -186,11 +221,16 @@ def queue(click_ctx: click.Context, as_json: bool) -> None:
     rows = []
     for state in ("pending", "active", "failed", "review", "corrupt"):
         for path, job in q.jobs(state):
-            rows.append({"state": state, "job": path.stem,
-                         "run_id": job.run_id if job else None,
-                         "attempts": job.attempts if job else None,
-                         "error": (job.last_error or job.held_reason) if job else "unreadable",
-                         "task": str(job.run.get("task", ""))[:60] if job else ""})
+            rows.append(
+                {
+                    "state": state,
+                    "job": path.stem,
+                    "run_id": job.run_id if job else None,
+                    "attempts": job.attempts if job else None,
+                    "error": (job.last_error or job.held_reason) if job else "unreadable",
+                    "task": str(job.run.get("task", ""))[:60] if job else "",
+                }
+            )
     if as_json:
         emit_json({"jobs": rows, "counts": q.counts()})
         return
@@ -291,8 +331,10 @@ def config_set(click_ctx: click.Context, key: str, value: str, is_global: bool) 
     path = set_value(ctx.places, key, value, use_global)
     click.echo(f"{key} set in {path}")
     if key == "model.api_key":
-        warn(f"wikimem: the key is stored in plain text in {path}; prefer OPENAI_API_KEY in "
-             "the environment, and never commit that file")
+        warn(
+            f"wikimem: the key is stored in plain text in {path}; prefer OPENAI_API_KEY in "
+            "the environment, and never commit that file"
+        )
 
 
 @config_cmd.command("unset")
@@ -318,8 +360,11 @@ def schema() -> None:
 
 
 @cli.command()
-@click.option("--keep", type=click.Path(file_okay=False), help="Build the demo workspace here "
-              "instead of a temporary folder (kept afterwards).")
+@click.option(
+    "--keep",
+    type=click.Path(file_okay=False),
+    help="Build the demo workspace here instead of a temporary folder (kept afterwards).",
+)
 def demo(keep: str | None) -> None:
     """Feed the example runs that ship with wikimem through the offline extractor in a throwaway
     workspace, then show the wiki and its git log. No network, no API key."""

@@ -10,8 +10,8 @@ from pathlib import Path
 import click
 
 from wikimem import config
-from wikimem.errors import NotFound, WikimemError
 from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem.errors import NotFound, WikimemError
 
 
 def _index_file(ctx: Ctx) -> Path:
@@ -19,12 +19,24 @@ def _index_file(ctx: Ctx) -> Path:
 
 
 @cli.command()
-@click.option("--budget", type=click.IntRange(min=0), default=4000, show_default=True,
-              metavar="CHARS", help="Never print more than this many characters of memory "
-              "(with --format json, the text inside the JSON; \"chars\" says how many).")
+@click.option(
+    "--budget",
+    type=click.IntRange(min=0),
+    default=4000,
+    show_default=True,
+    metavar="CHARS",
+    help="Never print more than this many characters of memory "
+    '(with --format json, the text inside the JSON; "chars" says how many).',
+)
 @click.option("--query", metavar="TEXT", help="Add the entries most relevant to TEXT.")
-@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown",
-              show_default=True, help="Output format.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["markdown", "json"]),
+    default="markdown",
+    show_default=True,
+    help="Output format.",
+)
 @workspace_option
 @pass_ctx
 def context(ctx: Ctx, budget: int, query: str | None, fmt: str) -> None:
@@ -50,8 +62,14 @@ def context(ctx: Ctx, budget: int, query: str | None, fmt: str) -> None:
 
 @cli.command()
 @click.argument("query", nargs=-1, required=True)
-@click.option("-n", "--limit", type=click.IntRange(min=1), default=10, show_default=True,
-              help="How many hits.")
+@click.option(
+    "-n",
+    "--limit",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="How many hits.",
+)
 @click.option("--why", is_flag=True, help="Explain each score: which words matched where.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @workspace_option
@@ -70,16 +88,31 @@ def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: boo
     head = open_repo(ctx.places, ctx.settings).log(limit=1)
     short = head[0].short if head else None
     if as_json:
-        emit_json([{"path": h.path, "entry": h.entry, "title": h.title, "snippet": h.snippet,
-                    "score": h.score, "type": h.type, "expired": h.expired, "due": h.due,
-                    "citation": h.citation(short), "why": h.why} for h in hits])
+        emit_json(
+            [
+                {
+                    "path": h.path,
+                    "entry": h.entry,
+                    "title": h.title,
+                    "snippet": h.snippet,
+                    "score": h.score,
+                    "type": h.type,
+                    "expired": h.expired,
+                    "due": h.due,
+                    "citation": h.citation(short),
+                    "why": h.why,
+                }
+                for h in hits
+            ]
+        )
         return
     if not hits:
         warn("wikimem: no memory matches")
         return
     for hit in hits:
-        marks = "".join(f" [{m}]" for m, on in (("expired", hit.expired), ("review", hit.due))
-                        if on)
+        marks = "".join(
+            f" [{m}]" for m, on in (("expired", hit.expired), ("review", hit.due)) if on
+        )
         where = f"{hit.path}#{hit.entry}" if hit.entry else hit.path
         click.echo(f"{click.style(where, bold=True)}  {hit.title}{marks}")
         click.echo(f"    {hit.snippet}")
@@ -99,8 +132,10 @@ def forget(ctx: Ctx, ref: str) -> None:
 
     moved = do_forget(ctx.places, ctx.settings, ref)
     count = f"{len(moved.entries)} entr{'y' if len(moved.entries) == 1 else 'ies'}"
-    click.echo(f"forgot {moved.ref} ({count}) in commit {(moved.commit or '')[:7]}; "
-               f"`wikimem restore {moved.ref}` brings it back")
+    click.echo(
+        f"forgot {moved.ref} ({count}) in commit {(moved.commit or '')[:7]}; "
+        f"`wikimem restore {moved.ref}` brings it back"
+    )
 
 
 @cli.command("trash")
@@ -114,8 +149,9 @@ def trash_list(ctx: Ctx, as_json: bool) -> None:
 
     items = listing(Wiki(ctx.places.wiki))
     if as_json:
-        emit_json([{"ref": t.ref, "path": t.path, "entry": t.entry, "title": t.title}
-                   for t in items])
+        emit_json(
+            [{"ref": t.ref, "path": t.path, "entry": t.entry, "title": t.title} for t in items]
+        )
         return
     if not items:
         click.echo("the trash is empty")
@@ -132,8 +168,10 @@ def restore(ctx: Ctx, ref: str) -> None:
     from wikimem.lifecycle.trash import restore as do_restore
 
     moved = do_restore(ctx.places, ctx.settings, ref)
-    click.echo(f"restored {moved.ref} ({', '.join(moved.entries) or 'page'}) in commit "
-               f"{(moved.commit or '')[:7]}")
+    click.echo(
+        f"restored {moved.ref} ({', '.join(moved.entries) or 'page'}) in commit "
+        f"{(moved.commit or '')[:7]}"
+    )
 
 
 @cli.command()
@@ -152,17 +190,21 @@ def purge(ctx: Ctx, yes: bool) -> None:
         click.echo("the trash is empty")
         return
     if not yes:
-        click.confirm(f"Delete {len(items)} forgotten item(s) from the trash for good?",
-                      abort=True)
+        click.confirm(f"Delete {len(items)} forgotten item(s) from the trash for good?", abort=True)
     done = do_purge(ctx.places, ctx.settings)
-    click.echo(f"purged {len(done.items)} item(s) from the trash in commit "
-               f"{(done.commit or '')[:7]}")
-    click.echo("Git history still holds their text: in the commits that forgot them and in "
-               "earlier versions of the pages they came from.")
+    click.echo(
+        f"purged {len(done.items)} item(s) from the trash in commit {(done.commit or '')[:7]}"
+    )
+    click.echo(
+        "Git history still holds their text: in the commits that forgot them and in "
+        "earlier versions of the pages they came from."
+    )
     if done.rewrite:
-        click.echo("To remove the trash from history too (this rewrites every commit id; "
-                   "everyone with a clone must re-clone, and earlier versions of the pages "
-                   "keep the text unless you also use --replace-text), the owner can run:")
+        click.echo(
+            "To remove the trash from history too (this rewrites every commit id; "
+            "everyone with a clone must re-clone, and earlier versions of the pages "
+            "keep the text unless you also use --replace-text), the owner can run:"
+        )
         click.echo(f"  {done.rewrite}")
 
 
@@ -206,8 +248,13 @@ def verify(ctx: Ctx, as_json: bool) -> None:
 
 
 @cli.command("export")
-@click.option("-o", "--output", type=click.Path(), metavar="FILE",
-              help="Write to FILE (in an existing folder) instead of stdout.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(),
+    metavar="FILE",
+    help="Write to FILE (in an existing folder) instead of stdout.",
+)
 @workspace_option
 @pass_ctx
 def export_(ctx: Ctx, output: str | None) -> None:
@@ -217,8 +264,10 @@ def export_(ctx: Ctx, output: str | None) -> None:
 
     if output:
         _check_output(output)
-    lines = [json.dumps(item, ensure_ascii=False, sort_keys=True) + "\n"
-             for item in export_lines(ctx.places, ctx.settings)]
+    lines = [
+        json.dumps(item, ensure_ascii=False, sort_keys=True) + "\n"
+        for item in export_lines(ctx.places, ctx.settings)
+    ]
     if output:
         from wikimem.fsio import atomic_write_text
 
@@ -261,16 +310,26 @@ def import_(ctx: Ctx, source: str, as_json: bool) -> None:
                 text = handle.read()
         except (OSError, UnicodeDecodeError) as exc:
             raise WikimemError(f"cannot read {source}: {exc}") from exc
-    done = import_lines(ctx.places, ctx.settings, text.splitlines(),
-                        "stdin" if source == "-" else source)
+    done = import_lines(
+        ctx.places, ctx.settings, text.splitlines(), "stdin" if source == "-" else source
+    )
     if as_json:
-        emit_json({"added": done.added, "updated": done.updated, "unchanged": done.unchanged,
-                   "redacted": done.redacted, "rejected": done.rejected,
-                   "commit": done.commit})
+        emit_json(
+            {
+                "added": done.added,
+                "updated": done.updated,
+                "unchanged": done.unchanged,
+                "redacted": done.redacted,
+                "rejected": done.rejected,
+                "commit": done.commit,
+            }
+        )
         return
-    click.echo(f"added {done.added}, updated {done.updated}, unchanged {done.unchanged}, "
-               f"rejected {len(done.rejected)}, secrets redacted {done.redacted}"
-               + (f"; commit {done.commit[:7]}" if done.commit else ""))
+    click.echo(
+        f"added {done.added}, updated {done.updated}, unchanged {done.unchanged}, "
+        f"rejected {len(done.rejected)}, secrets redacted {done.redacted}"
+        + (f"; commit {done.commit[:7]}" if done.commit else "")
+    )
     for line in done.rejected:
         warn(f"wikimem: rejected {line}")
 

@@ -6,8 +6,8 @@ import sys
 
 import click
 
-from wikimem.errors import NotFound
 from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, workspace_option
+from wikimem.errors import NotFound
 
 
 @cli.command()
@@ -30,6 +30,7 @@ def _read_at(ctx: Ctx):  # type: ignore[no-untyped-def]
         from wikimem.wiki.workspace import open_repo
 
         return open_repo(ctx.places, ctx.settings).show(rev, file)
+
     return read
 
 
@@ -72,12 +73,20 @@ def show(ctx: Ctx, wiki_path: str | None, raw: bool, as_json: bool) -> None:
     shown = resolve(wiki, wiki_path, _read_at(ctx))
     if as_json:
         page = shown.page
-        emit_json({
-            "ref": shown.ref, "file": shown.file, "kind": shown.kind, "rev": shown.rev,
-            "meta": dict(page.meta), "text": shown.text,
-            "entries": [{"id": e.id, "title": e.title, "meta": dict(e.meta), "body": e.body}
-                        for e in ((shown.entry,) if shown.entry else page.entries)],
-        })
+        emit_json(
+            {
+                "ref": shown.ref,
+                "file": shown.file,
+                "kind": shown.kind,
+                "rev": shown.rev,
+                "meta": dict(page.meta),
+                "text": shown.text,
+                "entries": [
+                    {"id": e.id, "title": e.title, "meta": dict(e.meta), "body": e.body}
+                    for e in ((shown.entry,) if shown.entry else page.entries)
+                ],
+            }
+        )
         return
     if raw:
         # --raw is the file as is, byte for byte: bytes that are not UTF-8 go out as they came in
@@ -117,8 +126,14 @@ def lint(ctx: Ctx, fix: bool) -> None:
 
 @cli.command()
 @click.argument("wiki_path", required=False, metavar="[WIKI_PATH[#ENTRY]]")
-@click.option("-n", "--limit", type=click.IntRange(min=1), default=20, show_default=True,
-              help="How many commits.")
+@click.option(
+    "-n",
+    "--limit",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    help="How many commits.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @workspace_option
 @pass_ctx

@@ -19,8 +19,10 @@ from wikimem.indexing.prompt import WikiView, messages
 from wikimem.intake.record import RunRecord
 
 OFFLINE = "offline-rules"
-NO_MODEL_WARNING = ("no model configured (set WIKIMEM_MODEL or `wikimem config set model.memory`):"
-                    " the model cannot learn; offline rules only")
+NO_MODEL_WARNING = (
+    "no model configured (set WIKIMEM_MODEL or `wikimem config set model.memory`):"
+    " the model cannot learn; offline rules only"
+)
 
 
 @dataclass(frozen=True)
@@ -41,9 +43,14 @@ def merge(first: RawPlan, second: RawPlan) -> RawPlan:
     return RawPlan(summary or first.summary, first.edits + extra, first.topics + second.topics)
 
 
-def extract(runs: Sequence[RunRecord], snapshots: Sequence[dict[str, Any]],
-            policies: Sequence[Policy], view: WikiView, model: ModelSettings,
-            overrides: Path | None = None) -> Extraction:
+def extract(
+    runs: Sequence[RunRecord],
+    snapshots: Sequence[dict[str, Any]],
+    policies: Sequence[Policy],
+    view: WikiView,
+    model: ModelSettings,
+    overrides: Path | None = None,
+) -> Extraction:
     """Ask the model for a plan (ModelError when it cannot answer), or apply the rules."""
     if model.model is None:
         return Extraction(offline_plan(runs), OFFLINE)
@@ -53,6 +60,10 @@ def extract(runs: Sequence[RunRecord], snapshots: Sequence[dict[str, Any]],
     completion, raw = complete_json(model, prompt, SCHEMA, parse)
     candidates = offline_plan([replace(run, evidence=()) for run in runs])
     return Extraction(
-        plan=merge(candidates, raw), model=completion.model,
-        prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
-        prompt_chars=sum(len(m["content"]) for m in prompt), attempts=completion.attempts)
+        plan=merge(candidates, raw),
+        model=completion.model,
+        prompt_tokens=completion.prompt_tokens,
+        completion_tokens=completion.completion_tokens,
+        prompt_chars=sum(len(m["content"]) for m in prompt),
+        attempts=completion.attempts,
+    )

@@ -15,12 +15,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from wikimem.indexing import passlog
-from wikimem.wiki.compile import compile_profile, compile_topic
 from wikimem.config import Places, Settings
 from wikimem.errors import ModelError, WikimemError
-from wikimem.indexing.extractor import NO_MODEL_WARNING, OFFLINE, Extraction, extract
 from wikimem.fsio import atomic_write_text, checkpoint, workspace_lock
+from wikimem.indexing import passlog
+from wikimem.indexing.extractor import NO_MODEL_WARNING, OFFLINE, Extraction, extract
 from wikimem.indexing.guard import verified_commands
 from wikimem.indexing.passlog import Outcome
 from wikimem.indexing.plan import Plan, validate
@@ -28,13 +27,14 @@ from wikimem.indexing.policy import read_policies
 from wikimem.indexing.prompt import WikiView, build_view, relevant_leaves
 from wikimem.intake.queue import Job, Queue
 from wikimem.intake.record import RunRecord
-from wikimem.wiki.render import render
+from wikimem.wiki.compile import compile_profile, compile_topic
 from wikimem.wiki.pages import PROFILE_FILE, EditConflict, Wiki
+from wikimem.wiki.render import render
 from wikimem.wiki.workspace import ensure_wiki, open_repo, today
 
 if TYPE_CHECKING:
-    from wikimem.wiki.history import PersonEdits, WikiRepo
     from wikimem.recall.search import SearchIndex
+    from wikimem.wiki.history import PersonEdits, WikiRepo
 
 MIN_RESULT = 200
 # The rarest words of a run's query that the pass's search keeps (see SearchIndex.focused).
@@ -82,8 +82,14 @@ class Pass:
             except (OSError, ValueError):
                 data = {}
             self._remove_temp_files(data.get("files", []))
-            landed = any(data.get("pass_id") in c.trailers.get("Wikimem-Pass", ())
-                         for c in self.repo.log(limit=3)) if data.get("pass_id") else False
+            landed = (
+                any(
+                    data.get("pass_id") in c.trailers.get("Wikimem-Pass", ())
+                    for c in self.repo.log(limit=3)
+                )
+                if data.get("pass_id")
+                else False
+            )
             if landed:
                 for jid in data.get("jobs", []):
                     path = self.queue.path("active", jid)
@@ -116,21 +122,36 @@ class Pass:
         for job, run in zip(jobs, runs, strict=True):
             if not can_teach(run):
                 self.queue.finish(job)
-                report.outcomes.append(self._outcome(report, job, "skipped", started,
-                                                     note="nothing to learn from: no evidence,"
-                                                     " no candidates, short result"))
+                report.outcomes.append(
+                    self._outcome(
+                        report,
+                        job,
+                        "skipped",
+                        started,
+                        note="nothing to learn from: no evidence, no candidates, short result",
+                    )
+                )
         if teach:
             self._learn(report, [j for j, _ in teach], [r for _, r in teach], started)
         passlog.append(self.places.pass_log, report.outcomes)
         return report
 
-    def _outcome(self, report: PassReport, job: Job, outcome: str, started: float,
-                 **fields: Any) -> Outcome:
-        return Outcome(time=_now(), pass_id=report.pass_id, job=job.id, run_id=job.run_id,
-                       outcome=outcome, seconds=round(time.monotonic() - started, 3), **fields)
+    def _outcome(
+        self, report: PassReport, job: Job, outcome: str, started: float, **fields: Any
+    ) -> Outcome:
+        return Outcome(
+            time=_now(),
+            pass_id=report.pass_id,
+            job=job.id,
+            run_id=job.run_id,
+            outcome=outcome,
+            seconds=round(time.monotonic() - started, 3),
+            **fields,
+        )
 
-    def _learn(self, report: PassReport, jobs: list[Job], runs: list[RunRecord],
-               started: float) -> None:
+    def _learn(
+        self, report: PassReport, jobs: list[Job], runs: list[RunRecord], started: float
+    ) -> None:
         model = self.settings.model()
         if model.model is None:
             report.warnings.append(NO_MODEL_WARNING)
@@ -143,27 +164,40 @@ class Pass:
             # as when they were committed first, and the model is asked again only if that
             # changed what it is shown.
             with self.repo.person_edits() as edits:
-                policies = read_policies(self.places.global_policy,
-                                         self.places.workspace_policy)
+                policies = read_policies(self.places.global_policy, self.places.workspace_policy)
                 view = self._view(runs)
                 try:
-                    extraction = extract(runs, [j.run for j in jobs], policies, view, model,
-                                         self.places.templates)
+                    extraction = extract(
+                        runs, [j.run for j in jobs], policies, view, model, self.places.templates
+                    )
                 except (ModelError, WikimemError, OSError):
                     self._commit_person_edits(edits)
                     raise
                 if self._commit_person_edits(edits):
                     again = self._view(runs)
                     if again != view:
-                        extraction = extract(runs, [j.run for j in jobs], policies, again,
-                                             model, self.places.templates)
+                        extraction = extract(
+                            runs,
+                            [j.run for j in jobs],
+                            policies,
+                            again,
+                            model,
+                            self.places.templates,
+                        )
         except (ModelError, WikimemError, OSError) as exc:
             self._fail(report, jobs, str(exc), started)
             return
         self.settle(report, jobs, runs, extraction, started)
 
-    def settle(self, report: PassReport, jobs: list[Job], runs: list[RunRecord],
-               extraction: Extraction, started: float, review: bool = True) -> None:
+    def settle(
+        self,
+        report: PassReport,
+        jobs: list[Job],
+        runs: list[RunRecord],
+        extraction: Extraction,
+        started: float,
+        review: bool = True,
+    ) -> None:
         """Validate the plan, then hold it for review, or write and commit it. When a person
         saves a page the pass is writing, their save is committed as theirs and the plan is
         validated and applied once more on top of it; a second clash fails the pass (retried)."""
@@ -180,29 +214,44 @@ class Pass:
                 try:
                     self.repo.commit_person_edits()
                 except WikimemError as again:
-                    self._fail(report, jobs, f"could not commit a person's save: {again}",
-                               started)
+                    self._fail(report, jobs, f"could not commit a person's save: {again}", started)
                     return
 
-    def _settle_once(self, report: PassReport, jobs: list[Job], runs: list[RunRecord],
-                     extraction: Extraction, started: float, review: bool,
-                     verified: frozenset[str]) -> bool:
+    def _settle_once(
+        self,
+        report: PassReport,
+        jobs: list[Job],
+        runs: list[RunRecord],
+        extraction: Extraction,
+        started: float,
+        review: bool,
+        verified: frozenset[str],
+    ) -> bool:
         """One try at settling; EditConflict when a page changed under the pass."""
         share = self.settings["review.max_remove_share"] if review else 1.0
-        plan = validate(extraction.plan, self.wiki.entry_bodies,
-                        total_entries=self._total_if_removing(extraction),
-                        max_remove_share=share, verified=verified)
-        common = {"model": extraction.model, "prompt_tokens": extraction.prompt_tokens,
-                  "completion_tokens": extraction.completion_tokens,
-                  "rejected": [asdict(n) for n in plan.rejected],
-                  "repaired": [asdict(n) for n in plan.repaired]}
+        plan = validate(
+            extraction.plan,
+            self.wiki.entry_bodies,
+            total_entries=self._total_if_removing(extraction),
+            max_remove_share=share,
+            verified=verified,
+        )
+        common = {
+            "model": extraction.model,
+            "prompt_tokens": extraction.prompt_tokens,
+            "completion_tokens": extraction.completion_tokens,
+            "rejected": [asdict(n) for n in plan.rejected],
+            "repaired": [asdict(n) for n in plan.repaired],
+        }
         if plan.held:
             for job in jobs:
                 self.queue.hold(job, extraction.plan.to_dict(), plan.held)
-                report.outcomes.append(self._outcome(report, job, "held", started,
-                                                     note=plan.held, **common))
-            report.warnings.append(f"wikimem: plan held for review ({plan.held}); "
-                                   "see `wikimem queue`")
+                report.outcomes.append(
+                    self._outcome(report, job, "held", started, note=plan.held, **common)
+                )
+            report.warnings.append(
+                f"wikimem: plan held for review ({plan.held}); see `wikimem queue`"
+            )
             return True
         try:
             sha = self._write(report, plan, jobs, runs, extraction) if not plan.empty else None
@@ -215,15 +264,17 @@ class Pass:
         report.commit = sha
         for job in jobs:
             self.queue.finish(job)
-            report.outcomes.append(self._outcome(report, job, outcome, started, commit=sha,
-                                                 edits=len(plan.edits), **common))
+            report.outcomes.append(
+                self._outcome(
+                    report, job, outcome, started, commit=sha, edits=len(plan.edits), **common
+                )
+            )
         if self.journal.exists():
             self.journal.unlink()
         return True
 
     def _view(self, runs: list[RunRecord]) -> WikiView:
-        relevant = [p for p in relevant_leaves(self._search, runs, self.wiki)
-                    if self._readable(p)]
+        relevant = [p for p in relevant_leaves(self._search, runs, self.wiki) if self._readable(p)]
         return build_view(self.wiki, self.settings["prompt.budget"], relevant)
 
     def _commit_person_edits(self, edits: PersonEdits) -> bool:
@@ -285,22 +336,33 @@ class Pass:
             return self.wiki.count_entries()
         return 0
 
-    def _fail(self, report: PassReport, jobs: list[Job], error: str, started: float,
-              **fields: Any) -> None:
+    def _fail(
+        self, report: PassReport, jobs: list[Job], error: str, started: float, **fields: Any
+    ) -> None:
         attempts = self.settings["queue.max_attempts"]
         for job in jobs:
             state = self.queue.fail(job, error, attempts)
             note = "moved to failed" if state == "failed" else "will be retried"
-            report.outcomes.append(self._outcome(report, job, "failed", started, error=error,
-                                                 note=note, **fields))
+            report.outcomes.append(
+                self._outcome(report, job, "failed", started, error=error, note=note, **fields)
+            )
         report.warnings.append(f"wikimem: pass failed: {error}")
 
-    def _write(self, report: PassReport, plan: Plan, jobs: list[Job], runs: list[RunRecord],
-               extraction: Extraction) -> str | None:
+    def _write(
+        self,
+        report: PassReport,
+        plan: Plan,
+        jobs: list[Job],
+        runs: list[RunRecord],
+        extraction: Extraction,
+    ) -> str | None:
         date = today()
-        files = sorted({self.wiki.leaf_file(e.leaf) for e in plan.edits}
-                       | {self.wiki.topic_file(e.leaf.split("/")[0]) for e in plan.edits}
-                       | {self.wiki.topic_file(t.topic) for t in plan.topics} | {PROFILE_FILE})
+        files = sorted(
+            {self.wiki.leaf_file(e.leaf) for e in plan.edits}
+            | {self.wiki.topic_file(e.leaf.split("/")[0]) for e in plan.edits}
+            | {self.wiki.topic_file(t.topic) for t in plan.topics}
+            | {PROFILE_FILE}
+        )
         # A person may have saved one of these pages after the look for their edits (while
         # the model answered): commit such saves as theirs first, so the pass writes only on
         # committed text; held, a page saved after this is a conflict, never a base.
@@ -311,34 +373,58 @@ class Pass:
         finally:
             self.wiki.release()
 
-    def _write_held(self, report: PassReport, plan: Plan, jobs: list[Job],
-                    runs: list[RunRecord], extraction: Extraction, files: list[str],
-                    date: str) -> str | None:
-        atomic_write_text(self.journal, json.dumps(
-            {"pass_id": report.pass_id, "files": files, "jobs": [j.id for j in jobs]}))
+    def _write_held(
+        self,
+        report: PassReport,
+        plan: Plan,
+        jobs: list[Job],
+        runs: list[RunRecord],
+        extraction: Extraction,
+        files: list[str],
+        date: str,
+    ) -> str | None:
+        atomic_write_text(
+            self.journal,
+            json.dumps({"pass_id": report.pass_id, "files": files, "jobs": [j.id for j in jobs]}),
+        )
         try:
             applied = self.wiki.apply(plan.edits, date)
             summaries = {t.topic: t.summary for t in plan.topics}
-            topics = sorted(applied.topics | {t for t in summaries
-                                              if t in self.wiki.topics() or t in applied.topics})
+            topics = sorted(
+                applied.topics
+                | {t for t in summaries if t in self.wiki.topics() or t in applied.topics}
+            )
             changed = list(applied.files)
             for topic in topics:
-                path = compile_topic(self.wiki, topic, date, summaries.get(topic),
-                                     self.places.templates)
+                path = compile_topic(
+                    self.wiki, topic, date, summaries.get(topic), self.places.templates
+                )
                 if path:
                     changed.append(path)
             if changed:
-                path = compile_profile(self.wiki, date, self.settings["wiki.profile_max"],
-                                       self.places.workspace.name, self.places.templates)
+                path = compile_profile(
+                    self.wiki,
+                    date,
+                    self.settings["wiki.profile_max"],
+                    self.places.workspace.name,
+                    self.places.templates,
+                )
                 if path:
                     changed.append(path)
             if not changed:
                 return None
             message = render(
-                "commit.j2", self.places.templates, subject=plan.summary, edits=applied.done,
-                topics=sorted(summaries), rejected=plan.rejected, pass_id=report.pass_id,
-                runs=[r.run_id for r in runs], agents=sorted({r.agent for r in runs if r.agent}),
-                model=extraction.model if extraction.model != OFFLINE else OFFLINE)
+                "commit.j2",
+                self.places.templates,
+                subject=plan.summary,
+                edits=applied.done,
+                topics=sorted(summaries),
+                rejected=plan.rejected,
+                pass_id=report.pass_id,
+                runs=[r.run_id for r in runs],
+                agents=sorted({r.agent for r in runs if r.agent}),
+                model=extraction.model if extraction.model != OFFLINE else OFFLINE,
+            )
             # Committed as written, not as on disk: a save landing after a write is not ours.
             changed = sorted(set(changed))
             sha = self.repo.commit(message, paths=changed, contents=self.wiki.written(changed))
@@ -352,8 +438,14 @@ class Pass:
             raise
 
 
-def drain(places: Places, settings: Settings, *, wait: bool = False,
-          progress: Progress | None = None, warn: Warn = lambda _: None) -> list[PassReport]:
+def drain(
+    places: Places,
+    settings: Settings,
+    *,
+    wait: bool = False,
+    progress: Progress | None = None,
+    warn: Warn = lambda _: None,
+) -> list[PassReport]:
     """Run passes until no ready job is left. LockBusy when another pass holds the lock and
     `wait` is false; the holder will see our jobs, since it re-checks after releasing."""
     from wikimem.errors import LockBusy
@@ -379,15 +471,18 @@ def drain(places: Places, settings: Settings, *, wait: bool = False,
                     if any(o.outcome == "failed" for o in report.outcomes):
                         break  # the model or the disk is failing: leave the rest for later
                 if any(r.commit for r in reports):
-                    from wikimem.lifecycle.sync import after_pass  # pushes only when wiki.push is set
+                    from wikimem.lifecycle.sync import (
+                        after_pass,  # pushes only when wiki.push is set
+                    )
 
                     after_pass(places, settings, warn)
         except LockBusy:
             if not reports:
                 raise
             break
-        if not queue.pending_ready() or (reports and any(
-                o.outcome == "failed" for o in reports[-1].outcomes)):
+        if not queue.pending_ready() or (
+            reports and any(o.outcome == "failed" for o in reports[-1].outcomes)
+        ):
             break
     return reports
 
@@ -419,16 +514,22 @@ def _recompile_once(places: Places, settings: Settings, repo: WikiRepo) -> str |
         repo.commit_person_edits()
         date = today()
         try:
-            changed = [p for p in (compile_topic(wiki, t, date, None, places.templates)
-                                   for t in topics) if p]
-            profile = compile_profile(wiki, date, settings["wiki.profile_max"],
-                                      places.workspace.name, places.templates)
+            changed = [
+                p
+                for p in (compile_topic(wiki, t, date, None, places.templates) for t in topics)
+                if p
+            ]
+            profile = compile_profile(
+                wiki, date, settings["wiki.profile_max"], places.workspace.name, places.templates
+            )
             changed += [profile] if profile else []
             if not changed:
                 return None
-            return repo.commit("Recompile topics and profile\n\nGenerated blocks refreshed "
-                               "after hand edits.\n", paths=changed,
-                               contents=wiki.written(changed))
+            return repo.commit(
+                "Recompile topics and profile\n\nGenerated blocks refreshed after hand edits.\n",
+                paths=changed,
+                contents=wiki.written(changed),
+            )
         except BaseException:
             # Only what was written here and nobody changed since: a person's save stays.
             repo.restore(wiki.still_ours(files))
@@ -447,8 +548,14 @@ def approve(places: Places, settings: Settings, job_prefix: str) -> str | None:
         report = PassReport(pass_id=uuid.uuid4().hex[:12])
         extraction = Extraction(parse(job.held_plan or {"edits": []}), "approved by a person")
         work.repo.commit_person_edits()
-        work.settle(report, [job], [RunRecord.from_dict(job.run)], extraction,
-                    time.monotonic(), review=False)
+        work.settle(
+            report,
+            [job],
+            [RunRecord.from_dict(job.run)],
+            extraction,
+            time.monotonic(),
+            review=False,
+        )
         passlog.append(places.pass_log, report.outcomes)
         if any(o.outcome == "failed" for o in report.outcomes):
             raise WikimemError(f"could not apply the held plan: {report.outcomes[0].error}")

@@ -83,9 +83,14 @@ class _Tally:
             self.completion_tokens = (self.completion_tokens or 0) + answer
 
 
-def complete_json(settings: ModelSettings, messages: list[dict[str, str]], schema: dict,
-                  accept: Callable[[dict], T], *,
-                  schema_name: str = "edit_plan") -> tuple[Completion, T]:
+def complete_json(
+    settings: ModelSettings,
+    messages: list[dict[str, str]],
+    schema: dict,
+    accept: Callable[[dict], T],
+    *,
+    schema_name: str = "edit_plan",
+) -> tuple[Completion, T]:
     """Ask the configured model, then each fallback, for a JSON object that `accept` takes.
 
     `accept` turns the object into the caller's value and raises PlanError when the object
@@ -99,18 +104,27 @@ def complete_json(settings: ModelSettings, messages: list[dict[str, str]], schem
     client = _client(settings)
     for model in models:
         try:
-            content, value = _ask(client, settings, model, messages, schema, schema_name,
-                                  accept, tally)
+            content, value = _ask(
+                client, settings, model, messages, schema, schema_name, accept, tally
+            )
         except _ModelGaveUp as exc:
             gave_up.append(f"{model}: {exc.line}")
             continue
-        completion = Completion(content=content, model=model,
-                                prompt_tokens=tally.prompt_tokens,
-                                completion_tokens=tally.completion_tokens,
-                                attempts=tuple(tally.attempts))
+        completion = Completion(
+            content=content,
+            model=model,
+            prompt_tokens=tally.prompt_tokens,
+            completion_tokens=tally.completion_tokens,
+            attempts=tuple(tally.attempts),
+        )
         return completion, value
-    raise ModelError(_one_line("model request failed: " + "; ".join(gave_up), settings.api_key,
-                               limit=LINE_MAX * len(models)))
+    raise ModelError(
+        _one_line(
+            "model request failed: " + "; ".join(gave_up),
+            settings.api_key,
+            limit=LINE_MAX * len(models),
+        )
+    )
 
 
 def _client(settings: ModelSettings) -> openai.OpenAI:
@@ -122,12 +136,16 @@ def _client(settings: ModelSettings) -> openai.OpenAI:
         client = _clients.get(key)
         if client is None:
             try:
-                client = openai.OpenAI(base_url=settings.base_url,
-                                       api_key=settings.api_key or "not-needed",
-                                       timeout=settings.timeout, max_retries=settings.max_retries)
+                client = openai.OpenAI(
+                    base_url=settings.base_url,
+                    api_key=settings.api_key or "not-needed",
+                    timeout=settings.timeout,
+                    max_retries=settings.max_retries,
+                )
             except (openai.OpenAIError, ValueError, TypeError) as exc:
-                raise ModelError(_one_line(f"cannot set up the model client: {exc}",
-                                           settings.api_key)) from None
+                raise ModelError(
+                    _one_line(f"cannot set up the model client: {exc}", settings.api_key)
+                ) from None
             _clients[key] = client
         return client
 
@@ -146,9 +164,16 @@ def forget_accepted_formats() -> None:
         _accepted_format.clear()
 
 
-def _ask(client: openai.OpenAI, settings: ModelSettings, model: str,
-         messages: list[dict[str, str]], schema: dict, schema_name: str,
-         accept: Callable[[dict], T], tally: _Tally) -> tuple[str, T]:
+def _ask(
+    client: openai.OpenAI,
+    settings: ModelSettings,
+    model: str,
+    messages: list[dict[str, str]],
+    schema: dict,
+    schema_name: str,
+    accept: Callable[[dict], T],
+    tally: _Tally,
+) -> tuple[str, T]:
     """One model: climb down the format ladder, ask again once after an unusable answer."""
     key = (settings.base_url or "", model)
     with _accepted_lock:
@@ -157,12 +182,17 @@ def _ask(client: openai.OpenAI, settings: ModelSettings, model: str,
     while True:
         try:
             response = client.chat.completions.create(
-                model=model, messages=cast(Any, messages), temperature=0,
-                **_response_format(level, schema, schema_name))
+                model=model,
+                messages=cast(Any, messages),
+                temperature=0,
+                **_response_format(level, schema, schema_name),
+            )
         except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
             if level + 1 < len(FORMATS) and _rejects_format(exc):
-                tally.failed(model, f"{FORMATS[level]} rejected ({_status_line(exc)}); "
-                                    f"trying {FORMATS[level + 1]}")
+                tally.failed(
+                    model,
+                    f"{FORMATS[level]} rejected ({_status_line(exc)}); trying {FORMATS[level + 1]}",
+                )
                 level += 1
                 continue
             raise _ModelGaveUp(tally.failed(model, _status_line(exc))) from None
@@ -183,8 +213,12 @@ def _ask(client: openai.OpenAI, settings: ModelSettings, model: str,
 
 def _response_format(level: int, schema: dict, name: str) -> dict[str, Any]:
     if FORMATS[level] == "json_schema":
-        return {"response_format": {"type": "json_schema", "json_schema": {
-            "name": name, "schema": schema, "strict": False}}}
+        return {
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": schema, "strict": False},
+            }
+        }
     if FORMATS[level] == "json_object":
         return {"response_format": {"type": "json_object"}}
     return {}
@@ -240,15 +274,16 @@ def parse_json_object(text: str, *, truncated: bool = False) -> dict:
     candidate = fenced.group(1) if fenced else text
     start = candidate.find("{")
     if start < 0:
-        raise PlanError("truncated answer: no JSON object" if truncated
-                        else "no JSON object in answer")
+        raise PlanError(
+            "truncated answer: no JSON object" if truncated else "no JSON object in answer"
+        )
     body = candidate[start:]
     try:
         obj, _ = json.JSONDecoder().raw_decode(body)
     except json.JSONDecodeError as exc:
         end = body.rfind("}")
         try:
-            obj = json.loads(body[:end + 1]) if end > 0 else None
+            obj = json.loads(body[: end + 1]) if end > 0 else None
         except json.JSONDecodeError:
             obj = None
         if obj is None:

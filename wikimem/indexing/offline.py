@@ -25,10 +25,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wikimem.wiki.markdown import slugify
 from wikimem.indexing.plan import MAX_BODY, MAX_TITLE, TYPES, RawPlan, clean_path, one_line
-from wikimem.intake.record import Candidate, Evidence, RunRecord
 from wikimem.indexing.shell import command_tool, is_changed_command, is_inspection, normal
+from wikimem.intake.record import Candidate, Evidence, RunRecord
+from wikimem.wiki.markdown import slugify
 
 NO_LESSON = "No durable lesson (offline rules)"
 SIGNATURE_MAX = 200
@@ -42,7 +42,9 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _LABELLED = re.compile(r"^\s*(?:(?i:error|fatal|panic)\b|E {2,}\S|npm ERR!|FAILED |ERR_[A-Z_]+)")
 _KEYWORD = re.compile(
     r"\b(?:errors?|failed|failure|fatal|exception|cannot|can't|could not|couldn't|unable to"
-    r"|not found|no such|denied|refused|timed out|panic)\b", re.IGNORECASE)
+    r"|not found|no such|denied|refused|timed out|panic)\b",
+    re.IGNORECASE,
+)
 _LABEL = re.compile(r"^(?:(?i:error|fatal|panic)\s*:|npm ERR!|npm error\b)\s*")
 _PYTEST_MARK = re.compile(r"^\s*E {2,}")  # pytest's margin for the failure lines
 
@@ -99,8 +101,12 @@ def candidate_edit(run: RunRecord, candidate: Candidate) -> dict[str, Any]:
     entry = slugify(title) or "note-" + hashlib.sha256(content.encode()).hexdigest()[:8]
     kind = candidate.type.strip().lower()
     return {
-        "action": "add", "leaf": candidate.path, "entry": entry, "title": title,
-        "type": kind if kind in TYPES else "semantic", "body": content,
+        "action": "add",
+        "leaf": candidate.path,
+        "entry": entry,
+        "title": title,
+        "type": kind if kind in TYPES else "semantic",
+        "body": content,
         "reason": f"explicit memory candidate from run {run.run_id}",
     }
 
@@ -126,8 +132,11 @@ def find_fixes(evidence: Sequence[Evidence]) -> list[Fix]:
             continue
         end, fix = found
         tool = command_tool(item.command)
-        explained.update(k for k in range(i + 1, end)
-                         if _failed(evidence[k]) and command_tool(evidence[k].command) == tool)
+        explained.update(
+            k
+            for k in range(i + 1, end)
+            if _failed(evidence[k]) and command_tool(evidence[k].command) == tool
+        )
         fixes.append(fix)
     return fixes
 
@@ -135,7 +144,7 @@ def find_fixes(evidence: Sequence[Evidence]) -> list[Fix]:
 def _fix_after(evidence: Sequence[Evidence], i: int) -> tuple[int, Fix] | None:
     failed = evidence[i]
     same = normal(failed.command)
-    later = list(enumerate(evidence))[i + 1:]
+    later = list(enumerate(evidence))[i + 1 :]
     passed = [(k, e) for k, e in later if e.kind == "command" and e.exit_code == 0]
     end = next((k for k, e in passed if normal(e.command) == same), None)
     changed = False
@@ -144,7 +153,7 @@ def _fix_after(evidence: Sequence[Evidence], i: int) -> tuple[int, Fix] | None:
         changed = True
     if end is None:
         return None
-    between = evidence[i + 1:end]
+    between = evidence[i + 1 : end]
     commands = _fix_commands(between)
     files = tuple(e for e in between if e.kind == "file" and e.path)[:FILES_MAX]
     if changed:
@@ -168,7 +177,7 @@ def _fix_commands(between: Sequence[Evidence]) -> tuple[str, ...]:
             commands.append(command)
     if len(commands) > FIX_COMMANDS_MAX:
         hidden = len(commands) - FIX_COMMANDS_MAX + 1
-        commands = commands[:FIX_COMMANDS_MAX - 1] + [f"# ... and {hidden} more commands"]
+        commands = commands[: FIX_COMMANDS_MAX - 1] + [f"# ... and {hidden} more commands"]
     return tuple(commands)
 
 
@@ -179,14 +188,20 @@ def _failed(item: Evidence) -> bool:
 def fix_edit(run: RunRecord, fix: Fix) -> dict[str, Any]:
     tool = command_tool(fix.failed.command)
     sig = signature(fix.failed.output)
-    title = _bounded_title(f"{_code(_short(fix.failed.command))} fails: "
-                           f"{_LABEL.sub('', sig) or f'exit code {fix.failed.exit_code}'}")
+    title = _bounded_title(
+        f"{_code(_short(fix.failed.command))} fails: "
+        f"{_LABEL.sub('', sig) or f'exit code {fix.failed.exit_code}'}"
+    )
     body = fix_body(run.run_id, fix, sig, with_diffs=True)
     if len(body) > MAX_BODY:
         body = fix_body(run.run_id, fix, sig, with_diffs=False)
     return {
-        "action": "add", "leaf": f"{tool}/troubleshooting", "entry": slugify(title),
-        "title": title, "type": "procedural", "body": body,
+        "action": "add",
+        "leaf": f"{tool}/troubleshooting",
+        "entry": slugify(title),
+        "title": title,
+        "type": "procedural",
+        "body": body,
         "reason": "a failing command passed later in the same run (offline rules)",
         "leaf_title": f"{tool} troubleshooting",
         "leaf_summary": f"Failures of {tool} seen in agent runs, and what fixed them.",
@@ -195,8 +210,9 @@ def fix_edit(run: RunRecord, fix: Fix) -> dict[str, Any]:
 
 def fix_body(run_id: str, fix: Fix, sig: str, *, with_diffs: bool) -> str:
     failed = _code(normal(fix.failed.command))
-    blocks = [f"**Symptom:** {failed} exited with code {fix.failed.exit_code}"
-              + (":" if sig else ".")]
+    blocks = [
+        f"**Symptom:** {failed} exited with code {fix.failed.exit_code}" + (":" if sig else ".")
+    ]
     if sig:
         blocks.append(_fenced(sig, "text"))
     if fix.changed:
@@ -228,9 +244,11 @@ def signature(output: str) -> str:
         # Python puts the exception last; the lines before it are the stack.
         line = next(line for line in reversed(lines) if not line[0].isspace())
     else:
-        line = (next((line for line in lines if _LABELLED.match(line)), None)
-                or next((line for line in lines if _KEYWORD.search(line)), None)
-                or lines[-1])
+        line = (
+            next((line for line in lines if _LABELLED.match(line)), None)
+            or next((line for line in lines if _KEYWORD.search(line)), None)
+            or lines[-1]
+        )
     return one_line(_PYTEST_MARK.sub("", line), SIGNATURE_MAX)
 
 
@@ -247,7 +265,7 @@ def _bounded_title(text: str) -> str:
     """A one-line heading that validation keeps as it is, so the entry id stays its slug."""
     title = " ".join(text.split())
     if len(title) > MAX_TITLE:
-        cut = title[:MAX_TITLE - 1]
+        cut = title[: MAX_TITLE - 1]
         space = cut.rfind(" ")
         title = (cut[:space] if space > MAX_TITLE // 2 else cut).rstrip(" ,;:") + "…"
     if title.count("`") % 2:  # a cut inside a code span would swallow the rest of the heading
@@ -258,7 +276,7 @@ def _bounded_title(text: str) -> str:
 
 def _bounded_command(command: str) -> str:
     text = command.strip()
-    return text if len(text) <= COMMAND_MAX else text[:COMMAND_MAX - 1].rstrip() + "…"
+    return text if len(text) <= COMMAND_MAX else text[: COMMAND_MAX - 1].rstrip() + "…"
 
 
 def _short(command: str) -> str:
@@ -273,7 +291,7 @@ def _short(command: str) -> str:
         words.append(word)
     if len(words) > 1 and words[-1].startswith("-"):
         words.pop()
-    return " ".join(words) + " …" if words else line[:TITLE_COMMAND_MAX - 1] + "…"
+    return " ".join(words) + " …" if words else line[: TITLE_COMMAND_MAX - 1] + "…"
 
 
 def _code(text: str) -> str:

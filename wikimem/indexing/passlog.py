@@ -43,8 +43,9 @@ def append(path: Path, outcomes: list[Outcome]) -> None:
     if not outcomes:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = "".join(json.dumps(asdict(o), ensure_ascii=False, sort_keys=True) + "\n"
-                   for o in outcomes)
+    data = "".join(
+        json.dumps(asdict(o), ensure_ascii=False, sort_keys=True) + "\n" for o in outcomes
+    )
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, data.encode("utf-8"))
@@ -92,6 +93,7 @@ def failure_warning(path: Path) -> str | None:
     n = failed_in_a_row(path)
     if n < 2:
         return None
-    last = next((i.get("error") for _, items in reversed(passes(path)) for i in items
-                 if i.get("error")), "")
+    last = next(
+        (i.get("error") for _, items in reversed(passes(path)) for i in items if i.get("error")), ""
+    )
     return f"wikimem: the last {n} passes failed ({last}); see `wikimem status`"

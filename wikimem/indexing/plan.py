@@ -14,8 +14,8 @@ from typing import Any
 
 from wikimem.errors import PlanError
 from wikimem.indexing.guard import unverified
-from wikimem.wiki.markdown import slugify
 from wikimem.redaction.redact import find_secrets
+from wikimem.wiki.markdown import slugify
 
 ACTIONS = ("add", "update", "remove")
 TYPES = ("semantic", "episodic", "procedural", "working", "identity")
@@ -46,8 +46,11 @@ SCHEMA: dict[str, Any] = {
                 "required": ["action", "leaf", "entry", "reason"],
                 "properties": {
                     "action": {"type": "string", "enum": list(ACTIONS)},
-                    "leaf": {"type": "string", "description": "Wiki path: 2-4 lowercase slug "
-                             "segments, topic first, e.g. build/bun."},
+                    "leaf": {
+                        "type": "string",
+                        "description": "Wiki path: 2-4 lowercase slug "
+                        "segments, topic first, e.g. build/bun.",
+                    },
                     "entry": {"type": "string", "description": "Entry id (slug of its title)."},
                     "title": {"type": "string", "maxLength": MAX_TITLE},
                     "type": {"type": "string", "enum": list(TYPES)},
@@ -58,10 +61,12 @@ SCHEMA: dict[str, Any] = {
                     "meta": {
                         "type": "object",
                         "description": "Optional dates (YYYY-MM-DD) for memory that should be "
-                                       "reviewed or that stops being true.",
+                        "reviewed or that stops being true.",
                         "additionalProperties": False,
-                        "properties": {"review-by": {"type": "string"},
-                                       "expires": {"type": "string"}},
+                        "properties": {
+                            "review-by": {"type": "string"},
+                            "expires": {"type": "string"},
+                        },
                     },
                 },
             },
@@ -88,8 +93,11 @@ class RawPlan:
     topics: tuple[Mapping[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"summary": self.summary, "edits": [dict(e) for e in self.edits],
-                "topics": [dict(t) for t in self.topics]}
+        return {
+            "summary": self.summary,
+            "edits": [dict(e) for e in self.edits],
+            "topics": [dict(t) for t in self.topics],
+        }
 
 
 @dataclass(frozen=True)
@@ -270,8 +278,10 @@ class _Checker:
         dangers = unverified(body + "\n" + title, self.verified)
         if dangers:
             # The command itself is not quoted: the reason lands in the log and git history.
-            return reject(f"body presents a dangerous command the run did not run successfully"
-                          f" ({dangers[0].kind})")
+            return reject(
+                f"body presents a dangerous command the run did not run successfully"
+                f" ({dangers[0].kind})"
+            )
         if demoted:
             repair("headings inside the body demoted to ###")
         if raw.get("type") not in TYPES:
@@ -291,15 +301,28 @@ class _Checker:
         if action == "update" and existing.get(entry_id, "").strip() == body:
             return reject("the entry already says this (no change)")
         self.seen.add((leaf, entry_id))
-        return Edit(action, leaf, entry_id, title=title or entry_id.replace("-", " ").capitalize(),
-                    type=str(kind), body=body, reason=one_line(str(raw.get("reason") or ""), 200),
-                    leaf_title=one_line(str(raw.get("leaf_title") or ""), MAX_TITLE),
-                    leaf_summary=one_line(str(raw.get("leaf_summary") or ""), MAX_SUMMARY),
-                    meta=clean_meta(raw.get("meta")))
+        return Edit(
+            action,
+            leaf,
+            entry_id,
+            title=title or entry_id.replace("-", " ").capitalize(),
+            type=str(kind),
+            body=body,
+            reason=one_line(str(raw.get("reason") or ""), 200),
+            leaf_title=one_line(str(raw.get("leaf_title") or ""), MAX_TITLE),
+            leaf_summary=one_line(str(raw.get("leaf_summary") or ""), MAX_SUMMARY),
+            meta=clean_meta(raw.get("meta")),
+        )
 
 
-def validate(raw: RawPlan, lookup: EntryLookup, *, total_entries: int = 0,
-             max_remove_share: float = 0.5, verified: Collection[str] = ()) -> Plan:
+def validate(
+    raw: RawPlan,
+    lookup: EntryLookup,
+    *,
+    total_entries: int = 0,
+    max_remove_share: float = 0.5,
+    verified: Collection[str] = (),
+) -> Plan:
     """Turn an untrusted plan into edits safe to apply (paths, sizes, secrets, entries,
     dangerous commands). `verified`: commands the runs' evidence shows succeeding, the only
     dangerous commands an entry may present (see `wikimem.guard`)."""
@@ -320,16 +343,22 @@ def validate(raw: RawPlan, lookup: EntryLookup, *, total_entries: int = 0,
         elif find_secrets(summary):
             checker.rejected.append(Note(index, f"topic {name}", "summary holds a secret"))
         elif unverified(summary, verified):
-            checker.rejected.append(Note(index, f"topic {name}",
-                                         "summary presents a dangerous command"))
+            checker.rejected.append(
+                Note(index, f"topic {name}", "summary presents a dangerous command")
+            )
         elif summary.strip():
             topics.append(TopicSummary(name, one_line(summary, MAX_SUMMARY)))
     summary = one_line(raw.summary or "Update memory", 72)
     if find_secrets(summary) or unverified(summary, verified):
         summary = "Update memory"
-    return Plan(summary=summary, edits=tuple(edits), topics=tuple(topics),
-                rejected=tuple(checker.rejected), repaired=tuple(checker.repaired),
-                held=_held(edits, lookup, total_entries, max_remove_share))
+    return Plan(
+        summary=summary,
+        edits=tuple(edits),
+        topics=tuple(topics),
+        rejected=tuple(checker.rejected),
+        repaired=tuple(checker.repaired),
+        held=_held(edits, lookup, total_entries, max_remove_share),
+    )
 
 
 def _held(edits: list[Edit], lookup: EntryLookup, total: int, share: float) -> str:

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wikimem.wiki import markdown
 from wikimem.indexing.plan import SCHEMA
 from wikimem.indexing.policy import Policy
 from wikimem.intake.record import RunRecord
-from wikimem.wiki.render import render
+from wikimem.wiki import markdown
 from wikimem.wiki.pages import PROFILE_FILE, Wiki
+from wikimem.wiki.render import render
 
 MAX_LEAVES_LISTED = 30
 # Full pages fill what the budget has left after the profile, topics and listing, in order of
@@ -46,9 +46,12 @@ class WikiView:
 
     @property
     def chars(self) -> int:
-        return (len(self.profile) + sum(len(a) + len(b) for a, b in self.topics)
-                + sum(len(p.path) + len(p.summary) + sum(map(len, p.entries)) for p in self.leaves)
-                + sum(len(b) for _, b in self.pages))
+        return (
+            len(self.profile)
+            + sum(len(a) + len(b) for a, b in self.topics)
+            + sum(len(p.path) + len(p.summary) + sum(map(len, p.entries)) for p in self.leaves)
+            + sum(len(b) for _, b in self.pages)
+        )
 
 
 def query_text(runs: Sequence[RunRecord]) -> str:
@@ -63,7 +66,7 @@ def query_text(runs: Sequence[RunRecord]) -> str:
                 parts.append(item.output[:300])
         parts.append(run.result[:500])
     words = " ".join(parts).replace("/", " ").split()
-    return " ".join(words[:QUERY_WORDS * 4])
+    return " ".join(words[: QUERY_WORDS * 4])
 
 
 def _cut(text: str, limit: int) -> str:
@@ -79,7 +82,7 @@ def build_view(wiki: Wiki, budget: int, relevant: Sequence[str]) -> WikiView:
     if profile_page is not None:
         text = profile_page.render()
         span = markdown.generated_block(text)
-        profile = text[span[0]:span[1]].strip() if span else text
+        profile = text[span[0] : span[1]].strip() if span else text
     profile = _cut(profile, budget // 4)
     left = budget - len(profile)
     topics: list[tuple[str, str]] = []
@@ -121,18 +124,26 @@ def fence(runs: Sequence[dict[str, Any]]) -> tuple[str, str]:
     return nonce, body
 
 
-def messages(policies: Sequence[Policy], view: WikiView, runs: Sequence[dict[str, Any]],
-             overrides: Path | None = None) -> list[dict[str, str]]:
+def messages(
+    policies: Sequence[Policy],
+    view: WikiView,
+    runs: Sequence[dict[str, Any]],
+    overrides: Path | None = None,
+) -> list[dict[str, str]]:
     nonce, body = fence(runs)
-    system = render("prompt_system.j2", overrides, policies=policies,
-                    schema=json.dumps(SCHEMA, indent=1, sort_keys=True))
-    user = render("prompt_user.j2", overrides, view=view, nonce=nonce, runs=body,
-                  count=len(runs))
+    system = render(
+        "prompt_system.j2",
+        overrides,
+        policies=policies,
+        schema=json.dumps(SCHEMA, indent=1, sort_keys=True),
+    )
+    user = render("prompt_user.j2", overrides, view=view, nonce=nonce, runs=body, count=len(runs))
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def relevant_leaves(search: Callable[[str, int], list[str]] | None, runs: Sequence[RunRecord],
-                    wiki: Wiki) -> list[str]:
+def relevant_leaves(
+    search: Callable[[str, int], list[str]] | None, runs: Sequence[RunRecord], wiki: Wiki
+) -> list[str]:
     """Leaves worth showing the model: explicit candidate paths first, then search hits."""
     found: list[str] = []
     for run in runs:

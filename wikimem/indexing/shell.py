@@ -13,30 +13,103 @@ import shlex
 from wikimem.wiki.markdown import slugify
 
 # Tools that only look at things (an agent inspecting is not an agent fixing).
-INSPECTION_TOOLS = frozenset({
-    "ls", "cat", "less", "more", "head", "tail", "grep", "egrep", "rg", "ag", "find", "fd",
-    "tree", "wc", "echo", "printf", "pwd", "which", "whereis", "type", "file", "stat", "env",
-    "printenv", "whoami", "id", "date", "ps", "df", "du", "sort", "uniq", "cut", "jq", "column",
-    "true", "cd", "pushd", "popd", "clear",
-})
+INSPECTION_TOOLS = frozenset(
+    {
+        "ls",
+        "cat",
+        "less",
+        "more",
+        "head",
+        "tail",
+        "grep",
+        "egrep",
+        "rg",
+        "ag",
+        "find",
+        "fd",
+        "tree",
+        "wc",
+        "echo",
+        "printf",
+        "pwd",
+        "which",
+        "whereis",
+        "type",
+        "file",
+        "stat",
+        "env",
+        "printenv",
+        "whoami",
+        "id",
+        "date",
+        "ps",
+        "df",
+        "du",
+        "sort",
+        "uniq",
+        "cut",
+        "jq",
+        "column",
+        "true",
+        "cd",
+        "pushd",
+        "popd",
+        "clear",
+    }
+)
 # Subcommands that only read, for tools whose other subcommands change things.
 TOOL_READS = {
-    "git": frozenset({"log", "status", "diff", "show", "blame", "rev-parse", "ls-files",
-                      "describe", "shortlog", "reflog", "grep"}),
+    "git": frozenset(
+        {
+            "log",
+            "status",
+            "diff",
+            "show",
+            "blame",
+            "rev-parse",
+            "ls-files",
+            "describe",
+            "shortlog",
+            "reflog",
+            "grep",
+        }
+    ),
     "kubectl": frozenset({"get", "top", "explain", "events"}),
     "docker": frozenset({"ps", "images", "top", "stats"}),
 }
 # Any tool's reading verbs: `fly status`, `gh run view`, `gcloud run services logs read`.
-READ_VERBS = frozenset({
-    "logs", "log", "describe", "inspect", "status", "show", "list", "ls", "view", "info",
-    "version", "help",
-})
+READ_VERBS = frozenset(
+    {
+        "logs",
+        "log",
+        "describe",
+        "inspect",
+        "status",
+        "show",
+        "list",
+        "ls",
+        "view",
+        "info",
+        "version",
+        "help",
+    }
+)
 WRAPPERS = frozenset({"sudo", "env", "time", "nohup", "exec", "command", "nice", "stdbuf"})
 RUNNERS = frozenset({"npx", "uvx", "bunx", "pnpx"})
-SUB_RUNNERS = frozenset({
-    ("uv", "run"), ("poetry", "run"), ("pipenv", "run"), ("pdm", "run"), ("pipx", "run"),
-    ("pnpm", "exec"), ("pnpm", "dlx"), ("yarn", "dlx"), ("npm", "exec"), ("bundle", "exec"),
-})
+SUB_RUNNERS = frozenset(
+    {
+        ("uv", "run"),
+        ("poetry", "run"),
+        ("pipenv", "run"),
+        ("pdm", "run"),
+        ("pipx", "run"),
+        ("pnpm", "exec"),
+        ("pnpm", "dlx"),
+        ("yarn", "dlx"),
+        ("npm", "exec"),
+        ("bundle", "exec"),
+    }
+)
 INTERPRETERS = frozenset({"bash", "sh", "zsh", "node", "python", "ruby", "perl", "deno", "bun"})
 SEPARATORS = frozenset({"&&", "||", "|", ";", "&", "(", ")", "|&"})
 SCRIPT_SUFFIX = re.compile(r"\.(?:sh|bash|zsh|py|js|mjs|cjs|ts|rb|pl|ps1|cmd|bat)$")
@@ -178,4 +251,3 @@ def _targets(args: list[str]) -> set[str]:
 def _flag(word: str) -> bool:
     """`-x`, `--name=v`, and `+toolchain` selectors (`cargo +1.83 build`) are options."""
     return word.startswith(("-", "+"))
-

@@ -13,8 +13,8 @@ from typing import Any
 from wikimem.config import Places, Settings
 from wikimem.intake.queue import Queue
 from wikimem.intake.record import normalise, parse_json
-from wikimem.redaction.redact import to_text
 from wikimem.intake.snapshot import Caps, take
+from wikimem.redaction.redact import to_text
 
 
 @dataclass(frozen=True)
@@ -26,8 +26,11 @@ class Enqueued:
 
 
 def caps(settings: Settings) -> Caps:
-    return Caps(settings["capture.output_head"], settings["capture.output_tail"],
-                settings["capture.snapshot_max"])
+    return Caps(
+        settings["capture.output_head"],
+        settings["capture.output_tail"],
+        settings["capture.snapshot_max"],
+    )
 
 
 def decode(data: bytes, source: str) -> dict[str, Any]:
@@ -42,8 +45,9 @@ def decode(data: bytes, source: str) -> dict[str, Any]:
     return parse_json(text, source)
 
 
-def record_from_bytes(data: bytes, source: str, github: bool,
-                      env: Mapping[str, str]) -> dict[str, Any] | None:
+def record_from_bytes(
+    data: bytes, source: str, github: bool, env: Mapping[str, str]
+) -> dict[str, Any] | None:
     """What a hook was handed (a run record, a runner's hook payload, or a GitHub agent step's
     output) as a run record; None when the payload is not a run worth keeping."""
     from wikimem.errors import RecordError
@@ -61,8 +65,9 @@ def record_from_bytes(data: bytes, source: str, github: bool,
         raise RecordError(f"{source}: unreadable hook payload ({exc})") from exc
 
 
-def enqueue(places: Places, settings: Settings, record: dict[str, Any],
-            source: str = "input") -> Enqueued:
+def enqueue(
+    places: Places, settings: Settings, record: dict[str, Any], source: str = "input"
+) -> Enqueued:
     from wikimem.errors import RecordError
 
     try:
@@ -74,9 +79,15 @@ def enqueue(places: Places, settings: Settings, record: dict[str, Any],
     return Enqueued(jid, str(snapshot["run_id"]), duplicate, tuple(sorted(set(kinds))))
 
 
-def accept(places: Places, env: Mapping[str, str], data: bytes = b"", source: str = "input",
-           github: bool = False, record: dict[str, Any] | None = None,
-           settings: Settings | None = None) -> dict[str, Any]:
+def accept(
+    places: Places,
+    env: Mapping[str, str],
+    data: bytes = b"",
+    source: str = "input",
+    github: bool = False,
+    record: dict[str, Any] | None = None,
+    settings: Settings | None = None,
+) -> dict[str, Any]:
     """What a hook does with a run, in its own process or in the warm listener: adapt `data`
     (unless given the `record`), redact, bound and enqueue it. Returns the reply the hook
     reports: the job, the secret kinds removed, a failing-passes warning, or why it was skipped."""
@@ -90,5 +101,11 @@ def accept(places: Places, env: Mapping[str, str], data: bytes = b"", source: st
         if record is None:
             return {"ok": True, "skipped": "not a run to remember"}
     done = enqueue(places, load(places, env) if settings is None else settings, record)
-    return {"ok": True, "job": done.job_id, "run": done.run_id, "duplicate": done.duplicate,
-            "redactions": list(done.redactions), "warning": failure_warning(places.pass_log)}
+    return {
+        "ok": True,
+        "job": done.job_id,
+        "run": done.run_id,
+        "duplicate": done.duplicate,
+        "redactions": list(done.redactions),
+        "warning": failure_warning(places.pass_log),
+    }

@@ -26,27 +26,52 @@ def spawn_listener(workspace: str, log_path: str, idle: int) -> None:
     spawn(["listen", "--quiet", "--idle", str(idle), "-C", workspace], log_path)
 
 
-def spawn(args: list[str], log_path: str, payload: bytes | None = None,
-          env: Mapping[str, str] | None = None) -> None:
+def spawn(
+    args: list[str],
+    log_path: str,
+    payload: bytes | None = None,
+    env: Mapping[str, str] | None = None,
+) -> None:
     """Start `wikimem ARGS` detached, optionally handing it `payload` on its stdin through a
     pipe (never a file: the payload is not yet redacted)."""
     os.makedirs(os.path.dirname(log_path), exist_ok=True)
     env = os.environ if env is None else env
     # -P: a `wikimem/` folder in the runner's working folder must not stand in for the package
-    argv = [sys.executable, *(["-P"] if sys.version_info >= (3, 11) else []), "-m", "wikimem",
-            *args]
+    argv = [
+        sys.executable,
+        *(["-P"] if sys.version_info >= (3, 11) else []),
+        "-m",
+        "wikimem",
+        *args,
+    ]
     read_end, write_end = os.pipe() if payload is not None else (-1, -1)
     try:
         try:
             if not hasattr(os, "posix_spawn"):
                 raise NotImplementedError
-            stdin = [(os.POSIX_SPAWN_DUP2, read_end, 0), (os.POSIX_SPAWN_CLOSE, write_end)] \
-                if payload is not None else [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
-            os.posix_spawn(sys.executable, argv, env, setsid=True, file_actions=[
-                *stdin, (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-                (os.POSIX_SPAWN_OPEN, 2, log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND,
-                 0o644),
-                *((os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited({read_end, write_end}))])
+            stdin = (
+                [(os.POSIX_SPAWN_DUP2, read_end, 0), (os.POSIX_SPAWN_CLOSE, write_end)]
+                if payload is not None
+                else [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
+            )
+            os.posix_spawn(
+                sys.executable,
+                argv,
+                env,
+                setsid=True,
+                file_actions=[
+                    *stdin,
+                    (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                    (
+                        os.POSIX_SPAWN_OPEN,
+                        2,
+                        log_path,
+                        os.O_WRONLY | os.O_CREAT | os.O_APPEND,
+                        0o644,
+                    ),
+                    *((os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited({read_end, write_end})),
+                ],
+            )
         except (NotImplementedError, TypeError, OSError):
             _popen(argv, log_path, read_end if payload is not None else None, env)
         if payload is not None:
@@ -80,12 +105,17 @@ def _inherited(ours: set[int]) -> list[int]:
     return found
 
 
-def _popen(argv: list[str], log_path: str, stdin_fd: int | None,
-           env: Mapping[str, str]) -> None:
+def _popen(argv: list[str], log_path: str, stdin_fd: int | None, env: Mapping[str, str]) -> None:
     """The portable fallback where posix_spawn cannot start a new session."""
     import subprocess
 
     with open(log_path, "ab") as log:
-        subprocess.Popen(argv, stdin=subprocess.DEVNULL if stdin_fd is None else stdin_fd,
-                         stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
-                         close_fds=True, env=dict(env))
+        subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL if stdin_fd is None else stdin_fd,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            start_new_session=True,
+            close_fds=True,
+            env=dict(env),
+        )

@@ -43,8 +43,15 @@ TICK = 1.0  # seconds between checks that the socket and the code are still ours
 # ---- the hook's side ----------------------------------------------------------------------
 
 
-def send(socket_path: str, workspace: str, data: bytes, source: str, *, github: bool = False,
-         early: bool = False) -> dict[str, Any] | None:
+def send(
+    socket_path: str,
+    workspace: str,
+    data: bytes,
+    source: str,
+    *,
+    github: bool = False,
+    early: bool = False,
+) -> dict[str, Any] | None:
     """Hand one run to the workspace's listener; its reply, or None when no listener is there
     to ask (no socket, a dead one's socket, not a socket of ours). A reply holding "retry" (a
     refusal, or no answer in time) also means the caller does the work itself.
@@ -60,9 +67,18 @@ def send(socket_path: str, workspace: str, data: bytes, source: str, *, github: 
             cwd = os.getcwd()
         except OSError:  # a deleted folder: the listener then works from the workspace
             cwd = workspace
-        header = {"v": PROTOCOL, "op": "run", "exe": _installation(), "workspace": workspace,
-                  "cwd": cwd, "env": dict(os.environ), "source": source, "github": github,
-                  "early": early, "size": len(data)}
+        header = {
+            "v": PROTOCOL,
+            "op": "run",
+            "exe": _installation(),
+            "workspace": workspace,
+            "cwd": cwd,
+            "env": dict(os.environ),
+            "source": source,
+            "github": github,
+            "early": early,
+            "size": len(data),
+        }
         return _ask(socket_path, frame(header, data), EARLY_TIMEOUT if early else REPLY_TIMEOUT)
     except Exception:  # whatever it is, the hook does the work itself
         return None
@@ -102,8 +118,11 @@ def _private_socket(path: str) -> bool:
         info = os.lstat(path)
     except OSError:
         return False
-    return (info.st_mode & 0o170000 == 0o140000 and info.st_mode & 0o077 == 0
-            and info.st_uid == os.getuid())
+    return (
+        info.st_mode & 0o170000 == 0o140000
+        and info.st_mode & 0o077 == 0
+        and info.st_uid == os.getuid()
+    )
 
 
 def _ask(socket_path: str, message: bytes, timeout: float) -> dict[str, Any] | None:
@@ -185,8 +204,9 @@ def _same_user(sock: socket.socket) -> bool:
 # ---- the listener's side ------------------------------------------------------------------
 
 
-def serve(workspace: str, idle: float, say: Callable[[str], None],
-          warn: Callable[[str], None]) -> str:
+def serve(
+    workspace: str, idle: float, say: Callable[[str], None], warn: Callable[[str], None]
+) -> str:
     """Take runs until `idle` seconds pass without one (0: never), a `stop` request, or the
     socket or the code changes under us; return why it stopped. `say` reports each run,
     `warn` what went wrong (it reaches the background log even when `say` is silent).
@@ -204,8 +224,10 @@ def serve(workspace: str, idle: float, say: Callable[[str], None],
         sock, inode = _bind(path)
         try:
             listener = _Listener(sock, inode, path, str(places.workspace), say, warn)
-            say(f"wikimem: listening for runs in {places.workspace} "
-                f"({f'leaving after {idle:g} s idle' if idle else 'until stopped'})")
+            say(
+                f"wikimem: listening for runs in {places.workspace} "
+                f"({f'leaving after {idle:g} s idle' if idle else 'until stopped'})"
+            )
             return listener.loop(idle)
         finally:
             sock.close()
@@ -233,8 +255,15 @@ def _leave_on_signals() -> None:
 class _Listener:
     """The serving loop's state: its socket, its code's stamp, the runs it took."""
 
-    def __init__(self, sock: socket.socket, inode: int, path: str, workspace: str,
-                 say: Callable[[str], None], warn: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        sock: socket.socket,
+        inode: int,
+        path: str,
+        workspace: str,
+        say: Callable[[str], None],
+        warn: Callable[[str], None],
+    ) -> None:
         self.sock, self.inode, self.path, self.workspace = sock, inode, path, workspace
         self.say, self.warn = say, warn
         self.code = _code_stamp()
@@ -262,8 +291,9 @@ class _Listener:
                     why, took_run = self.serve_one(conn)
                 except Exception as exc:  # one bad request never ends the listener
                     why, took_run = None, False
-                    self.warn(f"wikimem: listener: dropped a request: "
-                              f"{exc.__class__.__name__}: {exc}")
+                    self.warn(
+                        f"wikimem: listener: dropped a request: {exc.__class__.__name__}: {exc}"
+                    )
             if took_run:
                 last = time.monotonic()  # only runs count: `status` polling is not activity
             os.chdir(self.workspace)  # never pin the folder of a hook that has gone
@@ -305,9 +335,9 @@ class _Listener:
     def take_run(self, conn: socket.socket, header: Mapping[str, Any], data: bytes) -> bool:
         """Queue one run and start a pass for it; whether a job was queued."""
         from wikimem import config
-        from wikimem.intake.background import spawn_pass
         from wikimem.errors import WikimemError
         from wikimem.intake.accept import accept
+        from wikimem.intake.background import spawn_pass
 
         env = header.get("env", {})  # checked by _read_request: a table of strings
         source = str(header.get("source") or "input")
@@ -317,7 +347,7 @@ class _Listener:
         try:
             try:
                 os.chdir(str(header.get("cwd") or self.workspace))  # relative paths as the
-            except OSError:                                           # hook saw them
+            except OSError:  # hook saw them
                 os.chdir(self.workspace)
             places = config.places(self.workspace, env)
             reply = accept(places, env, data, source, bool(header.get("github")))
@@ -331,8 +361,10 @@ class _Listener:
             self.warn(f"wikimem hook: {reply.get('error') or reply.get('retry')}")
         if not reply.get("job"):
             return False
-        self.say(f"wikimem: queued job {reply['job']} (run {reply['run']})"
-                 f"{' again: already known' if reply.get('duplicate') else ''}")
+        self.say(
+            f"wikimem: queued job {reply['job']} (run {reply['run']})"
+            f"{' again: already known' if reply.get('duplicate') else ''}"
+        )
         spawn_pass(self.workspace, str(places.background_log), env)
         return True
 
@@ -354,8 +386,9 @@ def _read_request(conn: socket.socket) -> tuple[dict[str, Any], bytes]:
         raise ValueError(f"bad payload size {size!r}")
     if op not in ("run", "ping", "stop"):
         raise ValueError(f"unknown request {op!r}")
-    if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str)
-                                            for k, v in env.items()):
+    if not isinstance(env, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in env.items()
+    ):
         raise ValueError("the environment is not a table of strings")
     return header, _read_exactly(conn, size, "the payload")
 

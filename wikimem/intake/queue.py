@@ -44,9 +44,14 @@ class Job:
 
     def to_json(self) -> str:
         data = {
-            "schema": SCHEMA, "id": self.id, "enqueued_at": self.enqueued_at,
-            "attempts": self.attempts, "not_before": self.not_before,
-            "last_error": self.last_error, "redactions": list(self.redactions), "run": self.run,
+            "schema": SCHEMA,
+            "id": self.id,
+            "enqueued_at": self.enqueued_at,
+            "attempts": self.attempts,
+            "not_before": self.not_before,
+            "last_error": self.last_error,
+            "redactions": list(self.redactions),
+            "run": self.run,
         }
         if self.held_plan is not None:
             data["held_plan"] = self.held_plan
@@ -60,11 +65,15 @@ class Job:
             if data.get("schema") != SCHEMA:
                 raise ValueError(f"unknown schema {data.get('schema')!r}")
             return cls(
-                id=str(data["id"]), run=dict(data["run"]), enqueued_at=float(data["enqueued_at"]),
-                attempts=int(data.get("attempts", 0)), not_before=float(data.get("not_before", 0)),
+                id=str(data["id"]),
+                run=dict(data["run"]),
+                enqueued_at=float(data["enqueued_at"]),
+                attempts=int(data.get("attempts", 0)),
+                not_before=float(data.get("not_before", 0)),
                 last_error=str(data.get("last_error", "")),
                 redactions=tuple(data.get("redactions", ())),
-                held_plan=data.get("held_plan"), held_reason=str(data.get("held_reason", "")),
+                held_plan=data.get("held_plan"),
+                held_reason=str(data.get("held_reason", "")),
             )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise RecordError(f"corrupt job file: {exc}") from exc
@@ -90,14 +99,19 @@ class Queue:
                 return state
         return None
 
-    def enqueue(self, snapshot: dict[str, Any], redactions: list[str],
-                now: float | None = None) -> tuple[str, bool]:
+    def enqueue(
+        self, snapshot: dict[str, Any], redactions: list[str], now: float | None = None
+    ) -> tuple[str, bool]:
         """Write a job durably; return (job id, False) or (id, True) when already known."""
         jid = job_id(str(snapshot["run_id"]))
         if self.state_of(jid) is not None:
             return jid, True
-        job = Job(id=jid, run=snapshot, enqueued_at=time.time() if now is None else now,
-                  redactions=tuple(sorted(set(redactions))))
+        job = Job(
+            id=jid,
+            run=snapshot,
+            enqueued_at=time.time() if now is None else now,
+            redactions=tuple(sorted(set(redactions))),
+        )
         atomic_write_text(self.path("pending", jid), job.to_json())
         return jid, False
 
@@ -164,8 +178,10 @@ class Queue:
         return sum(1 for _, job in self.jobs("pending") if job is None or job.not_before <= now)
 
     def counts(self) -> dict[str, int]:
-        return {s: len(list(self.folder(s).glob("*.json"))) if self.folder(s).is_dir() else 0
-                for s in STATES}
+        return {
+            s: len(list(self.folder(s).glob("*.json"))) if self.folder(s).is_dir() else 0
+            for s in STATES
+        }
 
     def retry_failed(self) -> int:
         count = 0

@@ -18,7 +18,15 @@ from wikimem.errors import RecordError
 EVIDENCE_KINDS = ("command", "file", "note")
 MEMORY_TYPES = ("semantic", "episodic", "procedural", "working", "identity")
 KNOWN_FIELDS = {
-    "run_id", "task", "status", "result", "agent", "started_at", "ended_at", "evidence", "memory",
+    "run_id",
+    "task",
+    "status",
+    "result",
+    "agent",
+    "started_at",
+    "ended_at",
+    "evidence",
+    "memory",
 }
 
 
@@ -122,8 +130,12 @@ def _evidence(item: Any) -> dict[str, Any]:
         output = item.get("output")
         if output is None:
             output = "\n".join(_text(item.get(k)) for k in ("stdout", "stderr") if item.get(k))
-        return {"kind": "command", "command": _text(item.get("command")),
-                "exit_code": _exit_code(item.get("exit_code")), "output": _text(output)}
+        return {
+            "kind": "command",
+            "command": _text(item.get("command")),
+            "exit_code": _exit_code(item.get("exit_code")),
+            "output": _text(output),
+        }
     if kind == "file":
         return {"kind": "file", "path": _text(item.get("path")), "diff": _text(item.get("diff"))}
     text = item.get("text")
@@ -138,8 +150,12 @@ def _candidate(item: Any, index: int) -> dict[str, Any]:
     content = item.get("content", item.get("body"))
     if not isinstance(item.get("path"), str) or not isinstance(content, str) or not content.strip():
         raise RecordError(f"memory[{index}] needs a string 'path' and a non-empty 'content'")
-    return {"path": item["path"], "content": content, "title": _text(item.get("title")),
-            "type": _text(item.get("type"))}
+    return {
+        "path": item["path"],
+        "content": content,
+        "title": _text(item.get("title")),
+        "type": _text(item.get("type")),
+    }
 
 
 def derive_run_id(data: Mapping[str, Any]) -> str:
@@ -165,18 +181,21 @@ def normalise(data: Mapping[str, Any], source: str = "input") -> dict[str, Any]:
     if not isinstance(agent, Mapping):
         raise RecordError(f"{source}: 'agent' must be an object")
     run_id = data.get("run_id")
-    canonical: dict[str, Any] = {
-        k: v for k, v in data.items() if k not in KNOWN_FIELDS
-    }
-    canonical.update({
-        "run_id": str(run_id).strip() if run_id not in (None, "") else derive_run_id(data),
-        "task": task.strip(),
-        "status": _text(data.get("status")),
-        "result": _text(data.get("result")),
-        "agent": {"name": _text(agent.get("name")), "instance_id": _text(agent.get("instance_id"))},
-        "started_at": _text(data.get("started_at")),
-        "ended_at": _text(data.get("ended_at")),
-        "evidence": [_evidence(item) for item in evidence],
-        "memory": [_candidate(item, i) for i, item in enumerate(memory)],
-    })
+    canonical: dict[str, Any] = {k: v for k, v in data.items() if k not in KNOWN_FIELDS}
+    canonical.update(
+        {
+            "run_id": str(run_id).strip() if run_id not in (None, "") else derive_run_id(data),
+            "task": task.strip(),
+            "status": _text(data.get("status")),
+            "result": _text(data.get("result")),
+            "agent": {
+                "name": _text(agent.get("name")),
+                "instance_id": _text(agent.get("instance_id")),
+            },
+            "started_at": _text(data.get("started_at")),
+            "ended_at": _text(data.get("ended_at")),
+            "evidence": [_evidence(item) for item in evidence],
+            "memory": [_candidate(item, i) for i, item in enumerate(memory)],
+        }
+    )
     return canonical

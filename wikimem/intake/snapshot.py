@@ -49,8 +49,12 @@ def _shrink(record: dict[str, Any], cap: int) -> None:
     """Halve the largest evidence texts until the whole snapshot fits under `cap`."""
     fields = ("output", "diff", "text")
     while _size(record) > cap:
-        sized = [(len(item.get(f, "")), i, f) for i, item in enumerate(record["evidence"])
-                 for f in fields if len(item.get(f, "")) > 200]
+        sized = [
+            (len(item.get(f, "")), i, f)
+            for i, item in enumerate(record["evidence"])
+            for f in fields
+            if len(item.get(f, "")) > 200
+        ]
         if not sized:
             break
         length, index, name = max(sized)

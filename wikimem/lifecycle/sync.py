@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from wikimem.wiki import markdown
-from wikimem.wiki.compile import compile_profile, compile_topic
 from wikimem.config import Places, Settings
 from wikimem.errors import HistoryError, WikimemError
 from wikimem.fsio import atomic_write_text, read_text, workspace_lock
+from wikimem.wiki import markdown
+from wikimem.wiki.compile import compile_profile, compile_topic
 from wikimem.wiki.history import Identity, WikiRepo
 from wikimem.wiki.pages import LEAF_FILE, PROFILE_FILE, TOPIC_FILE, Wiki
 from wikimem.wiki.workspace import ensure_wiki, open_repo, today
@@ -61,8 +61,9 @@ class Replay:
     kept: int = 0  # rebuilt commits that still change something
 
 
-def sync(places: Places, settings: Settings, *, url: str | None = None,
-         attempts: int = ATTEMPTS) -> Synced:
+def sync(
+    places: Places, settings: Settings, *, url: str | None = None, attempts: int = ATTEMPTS
+) -> Synced:
     """`wikimem sync`: wait for any running pass, then sync under the workspace lock."""
     with workspace_lock(places.lock, wait=True, timeout=LOCK_TIMEOUT):
         return sync_locked(places, settings, url=url, attempts=attempts)
@@ -80,21 +81,26 @@ def after_pass(places: Places, settings: Settings, warn: Warn) -> Synced | None:
         return None
 
 
-def sync_locked(places: Places, settings: Settings, *, url: str | None = None,
-                attempts: int = ATTEMPTS) -> Synced:
+def sync_locked(
+    places: Places, settings: Settings, *, url: str | None = None, attempts: int = ATTEMPTS
+) -> Synced:
     """Sync while the caller holds the workspace lock."""
     repo = open_repo(places, settings)
     if repo.mode != "wiki":
-        raise WikimemError("wikimem sync shares a wiki that has its own repository "
-                           "(wiki.commit_into = \"wiki\"); in workspace mode the wiki travels "
-                           "with the project's own commits, so push and pull the project instead")
+        raise WikimemError(
+            "wikimem sync shares a wiki that has its own repository "
+            '(wiki.commit_into = "wiki"); in workspace mode the wiki travels '
+            "with the project's own commits, so push and pull the project instead"
+        )
     remote = settings["wiki.remote"] or "origin"
     ensure_wiki(places, settings, repo)
     if url:
         repo.set_remote(remote, url)
     if repo.remote_url(remote) is None:
-        raise WikimemError(f"the wiki has no remote {remote!r}: run `wikimem sync --remote "
-                           f"URL` once (or `git -C {places.wiki} remote add {remote} URL`)")
+        raise WikimemError(
+            f"the wiki has no remote {remote!r}: run `wikimem sync --remote "
+            f"URL` once (or `git -C {places.wiki} remote add {remote} URL`)"
+        )
     repo.commit_person_edits()
     repo.drop_scratches()
     branch = repo.branch()
@@ -115,16 +121,20 @@ def sync_locked(places: Places, settings: Settings, *, url: str | None = None,
             merged = replay.merged
         if target == theirs:  # our commits changed nothing the remote lacked
             repo.move_to(theirs)
-            return Synced(remote, branch, theirs, 0, received, attempt,
-                          tuple(dict.fromkeys(merged)))
+            return Synced(
+                remote, branch, theirs, 0, received, attempt, tuple(dict.fromkeys(merged))
+            )
         if repo.push(remote, target, branch):
             if target != head:
                 repo.move_to(target)
             pushed = ours if ours >= 0 else len(repo.log(limit=100000))
-            return Synced(remote, branch, target, pushed, received, attempt,
-                          tuple(dict.fromkeys(merged)))
-    raise HistoryError(f"could not push the wiki to {remote} after {attempts} attempts: other "
-                       "machines kept pushing first; run `wikimem sync` again")
+            return Synced(
+                remote, branch, target, pushed, received, attempt, tuple(dict.fromkeys(merged))
+            )
+    raise HistoryError(
+        f"could not push the wiki to {remote} after {attempts} attempts: other "
+        "machines kept pushing first; run `wikimem sync` again"
+    )
 
 
 def rebuild(repo: WikiRepo, theirs: str, places: Places, settings: Settings) -> Replay:
@@ -145,15 +155,24 @@ def rebuild(repo: WikiRepo, theirs: str, places: Places, settings: Settings) -> 
                     touched.append(path)
             touched += recompile(wiki, commit.paths, places, settings)
             author = Identity(commit.author, commit.email)
-            sha = scratch.commit(repo.message(commit.sha), paths=sorted(set(touched)),
-                                 author=author) if touched else None
+            sha = (
+                scratch.commit(repo.message(commit.sha), paths=sorted(set(touched)), author=author)
+                if touched
+                else None
+            )
             if sha:
                 replay.head, replay.kept = sha, replay.kept + 1
         return replay
 
 
-def merge(repo: WikiRepo, path: str, base: str | None, ours: str | None, current: str | None,
-          merged: list[str]) -> str | None:
+def merge(
+    repo: WikiRepo,
+    path: str,
+    base: str | None,
+    ours: str | None,
+    current: str | None,
+    merged: list[str],
+) -> str | None:
     """The content `path` should have after applying our change (base -> ours) to `current`."""
     if current in (base, ours):
         return ours
@@ -219,15 +238,18 @@ def write(wiki: Wiki, path: str, text: str | None) -> None:
     atomic_write_text(target, text)
 
 
-def recompile(wiki: Wiki, paths: tuple[str, ...], places: Places,
-              settings: Settings) -> list[str]:
+def recompile(wiki: Wiki, paths: tuple[str, ...], places: Places, settings: Settings) -> list[str]:
     """Regenerate the TOPIC.md of every topic these paths are in, then PROFILE.md."""
     topics = {p.split("/", 1)[0] for p in paths if "/" in p} & set(wiki.topics())
     date = today()
-    changed = [p for p in (compile_topic(wiki, t, date, None, places.templates)
-                           for t in sorted(topics)) if p]
+    changed = [
+        p
+        for p in (compile_topic(wiki, t, date, None, places.templates) for t in sorted(topics))
+        if p
+    ]
     if paths:
-        profile = compile_profile(wiki, date, settings["wiki.profile_max"],
-                                  places.workspace.name, places.templates)
+        profile = compile_profile(
+            wiki, date, settings["wiki.profile_max"], places.workspace.name, places.templates
+        )
         changed += [profile] if profile else []
     return changed

@@ -13,11 +13,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from wikimem.wiki.change import Change, commit_change
 from wikimem.config import Places, Settings
 from wikimem.errors import WikimemError
 from wikimem.indexing.plan import MAX_EDITS, Note, RawPlan, validate
 from wikimem.redaction.redact import redact
+from wikimem.wiki.change import Change, commit_change
 from wikimem.wiki.pages import Wiki
 from wikimem.wiki.workspace import open_repo
 
@@ -49,9 +49,15 @@ def export_lines(places: Places, settings: Settings) -> Iterator[dict[str, Any]]
         provenance = {"commit": last[0].sha, "date": last[0].date} if last else {}
         for entry in leaf.page.entries:
             yield {
-                "schema": SCHEMA, "path": path, "entry": entry.id, "title": entry.title,
-                "type": entry.meta.get("type") or leaf.type or "semantic", "body": entry.body,
-                "meta": dict(entry.meta), "leaf_title": leaf.title, "leaf_summary": leaf.summary,
+                "schema": SCHEMA,
+                "path": path,
+                "entry": entry.id,
+                "title": entry.title,
+                "type": entry.meta.get("type") or leaf.type or "semantic",
+                "body": entry.body,
+                "meta": dict(entry.meta),
+                "leaf_title": leaf.title,
+                "leaf_summary": leaf.summary,
                 "provenance": provenance,
             }
 
@@ -69,8 +75,10 @@ def parse_line(number: int, text: str) -> dict[str, Any] | None:
     if not isinstance(schema, int) or isinstance(schema, bool) or schema < 1:
         raise WikimemError(f"line {number} has no schema version; nothing imported")
     if schema > SCHEMA:
-        raise WikimemError(f"line {number} was written by a newer wikimem (schema {schema}; this "
-                         f"one reads up to {SCHEMA}): upgrade wikimem to import it")
+        raise WikimemError(
+            f"line {number} was written by a newer wikimem (schema {schema}; this "
+            f"one reads up to {SCHEMA}): upgrade wikimem to import it"
+        )
     return item
 
 
@@ -81,23 +89,31 @@ def to_edit(item: dict[str, Any], result: Imported) -> dict[str, Any]:
         value, kinds = redact(str(item.get(key) or ""))
         text[key] = value
         result.redacted += len(kinds)
-    return {"action": "add", "leaf": item.get("path"), "entry": item.get("entry") or "",
-            "type": item.get("type"), "meta": item.get("meta"), "reason": "imported", **text}
+    return {
+        "action": "add",
+        "leaf": item.get("path"),
+        "entry": item.get("entry") or "",
+        "type": item.get("type"),
+        "meta": item.get("meta"),
+        "reason": "imported",
+        **text,
+    }
 
 
-def import_lines(places: Places, settings: Settings, lines: Iterable[str],
-                 source: str = "a file") -> Imported:
+def import_lines(
+    places: Places, settings: Settings, lines: Iterable[str], source: str = "a file"
+) -> Imported:
     """Merge exported lines into the wiki: new entries added, changed ones updated."""
-    items = [(n, item) for n, line in enumerate(lines, 1)
-             if (item := parse_line(n, line)) is not None]
+    items = [
+        (n, item) for n, line in enumerate(lines, 1) if (item := parse_line(n, line)) is not None
+    ]
     result = Imported()
     edits = [(n, to_edit(item, result)) for n, item in items]
 
     def work(change: Change) -> None:
         for start in range(0, len(edits), MAX_EDITS):
-            chunk = edits[start:start + MAX_EDITS]
-            plan = validate(RawPlan("import", tuple(e for _, e in chunk)),
-                            change.wiki.entry_bodies)
+            chunk = edits[start : start + MAX_EDITS]
+            plan = validate(RawPlan("import", tuple(e for _, e in chunk)), change.wiki.entry_bodies)
             for note in plan.rejected:
                 tally(result, chunk, note)
             for edit in plan.edits:
@@ -111,9 +127,17 @@ def import_lines(places: Places, settings: Settings, lines: Iterable[str],
                 change.topics.add(topic)
 
     names = f"{len(items)} line(s) from {source}"
-    result.commit = commit_change(
-        places, settings, f"Import memory\n\nMerged {names} with `wikimem import`.\n\n"
-        "Wikimem-Action: import\n", work, create=True) if items else None
+    result.commit = (
+        commit_change(
+            places,
+            settings,
+            f"Import memory\n\nMerged {names} with `wikimem import`.\n\nWikimem-Action: import\n",
+            work,
+            create=True,
+        )
+        if items
+        else None
+    )
     return result
 
 
@@ -123,6 +147,4 @@ def tally(result: Imported, chunk: list[tuple[int, dict[str, Any]]], note: Note)
         return
     number = chunk[note.index][0] if note.index < len(chunk) else 0
     item = chunk[note.index][1] if note.index < len(chunk) else {}
-    result.rejected.append(f"line {number}: {item.get('leaf')}#{item.get('entry')}: "
-                           f"{note.reason}")
-
+    result.rejected.append(f"line {number}: {item.get('leaf')}#{item.get('entry')}: {note.reason}")

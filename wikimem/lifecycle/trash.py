@@ -12,10 +12,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from wikimem.wiki import markdown
-from wikimem.wiki.change import Change, commit_change
 from wikimem.config import Places, Settings
 from wikimem.errors import NotFound, UsageError, WikiError
+from wikimem.wiki import markdown
+from wikimem.wiki.change import Change, commit_change
 from wikimem.wiki.markdown import Entry, Page
 from wikimem.wiki.pages import LEAF_FILE, TRASH, Wiki, split_ref
 from wikimem.wiki.workspace import open_repo
@@ -136,8 +136,11 @@ def forget(places: Places, settings: Settings, ref: str) -> Moved:
                     trashed = put_entry(trashed, each)
                 change.write(bin_file, trashed.render())
             change.remove(leaf_file)
-            unsay_topic(change, path, {str(leaf.meta.get("summary") or "")}
-                        | {e.title for e in leaf.entries})
+            unsay_topic(
+                change,
+                path,
+                {str(leaf.meta.get("summary") or "")} | {e.title for e in leaf.entries},
+            )
         else:
             entry = leaf.entry(entry_id)
             if entry is None:
@@ -145,8 +148,7 @@ def forget(places: Places, settings: Settings, ref: str) -> Moved:
                 raise NotFound(f"no entry {entry_id!r} in {path} (entries: {known})")
             moved.append(entry.id)
             change.write(bin_file, put_entry(trashed or empty_like(leaf, path), entry).render())
-            kept = markdown.with_meta(markdown.remove_entry(leaf, entry_id), "updated",
-                                      change.date)
+            kept = markdown.with_meta(markdown.remove_entry(leaf, entry_id), "updated", change.date)
             if str(kept.meta.get("summary") or "") == entry.title:
                 # the summary was taken from this entry's title: it must not outlive it
                 rest = kept.entries[0].title if kept.entries else ""
@@ -156,9 +158,16 @@ def forget(places: Places, settings: Settings, ref: str) -> Moved:
         change.touch(path)
 
     target = f"{path}#{entry_id}" if entry_id else path
-    sha = commit_change(places, settings, message("Forget", target,
-                        f"Moved to the trash by `wikimem forget`; `wikimem restore {target}` "
-                        "brings it back."), work)
+    sha = commit_change(
+        places,
+        settings,
+        message(
+            "Forget",
+            target,
+            f"Moved to the trash by `wikimem forget`; `wikimem restore {target}` brings it back.",
+        ),
+        work,
+    )
     return Moved(target, tuple(moved), sha)
 
 
@@ -176,8 +185,9 @@ def restore(places: Places, settings: Settings, ref: str) -> Moved:
         if entry_id is not None:
             one = trashed.entry(entry_id)
             if one is None:
-                raise NotFound(f"no entry {entry_id!r} from {path} in the trash "
-                               "(see `wikimem trash`)")
+                raise NotFound(
+                    f"no entry {entry_id!r} from {path} in the trash (see `wikimem trash`)"
+                )
             entries = [one]
         moved.extend(e.id for e in entries)
         if leaf is None and entry_id is None:
@@ -189,8 +199,10 @@ def restore(places: Places, settings: Settings, ref: str) -> Moved:
         for entry in entries:
             present = page.entry(entry.id)
             if present is not None and present.body != entry.body:
-                raise WikiError(f"{path}#{entry.id} exists again with other text; forget or "
-                                "rename it first, or edit the page by hand")
+                raise WikiError(
+                    f"{path}#{entry.id} exists again with other text; forget or "
+                    "rename it first, or edit the page by hand"
+                )
             if present is None:
                 page = markdown.add_entry_text(page, entry.own_text)
         change.write(leaf_file, markdown.with_meta(page, "updated", change.date).render())
@@ -204,8 +216,12 @@ def restore(places: Places, settings: Settings, ref: str) -> Moved:
         change.touch(path)
 
     target = f"{path}#{entry_id}" if entry_id else path
-    sha = commit_change(places, settings, message("Restore", target,
-                        "Brought back from the trash by `wikimem restore`."), work)
+    sha = commit_change(
+        places,
+        settings,
+        message("Restore", target, "Brought back from the trash by `wikimem restore`."),
+        work,
+    )
     return Moved(target, tuple(moved), sha)
 
 
@@ -214,17 +230,33 @@ def purge(places: Places, settings: Settings) -> Purged:
     wiki = Wiki(places.wiki)
     items = tuple(listing(wiki))
     base = wiki.root / TRASH
-    files = tuple(sorted(p.relative_to(wiki.root).as_posix()
-                         for p in base.rglob("*") if p.is_file() or p.is_symlink()))
+    files = tuple(
+        sorted(
+            p.relative_to(wiki.root).as_posix()
+            for p in base.rglob("*")
+            if p.is_file() or p.is_symlink()
+        )
+    )
 
     def work(change: Change) -> None:
         for relpath in files:
             change.remove(relpath)
 
-    sha = commit_change(places, settings, message(
-        "Purge the trash", "",
-        f"{len(items)} forgotten item(s) deleted by `wikimem purge`; git history still "
-        "holds their text."), work) if files else None
+    sha = (
+        commit_change(
+            places,
+            settings,
+            message(
+                "Purge the trash",
+                "",
+                f"{len(items)} forgotten item(s) deleted by `wikimem purge`; git history still "
+                "holds their text.",
+            ),
+            work,
+        )
+        if files
+        else None
+    )
     return Purged(items, files, sha, rewrite_command(places, settings))
 
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from wikimem.wiki import markdown
-from wikimem.wiki.change import Change, commit_change
 from wikimem.config import Places, Settings
 from wikimem.errors import NotFound, WikiError, WikimemError
 from wikimem.fsio import read_text
+from wikimem.wiki import markdown
+from wikimem.wiki.change import Change, commit_change
 from wikimem.wiki.history import Commit, WikiRepo
 from wikimem.wiki.markdown import Page
 from wikimem.wiki.pages import LEAF_FILE, PROFILE_FILE, TOPIC_FILE, TRASH
@@ -65,8 +65,10 @@ def later_commits(repo: WikiRepo, file: str, sha: str) -> list[Commit]:
         if commit.sha == sha:
             return list(reversed(newer))
         newer.append(commit)
-    raise NotFound(f"{sha[:12]} is not in the history of the wiki's current branch "
-                   f"(or is more than {MAX_LOOKBACK} commits back)")
+    raise NotFound(
+        f"{sha[:12]} is not in the history of the wiki's current branch "
+        f"(or is more than {MAX_LOOKBACK} commits back)"
+    )
 
 
 def blame(repo: WikiRepo, file: str, sha: str, ids: set[str], then: dict[str, Shape]) -> str:
@@ -81,7 +83,7 @@ def blame(repo: WikiRepo, file: str, sha: str, ids: set[str], then: dict[str, Sh
 
 def file_ref(file: str) -> str:
     path = file.removesuffix("/" + LEAF_FILE)
-    return path if not path.startswith(TRASH + "/") else f"trash:{path[len(TRASH) + 1:]}"
+    return path if not path.startswith(TRASH + "/") else f"trash:{path[len(TRASH) + 1 :]}"
 
 
 def generated(file: str) -> bool:
@@ -117,14 +119,16 @@ def undo(places: Places, settings: Settings, rev: str) -> Undone:
             elif generated(file):
                 continue  # recompiled below from the leaves as they now are
             elif file.endswith(LEAF_FILE):
-                put_back.extend(merge(change, repo, file, sha, info.short, old, new,
-                                           current))
+                put_back.extend(merge(change, repo, file, sha, info.short, old, new, current))
             else:
-                raise WikiError(f"cannot undo {info.short}: {file} changed since; "
-                                "edit it by hand instead")
+                raise WikiError(
+                    f"cannot undo {info.short}: {file} changed since; edit it by hand instead"
+                )
 
-    body = (f"Undoes {info.short} ({info.subject}) with `wikimem undo`.\n\n"
-            f"Wikimem-Action: undo\nWikimem-Undo: {sha}\n")
+    body = (
+        f"Undoes {info.short} ({info.subject}) with `wikimem undo`.\n\n"
+        f"Wikimem-Action: undo\nWikimem-Undo: {sha}\n"
+    )
     done = commit_change(places, settings, f"Undo {info.short}: {info.subject}\n\n{body}", work)
     return Undone(info.short, info.subject, done, tuple(put_back))
 
@@ -136,8 +140,16 @@ def put(change: Change, file: str, text: str | None) -> None:
         change.write(file, text)
 
 
-def merge(change: Change, repo: WikiRepo, file: str, sha: str, short: str, old: str | None,
-          new: str | None, current: str | None) -> list[str]:
+def merge(
+    change: Change,
+    repo: WikiRepo,
+    file: str,
+    sha: str,
+    short: str,
+    old: str | None,
+    new: str | None,
+    current: str | None,
+) -> list[str]:
     """Put back the entries `sha` touched on a page changed since; refuse on overlap."""
     after = shapes(page_of(new))
     old_page, page = page_of(old), page_of(current)
@@ -145,11 +157,12 @@ def merge(change: Change, repo: WikiRepo, file: str, sha: str, short: str, old: 
     now = shapes(page)
     clash = {i for i in ids if now.get(i) != after.get(i)}
     if clash:
-        raise WikiError(f"cannot undo {short}: {blame(repo, file, sha, clash, after)} "
-                        "after it; undo that commit first or edit the page by hand")
+        raise WikiError(
+            f"cannot undo {short}: {blame(repo, file, sha, clash, after)} "
+            "after it; undo that commit first or edit the page by hand"
+        )
     if page is None:
-        raise WikiError(f"cannot undo {short}: {file_ref(file)} no longer exists; "
-                        "restore it first")
+        raise WikiError(f"cannot undo {short}: {file_ref(file)} no longer exists; restore it first")
     for entry_id in sorted(ids):
         was = old_page.entry(entry_id) if old_page else None
         if was is None:

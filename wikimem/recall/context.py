@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wikimem.wiki import markdown
 from wikimem.fsio import read_text
 from wikimem.recall.search import LEAF_FILE, SearchIndex, clean
+from wikimem.wiki import markdown
 
 DEFAULT_BUDGET = 4000
 MAX_ENTRIES = 20
@@ -73,7 +73,7 @@ def profile_text(wiki: Path) -> str:
     page = markdown.parse_page(text)
     meta: Mapping[str, Any] = page.meta if isinstance(page.meta, Mapping) else {}
     span = markdown.generated_block(text)
-    block = text[span[0]:span[1]] if span else page.head
+    block = text[span[0] : span[1]] if span else page.head
     parts = [f"# {page.title or 'Project memory'}"]
     if meta.get("summary"):
         parts.append(plain(str(meta["summary"])).strip())
@@ -112,8 +112,9 @@ def context_entry(path: str, entry_id: str | None, page: markdown.Page) -> Conte
     leaf_title = page.title or path
     leaf_type = str(meta["type"]) if meta.get("type") else None
     if entry_id is None:
-        body = "\n\n".join(p for p in (str(meta.get("summary") or "").strip(),
-                                       page.head.strip()) if p)
+        body = "\n\n".join(
+            p for p in (str(meta.get("summary") or "").strip(), page.head.strip()) if p
+        )
         return ContextEntry(path, None, leaf_title, leaf_title, body, leaf_type)
     item = page.entry(entry_id)
     if item is None:
@@ -133,8 +134,7 @@ def fit_lines(text: str, room: int) -> str:
     return "".join(kept)
 
 
-def assemble(profile: str, entries: list[ContextEntry], budget: int,
-             more: bool) -> Context:
+def assemble(profile: str, entries: list[ContextEntry], budget: int, more: bool) -> Context:
     blocks = [item.render() for item in entries]
     full = profile + (HEADING + "".join(blocks) if blocks else "")
     if not more and len(full) <= budget:
@@ -159,8 +159,9 @@ def assemble(profile: str, entries: list[ContextEntry], budget: int,
     return Context(head + body + tail, tuple(item for item, _ in kept), True, head)
 
 
-def build_context(wiki: Path, index: SearchIndex | None, *, budget: int = DEFAULT_BUDGET,
-                  query: str | None = None) -> Context:
+def build_context(
+    wiki: Path, index: SearchIndex | None, *, budget: int = DEFAULT_BUDGET, query: str | None = None
+) -> Context:
     """The start-of-run context for `wiki`, never longer than `budget` characters."""
     budget = max(0, budget)
     if not Path(wiki).is_dir():

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from wikimem import config
-from wikimem.recall.context import DEFAULT_BUDGET, build_context
 from wikimem.errors import WikimemError
-from wikimem.wiki.lookup import resolve
 from wikimem.indexing.plan import TYPES
+from wikimem.recall.context import DEFAULT_BUDGET, build_context
 from wikimem.recall.search import SearchIndex
+from wikimem.wiki.lookup import resolve
 from wikimem.wiki.pages import Wiki
 
 try:  # mcp >= 2
@@ -37,11 +37,15 @@ except ImportError:  # mcp 1.x, or no mcp at all
 NAME = "wikimem"
 INSTALL_HINT = "pip install 'wikimem[mcp]'"
 MAX_LIMIT = 50
-READ_ONLY_REFUSAL = ("memory_remember is not available: this wikimem MCP server is read-only; "
-                     "start it with `wikimem mcp --allow-write` to let agents propose memory")
-INSTRUCTIONS = ("Project memory kept by wikimem: a Markdown wiki of what earlier agent runs "
-                "learned here. Call memory_context at the start of a task, memory_search to "
-                "look something up, memory_show to read a page or entry (PATH or PATH#entry).")
+READ_ONLY_REFUSAL = (
+    "memory_remember is not available: this wikimem MCP server is read-only; "
+    "start it with `wikimem mcp --allow-write` to let agents propose memory"
+)
+INSTRUCTIONS = (
+    "Project memory kept by wikimem: a Markdown wiki of what earlier agent runs "
+    "learned here. Call memory_context at the start of a task, memory_search to "
+    "look something up, memory_show to read a page or entry (PATH or PATH#entry)."
+)
 
 
 @dataclass(frozen=True)
@@ -56,9 +60,18 @@ class Memory:
         with SearchIndex(self.places.wiki, self.places.state / "search.sqlite") as index:
             index.refresh()  # a long-lived server must see passes that ran since the last call
             hits = index.search(query, max(1, min(limit, MAX_LIMIT)))
-        return [{"ref": hit.citation(None), "title": hit.title, "leaf_title": hit.leaf_title,
-                 "type": hit.type, "snippet": hit.snippet, "expired": hit.expired,
-                 "due_for_review": hit.due} for hit in hits]
+        return [
+            {
+                "ref": hit.citation(None),
+                "title": hit.title,
+                "leaf_title": hit.leaf_title,
+                "type": hit.type,
+                "snippet": hit.snippet,
+                "expired": hit.expired,
+                "due_for_review": hit.due,
+            }
+            for hit in hits
+        ]
 
     def show(self, ref: str) -> str:
         from wikimem.wiki.workspace import open_repo
@@ -71,8 +84,9 @@ class Memory:
             index.refresh()
             return build_context(self.places.wiki, index, budget=budget, query=query).text
 
-    def remember(self, content: str, path: str, type: str, title: str | None,
-                 caller: str | None) -> dict[str, Any]:
+    def remember(
+        self, content: str, path: str, type: str, title: str | None, caller: str | None
+    ) -> dict[str, Any]:
         """Queue an explicit memory candidate as a run of its own; start a pass for it."""
         from wikimem.intake.accept import enqueue
 
@@ -83,8 +97,10 @@ class Memory:
         if not content.strip():
             raise WikimemError("content is empty: nothing to remember")
         if config.memory_disabled(config.environ()) or self.places.paused_flag.exists():
-            raise WikimemError("memory is paused in this workspace (`wikimem resume` restarts "
-                               "it); nothing was queued")
+            raise WikimemError(
+                "memory is paused in this workspace (`wikimem resume` restarts "
+                "it); nothing was queued"
+            )
         instance = self.agent_id or caller or "unknown"
         digest = hashlib.sha256(f"{path}\0{title or ''}\0{content}".encode()).hexdigest()[:12]
         record = {
@@ -99,10 +115,15 @@ class Memory:
             from wikimem.intake.background import spawn_pass
 
             spawn_pass(str(self.places.workspace), str(self.places.background_log))
-        return {"queued": not done.duplicate, "job": done.job_id, "run_id": done.run_id,
-                "path": path, "agent": f"mcp/{instance}",
-                "note": "queued: the next pass checks it against the memory policy and "
-                        "validates it before it reaches the wiki"}
+        return {
+            "queued": not done.duplicate,
+            "job": done.job_id,
+            "run_id": done.run_id,
+            "path": path,
+            "agent": f"mcp/{instance}",
+            "note": "queued: the next pass checks it against the memory policy and "
+            "validates it before it reaches the wiki",
+        }
 
 
 def caller_of(ctx: Any) -> str | None:
@@ -133,8 +154,14 @@ def build_server(memory: Memory, allow_write: bool = False) -> Any:
 
     server = WikimemServer(NAME, instructions=INSTRUCTIONS)
     # The wire (camelCase) names validate in both SDKs; 2.x renamed the Python attributes.
-    reading = ToolAnnotations.model_validate({"readOnlyHint": True, "destructiveHint": False,
-                                              "idempotentHint": True, "openWorldHint": False})
+    reading = ToolAnnotations.model_validate(
+        {
+            "readOnlyHint": True,
+            "destructiveHint": False,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        }
+    )
 
     def guarded(work: Any, *args: Any) -> Any:
         try:
@@ -161,12 +188,19 @@ def build_server(memory: Memory, allow_write: bool = False) -> Any:
         return guarded(memory.context, query, budget)
 
     if allow_write:
-        writing = ToolAnnotations.model_validate({"readOnlyHint": False, "destructiveHint": False,
-                                                  "idempotentHint": True, "openWorldHint": False})
+        writing = ToolAnnotations.model_validate(
+            {
+                "readOnlyHint": False,
+                "destructiveHint": False,
+                "idempotentHint": True,
+                "openWorldHint": False,
+            }
+        )
 
         @server.tool(title="Remember", annotations=writing)
-        def memory_remember(content: str, path: str, type: str, ctx: Context,
-                            title: str | None = None) -> dict[str, Any]:
+        def memory_remember(
+            content: str, path: str, type: str, ctx: Context, title: str | None = None
+        ) -> dict[str, Any]:
             """Propose a memory for this project: `content` (Markdown) to keep at wiki `path`
             (1-4 lowercase slug segments, e.g. `build/bun`), of `type` semantic, episodic,
             procedural, working or identity. It is queued and checked against the memory
@@ -176,7 +210,12 @@ def build_server(memory: Memory, allow_write: bool = False) -> Any:
     return server
 
 
-def serve(places: config.Places, settings: config.Settings, *, allow_write: bool = False,
-          agent_id: str | None = None) -> None:
+def serve(
+    places: config.Places,
+    settings: config.Settings,
+    *,
+    allow_write: bool = False,
+    agent_id: str | None = None,
+) -> None:
     """Serve over stdio until the client closes the connection."""
     build_server(Memory(places, settings, agent_id), allow_write).run()

@@ -17,17 +17,91 @@ from pathlib import Path
 
 from wikimem.wiki.pages import Wiki
 
-EXTENSIONS = frozenset({
-    "py", "pyi", "js", "mjs", "cjs", "ts", "tsx", "jsx", "json", "toml", "yaml", "yml", "md",
-    "rst", "sh", "bash", "zsh", "ps1", "go", "rs", "rb", "java", "kt", "c", "h", "cc", "cpp",
-    "hpp", "cs", "php", "swift", "sql", "lock", "lockb", "cfg", "ini", "txt", "html", "css",
-    "scss", "vue", "svelte", "gradle", "xml", "dockerfile", "mk", "proto", "tf",
-})
+EXTENSIONS = frozenset(
+    {
+        "py",
+        "pyi",
+        "js",
+        "mjs",
+        "cjs",
+        "ts",
+        "tsx",
+        "jsx",
+        "json",
+        "toml",
+        "yaml",
+        "yml",
+        "md",
+        "rst",
+        "sh",
+        "bash",
+        "zsh",
+        "ps1",
+        "go",
+        "rs",
+        "rb",
+        "java",
+        "kt",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "hpp",
+        "cs",
+        "php",
+        "swift",
+        "sql",
+        "lock",
+        "lockb",
+        "cfg",
+        "ini",
+        "txt",
+        "html",
+        "css",
+        "scss",
+        "vue",
+        "svelte",
+        "gradle",
+        "xml",
+        "dockerfile",
+        "mk",
+        "proto",
+        "tf",
+    }
+)
 NAMES = frozenset({"Makefile", "Dockerfile", "Justfile", "Procfile", "Gemfile", "Rakefile"})
-SKIPPED_ROOTS = frozenset({"node_modules", ".venv", "venv", "__pycache__", ".git", "dist",
-                           "target", ".next", ".clarvis", ".tox", ".cache"})
-RUNNERS = frozenset({"bash", "sh", "zsh", "python", "python3", "node", "bun", "deno", "ruby",
-                     "perl", "tsx", "ts-node", "pwsh"})
+SKIPPED_ROOTS = frozenset(
+    {
+        "node_modules",
+        ".venv",
+        "venv",
+        "__pycache__",
+        ".git",
+        "dist",
+        "target",
+        ".next",
+        ".clarvis",
+        ".tox",
+        ".cache",
+    }
+)
+RUNNERS = frozenset(
+    {
+        "bash",
+        "sh",
+        "zsh",
+        "python",
+        "python3",
+        "node",
+        "bun",
+        "deno",
+        "ruby",
+        "perl",
+        "tsx",
+        "ts-node",
+        "pwsh",
+    }
+)
 WIKI_FILES = ("MEMORY.md", "TOPIC.md", "PROFILE.md", "memory-policy.md")
 PACKAGE_TOOLS = frozenset({"npm", "bun", "pnpm", "yarn"})
 MAX_FILES = 200_000
@@ -71,8 +145,9 @@ class Workspace:
 
 def extension_known(name: str) -> bool:
     base = name.rstrip("/").rsplit("/", 1)[-1]
-    return base in NAMES or ("." in base.strip(".") and
-                             base.rsplit(".", 1)[1].lower() in EXTENSIONS)
+    return base in NAMES or (
+        "." in base.strip(".") and base.rsplit(".", 1)[1].lower() in EXTENSIONS
+    )
 
 
 def repo_path(text: str, ws: Workspace) -> str | None:
@@ -172,8 +247,11 @@ def check_script(tool: str, name: str, ws: Workspace, cwd: Path) -> Iterator[str
     except (ValueError, OSError, AttributeError):
         return
     if isinstance(scripts, dict) and name not in scripts:
-        where = manifest.relative_to(ws.root).as_posix() if manifest.is_relative_to(ws.root) \
+        where = (
+            manifest.relative_to(ws.root).as_posix()
+            if manifest.is_relative_to(ws.root)
             else "package.json"
+        )
         yield f"`{tool} run {name}`: {where} has no script {name!r}"
 
 
@@ -181,8 +259,9 @@ def check_make(args: list[str], cwd: Path) -> Iterator[str]:
     targets = [a for a in args if not a.startswith("-") and "=" not in a]
     if not targets or any(a.startswith(("-C", "-f", "--directory", "--file")) for a in args):
         return
-    makefile = next((cwd / n for n in ("GNUmakefile", "makefile", "Makefile")
-                     if (cwd / n).is_file()), None)
+    makefile = next(
+        (cwd / n for n in ("GNUmakefile", "makefile", "Makefile") if (cwd / n).is_file()), None
+    )
     if makefile is None:
         return
     text = makefile.read_text(encoding="utf-8", errors="replace")
@@ -213,8 +292,11 @@ def check_text(text: str, ws: Workspace, page_dir: Path) -> Iterator[str]:
             if " " in span:
                 yield from commands(span, ws)
             else:
-                problem = check_path_line(span, ws) or check_path(span, ws) \
+                problem = (
+                    check_path_line(span, ws)
+                    or check_path(span, ws)
                     or next(commands(span, ws), None)
+                )
                 if problem:
                     yield problem
         for match in LINK.finditer(CODE.sub("", line)):

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from wikimem.wiki import markdown
 from wikimem.config import Places, Settings
 from wikimem.errors import NotFound, UsageError, WikiError
+from wikimem.wiki import markdown
 from wikimem.wiki.lookup import suggest
 from wikimem.wiki.pages import LEAF_FILE, TOPIC_FILE, Wiki, split_ref
 from wikimem.wiki.workspace import open_repo
@@ -58,8 +58,10 @@ def history_of(places: Places, settings: Settings, ref: str | None, limit: int) 
     if file and not commits and not (wiki.root / file).exists():
         raise NotFound(f"no page at {path} in the wiki or its history{suggest(wiki, path)}")
     if entry is None:
-        return [Row(c.date, c.short, c.subject, c.trailers.get("Wikimem-Run", ()),
-                    author=c.author) for c in commits]
+        return [
+            Row(c.date, c.short, c.subject, c.trailers.get("Wikimem-Run", ()), author=c.author)
+            for c in commits
+        ]
     versions: list[Row] = []
     last: str | None = None
     for commit in reversed(commits):
@@ -74,9 +76,16 @@ def history_of(places: Places, settings: Settings, ref: str | None, limit: int) 
         last = body
         number = sum(1 for v in versions if v.version.startswith("v")) + 1
         label = f"v{number}" if found else "removed"
-        versions.append(Row(commit.date, commit.short, commit.subject,
-                            commit.trailers.get("Wikimem-Run", ()), version=label,
-                            author=commit.author))
+        versions.append(
+            Row(
+                commit.date,
+                commit.short,
+                commit.subject,
+                commit.trailers.get("Wikimem-Run", ()),
+                version=label,
+                author=commit.author,
+            )
+        )
     if not versions:
         raise NotFound(f"no version of {path}#{entry} in the wiki's history")
     return list(reversed(versions))[:limit]

@@ -17,7 +17,13 @@ from typing import Any
 
 from wikimem.redaction.key_names import KEYWORDS, is_weak_name, named_kind, secret_name_kind
 from wikimem.redaction.placeholders import is_placeholder, is_random
-from wikimem.redaction.scanners import scan_assignments, scan_azure_secrets, scan_k8s_secrets, scan_private_keys, scan_xml
+from wikimem.redaction.scanners import (
+    scan_assignments,
+    scan_azure_secrets,
+    scan_k8s_secrets,
+    scan_private_keys,
+    scan_xml,
+)
 from wikimem.redaction.secret_kinds import RULES
 
 MARKER = "[REDACTED:{kind}]"

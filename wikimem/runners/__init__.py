@@ -34,7 +34,9 @@ def record_from_payload(payload: Mapping[str, Any], env: Mapping[str, str]) -> d
     Returns None to SKIP (see the module docstring). Raises RecordError for a payload that
     is none of the known shapes, so the caller can say so on stderr and still exit 0.
     """
-    from wikimem.runners import codex  # Codex first: its Stop payload looks like Claude's plus turn_id
+    from wikimem.runners import (
+        codex,  # Codex first: its Stop payload looks like Claude's plus turn_id
+    )
 
     if codex.is_codex_payload(payload):
         return codex.record_from_codex(payload, env)
@@ -94,8 +96,8 @@ def text_of(content: Any) -> str:
         parts = [
             block.get("text", "")
             for block in content
-            if isinstance(block, dict) and block.get("type") in ("text", "input_text",
-                                                                   "output_text")
+            if isinstance(block, dict)
+            and block.get("type") in ("text", "input_text", "output_text")
         ]
         return "\n".join(part for part in parts if isinstance(part, str) and part)
     return ""

@@ -30,12 +30,24 @@ from typing import Any
 from wikimem.runners import clip, parse_jsonl, text_of
 
 END_EVENTS = frozenset({"Stop", "StopFailure", "SubagentStop", "SessionEnd"})
-FILE_TOOLS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path",
-              "NotebookEdit": "notebook_path"}
+FILE_TOOLS = {
+    "Edit": "file_path",
+    "Write": "file_path",
+    "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path",
+}
 # Text Claude Code injects as a user message: slash commands, their output, reminders.
-NOT_PROMPTS = ("<command-name>", "<command-message>", "<command-args>", "<local-command-",
-               "<system-reminder>", "<task-notification>", "<user-prompt-submit-hook>",
-               "Caveat: The messages below", "[Request interrupted by user")
+NOT_PROMPTS = (
+    "<command-name>",
+    "<command-message>",
+    "<command-args>",
+    "<local-command-",
+    "<system-reminder>",
+    "<task-notification>",
+    "<user-prompt-submit-hook>",
+    "Caveat: The messages below",
+    "[Request interrupted by user",
+)
 EXIT_CODE = re.compile(r"\A\s*(?:Error: )?Exit code (-?\d+)[^\n]*\n?")
 
 
@@ -86,9 +98,11 @@ class Turn:
 
 def is_claude_payload(payload: Mapping[str, Any]) -> bool:
     """A Claude Code end-of-turn or end-of-session hook payload (not Codex's look-alike)."""
-    return (payload.get("hook_event_name") in END_EVENTS
-            and ("session_id" in payload or "transcript_path" in payload)
-            and "turn_id" not in payload)
+    return (
+        payload.get("hook_event_name") in END_EVENTS
+        and ("session_id" in payload or "transcript_path" in payload)
+        and "turn_id" not in payload
+    )
 
 
 def record_from_claude(payload: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -110,8 +124,10 @@ def record_from_claude(payload: Mapping[str, Any]) -> dict[str, Any] | None:
     record: dict[str, Any] = {
         "run_id": _run_id(session, turn.prompt_uuid or _string(payload.get("prompt_id"))),
         "task": turn.task or f"Claude Code session in {PurePath(cwd or '.').name or cwd}",
-        "agent": {"name": "claude-code",
-                  "instance_id": _string(payload.get("agent_id")) or session},
+        "agent": {
+            "name": "claude-code",
+            "instance_id": _string(payload.get("agent_id")) or session,
+        },
     }
     if event == "Stop":
         record["status"] = "succeeded"
@@ -152,23 +168,34 @@ def entry_from_line(line: Mapping[str, Any]) -> Entry | None:
     kind = line.get("type")
     message = line.get("message")
     if kind not in ("user", "assistant", "system") or (
-            kind != "system" and not isinstance(message, Mapping)):
+        kind != "system" and not isinstance(message, Mapping)
+    ):
         # Lines without a message may still hold the chain together (compact boundaries).
-        return Entry(type=str(kind), uuid=_string(line.get("uuid")),
-                     parent=_parent(line)) if line.get("uuid") else None
+        return (
+            Entry(type=str(kind), uuid=_string(line.get("uuid")), parent=_parent(line))
+            if line.get("uuid")
+            else None
+        )
     common: dict[str, Any] = {
-        "type": kind, "uuid": _string(line.get("uuid")), "parent": _parent(line),
-        "sidechain": bool(line.get("isSidechain")), "timestamp": _string(line.get("timestamp"))}
+        "type": kind,
+        "uuid": _string(line.get("uuid")),
+        "parent": _parent(line),
+        "sidechain": bool(line.get("isSidechain")),
+        "timestamp": _string(line.get("timestamp")),
+    }
     if kind == "system" or not isinstance(message, Mapping):
         return Entry(**common)
     content = message.get("content")
     if kind == "assistant":
         blocks = content if isinstance(content, list) else []
-        uses = tuple(ToolUse(str(b.get("id", "")), str(b.get("name", "")),
-                             _slim_input(b.get("input")))
-                     for b in blocks if isinstance(b, Mapping) and b.get("type") == "tool_use")
-        return Entry(**common, message_id=_string(message.get("id")),
-                     text=text_of(content), tool_uses=uses)
+        uses = tuple(
+            ToolUse(str(b.get("id", "")), str(b.get("name", "")), _slim_input(b.get("input")))
+            for b in blocks
+            if isinstance(b, Mapping) and b.get("type") == "tool_use"
+        )
+        return Entry(
+            **common, message_id=_string(message.get("id")), text=text_of(content), tool_uses=uses
+        )
     results = _tool_results(content, line.get("toolUseResult", line.get("tool_use_result")))
     prompt = None if results else _prompt(line, content)
     return Entry(**common, prompt=prompt, tool_results=results)
@@ -249,7 +276,7 @@ def _outcome(result: ToolResult) -> dict[str, Any]:
     if result.is_error:
         match = EXIT_CODE.match(result.text)
         code = int(match.group(1)) if match else 1
-        output = result.text[match.end():] if match else result.text
+        output = result.text[match.end() :] if match else result.text
         return {"exit_code": code, "output": clip(output)}
     if result.stdout is not None or result.stderr is not None:
         output = "\n".join(part for part in (result.stdout, result.stderr) if part)
@@ -259,15 +286,23 @@ def _outcome(result: ToolResult) -> dict[str, Any]:
 
 
 def _tool_results(content: Any, structured: Any) -> tuple[ToolResult, ...]:
-    blocks = [b for b in content if isinstance(b, Mapping) and b.get("type") == "tool_result"] \
-        if isinstance(content, list) else []
+    blocks = (
+        [b for b in content if isinstance(b, Mapping) and b.get("type") == "tool_result"]
+        if isinstance(content, list)
+        else []
+    )
     # The structured result sits on the line, so it is only unambiguous for a lone result.
     streams = structured if isinstance(structured, Mapping) and len(blocks) == 1 else {}
     return tuple(
-        ToolResult(tool_use_id=str(b.get("tool_use_id", "")), is_error=bool(b.get("is_error")),
-                   text=clip(text_of(b.get("content"))),
-                   stdout=_clipped(streams.get("stdout")), stderr=_clipped(streams.get("stderr")))
-        for b in blocks)
+        ToolResult(
+            tool_use_id=str(b.get("tool_use_id", "")),
+            is_error=bool(b.get("is_error")),
+            text=clip(text_of(b.get("content"))),
+            stdout=_clipped(streams.get("stdout")),
+            stderr=_clipped(streams.get("stderr")),
+        )
+        for b in blocks
+    )
 
 
 def _prompt(line: Mapping[str, Any], content: Any) -> str | None:
@@ -283,15 +318,20 @@ def _slim_input(value: Any) -> Mapping[str, Any]:
     """Keep only the tool input fields evidence uses, clipped (Write contents can be huge)."""
     if not isinstance(value, Mapping):
         return {}
-    kept = {k: value[k] for k in ("command", "description", "file_path", "notebook_path")
-            if isinstance(value.get(k), str)}
+    kept = {
+        k: value[k]
+        for k in ("command", "description", "file_path", "notebook_path")
+        if isinstance(value.get(k), str)
+    }
     for key in ("old_string", "new_string"):
         if isinstance(value.get(key), str):
             kept[key] = clip(value[key], 4000)
     if isinstance(value.get("edits"), list):
-        kept["edits"] = [{k: clip(e[k], 4000) for k in ("old_string", "new_string")
-                          if isinstance(e.get(k), str)}
-                         for e in value["edits"] if isinstance(e, Mapping)]
+        kept["edits"] = [
+            {k: clip(e[k], 4000) for k in ("old_string", "new_string") if isinstance(e.get(k), str)}
+            for e in value["edits"]
+            if isinstance(e, Mapping)
+        ]
     return kept
 
 
@@ -304,8 +344,7 @@ def _diffs(use: ToolUse) -> list[str]:
     for pair in pairs or []:
         old, new = pair.get("old_string"), pair.get("new_string")
         if isinstance(old, str) and isinstance(new, str):
-            lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), n=1,
-                                              lineterm=""))
+            lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), n=1, lineterm=""))
             if lines:  # the first two are the empty ---/+++ file headers
                 diffs.append("\n".join(lines[2:]) + "\n")
     return diffs
@@ -328,8 +367,13 @@ def _last_text(entries: Sequence[Entry]) -> str | None:
 def _notes(payload: Mapping[str, Any], turn: Turn, unread: str | None) -> list[dict[str, Any]]:
     notes = []
     if unread:
-        notes.append({"kind": "note", "text": "No task or tool evidence from the transcript: it "
-                      f"could not be read ({unread}); only the hook payload was recorded."})
+        notes.append(
+            {
+                "kind": "note",
+                "text": "No task or tool evidence from the transcript: it "
+                f"could not be read ({unread}); only the hook payload was recorded.",
+            }
+        )
     if turn.prompt and turn.prompt != turn.task:
         notes.append({"kind": "note", "text": f"Prompt of this turn: {turn.prompt}"})
     if payload.get("hook_event_name") == "StopFailure":

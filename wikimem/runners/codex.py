@@ -27,8 +27,14 @@ from wikimem.runners import clip, read_jsonl, text_of
 SHELLS = {"bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell"}
 SHELL_TOOLS = {"shell", "container.exec", "exec_command", "shell_command", "local_shell"}
 # User messages Codex injects before the real prompt.
-INJECTED = ("<environment_context>", "<user_instructions>", "<permissions instructions>",
-            "# AGENTS.md", "<INSTRUCTIONS>", "<turn_aborted>")
+INJECTED = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<permissions instructions>",
+    "# AGENTS.md",
+    "<INSTRUCTIONS>",
+    "<turn_aborted>",
+)
 EXIT_HEADER = re.compile(r"^(?:Exit code:|Process exited with code)\s*(-?\d+)\s*$", re.M)
 PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$")
 THREAD_ID = re.compile(r"^[A-Za-z0-9-]+$")
@@ -62,8 +68,11 @@ class Summary:
             self.calls, self.files = {}, {}
 
     def evidence(self) -> list[dict[str, Any]]:
-        items = [{k: v for k, v in call.items() if not k.startswith("_")}
-                 for call in self.calls.values() if "command" in call]
+        items = [
+            {k: v for k, v in call.items() if not k.startswith("_")}
+            for call in self.calls.values()
+            if "command" in call
+        ]
         for path, diffs in self.files.items():
             item: dict[str, Any] = {"kind": "file", "path": _relative(path, self.cwd)}
             if diffs:
@@ -80,20 +89,22 @@ def is_codex_payload(payload: Mapping[str, Any]) -> bool:
         return False
     path = payload.get("transcript_path")
     return "turn_id" in payload or (
-        isinstance(path, str) and PurePath(path).name.startswith("rollout-"))
+        isinstance(path, str) and PurePath(path).name.startswith("rollout-")
+    )
 
 
-def record_from_codex(payload: Mapping[str, Any],
-                      env: Mapping[str, str] | None = None) -> dict[str, Any] | None:
+def record_from_codex(
+    payload: Mapping[str, Any], env: Mapping[str, str] | None = None
+) -> dict[str, Any] | None:
     """The run record of the turn Codex reports, or None (a subagent's or a forced stop)."""
     notify = payload.get("type") == "agent-turn-complete"
-    if not notify and (payload.get("hook_event_name") == "SubagentStop"
-                       or payload.get("stop_hook_active")):
+    if not notify and (
+        payload.get("hook_event_name") == "SubagentStop" or payload.get("stop_hook_active")
+    ):
         return None
     thread = _string(payload.get("thread-id" if notify else "session_id"))
     turn_id = _string(payload.get("turn-id" if notify else "turn_id"))
-    result = _string(payload.get("last-assistant-message" if notify
-                                 else "last_assistant_message"))
+    result = _string(payload.get("last-assistant-message" if notify else "last_assistant_message"))
     path = _string(payload.get("transcript_path")) or find_rollout(thread, env or {})
     summary = summarise_rollout(read_jsonl(path)) if path else Summary()
     summary.cwd = _string(payload.get("cwd")) or summary.cwd
@@ -105,12 +116,20 @@ def record_from_codex(payload: Mapping[str, Any],
         return None
     record["run_id"] = f"{thread}:{turn_id}" if thread and turn_id else thread or turn_id or ""
     record["status"] = "failed" if summary.failed else "succeeded"
-    record["source"] = {k: v for k, v in {
-        "runner": "codex", "event": "agent-turn-complete" if notify
-        else payload.get("hook_event_name"), "thread_id": thread, "turn_id": turn_id,
-        "cwd": summary.cwd, "rollout_path": str(path) if path else None,
-        "client": payload.get("client"), "model": payload.get("model"),
-    }.items() if isinstance(v, str) and v}
+    record["source"] = {
+        k: v
+        for k, v in {
+            "runner": "codex",
+            "event": "agent-turn-complete" if notify else payload.get("hook_event_name"),
+            "thread_id": thread,
+            "turn_id": turn_id,
+            "cwd": summary.cwd,
+            "rollout_path": str(path) if path else None,
+            "client": payload.get("client"),
+            "model": payload.get("model"),
+        }.items()
+        if isinstance(v, str) and v
+    }
     return record
 
 
@@ -180,8 +199,11 @@ def summarise_exec_events(events: Iterable[Mapping[str, Any]]) -> Summary:
             if itype == "agent_message" and _string(item.get("text")):
                 summary.result = item["text"]
             elif itype == "command_execution" and _string(item.get("command")):
-                call = {"kind": "command", "command": _unwrap(item["command"]),
-                        "output": clip(str(item.get("aggregated_output") or ""))}
+                call = {
+                    "kind": "command",
+                    "command": _unwrap(item["command"]),
+                    "output": clip(str(item.get("aggregated_output") or "")),
+                }
                 if isinstance(item.get("exit_code"), int):
                     call["exit_code"] = item["exit_code"]
                 summary.calls[str(item.get("id", len(summary.calls)))] = call
@@ -192,8 +214,7 @@ def summarise_exec_events(events: Iterable[Mapping[str, Any]]) -> Summary:
     return summary
 
 
-def _read_event(summary: Summary, sub: Any, payload: Mapping[str, Any],
-                stamp: str | None) -> None:
+def _read_event(summary: Summary, sub: Any, payload: Mapping[str, Any], stamp: str | None) -> None:
     if sub == "user_message" and _string(payload.get("message")):
         summary.new_turn(payload["message"], stamp, event=True)
     elif sub == "task_complete" and _string(payload.get("last_agent_message")):
@@ -206,16 +227,17 @@ def _read_event(summary: Summary, sub: Any, payload: Mapping[str, Any],
         call = summary.calls.setdefault(str(payload.get("call_id", "")), {"kind": "command"})
         call["command"] = _command(payload.get("command")) or call.get("command", "")
         output = payload.get("aggregated_output") or "\n".join(
-            part for part in (payload.get("stdout"), payload.get("stderr"))
-            if isinstance(part, str) and part)
+            part
+            for part in (payload.get("stdout"), payload.get("stderr"))
+            if isinstance(part, str) and part
+        )
         call["output"] = clip(str(output or ""))
         if isinstance(payload.get("exit_code"), int):
             call["exit_code"] = payload["exit_code"]
         call["_final"] = True
 
 
-def _read_item(summary: Summary, sub: Any, payload: Mapping[str, Any],
-               stamp: str | None) -> None:
+def _read_item(summary: Summary, sub: Any, payload: Mapping[str, Any], stamp: str | None) -> None:
     call_id = str(payload.get("call_id", ""))
     if sub == "message" and payload.get("role") == "user":
         text = text_of(payload.get("content")).strip()

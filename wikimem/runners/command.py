@@ -46,7 +46,7 @@ class BoundedCopy:
 
     def text(self) -> str:
         with self.lock:
-            tail = self.tail[-self.half:]
+            tail = self.tail[-self.half :]
             omitted = self.total - len(self.head) - len(tail)
             head = self.head.decode("utf-8", errors="replace")
             rest = bytes(tail).decode("utf-8", errors="replace")
@@ -55,8 +55,9 @@ class BoundedCopy:
         return head + rest
 
 
-def run_and_record(argv: Sequence[str], task: str | None,
-                   limit: int = OUTPUT_LIMIT) -> tuple[int, dict[str, Any]]:
+def run_and_record(
+    argv: Sequence[str], task: str | None, limit: int = OUTPUT_LIMIT
+) -> tuple[int, dict[str, Any]]:
     """Run `argv`, relaying its stdout and stderr; return its exit status and a run record."""
     command = shlex.join(argv)
     started = _now()
@@ -64,15 +65,15 @@ def run_and_record(argv: Sequence[str], task: str | None,
     try:
         process = subprocess.Popen(list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except FileNotFoundError:
-        return _failed(127, f"command not found: {argv[0] if argv else ''}", command, task,
-                       started)
+        return _failed(127, f"command not found: {argv[0] if argv else ''}", command, task, started)
     except PermissionError:
         return _failed(126, f"permission denied: {argv[0]}", command, task, started)
     except OSError as exc:
-        return _failed(126, f"cannot run {argv[0]}: {exc.strerror or exc}", command, task,
-                       started)
-    relays = [threading.Thread(target=_relay, args=(pipe, sink, copy), daemon=True)
-              for pipe, sink in ((process.stdout, sys.stdout), (process.stderr, sys.stderr))]
+        return _failed(126, f"cannot run {argv[0]}: {exc.strerror or exc}", command, task, started)
+    relays = [
+        threading.Thread(target=_relay, args=(pipe, sink, copy), daemon=True)
+        for pipe, sink in ((process.stdout, sys.stdout), (process.stderr, sys.stderr))
+    ]
     for relay in relays:
         relay.start()
     status = _wait(process)
@@ -118,20 +119,23 @@ def _wait(process: subprocess.Popen[bytes]) -> int:
     return 128 - code if code < 0 else code
 
 
-def _record(command: str, task: str | None, status: int, output: str,
-            started: str) -> dict[str, Any]:
+def _record(
+    command: str, task: str | None, status: int, output: str, started: str
+) -> dict[str, Any]:
     return {
         "task": task or f"Run `{command}`",
         "status": "succeeded" if status == 0 else "failed",
         "started_at": started,
         "ended_at": _now(),
-        "evidence": [{"kind": "command", "command": command, "exit_code": status,
-                      "output": output}],
+        "evidence": [
+            {"kind": "command", "command": command, "exit_code": status, "output": output}
+        ],
     }
 
 
-def _failed(status: int, message: str, command: str, task: str | None,
-            started: str) -> tuple[int, dict[str, Any]]:
+def _failed(
+    status: int, message: str, command: str, task: str | None, started: str
+) -> tuple[int, dict[str, Any]]:
     print(f"wikimem: {message}", file=sys.stderr)
     return status, _record(command, task, status, message, started)
 

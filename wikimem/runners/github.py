@@ -19,22 +19,37 @@ from typing import Any
 from wikimem.runners import OUTPUT_LIMIT, claude, codex, parse_jsonl
 
 PROVENANCE = {
-    "run_id": "GITHUB_RUN_ID", "run_attempt": "GITHUB_RUN_ATTEMPT",
-    "run_number": "GITHUB_RUN_NUMBER", "repository": "GITHUB_REPOSITORY",
-    "workflow": "GITHUB_WORKFLOW", "job": "GITHUB_JOB", "sha": "GITHUB_SHA",
-    "ref": "GITHUB_REF", "event": "GITHUB_EVENT_NAME", "actor": "GITHUB_ACTOR",
+    "run_id": "GITHUB_RUN_ID",
+    "run_attempt": "GITHUB_RUN_ATTEMPT",
+    "run_number": "GITHUB_RUN_NUMBER",
+    "repository": "GITHUB_REPOSITORY",
+    "workflow": "GITHUB_WORKFLOW",
+    "job": "GITHUB_JOB",
+    "sha": "GITHUB_SHA",
+    "ref": "GITHUB_REF",
+    "event": "GITHUB_EVENT_NAME",
+    "actor": "GITHUB_ACTOR",
     "runner_name": "RUNNER_NAME",
 }
-CODEX_EXEC = {"thread.started", "turn.started", "turn.completed", "turn.failed",
-              "item.started", "item.completed"}
+CODEX_EXEC = {
+    "thread.started",
+    "turn.started",
+    "turn.completed",
+    "turn.failed",
+    "item.started",
+    "item.completed",
+}
 ROLLOUT = {"session_meta", "response_item", "event_msg", "turn_context"}
 
 
 def provenance_from_env(env: Mapping[str, str]) -> dict[str, str]:
     """Who ran what, where: the GITHUB_* variables that are set, and a link to the run."""
     found = {key: env[name] for key, name in PROVENANCE.items() if env.get(name)}
-    server, repo, run = env.get("GITHUB_SERVER_URL"), env.get("GITHUB_REPOSITORY"), \
-        env.get("GITHUB_RUN_ID")
+    server, repo, run = (
+        env.get("GITHUB_SERVER_URL"),
+        env.get("GITHUB_REPOSITORY"),
+        env.get("GITHUB_RUN_ID"),
+    )
     if server and repo and run:
         found["url"] = f"{server.rstrip('/')}/{repo}/actions/runs/{run}"
     return found
@@ -85,12 +100,16 @@ def _from_events(events: Sequence[dict[str, Any]], env: Mapping[str, str]) -> di
     if "session_meta" in kinds or kinds <= ROLLOUT:
         return _from_codex(codex.summarise_rollout(events), "codex-rollout", env)
     if any("parentUuid" in e for e in events if e.get("type") in ("user", "assistant")):
-        entries = claude.active_branch(e for line in events
-                                       if (e := claude.entry_from_line(line)))
+        entries = claude.active_branch(e for line in events if (e := claude.entry_from_line(line)))
         return _from_claude(claude.summarise(entries), events, "claude-transcript", env)
     if kinds & {"result", "system", "assistant", "user"}:
-        entries = [e for line in events if line.get("type") in ("user", "assistant")
-                   and not line.get("parent_tool_use_id") and (e := claude.entry_from_line(line))]
+        entries = [
+            e
+            for line in events
+            if line.get("type") in ("user", "assistant")
+            and not line.get("parent_tool_use_id")
+            and (e := claude.entry_from_line(line))
+        ]
         init = next((e for e in events if e.get("subtype") == "init"), {})
         turn = claude.summarise(entries, init.get("cwd") if isinstance(init, dict) else None)
         fmt = "claude-json" if len(events) == 1 else "claude-stream-json"
@@ -98,13 +117,14 @@ def _from_events(events: Sequence[dict[str, Any]], env: Mapping[str, str]) -> di
     return None
 
 
-def _from_claude(turn: claude.Turn, events: Sequence[dict[str, Any]], fmt: str,
-                 env: Mapping[str, str]) -> dict[str, Any]:
-    final: Mapping[str, Any] = next(
-        (e for e in reversed(events) if e.get("type") == "result"), {})
-    session = next((e["session_id"] for e in events if isinstance(e.get("session_id"), str)),
-                   next((e["sessionId"] for e in events if isinstance(e.get("sessionId"), str)),
-                        ""))
+def _from_claude(
+    turn: claude.Turn, events: Sequence[dict[str, Any]], fmt: str, env: Mapping[str, str]
+) -> dict[str, Any]:
+    final: Mapping[str, Any] = next((e for e in reversed(events) if e.get("type") == "result"), {})
+    session = next(
+        (e["session_id"] for e in events if isinstance(e.get("session_id"), str)),
+        next((e["sessionId"] for e in events if isinstance(e.get("sessionId"), str)), ""),
+    )
     record: dict[str, Any] = {
         "task": turn.task or _task(env),
         "agent": {"name": "claude-code", "instance_id": session},
@@ -138,8 +158,7 @@ def _from_log(text: str, env: Mapping[str, str]) -> dict[str, Any]:
         tail = tail.split("\n", 1)[1]  # start on a whole line
     record: dict[str, Any] = {"task": _task(env), "source": {"format": "log"}}
     if tail.strip():
-        record["evidence"] = [{"kind": "note",
-                               "text": f"End of the agent step's log:\n{tail}"}]
+        record["evidence"] = [{"kind": "note", "text": f"End of the agent step's log:\n{tail}"}]
     return record
 
 

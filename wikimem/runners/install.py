@@ -33,21 +33,24 @@ def install_claude(settings_path: Path, command: str = "wikimem hook") -> bool:
     settings = _load_json(text, settings_path)
     hooks = settings.setdefault("hooks", {})
     if not isinstance(hooks, dict):
-        raise ConfigError(f"{settings_path}: \"hooks\" is not an object; fix it and run again")
+        raise ConfigError(f'{settings_path}: "hooks" is not an object; fix it and run again')
     changed = False
     for event, timeout in CLAUDE_EVENTS:
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
-            raise ConfigError(f"{settings_path}: \"hooks.{event}\" is not a list; "
-                              "fix it and run again")
+            raise ConfigError(
+                f'{settings_path}: "hooks.{event}" is not a list; fix it and run again'
+            )
         if not _runs(groups, command):
-            groups.append({"hooks": [{"type": "command", "command": command,
-                                      "timeout": timeout}]})
+            groups.append({"hooks": [{"type": "command", "command": command, "timeout": timeout}]})
             changed = True
     if changed:
         indent = INDENT.search(text)
-        atomic_write_text(settings_path, json.dumps(
-            settings, indent=indent.group(1) if indent else 2, ensure_ascii=False) + "\n")
+        atomic_write_text(
+            settings_path,
+            json.dumps(settings, indent=indent.group(1) if indent else 2, ensure_ascii=False)
+            + "\n",
+        )
     return changed
 
 
@@ -57,8 +60,10 @@ def install_codex(config_path: Path, command: Sequence[str] = ("wikimem", "hook"
     try:
         current = tomllib.loads(text).get("notify")
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{config_path} is not valid TOML ({exc}); fix it and run again; "
-                          "the file was left unchanged") from exc
+        raise ConfigError(
+            f"{config_path} is not valid TOML ({exc}); fix it and run again; "
+            "the file was left unchanged"
+        ) from exc
     wanted = list(command)
     if current == wanted:
         return False
@@ -67,7 +72,8 @@ def install_codex(config_path: Path, command: Sequence[str] = ("wikimem", "hook"
             f"{config_path} already sets notify = {json.dumps(current)}; Codex runs only one "
             f"notify program, so wikimem left it alone. Remove that line to use "
             f"{json.dumps(wanted)}, or have your program also call `{' '.join(wanted)}` "
-            "with the same JSON argument")
+            "with the same JSON argument"
+        )
     newline = "\r\n" if "\r\n" in text else "\n"
     # Top-level keys must come before the first [table], so the line goes first.
     line = f"notify = {json.dumps(wanted)}{newline}"
@@ -84,8 +90,9 @@ def _load_json(text: str, path: Path) -> dict[str, Any]:
     try:
         value = json.loads(text)
     except ValueError as exc:
-        raise ConfigError(f"{path} is not valid JSON ({exc}); fix it and run again; "
-                          "the file was left unchanged") from exc
+        raise ConfigError(
+            f"{path} is not valid JSON ({exc}); fix it and run again; the file was left unchanged"
+        ) from exc
     if not isinstance(value, dict):
         raise ConfigError(f"{path} does not hold a JSON object; the file was left unchanged")
     return value
@@ -93,6 +100,10 @@ def _load_json(text: str, path: Path) -> dict[str, Any]:
 
 def _runs(groups: list[Any], command: str) -> bool:
     """Whether some handler of these matcher groups already runs `command`."""
-    handlers = [h for group in groups if isinstance(group, dict)
-                and isinstance(group.get("hooks"), list) for h in group["hooks"]]
+    handlers = [
+        h
+        for group in groups
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+        for h in group["hooks"]
+    ]
     return any(isinstance(h, dict) and h.get("command") == command for h in handlers)

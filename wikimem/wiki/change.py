@@ -12,10 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wikimem.wiki.compile import compile_profile, compile_topic
 from wikimem.config import Places, Settings
 from wikimem.errors import NotFound
 from wikimem.fsio import workspace_lock
+from wikimem.wiki.compile import compile_profile, compile_topic
 from wikimem.wiki.history import WikiRepo
 from wikimem.wiki.pages import PROFILE_FILE, Wiki
 from wikimem.wiki.workspace import ensure_wiki, open_repo, today
@@ -58,8 +58,14 @@ def prune_empty(root: Path, folder: Path) -> None:
         folder = folder.parent
 
 
-def commit_change(places: Places, settings: Settings, message: str,
-                  work: Callable[[Change], None], *, create: bool = False) -> str | None:
+def commit_change(
+    places: Places,
+    settings: Settings,
+    message: str,
+    work: Callable[[Change], None],
+    *,
+    create: bool = False,
+) -> str | None:
     """Run `work` under the lock, recompile, commit once; None when nothing changed.
     Only `create` (an import into a new workspace) may start a wiki."""
     if not create and not (places.wiki / PROFILE_FILE).is_file():
@@ -78,9 +84,13 @@ def commit_change(places: Places, settings: Settings, message: str,
                     path = compile_topic(change.wiki, topic, change.date, None, places.templates)
                     changed.update([path] if path else [])
             if changed:
-                profile = compile_profile(change.wiki, change.date,
-                                          settings["wiki.profile_max"], places.workspace.name,
-                                          places.templates)
+                profile = compile_profile(
+                    change.wiki,
+                    change.date,
+                    settings["wiki.profile_max"],
+                    places.workspace.name,
+                    places.templates,
+                )
                 changed.update([profile] if profile else [])
             if not changed:
                 return None

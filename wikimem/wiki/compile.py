@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wikimem.wiki import markdown
-from wikimem.wiki.render import render
 from wikimem.wiki.pages import PROFILE_FILE, Wiki, title_from_slug
+from wikimem.wiki.render import render
 
 MAX_ENTRIES_LISTED = 12
 MARKER_BEGIN = "<!-- wikimem:begin -->"
@@ -35,8 +35,15 @@ class TopicLine:
     leaves: int
 
 
-def _write_generated(wiki: Wiki, relpath: str, content: str, meta_new: dict[str, str],
-                     heading: str, today: str, updates: dict[str, str]) -> bool:
+def _write_generated(
+    wiki: Wiki,
+    relpath: str,
+    content: str,
+    meta_new: dict[str, str],
+    heading: str,
+    today: str,
+    updates: dict[str, str],
+) -> bool:
     """Put `content` in the page's generated block; create the page when missing."""
     page = wiki.read_page(relpath)
     if page is None:
@@ -65,14 +72,21 @@ def topic_lines(wiki: Wiki, topic: str) -> list[LeafLine]:
         if leaf is None:
             continue
         entries = tuple((e.id, e.title) for e in leaf.page.entries)
-        lines.append(LeafLine(path=path.split("/", 1)[1], title=leaf.title, summary=leaf.summary,
-                              entries=entries[:MAX_ENTRIES_LISTED],
-                              more=max(len(entries) - MAX_ENTRIES_LISTED, 0)))
+        lines.append(
+            LeafLine(
+                path=path.split("/", 1)[1],
+                title=leaf.title,
+                summary=leaf.summary,
+                entries=entries[:MAX_ENTRIES_LISTED],
+                more=max(len(entries) - MAX_ENTRIES_LISTED, 0),
+            )
+        )
     return lines
 
 
-def topic_block(wiki: Wiki, topic: str, summary: str | None = None,
-                overrides: Path | None = None) -> tuple[str, str, int]:
+def topic_block(
+    wiki: Wiki, topic: str, summary: str | None = None, overrides: Path | None = None
+) -> tuple[str, str, int]:
     """(generated text, summary, leaf count) that TOPIC.md should hold now."""
     page = wiki.read_page(wiki.topic_file(topic))
     leaves = topic_lines(wiki, topic)
@@ -82,8 +96,9 @@ def topic_block(wiki: Wiki, topic: str, summary: str | None = None,
     return render("topic.md.j2", overrides, summary=summary, leaves=leaves), summary, len(leaves)
 
 
-def compile_topic(wiki: Wiki, topic: str, today: str, summary: str | None = None,
-                  overrides: Path | None = None) -> str | None:
+def compile_topic(
+    wiki: Wiki, topic: str, today: str, summary: str | None = None, overrides: Path | None = None
+) -> str | None:
     """Recompile one TOPIC.md; return its wiki-relative path when it changed."""
     relpath = wiki.topic_file(topic)
     page = wiki.read_page(relpath)
@@ -92,9 +107,15 @@ def compile_topic(wiki: Wiki, topic: str, today: str, summary: str | None = None
     if summary:
         updates["summary"] = summary
     title = (page.title if page else "") or title_from_slug(topic)
-    changed = _write_generated(wiki, relpath, content,
-                               {"title": title, "summary": summary, "leaves": str(count)},
-                               title, today, updates)
+    changed = _write_generated(
+        wiki,
+        relpath,
+        content,
+        {"title": title, "summary": summary, "leaves": str(count)},
+        title,
+        today,
+        updates,
+    )
     return relpath if changed else None
 
 
@@ -108,8 +129,14 @@ def profile_topics(wiki: Wiki) -> list[TopicLine]:
             count = int(str(page.meta.get("leaves", "0")))
         except ValueError:
             count = 0
-        lines.append(TopicLine(topic, page.title or title_from_slug(topic),
-                               str(page.meta.get("summary") or ""), count))
+        lines.append(
+            TopicLine(
+                topic,
+                page.title or title_from_slug(topic),
+                str(page.meta.get("summary") or ""),
+                count,
+            )
+        )
     return lines
 
 
@@ -121,8 +148,7 @@ def profile_block(wiki: Wiki, cap: int, overrides: Path | None = None) -> str:
         return content[:cap]
 
     def cut(shown: int) -> str:
-        return render("profile.md.j2", overrides, topics=topics[:shown],
-                      more=len(topics) - shown)
+        return render("profile.md.j2", overrides, topics=topics[:shown], more=len(topics) - shown)
 
     # The most topics that fit: the length grows with every topic shown, so bisect rather
     # than render once per topic dropped (quadratic on a wiki with hundreds of topics).
@@ -136,12 +162,18 @@ def profile_block(wiki: Wiki, cap: int, overrides: Path | None = None) -> str:
     return cut(low)[:cap]
 
 
-def compile_profile(wiki: Wiki, today: str, cap: int, workspace_name: str,
-                    overrides: Path | None = None) -> str | None:
+def compile_profile(
+    wiki: Wiki, today: str, cap: int, workspace_name: str, overrides: Path | None = None
+) -> str | None:
     """Regenerate PROFILE.md's index within `cap` characters; return its path when changed."""
     content = profile_block(wiki, cap, overrides)
     changed = _write_generated(
-        wiki, PROFILE_FILE, content,
+        wiki,
+        PROFILE_FILE,
+        content,
         {"title": workspace_name, "summary": "Project memory kept by wikimem."},
-        workspace_name, today, {})
+        workspace_name,
+        today,
+        {},
+    )
     return PROFILE_FILE if changed else None

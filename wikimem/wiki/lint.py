@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from wikimem.wiki import markdown
-from wikimem.wiki.compile import profile_block, topic_block
 from wikimem.errors import WikiError
 from wikimem.indexing.plan import SLUG
+from wikimem.wiki import markdown
+from wikimem.wiki.compile import profile_block, topic_block
 from wikimem.wiki.pages import LEAF_FILE, PROFILE_FILE, TOPIC_FILE, Wiki
 
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
@@ -97,8 +97,12 @@ def lint_page(wiki: Wiki, file: str, today: str) -> Iterator[Problem]:
         slug = markdown.slugify(entry.title)
         if entry.id != slug and slug in holder:
             # the id depends on the order of the page: it changes when the other entry goes
-            yield Problem(file, entry.line, f"duplicate entry id {slug!r} (also line "
-                          f"{holder[slug]}): this entry is #{entry.id} for now; rename it")
+            yield Problem(
+                file,
+                entry.line,
+                f"duplicate entry id {slug!r} (also line "
+                f"{holder[slug]}): this entry is #{entry.id} for now; rename it",
+            )
         for message in _dates(dict(entry.meta), today):
             yield Problem(file, entry.line, f"entry {entry.id} {message}")
     for number, target in _links(page.render()):
@@ -113,15 +117,17 @@ def _stale(wiki: Wiki, file: str, expected: str) -> Iterator[Problem]:
     if span is None:
         yield Problem(file, 1, "no generated block (<!-- wikimem:begin --> ... end)")
         return
-    current = text[span[0]:span[1]].replace("\r\n", "\n")
+    current = text[span[0] : span[1]].replace("\r\n", "\n")
     if current.strip() != expected.strip():
         line = text[: span[0]].count("\n") + 1
-        yield Problem(file, line, "generated block is stale (run `wikimem index` or "
-                                  "`wikimem lint --fix`)")
+        yield Problem(
+            file, line, "generated block is stale (run `wikimem index` or `wikimem lint --fix`)"
+        )
 
 
-def lint(wiki: Wiki, profile_cap: int, today: str | None = None,
-         overrides: Path | None = None) -> list[Problem]:
+def lint(
+    wiki: Wiki, profile_cap: int, today: str | None = None, overrides: Path | None = None
+) -> list[Problem]:
     today = today or _dt.date.today().isoformat()
     problems: list[Problem] = []
     if not (wiki.root / PROFILE_FILE).is_file():

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from wikimem.wiki import markdown
 from wikimem.errors import NotFound, UsageError, WikiError
+from wikimem.wiki import markdown
 from wikimem.wiki.markdown import Page
 from wikimem.wiki.pages import LEAF_FILE, PROFILE_FILE, TOPIC_FILE, Wiki, split_ref
 
@@ -44,8 +44,7 @@ def suggest(wiki: Wiki, wanted: str, pool: list[str] | None = None) -> str:
     return f"; did you mean: {', '.join(close)}" if close else ""
 
 
-def resolve(wiki: Wiki, ref: str | None,
-            read_at: Callable[[str, str], str] | None = None) -> Shown:
+def resolve(wiki: Wiki, ref: str | None, read_at: Callable[[str, str], str] | None = None) -> Shown:
     """Find the page (and entry) a reference names; `read_at(rev, file)` reads old versions."""
     path, entry_id, rev = split_ref(ref or "")
     if not path or path.upper() in {PROFILE_FILE, "PROFILE"}:
@@ -80,6 +79,7 @@ def resolve(wiki: Wiki, ref: str | None,
     if entry is None:
         ids = [e.id for e in page.entries]
         at = f" at {rev}" if rev is not None else ""
-        raise NotFound(f"no entry {entry_id!r} in {path or 'PROFILE'}{at}"
-                       f"{suggest(wiki, entry_id, ids)}")
+        raise NotFound(
+            f"no entry {entry_id!r} in {path or 'PROFILE'}{at}{suggest(wiki, entry_id, ids)}"
+        )
     return Shown(ref or "", file, "entry", entry.text, page, entry, rev)

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISLNK
 
-from wikimem.wiki import markdown
 from wikimem.errors import NotFound, WikiError
 from wikimem.fsio import atomic_write_bytes, read_text
-from wikimem.wiki.markdown import Page
 from wikimem.indexing.plan import SLUG, Edit
+from wikimem.wiki import markdown
+from wikimem.wiki.markdown import Page
 
 LEAF_FILE = "MEMORY.md"
 TOPIC_FILE = "TOPIC.md"
@@ -85,8 +85,7 @@ class PageCache:
     MAX_CHARS = 16_000_000
 
     def __init__(self) -> None:
-        self._pages: OrderedDict[str, tuple[tuple[int, int, int, int], str, Page]] = (
-            OrderedDict())
+        self._pages: OrderedDict[str, tuple[tuple[int, int, int, int], str, Page]] = OrderedDict()
         self._chars = 0
         self._lock = threading.Lock()
 
@@ -101,8 +100,11 @@ class PageCache:
         text = read_text(target)
         page = markdown.parse_page(text)
         recent = time.time_ns() - self.RACY_NS
-        if stat.st_ctime_ns < recent and stat.st_mtime_ns < recent and len(text) <= (
-                self.MAX_CHARS // 64):
+        if (
+            stat.st_ctime_ns < recent
+            and stat.st_mtime_ns < recent
+            and len(text) <= (self.MAX_CHARS // 64)
+        ):
             with self._lock:
                 old = self._pages.pop(key, None)
                 self._chars += len(text) - (len(old[1]) if old else 0)
@@ -218,8 +220,11 @@ class Wiki:
     def topics(self) -> list[str]:
         if not self.root.is_dir():
             return []
-        return sorted(p.name for p in self.root.iterdir()
-                      if p.is_dir() and SLUG.match(p.name) and not p.is_symlink())
+        return sorted(
+            p.name
+            for p in self.root.iterdir()
+            if p.is_dir() and SLUG.match(p.name) and not p.is_symlink()
+        )
 
     def leaves(self, topic: str | None = None) -> Iterator[str]:
         """Wiki paths of every leaf (or of one topic's), sorted; hidden folders, symlinked
@@ -231,8 +236,11 @@ class Wiki:
                 dirs[:] = sorted(d for d in dirs if SLUG.match(d))
                 rel = Path(folder).relative_to(self.root).as_posix()
                 # A MEMORY.md that is a symlink is not a page of this wiki (it may point out).
-                if (LEAF_FILE in files and rel.count("/") >= 1
-                        and not os.path.islink(os.path.join(folder, LEAF_FILE))):
+                if (
+                    LEAF_FILE in files
+                    and rel.count("/") >= 1
+                    and not os.path.islink(os.path.join(folder, LEAF_FILE))
+                ):
                     yield rel
 
     def count_entries(self) -> int:
@@ -299,15 +307,17 @@ class Wiki:
         for relpath in relpaths:
             if relpath in self._wrote:
                 text = self._wrote[relpath]
-                found[relpath] = (None if text is None
-                                  else text.encode("utf-8", "surrogateescape"))
+                found[relpath] = None if text is None else text.encode("utf-8", "surrogateescape")
         return found
 
     def still_ours(self, relpaths: Iterable[str]) -> list[str]:
         """Of `relpaths`, those this Wiki wrote (or removed) and nobody changed since: the only
         ones a rollback may put back without losing a person's save."""
-        return sorted(p for p in set(relpaths) if p in self._wrote
-                      and self._on_disk(self.confine(p)) == self._wrote[p])
+        return sorted(
+            p
+            for p in set(relpaths)
+            if p in self._wrote and self._on_disk(self.confine(p)) == self._wrote[p]
+        )
 
     def apply(self, edits: Iterable[Edit], today: str) -> Applied:
         """Apply validated edits, leaf by leaf; one write per leaf touched."""
@@ -339,8 +349,14 @@ class Wiki:
                 raise NotFound(f"{edit.leaf}: no such leaf")
             title = edit.leaf_title or title_from_slug(edit.leaf.rsplit("/", 1)[-1])
             page = markdown.new_page(
-                {"title": title, "summary": edit.leaf_summary or edit.title, "type": edit.type,
-                 "updated": ""}, title)
+                {
+                    "title": title,
+                    "summary": edit.leaf_summary or edit.title,
+                    "type": edit.type,
+                    "updated": "",
+                },
+                title,
+            )
         elif edit.leaf_summary and edit.leaf_summary != page.meta.get("summary"):
             page = markdown.with_meta(page, "summary", edit.leaf_summary)
         leaf_type = str(page.meta.get("type") or "")
@@ -353,6 +369,7 @@ class Wiki:
             raise NotFound(f"{edit.leaf}#{edit.entry}: no such entry")
         if edit.action == "update":
             merged = {**entry.meta, **meta} if meta else dict(entry.meta)
-            return markdown.replace_entry(page, edit.entry, edit.title or entry.title,
-                                          edit.body, merged)
+            return markdown.replace_entry(
+                page, edit.entry, edit.title or entry.title, edit.body, merged
+            )
         return markdown.remove_entry(page, edit.entry)

@@ -9,11 +9,11 @@ from __future__ import annotations
 import datetime as _dt
 from typing import TYPE_CHECKING
 
-from wikimem.wiki.compile import compile_profile
 from wikimem.config import Places, Settings
 from wikimem.fsio import atomic_write_text
-from wikimem.wiki.render import render
+from wikimem.wiki.compile import compile_profile
 from wikimem.wiki.pages import PROFILE_FILE, Wiki
+from wikimem.wiki.render import render
 
 if TYPE_CHECKING:
     from wikimem.wiki.history import WikiRepo
@@ -36,8 +36,9 @@ def ensure_wiki(places: Places, settings: Settings, repo: WikiRepo) -> str | Non
     repo.ensure()
     created = None
     if not (places.wiki / PROFILE_FILE).exists():
-        created = compile_profile(wiki, today(), settings["wiki.profile_max"],
-                                  places.workspace.name, places.templates)
+        created = compile_profile(
+            wiki, today(), settings["wiki.profile_max"], places.workspace.name, places.templates
+        )
     if created or repo.head() is None:
         return repo.commit("Start the wiki\n\nCreated by `wikimem init`.\n")
     return None

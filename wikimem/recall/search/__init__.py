@@ -31,13 +31,34 @@ from wikimem.recall.search.hits import Hit, find, focused_terms
 from wikimem.recall.search.rows import Row, clean, page_rows
 from wikimem.recall.search.stamps import LEAF_FILE, MAX_DEPTH, Listing, leaf_of, scan
 from wikimem.recall.search.store import SCHEMA, damaged
-from wikimem.recall.search.terms import fold, match_expression, matched_terms, query_terms, snippet, tokens
+from wikimem.recall.search.terms import (
+    fold,
+    match_expression,
+    matched_terms,
+    query_terms,
+    snippet,
+    tokens,
+)
 from wikimem.recall.search.upkeep import update
 
 __all__ = [
-    "LEAF_FILE", "MAX_DEPTH", "SCHEMA", "Hit", "Listing", "Row", "SearchIndex", "clean",
-    "fold", "leaf_of", "match_expression", "matched_terms", "page_rows", "query_terms",
-    "scan", "snippet", "tokens",
+    "LEAF_FILE",
+    "MAX_DEPTH",
+    "SCHEMA",
+    "Hit",
+    "Listing",
+    "Row",
+    "SearchIndex",
+    "clean",
+    "fold",
+    "leaf_of",
+    "match_expression",
+    "matched_terms",
+    "page_rows",
+    "query_terms",
+    "scan",
+    "snippet",
+    "tokens",
 ]
 
 T = TypeVar("T")
@@ -55,8 +76,9 @@ class SearchIndex:
     def __enter__(self) -> SearchIndex:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()
 
     def close(self) -> None:
@@ -95,6 +117,7 @@ class SearchIndex:
 
     def forget_head(self) -> None:
         """Drop the commit `head()` names: the next pass's refresh is a full check."""
+
         def work() -> None:
             with self._connection() as db:
                 db.execute("DELETE FROM marks WHERE name = 'head'")
@@ -140,8 +163,14 @@ class SearchIndex:
 
         return self._healed(work)
 
-    def search(self, query: str, limit: int = 10, *, include_expired: bool = True,
-               today: dt.date | None = None) -> list[Hit]:
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        *,
+        include_expired: bool = True,
+        today: dt.date | None = None,
+    ) -> list[Hit]:
         """Best hits first: those matching every query word, then those matching some.
 
         A fresh instance refreshes once before its first search; long-lived callers call

@@ -45,8 +45,9 @@ def focused_terms(db: sqlite3.Connection, terms: list[str], keep: int) -> str:
     for n, term in enumerate(terms):
         if len(term) >= 3:  # matched as a prefix, as match_expression does
             after = term[:-1] + chr(ord(term[-1]) + 1)
-            row = db.execute("SELECT sum(doc) FROM vocab WHERE term >= ? AND term < ?",
-                             (term, after)).fetchone()
+            row = db.execute(
+                "SELECT sum(doc) FROM vocab WHERE term >= ? AND term < ?", (term, after)
+            ).fetchone()
         else:
             row = db.execute("SELECT doc FROM vocab WHERE term = ?", (term,)).fetchone()
         if row and row[0]:
@@ -59,15 +60,17 @@ def focused_terms(db: sqlite3.Connection, terms: list[str], keep: int) -> str:
     return " ".join(term for _, _, term in telling[:keep])
 
 
-def find(db: sqlite3.Connection, terms: list[str], limit: int, include_expired: bool,
-         day: str) -> list[Hit]:
+def find(
+    db: sqlite3.Connection, terms: list[str], limit: int, include_expired: bool, day: str
+) -> list[Hit]:
     """Hits matching every term first, then (for several terms) those matching some."""
     tiers = ["AND", "OR"] if len(terms) > 1 else ["AND"]
     hits: list[Hit] = []
     seen: set[tuple[str, str]] = set()
     for operator in tiers:
-        rows = matches(db, match_expression(terms, operator), limit + len(seen),
-                       include_expired, day)
+        rows = matches(
+            db, match_expression(terms, operator), limit + len(seen), include_expired, day
+        )
         for row in rows:
             key = (row["path"], row["entry"])
             if key not in seen and len(hits) < limit:
@@ -78,8 +81,9 @@ def find(db: sqlite3.Connection, terms: list[str], limit: int, include_expired: 
     return hits
 
 
-def matches(db: sqlite3.Connection, expression: str, limit: int, include_expired: bool,
-            day: str) -> list[sqlite3.Row]:
+def matches(
+    db: sqlite3.Connection, expression: str, limit: int, include_expired: bool, day: str
+) -> list[sqlite3.Row]:
     weights = ", ".join(str(w) for w in WEIGHTS)
     sql = (
         f"SELECT d.path, d.entry, d.title AS name, d.leaf_title, d.type, d.expires,"
@@ -89,9 +93,7 @@ def matches(db: sqlite3.Connection, expression: str, limit: int, include_expired
         + ("" if include_expired else " AND (d.expires IS NULL OR d.expires >= ?)")
         + " ORDER BY round(rank, 6), d.path, d.entry LIMIT ?"
     )
-    params: tuple[Any, ...] = (
-        (expression, limit) if include_expired else (expression, day, limit)
-    )
+    params: tuple[Any, ...] = (expression, limit) if include_expired else (expression, day, limit)
     db.row_factory = sqlite3.Row
     return db.execute(sql, params).fetchall()
 
@@ -99,11 +101,14 @@ def matches(db: sqlite3.Connection, expression: str, limit: int, include_expired
 def hit_of(row: sqlite3.Row, terms: list[str], day: str) -> Hit:
     per_column = {name: matched_terms(terms, row[name]) for name in COLUMNS}
     matched = tuple(t for t in terms if any(t in found for found in per_column.values()))
-    source = next((row[c] for c in ("body", "summary", "title") if per_column[c]),
-                  row["body"] or row["summary"] or row["title"])
+    source = next(
+        (row[c] for c in ("body", "summary", "title") if per_column[c]),
+        row["body"] or row["summary"] or row["title"],
+    )
     parts = [f"{name}: {', '.join(found)}" for name, found in per_column.items() if found]
-    coverage = ("all terms" if len(matched) == len(terms)
-                else f"{len(matched)} of {len(terms)} terms")
+    coverage = (
+        "all terms" if len(matched) == len(terms) else f"{len(matched)} of {len(terms)} terms"
+    )
     why = f"bm25 {row['rank']:.3f}; {'; '.join(parts) or 'no direct match'}; {coverage}"
     return Hit(
         path=row["path"],

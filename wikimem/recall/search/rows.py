@@ -68,13 +68,33 @@ def page_rows(path: str, text: str) -> list[Row]:
     leaf_expires = iso_date(meta.get("expires"))
     leaf_review = iso_date(meta.get("review-by"))
     context = f"{leaf_title} {path.replace('/', ' ')}"
-    rows = [Row(path, "", leaf_title, clean(meta.get("summary") or "").strip(), page.head.strip(),
-                path.replace("/", " "), leaf_title, leaf_type, leaf_expires, leaf_review)]
+    rows = [
+        Row(
+            path,
+            "",
+            leaf_title,
+            clean(meta.get("summary") or "").strip(),
+            page.head.strip(),
+            path.replace("/", " "),
+            leaf_title,
+            leaf_type,
+            leaf_expires,
+            leaf_review,
+        )
+    ]
     for item in page.entries:
-        rows.append(Row(
-            path, item.id, item.title, "", item.body, context, leaf_title,
-            item.meta.get("type") or leaf_type,
-            earliest(leaf_expires, iso_date(item.meta.get("expires"))),
-            earliest(leaf_review, iso_date(item.meta.get("review-by"))),
-        ))
+        rows.append(
+            Row(
+                path,
+                item.id,
+                item.title,
+                "",
+                item.body,
+                context,
+                leaf_title,
+                item.meta.get("type") or leaf_type,
+                earliest(leaf_expires, iso_date(item.meta.get("expires"))),
+                earliest(leaf_review, iso_date(item.meta.get("review-by"))),
+            )
+        )
     return rows

@@ -75,8 +75,9 @@ def page_stat(path: str) -> os.stat_result | None:
     return stat
 
 
-def scan(wiki: Path, known: Mapping[str, tuple[Stamp, bool]] | None = None,
-         since_ns: int | None = None) -> Listing:
+def scan(
+    wiki: Path, known: Mapping[str, tuple[Stamp, bool]] | None = None, since_ns: int | None = None
+) -> Listing:
     """Every leaf of the wiki with its stamp; dot-folders, non-slug folders and folders deeper
     than MAX_DEPTH are skipped, as are symlinks.
 

@@ -93,9 +93,9 @@ def insert(db: sqlite3.Connection, rows: list[Row]) -> None:
         cursor = db.execute(
             "INSERT INTO docs (path, entry, title, leaf_title, type, expires, review_by)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (row.path, row.entry, row.title, row.leaf_title, row.type, row.expires,
-             row.review_by),
+            (row.path, row.entry, row.title, row.leaf_title, row.type, row.expires, row.review_by),
         )
-        db.execute("INSERT INTO fts (rowid, title, summary, body, context)"
-                   " VALUES (?, ?, ?, ?, ?)",
-                   (cursor.lastrowid, row.title, row.summary, row.body, row.context))
+        db.execute(
+            "INSERT INTO fts (rowid, title, summary, body, context) VALUES (?, ?, ?, ?, ?)",
+            (cursor.lastrowid, row.title, row.summary, row.body, row.context),
+        )

@@ -18,13 +18,73 @@ SNIPPET_CHARS = 200
 
 # FTS5's unicode61 tokenizer splits on everything but letters and digits; so do we.
 WORD = re.compile(r"[^\W_]+")
-STOPWORDS = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do",
-    "does", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its",
-    "me", "my", "no", "not", "of", "on", "or", "our", "so", "that", "the", "their", "them", "then",
-    "there", "these", "they", "this", "to", "up", "us", "was", "we", "were", "what", "when",
-    "where", "which", "who", "why", "will", "with", "would", "you", "your",
-})
+STOPWORDS = frozenset(
+    {
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "so",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "up",
+        "us",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    }
+)
 
 
 @lru_cache(maxsize=1 << 16)  # the same words come back in every hit of every search
@@ -75,8 +135,14 @@ def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:
     line = " ".join(text.split())
     if len(line) <= width:
         return line
-    first = next((m.start() for m in WORD.finditer(line)
-                  if any(term_matches(term, fold(m.group())) for term in terms)), 0)
+    first = next(
+        (
+            m.start()
+            for m in WORD.finditer(line)
+            if any(term_matches(term, fold(m.group())) for term in terms)
+        ),
+        0,
+    )
     start = max(0, first - width // 4)
     if start:
         space = line.rfind(" ", 0, start + 1)

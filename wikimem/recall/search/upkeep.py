@@ -16,7 +16,17 @@ from pathlib import Path
 
 from wikimem.fsio import read_text
 from wikimem.recall.search.rows import page_rows
-from wikimem.recall.search.stamps import LEAF_FILE, UNSURE, Stamp, digest, leaf_of, leaf_stat, racy_since, scan, stamp_of
+from wikimem.recall.search.stamps import (
+    LEAF_FILE,
+    UNSURE,
+    Stamp,
+    digest,
+    leaf_of,
+    leaf_stat,
+    racy_since,
+    scan,
+    stamp_of,
+)
 from wikimem.recall.search.store import head_mark, insert
 
 
@@ -34,8 +44,10 @@ class Check:
 
 def full_check(db: sqlite3.Connection, wiki: Path, since: int) -> Check:
     known: dict[str, Stamp] = dict(db.execute("SELECT path, stamp FROM pages"))
-    before = {path: (stamp, bool(page)) for path, stamp, page in
-              db.execute("SELECT path, stamp, has_page FROM folders")}
+    before = {
+        path: (stamp, bool(page))
+        for path, stamp, page in db.execute("SELECT path, stamp, has_page FROM folders")
+    }
     listing = scan(wiki, before, since)
     on_disk, folders = listing.pages, listing.folders
     gone = [path for path in known if path not in on_disk]
@@ -60,13 +72,17 @@ def guided_check(db: sqlite3.Connection, wiki: Path, changed: list[str], since: 
     return Check(known, on_disk, gone, {}, [])
 
 
-def read_pages(db: sqlite3.Connection, wiki: Path, check: Check
-               ) -> tuple[list[tuple[str, Stamp]], list[tuple[str, Stamp, str, str]]]:
+def read_pages(
+    db: sqlite3.Connection, wiki: Path, check: Check
+) -> tuple[list[tuple[str, Stamp]], list[tuple[str, Stamp, str, str]]]:
     """(pages to restamp, pages to re-index with their digest and text); a page that vanished
     since the check is added to `check.gone`."""
     # Unsure stamps are read again: the text decides whether anything changed.
-    todo = sorted(path for path, stamp in check.on_disk.items()
-                  if stamp == UNSURE or check.known.get(path) != stamp)
+    todo = sorted(
+        path
+        for path, stamp in check.on_disk.items()
+        if stamp == UNSURE or check.known.get(path) != stamp
+    )
     restamp: list[tuple[str, Stamp]] = []
     reindex: list[tuple[str, Stamp, str, str]] = []
     for path in todo:
@@ -85,34 +101,40 @@ def read_pages(db: sqlite3.Connection, wiki: Path, check: Check
     return restamp, reindex
 
 
-def update(db: sqlite3.Connection, wiki: Path, changed: list[str] | None,
-           head: str | None) -> int:
+def update(db: sqlite3.Connection, wiki: Path, changed: list[str] | None, head: str | None) -> int:
     """Bring the index in step with the pages (all of them, or the `changed` files); return how
     many pages were re-indexed. See `SearchIndex.refresh` for `changed` and `head`."""
     since = racy_since()
-    check = full_check(db, wiki, since) if changed is None else guided_check(
-        db, wiki, changed, since)
+    check = (
+        full_check(db, wiki, since) if changed is None else guided_check(db, wiki, changed, since)
+    )
     restamp, reindex = read_pages(db, wiki, check)
     content_changed = bool(check.gone or reindex)
     if not (content_changed or restamp or check.moved_folders or check.dropped_folders) and (
-            head is None or head == head_mark(db)):
+        head is None or head == head_mark(db)
+    ):
         return 0
     with db:
         for path in check.gone + [item[0] for item in reindex]:
-            db.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE path = ?)",
-                       (path,))
+            db.execute(
+                "DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE path = ?)", (path,)
+            )
             db.execute("DELETE FROM docs WHERE path = ?", (path,))
             db.execute("DELETE FROM pages WHERE path = ?", (path,))
         for path, stamp, mark, text in reindex:
             insert(db, page_rows(path, text))
             db.execute("INSERT INTO pages VALUES (?, ?, ?)", (path, stamp, mark))
-        db.executemany("UPDATE pages SET stamp = ? WHERE path = ?",
-                       [(stamp, path) for path, stamp in restamp])
-        db.executemany("DELETE FROM folders WHERE path = ?",
-                       [(p,) for p in check.dropped_folders])
-        db.executemany("INSERT OR REPLACE INTO folders VALUES (?, ?, ?)",
-                       [(path, stamp, int(has_page))
-                        for path, (stamp, has_page) in check.moved_folders.items()])
+        db.executemany(
+            "UPDATE pages SET stamp = ? WHERE path = ?", [(stamp, path) for path, stamp in restamp]
+        )
+        db.executemany("DELETE FROM folders WHERE path = ?", [(p,) for p in check.dropped_folders])
+        db.executemany(
+            "INSERT OR REPLACE INTO folders VALUES (?, ?, ?)",
+            [
+                (path, stamp, int(has_page))
+                for path, (stamp, has_page) in check.moved_folders.items()
+            ],
+        )
         if head is not None:
             db.execute("INSERT OR REPLACE INTO marks VALUES ('head', ?)", (head,))
         elif content_changed:

@@ -29,7 +29,14 @@ from wikimem.wiki.history import sharing, writes
 from wikimem.wiki.history.commits import EDITOR, LOG_FORMAT, WIKIMEM, Commit, Identity, parse_commit
 from wikimem.wiki.history.index import IndexUpdate, stage, sync_index
 from wikimem.wiki.history.person_edits import PERSON_EDIT_MESSAGE, PersonEdits, status_paths
-from wikimem.wiki.history.session import Session, decode, exclude_file, init_repo, open_session, relative
+from wikimem.wiki.history.session import (
+    Session,
+    decode,
+    exclude_file,
+    init_repo,
+    open_session,
+    relative,
+)
 from wikimem.wiki.history.trees import tree_by_hand, write_commit
 
 __all__ = ["WIKIMEM", "Commit", "Identity", "IndexUpdate", "PersonEdits", "WikiRepo"]
@@ -41,8 +48,9 @@ EXCLUDE_HEADER = "# wikimem: its wiki repository and state stay out of this repo
 class WikiRepo:
     """The wiki's repository: its own (mode "wiki") or the enclosing workspace's ("workspace")."""
 
-    def __init__(self, wiki: Path, workspace: Path, mode: str = "wiki",
-                 state: Path | None = None) -> None:
+    def __init__(
+        self, wiki: Path, workspace: Path, mode: str = "wiki", state: Path | None = None
+    ) -> None:
         if mode not in MODES:
             raise HistoryError(f"wiki.commit_into must be 'wiki' or 'workspace', not {mode!r}")
         self.wiki = Path(os.path.abspath(wiki))
@@ -75,16 +83,28 @@ class WikiRepo:
             self.exclude()
             return
         if (self.wiki / ".git").exists():
-            raise HistoryError(f"the wiki at {self.wiki} has its own repository; remove its "
-                               ".git or set wiki.commit_into = \"wiki\"")
+            raise HistoryError(
+                f"the wiki at {self.wiki} has its own repository; remove its "
+                '.git or set wiki.commit_into = "wiki"'
+            )
         with self.session() as s:  # fails first when the workspace is not a repository
             self.exclude()
             # Any file inside the wiki will do: ignored, it could never be committed here.
-            if s.probe("check-ignore", "-q", "--", s.to_repo("PROFILE.md"),
-                       extra={"GIT_LITERAL_PATHSPECS": "0"}) is not None:  # takes no magic
-                raise HistoryError(f"the workspace ignores {s.prefix}/, so wiki.commit_into ="
-                                   f" \"workspace\" cannot commit it; un-ignore it (for"
-                                   f" example `!/{s.prefix}/` in .gitignore) or use \"wiki\"")
+            if (
+                s.probe(
+                    "check-ignore",
+                    "-q",
+                    "--",
+                    s.to_repo("PROFILE.md"),
+                    extra={"GIT_LITERAL_PATHSPECS": "0"},
+                )
+                is not None
+            ):  # takes no magic
+                raise HistoryError(
+                    f"the workspace ignores {s.prefix}/, so wiki.commit_into ="
+                    f' "workspace" cannot commit it; un-ignore it (for'
+                    f' example `!/{s.prefix}/` in .gitignore) or use "wiki"'
+                )
 
     def init(self) -> None:
         init_repo(self.wiki)
@@ -96,14 +116,18 @@ class WikiRepo:
         if found is None:
             return
         root, target = found
-        pattern = {folder: f"/{relative(folder, root, 'folder')}/"
-                   for folder in (self.wiki, self.state) if folder.is_relative_to(self.workspace)}
+        pattern = {
+            folder: f"/{relative(folder, root, 'folder')}/"
+            for folder in (self.wiki, self.state)
+            if folder.is_relative_to(self.workspace)
+        }
         # Workspace mode commits the wiki into this repository, so it must not stay ignored
         # (as it was in own mode) after a switch.
         keep_out = [self.state] if self.mode == "workspace" else [self.wiki, self.state]
         wanted = [pattern[folder] for folder in keep_out if folder in pattern]
-        wanted += [f"/{relative(f, root, 'file')}" for f in files
-                   if f.is_relative_to(self.workspace)]
+        wanted += [
+            f"/{relative(f, root, 'file')}" for f in files if f.is_relative_to(self.workspace)
+        ]
         unwanted = set(pattern.values()) - set(wanted)
         text = read_text(target) if target.is_file() else ""
         lines = text.splitlines()
@@ -167,11 +191,14 @@ class WikiRepo:
             return EDITOR
         with self.session() as s:
             name, email = (s.probe("config", "--get", key) for key in ("user.name", "user.email"))
-        return Identity(decode(name).strip() if name else EDITOR.name,
-                        decode(email).strip() if email else EDITOR.email)
+        return Identity(
+            decode(name).strip() if name else EDITOR.name,
+            decode(email).strip() if email else EDITOR.email,
+        )
 
-    def log(self, path: str | None = None, limit: int = 50,
-            with_paths: bool = False) -> list[Commit]:
+    def log(
+        self, path: str | None = None, limit: int = 50, with_paths: bool = False
+    ) -> list[Commit]:
         """Commits touching the wiki (or `path` within it), newest first."""
         if not self.has_repo():
             return []
@@ -219,8 +246,9 @@ class WikiRepo:
 
     # -- writing -------------------------------------------------------------------------------
 
-    def commit_person_edits(self, message: str = PERSON_EDIT_MESSAGE,
-                            paths: Sequence[str] | None = None) -> str | None:
+    def commit_person_edits(
+        self, message: str = PERSON_EDIT_MESSAGE, paths: Sequence[str] | None = None
+    ) -> str | None:
         """Commit what a person left uncommitted in the wiki (or in just these wiki paths), as
         theirs, before wikimem writes."""
         with self.person_edits(paths) as edits:
@@ -232,9 +260,14 @@ class WikiRepo:
         meanwhile: see `PersonEdits`."""
         return PersonEdits(self, paths)
 
-    def commit(self, message: str, paths: Sequence[str] | None = None,
-               author: Identity = WIKIMEM, committer: Identity = WIKIMEM,
-               contents: Mapping[str, bytes | None] | None = None) -> str | None:
+    def commit(
+        self,
+        message: str,
+        paths: Sequence[str] | None = None,
+        author: Identity = WIKIMEM,
+        committer: Identity = WIKIMEM,
+        contents: Mapping[str, bytes | None] | None = None,
+    ) -> str | None:
         """Commit the given wiki paths (or the whole wiki) as one commit; None if nothing changed
         (built with plumbing, never `git commit`: see `writes.commit`). Paths in `contents`
         are committed with those bytes (None: deleted) rather than as the disk has them."""

@@ -44,12 +44,18 @@ def stage_given(s: Session, given: Mapping[str, bytes | None], index: str, tmp: 
             meta, _, path = line.partition("\t")
             staged[path] = meta.split(" ")[1]
     width = len(next(iter(staged.values()), "")) // 2 or 20  # SHA-1 or SHA-256
-    differ = {p: data for p, data in wanted.items() if data is not None
-              and staged.get(p) != blob_id(data, width)}
+    differ = {
+        p: data
+        for p, data in wanted.items()
+        if data is not None and staged.get(p) != blob_id(data, width)
+    }
     blobs = hash_given(s, differ, tmp)
     entries = [f"100644 {blobs[p]}\t{p}\0" for p in sorted(blobs)]
-    entries += [f"0 {'0' * 2 * width}\t{p}\0" for p, data in sorted(wanted.items())
-                if data is None and p in staged]
+    entries += [
+        f"0 {'0' * 2 * width}\t{p}\0"
+        for p, data in sorted(wanted.items())
+        if data is None and p in staged
+    ]
     if entries:
         listing = Path(tmp, "given-index-info")
         listing.write_bytes("".join(entries).encode("utf-8", "surrogateescape"))
@@ -59,8 +65,19 @@ def stage_given(s: Session, given: Mapping[str, bytes | None], index: str, tmp: 
 def sync_index(s: Session, old: str | None, new: str, scratch: Path) -> None:
     """Make the person's index agree with the new commit for exactly the paths it changed."""
     base = [old, new] if old else ["--root", new]
-    raw = split_z(s.run("diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", *base,
-                        "--", s.scope, index=s.no_index))
+    raw = split_z(
+        s.run(
+            "diff-tree",
+            "-r",
+            "-z",
+            "--no-renames",
+            "--no-commit-id",
+            *base,
+            "--",
+            s.scope,
+            index=s.no_index,
+        )
+    )
     # Raw diff records alternate ":oldmode newmode oldsha newsha status" and the path; the
     # new side is exactly an index-info line (mode 0 removes the entry). One linear call
     # instead of pathspec matching, which is quadratic on a large first commit.
@@ -80,8 +97,10 @@ def sync_index(s: Session, old: str | None, new: str, scratch: Path) -> None:
         for chunk in batched(present):
             s.probe("add", "--refresh", "--", *chunk)
     except HistoryError as exc:
-        raise HistoryError(f"committed {new[:12]} but could not update the index for the "
-                           f"wiki's files ({exc}); run `git reset -q -- {s.scope}`") from exc
+        raise HistoryError(
+            f"committed {new[:12]} but could not update the index for the "
+            f"wiki's files ({exc}); run `git reset -q -- {s.scope}`"
+        ) from exc
 
 
 class IndexUpdate:
@@ -99,12 +118,14 @@ class IndexUpdate:
     def __init__(self, s: Session, paths: Sequence[str], scratch: Path) -> None:
         self.paths = sorted({s.to_repo(p) for p in paths})
         self.scope = s.scope
-        scratch.write_bytes("".join(f"{p}\0" for p in self.paths)
-                            .encode("utf-8", "surrogateescape"))
+        scratch.write_bytes(
+            "".join(f"{p}\0" for p in self.paths).encode("utf-8", "surrogateescape")
+        )
         self.stdin = open(scratch, "rb")  # noqa: SIM115 (closed by wait)
         try:
-            self.process: Any = s.start("update-index", "--add", "--remove", "-z", "--stdin",
-                                        stdin=self.stdin)
+            self.process: Any = s.start(
+                "update-index", "--add", "--remove", "-z", "--stdin", stdin=self.stdin
+            )
         except HistoryError:
             self.stdin.close()
             raise
@@ -123,8 +144,10 @@ class IndexUpdate:
         the index took equal HEAD's)."""
         error = self.wait()
         if error and new:
-            raise HistoryError(f"committed {new[:12]} but could not update the index for the "
-                               f"wiki's files ({error}); run `git reset -q -- {self.scope}`")
+            raise HistoryError(
+                f"committed {new[:12]} but could not update the index for the "
+                f"wiki's files ({error}); run `git reset -q -- {self.scope}`"
+            )
 
     def undo(self, s: Session) -> None:
         """The commit failed after the index took its files: give the index HEAD's back."""

@@ -24,8 +24,9 @@ def status_paths(s: Session, own: bool = False) -> list[str]:
     return status_result(s.prefix, s.run(*args, extra=extra))
 
 
-def status_command(s: Session, own: bool = False, paths: Collection[str] | None = None
-                   ) -> tuple[list[str], dict[str, str]]:
+def status_command(
+    s: Session, own: bool = False, paths: Collection[str] | None = None
+) -> tuple[list[str], dict[str, str]]:
     """The `git status` listing the wiki's uncommitted paths (or those among `paths`), and
     its extra environment."""
     # In the wiki's own repository, status may write back what it learnt: refreshed stat
@@ -41,18 +42,21 @@ def status_command(s: Session, own: bool = False, paths: Collection[str] | None 
         # ones only in their folders, however large the wiki.
         return [*args, "--", *sorted(s.to_repo(p) for p in paths)], {}
     if own and not s.prefix:
-        return args, {"GIT_OPTIONAL_LOCKS": "1", "GIT_CONFIG_COUNT": "2",
-                      "GIT_CONFIG_KEY_0": "core.untrackedCache",
-                      "GIT_CONFIG_VALUE_0": "true",
-                      "GIT_CONFIG_KEY_1": "status.showUntrackedFiles",
-                      "GIT_CONFIG_VALUE_1": "all"}
+        return args, {
+            "GIT_OPTIONAL_LOCKS": "1",
+            "GIT_CONFIG_COUNT": "2",
+            "GIT_CONFIG_KEY_0": "core.untrackedCache",
+            "GIT_CONFIG_VALUE_0": "true",
+            "GIT_CONFIG_KEY_1": "status.showUntrackedFiles",
+            "GIT_CONFIG_VALUE_1": "all",
+        }
     return [*args, "--", s.scope], {}
 
 
 def status_result(prefix: str, out: bytes | str) -> list[str]:
     repo_paths = [entry[3:] for entry in split_z(decode(out))]
     if prefix:
-        repo_paths = [p[len(prefix) + 1:] for p in repo_paths if p.startswith(prefix + "/")]
+        repo_paths = [p[len(prefix) + 1 :] for p in repo_paths if p.startswith(prefix + "/")]
     return sorted(repo_paths)
 
 
@@ -82,8 +86,11 @@ class PersonEdits:
             return
         if not repo.has_repo():
             found = repo.files_on_disk(repo.wiki)
-            self.found = found if wanted is None else [
-                p for p in found if p in wanted or any(p.startswith(f"{w}/") for w in wanted)]
+            self.found = (
+                found
+                if wanted is None
+                else [p for p in found if p in wanted or any(p.startswith(f"{w}/") for w in wanted)]
+            )
             return
         with repo.session() as s:
             args, extra = status_command(s, own=repo.mode == "wiki", paths=wanted)

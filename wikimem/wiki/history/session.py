@@ -28,19 +28,26 @@ def decode(data: bytes | str) -> str:
 
 def batched(items: Sequence[str]) -> Iterator[Sequence[str]]:
     for start in range(0, len(items), BATCH):
-        yield items[start:start + BATCH]
+        yield items[start : start + BATCH]
 
 
-def call(cmd: git.Git, args: Sequence[str], env: Mapping[str, str],
-         stdin: Path | None = None) -> tuple[int, bytes, str]:
+def call(
+    cmd: git.Git, args: Sequence[str], env: Mapping[str, str], stdin: Path | None = None
+) -> tuple[int, bytes, str]:
     """Run one git command through GitPython; return (status, stdout bytes, stderr text)."""
     name, *rest = args
     try:
         with contextlib.ExitStack() as stack:
             istream = stack.enter_context(open(stdin, "rb")) if stdin else None
             status, out, err = getattr(cmd, name.replace("-", "_"))(
-                *rest, env=dict(env), istream=istream, with_extended_output=True,
-                with_exceptions=False, stdout_as_string=False, strip_newline_in_stdout=False)
+                *rest,
+                env=dict(env),
+                istream=istream,
+                with_extended_output=True,
+                with_exceptions=False,
+                stdout_as_string=False,
+                strip_newline_in_stdout=False,
+            )
     except git.GitCommandNotFound as exc:
         raise HistoryError("git is not installed or not on PATH") from exc
     return status, out, decode(err)
@@ -83,43 +90,67 @@ class Session:
     def index(self) -> str:
         return os.path.join(self.repo.git_dir, "index")
 
-    def env(self, index: str | None = None,
-            extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    def env(
+        self, index: str | None = None, extra: Mapping[str, str] | None = None
+    ) -> dict[str, str]:
         # Pinned so a GIT_DIR or GIT_INDEX_FILE inherited from a git hook that started wikimem
         # can never point these commands at another repository or index.
-        return {"GIT_DIR": os.path.abspath(self.repo.git_dir), "GIT_WORK_TREE": str(self.root),
-                "GIT_INDEX_FILE": index or self.index, "GIT_OPTIONAL_LOCKS": "0",
-                "GIT_LITERAL_PATHSPECS": "1", "GIT_TERMINAL_PROMPT": "0", **(extra or {})}
+        return {
+            "GIT_DIR": os.path.abspath(self.repo.git_dir),
+            "GIT_WORK_TREE": str(self.root),
+            "GIT_INDEX_FILE": index or self.index,
+            "GIT_OPTIONAL_LOCKS": "0",
+            "GIT_LITERAL_PATHSPECS": "1",
+            "GIT_TERMINAL_PROMPT": "0",
+            **(extra or {}),
+        }
 
-    def attempt(self, *args: str, index: str | None = None,
-                extra: Mapping[str, str] | None = None,
-                stdin: Path | None = None) -> tuple[int, bytes, str]:
+    def attempt(
+        self,
+        *args: str,
+        index: str | None = None,
+        extra: Mapping[str, str] | None = None,
+        stdin: Path | None = None,
+    ) -> tuple[int, bytes, str]:
         """Run a command whose failure the caller reads: (status, stdout, stderr)."""
         return call(self.repo.git, args, self.env(index, extra), stdin)
 
-    def probe(self, *args: str, index: str | None = None,
-              extra: Mapping[str, str] | None = None) -> bytes | None:
+    def probe(
+        self, *args: str, index: str | None = None, extra: Mapping[str, str] | None = None
+    ) -> bytes | None:
         status, out, _ = self.attempt(*args, index=index, extra=extra)
         return out if status == 0 else None
 
-    def run(self, *args: str, index: str | None = None, extra: Mapping[str, str] | None = None,
-            stdin: Path | None = None) -> str:
+    def run(
+        self,
+        *args: str,
+        index: str | None = None,
+        extra: Mapping[str, str] | None = None,
+        stdin: Path | None = None,
+    ) -> str:
         return decode(self.run_bytes(*args, index=index, extra=extra, stdin=stdin))
 
-    def run_bytes(self, *args: str, index: str | None = None,
-                  extra: Mapping[str, str] | None = None, stdin: Path | None = None) -> bytes:
+    def run_bytes(
+        self,
+        *args: str,
+        index: str | None = None,
+        extra: Mapping[str, str] | None = None,
+        stdin: Path | None = None,
+    ) -> bytes:
         status, out, err = self.attempt(*args, index=index, extra=extra, stdin=stdin)
         if status != 0:
             raise HistoryError(one_line(args[0], err))
         return out
 
-    def start(self, *args: str, extra: Mapping[str, str] | None = None,
-              stdin: IO[bytes] | None = None) -> Any:
+    def start(
+        self, *args: str, extra: Mapping[str, str] | None = None, stdin: IO[bytes] | None = None
+    ) -> Any:
         """Start a command in the background; GitPython's AutoInterrupt around the process."""
         name, *rest = args
         try:
             return getattr(self.repo.git, name.replace("-", "_"))(
-                *rest, env=self.env(extra=extra), istream=stdin, as_process=True)
+                *rest, env=self.env(extra=extra), istream=stdin, as_process=True
+            )
         except git.GitCommandNotFound as exc:
             raise HistoryError("git is not installed or not on PATH") from exc
 
@@ -132,7 +163,7 @@ class Session:
     def from_repo(self, path: str) -> str | None:
         if not self.prefix:
             return path
-        return path[len(self.prefix) + 1:] if path.startswith(self.prefix + "/") else None
+        return path[len(self.prefix) + 1 :] if path.startswith(self.prefix + "/") else None
 
     def wiki_paths(self, repo_paths: Sequence[str]) -> list[str]:
         return [p for p in map(self.from_repo, repo_paths) if p is not None]
@@ -142,8 +173,11 @@ class Session:
         return decode(out).strip() if out else None
 
     def resolve(self, rev: str) -> str:
-        out = None if not rev or rev.startswith("-") else self.probe(
-            "rev-parse", "--verify", "-q", f"{rev}^{{commit}}")
+        out = (
+            None
+            if not rev or rev.startswith("-")
+            else self.probe("rev-parse", "--verify", "-q", f"{rev}^{{commit}}")
+        )
         if not out:
             raise NotFound(f"no revision {rev!r} in the wiki's history")
         return decode(out).strip()
@@ -162,9 +196,20 @@ class Session:
     def diff_names(self, old: str | None, new: str) -> list[str]:
         """Repo-relative paths under the wiki that differ between two commits or trees."""
         base = [old, new] if old else ["--root", new]
-        return split_z(self.run("diff-tree", "-r", "-z", "--name-only", "--no-renames",
-                                "--no-commit-id", *base, "--", self.scope,
-                                index=self.no_index))
+        return split_z(
+            self.run(
+                "diff-tree",
+                "-r",
+                "-z",
+                "--name-only",
+                "--no-renames",
+                "--no-commit-id",
+                *base,
+                "--",
+                self.scope,
+                index=self.no_index,
+            )
+        )
 
 
 @contextlib.contextmanager

@@ -18,8 +18,15 @@ from wikimem.wiki.history.session import Session, decode, one_line, split_z
 
 SCRATCH = "wikimem-sync"  # prefix of the throwaway branches `scratch` makes
 # What git says when a push lost a race with another push: fetch, rebuild, try again.
-PUSH_RACES = ("[rejected]", "non-fast-forward", "fetch first", "cannot lock ref",
-              "failed to lock", "incorrect old value", "stale info")
+PUSH_RACES = (
+    "[rejected]",
+    "non-fast-forward",
+    "fetch first",
+    "cannot lock ref",
+    "failed to lock",
+    "incorrect old value",
+    "stale info",
+)
 
 
 def branch(s: Session, wiki: Path) -> str:
@@ -48,8 +55,9 @@ def set_remote(s: Session, remote: str, url: str, exists: bool) -> None:
 def fetch(s: Session, remote: str, branch: str) -> str | None:
     """Fetch `branch` from `remote`; its commit there, or None when the remote lacks it."""
     tracking = f"refs/remotes/{checked_remote(remote)}/{branch}"
-    status, _, err = s.attempt("fetch", "--quiet", "--no-tags", remote,
-                               f"+refs/heads/{branch}:{tracking}")
+    status, _, err = s.attempt(
+        "fetch", "--quiet", "--no-tags", remote, f"+refs/heads/{branch}:{tracking}"
+    )
     if status != 0:
         if "couldn't find remote ref" in err.lower():
             return None
@@ -59,8 +67,9 @@ def fetch(s: Session, remote: str, branch: str) -> str | None:
 
 def push(s: Session, remote: str, sha: str, branch: str) -> bool:
     """Push `sha` as the remote's `branch`; False when refused because the remote moved."""
-    status, out, err = s.attempt("push", "--porcelain", "--quiet", checked_remote(remote),
-                                 f"{sha}:refs/heads/{branch}")
+    status, out, err = s.attempt(
+        "push", "--porcelain", "--quiet", checked_remote(remote), f"{sha}:refs/heads/{branch}"
+    )
     if status == 0:
         return True
     said = f"{decode(out)}\n{err}".lower()
@@ -77,9 +86,20 @@ def commits_since(s: Session, upstream: str) -> list[Commit]:
     """Commits on the wiki's branch that `upstream` lacks, oldest first, with their paths."""
     if s.head() is None:
         return []
-    out = s.run("log", "-z", "--reverse", "--first-parent", "--no-merges",
-                f"--format={LOG_FORMAT}", "--name-only", "--no-renames",
-                "HEAD", f"^{upstream}", "--", s.scope)
+    out = s.run(
+        "log",
+        "-z",
+        "--reverse",
+        "--first-parent",
+        "--no-merges",
+        f"--format={LOG_FORMAT}",
+        "--name-only",
+        "--no-renames",
+        "HEAD",
+        f"^{upstream}",
+        "--",
+        s.scope,
+    )
     return [parse_commit(s, chunk) for chunk in out.split("\x1e") if chunk]
 
 
@@ -109,8 +129,9 @@ def add_scratch(s: Session, folder: str, branch: str, rev: str) -> None:
     """Check `rev` out into `folder`, a new work tree on the new branch `branch`."""
     # git checks the new tree out in a child process that inherits the index
     # variable: point it at the new work tree's own index, never at the wiki's.
-    index = os.path.join(os.path.abspath(s.repo.common_dir), "worktrees",
-                         os.path.basename(folder), "index")
+    index = os.path.join(
+        os.path.abspath(s.repo.common_dir), "worktrees", os.path.basename(folder), "index"
+    )
     s.run("worktree", "add", "--quiet", "-b", branch, folder, rev, index=index)
 
 
@@ -125,10 +146,14 @@ def drop_scratches(s: Session) -> None:
     listing = decode(s.probe("worktree", "list", "--porcelain", "-z") or b"")
     folder = ""
     for field in split_z(listing):
-        folder = field[len("worktree "):] if field.startswith("worktree ") else folder
+        folder = field[len("worktree ") :] if field.startswith("worktree ") else folder
         if field.startswith(f"branch refs/heads/{SCRATCH}-"):
             s.probe("worktree", "remove", "--force", folder)  # left by a killed sync
     s.probe("worktree", "prune")
-    for stale in split_z(decode(s.probe("for-each-ref", "--format=%(refname:short)%00",
-                                        f"refs/heads/{SCRATCH}-*") or b"")):
+    for stale in split_z(
+        decode(
+            s.probe("for-each-ref", "--format=%(refname:short)%00", f"refs/heads/{SCRATCH}-*")
+            or b""
+        )
+    ):
         s.probe("branch", "-D", "--", stale.strip())

@@ -21,10 +21,12 @@ from wikimem.wiki.history.commits import Identity
 from wikimem.wiki.history.session import Session
 
 # The empty tree under SHA-1 and SHA-256: an unborn branch with this tree has nothing to commit.
-EMPTY_TREES = frozenset({
-    "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
-    "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321",
-})
+EMPTY_TREES = frozenset(
+    {
+        "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+        "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321",
+    }
+)
 FILE_MODE = b"100644"
 TREE_MODE = b"40000"
 
@@ -36,18 +38,21 @@ def parse_tree(data: bytes, width: int) -> dict[bytes, tuple[bytes, bytes]]:
     while at < len(data):
         space = data.index(b" ", at)
         nul = data.index(b"\0", space)
-        entries[data[space + 1:nul]] = (data[at:space], data[nul + 1:nul + 1 + width])
+        entries[data[space + 1 : nul]] = (data[at:space], data[nul + 1 : nul + 1 + width])
         at = nul + 1 + width
     return entries
 
 
 def tree_body(entries: Mapping[bytes, tuple[bytes, bytes]]) -> bytes:
     """A raw tree object's content, entries in git's order (a folder sorts as "name/")."""
+
     def key(name: bytes) -> bytes:
         return name + b"/" if entries[name][0] == TREE_MODE else name
 
-    return b"".join(entries[name][0] + b" " + name + b"\0" + entries[name][1]
-                    for name in sorted(entries, key=key))
+    return b"".join(
+        entries[name][0] + b" " + name + b"\0" + entries[name][1]
+        for name in sorted(entries, key=key)
+    )
 
 
 def regular(target: Path) -> bool:
@@ -77,9 +82,14 @@ def hash_given(s: Session, given: Mapping[str, bytes], tmp: Path) -> dict[str, s
     return blobs
 
 
-def tree_by_hand(s: Session, old_tree: str, paths: Sequence[str], tmp: Path,
-                 sure: Callable[[], None] = lambda: None,
-                 contents: Mapping[str, bytes | None] | None = None) -> str | None:
+def tree_by_hand(
+    s: Session,
+    old_tree: str,
+    paths: Sequence[str],
+    tmp: Path,
+    sure: Callable[[], None] = lambda: None,
+    contents: Mapping[str, bytes | None] | None = None,
+) -> str | None:
     """The tree `old_tree` with these paths as they are in the work tree (or, for the wiki
     paths in `contents`, as those bytes, None meaning deleted), written without an index:
     new blobs, then new trees for just the folders above them, bottom up.
@@ -119,8 +129,11 @@ def tree_by_hand(s: Session, old_tree: str, paths: Sequence[str], tmp: Path,
         return None  # a vanished folder and paths inside it: git's rules, not these
     order = sorted(folders)
     query = Path(tmp, "trees")
-    query.write_bytes("".join(f"{old_tree}:{f}\n" if f else f"{old_tree}\n"
-                              for f in order).encode("utf-8", "surrogateescape"))
+    query.write_bytes(
+        "".join(f"{old_tree}:{f}\n" if f else f"{old_tree}\n" for f in order).encode(
+            "utf-8", "surrogateescape"
+        )
+    )
     out = s.run_bytes("cat-file", "--batch", stdin=query)
     width = len(old_tree) // 2  # bytes of one object id: SHA-1 or SHA-256
     trees: dict[str, dict[bytes, tuple[bytes, bytes]]] = {}
@@ -135,7 +148,7 @@ def tree_by_hand(s: Session, old_tree: str, paths: Sequence[str], tmp: Path,
         if header[1] != b"tree":
             return None  # a file, or a link, stands where the folder must be
         size = int(header[2])
-        trees[folder] = parse_tree(out[at:at + size], width)
+        trees[folder] = parse_tree(out[at : at + size], width)
         at += size + 1
     present = [p for p in wanted if on_disk[p]]
     new = []
@@ -150,8 +163,14 @@ def tree_by_hand(s: Session, old_tree: str, paths: Sequence[str], tmp: Path,
     if new:
         listing = Path(tmp, "new")
         listing.write_bytes("".join(f"{p}\0" for p in new).encode("utf-8", "surrogateescape"))
-        status, _, _ = s.attempt("check-ignore", "-q", "-z", "--stdin",
-                                 extra={"GIT_LITERAL_PATHSPECS": "0"}, stdin=listing)
+        status, _, _ = s.attempt(
+            "check-ignore",
+            "-q",
+            "-z",
+            "--stdin",
+            extra={"GIT_LITERAL_PATHSPECS": "0"},
+            stdin=listing,
+        )
         if status != 1:  # something is ignored (git add refuses it), or git failed
             return None
     sure()
@@ -162,20 +181,22 @@ def tree_by_hand(s: Session, old_tree: str, paths: Sequence[str], tmp: Path,
     blobs: dict[str, str] = {}
     if hashed:
         listing = Path(tmp, "blobs")
-        listing.write_bytes("".join(f"{p}\n" for p in hashed)
-                            .encode("utf-8", "surrogateescape"))
+        listing.write_bytes("".join(f"{p}\n" for p in hashed).encode("utf-8", "surrogateescape"))
         ids = s.run("hash-object", "-w", "--stdin-paths", stdin=listing).split()
         if len(ids) != len(hashed):
-            raise HistoryError("git hash-object failed: it hashed "
-                               f"{len(ids)} of {len(hashed)} files")
+            raise HistoryError(
+                f"git hash-object failed: it hashed {len(ids)} of {len(hashed)} files"
+            )
         blobs = dict(zip(hashed, ids, strict=True))
-    differ = {p: data for p in present if p in given and (data := given[p]) is not None
-              and blobs.get(p) != blob_id(data, width)}
+    differ = {
+        p: data
+        for p in present
+        if p in given and (data := given[p]) is not None and blobs.get(p) != blob_id(data, width)
+    }
     blobs.update(hash_given(s, differ, tmp))
     for path, blob in blobs.items():
         folder, _, name = path.rpartition("/")
-        trees[folder][name.encode("utf-8", "surrogateescape")] = (
-            FILE_MODE, bytes.fromhex(blob))
+        trees[folder][name.encode("utf-8", "surrogateescape")] = (FILE_MODE, bytes.fromhex(blob))
     for path in wanted:
         if not on_disk[path]:  # a deleted file, or nothing at all
             folder, _, name = path.rpartition("/")
@@ -195,32 +216,51 @@ def tree_by_hand(s: Session, old_tree: str, paths: Sequence[str], tmp: Path,
         file.write_bytes(body)
         built.append((sha, file))
         if folder:
-            trees[parent][name.encode("utf-8", "surrogateescape")] = (
-                TREE_MODE, bytes.fromhex(sha))
+            trees[parent][name.encode("utf-8", "surrogateescape")] = (TREE_MODE, bytes.fromhex(sha))
         else:
             root = sha
     listing = Path(tmp, "tree-files")
-    listing.write_bytes("".join(f"{file}\n" for _, file in built).encode(
-        "utf-8", "surrogateescape"))
+    listing.write_bytes(
+        "".join(f"{file}\n" for _, file in built).encode("utf-8", "surrogateescape")
+    )
     # hash-object checks each tree's format as it writes it; the ids must be ours
-    written = s.run("hash-object", "-w", "-t", "tree", "--stdin-paths",
-                    stdin=listing).split()
+    written = s.run("hash-object", "-w", "-t", "tree", "--stdin-paths", stdin=listing).split()
     if written != [sha for sha, _ in built]:
         raise HistoryError("git hash-object wrote trees other than the ones built")
     return root
 
 
-def write_commit(s: Session, message: str, tree: str, old: str | None, branch: str,
-                 author: Identity, committer: Identity, message_file: Path) -> str:
+def write_commit(
+    s: Session,
+    message: str,
+    tree: str,
+    old: str | None,
+    branch: str,
+    author: Identity,
+    committer: Identity,
+    message_file: Path,
+) -> str:
     """Write the commit object and move the branch to it; the commit's id."""
-    message_file.write_bytes(message.encode("utf-8", "surrogateescape")
-                             + (b"" if message.endswith("\n") else b"\n"))
-    identity = {"GIT_AUTHOR_NAME": author.name, "GIT_AUTHOR_EMAIL": author.email,
-                "GIT_COMMITTER_NAME": committer.name, "GIT_COMMITTER_EMAIL": committer.email}
+    message_file.write_bytes(
+        message.encode("utf-8", "surrogateescape") + (b"" if message.endswith("\n") else b"\n")
+    )
+    identity = {
+        "GIT_AUTHOR_NAME": author.name,
+        "GIT_AUTHOR_EMAIL": author.email,
+        "GIT_COMMITTER_NAME": committer.name,
+        "GIT_COMMITTER_EMAIL": committer.email,
+    }
     checkpoint("before commit-tree")
     # Never signed: a background pass cannot answer a passphrase prompt.
-    new = s.run("commit-tree", "--no-gpg-sign", tree, *(["-p", old] if old else []),
-                "-F", str(message_file), extra=identity).strip()
+    new = s.run(
+        "commit-tree",
+        "--no-gpg-sign",
+        tree,
+        *(["-p", old] if old else []),
+        "-F",
+        str(message_file),
+        extra=identity,
+    ).strip()
     subject = message.strip().splitlines()[0]
     checkpoint("before update-ref")
     # The old value guards against a commit made meanwhile by someone else.

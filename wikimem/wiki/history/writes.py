@@ -26,9 +26,14 @@ if TYPE_CHECKING:
     from wikimem.wiki.history import WikiRepo
 
 
-def commit(repo: WikiRepo, message: str, paths: Sequence[str] | None,
-           author: Identity, committer: Identity,
-           contents: Mapping[str, bytes | None] | None = None) -> str | None:
+def commit(
+    repo: WikiRepo,
+    message: str,
+    paths: Sequence[str] | None,
+    author: Identity,
+    committer: Identity,
+    contents: Mapping[str, bytes | None] | None = None,
+) -> str | None:
     """Commit the given wiki paths (or the whole wiki) as one commit; None if nothing changed.
     The wiki paths in `contents` are committed with those bytes (None: deleted), not as the
     disk has them: what wikimem wrote, so a person's save made since is not folded in.
@@ -45,8 +50,10 @@ def commit(repo: WikiRepo, message: str, paths: Sequence[str] | None,
     with repo.session() as s, tempfile.TemporaryDirectory(prefix="wikimem-") as tmp:
         branch = s.probe("symbolic-ref", "-q", "HEAD")
         if not branch:
-            raise HistoryError(f"HEAD of {s.root} is detached; wikimem commits only onto a "
-                               "branch (finish the rebase or check out a branch)")
+            raise HistoryError(
+                f"HEAD of {s.root} is detached; wikimem commits only onto a "
+                "branch (finish the rebase or check out a branch)"
+            )
         # One process for the parent commit and its tree (none on an unborn branch).
         found = decode(s.probe("log", "-1", "--format=%H %T", "HEAD") or b"").split()
         old, old_tree = (found[0], found[1]) if len(found) == 2 else (None, None)
@@ -67,8 +74,11 @@ def commit(repo: WikiRepo, message: str, paths: Sequence[str] | None,
 
         new: str | None = None
         try:
-            tree = (repo.tree_by_hand(s, old_tree, todo, Path(tmp), start_update, contents)
-                    if old_tree and len(todo) <= BATCH else None)
+            tree = (
+                repo.tree_by_hand(s, old_tree, todo, Path(tmp), start_update, contents)
+                if old_tree and len(todo) <= BATCH
+                else None
+            )
             if tree is None:
                 index = os.path.join(tmp, "index")
                 s.run("read-tree", *([old] if old else ["--empty"]), index=index)
@@ -78,12 +88,21 @@ def commit(repo: WikiRepo, message: str, paths: Sequence[str] | None,
                 else:
                     repo.stage(s, todo, index)
                 if contents:
-                    stage_given(s, {p: contents[p] for p in todo if p in contents}, index,
-                                Path(tmp))
+                    stage_given(
+                        s, {p: contents[p] for p in todo if p in contents}, index, Path(tmp)
+                    )
                 tree = s.run("write-tree", index=index).strip()
             if not (old and tree == old_tree) and not (not old and tree in EMPTY_TREES):
-                new = repo.write_commit(s, message, tree, old, decode(branch).strip(),
-                                        author, committer, Path(tmp, "message"))
+                new = repo.write_commit(
+                    s,
+                    message,
+                    tree,
+                    old,
+                    decode(branch).strip(),
+                    author,
+                    committer,
+                    Path(tmp, "message"),
+                )
         except BaseException:
             if update is not None:
                 update.undo(s)
@@ -105,8 +124,13 @@ def restore(repo: WikiRepo, paths: Sequence[str]) -> None:
         with repo.session() as s:
             if s.head():
                 for chunk in batched([s.to_repo(p) for p in wanted]):
-                    tracked.update(s.wiki_paths(split_z(s.run(
-                        "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", *chunk))))
+                    tracked.update(
+                        s.wiki_paths(
+                            split_z(
+                                s.run("ls-tree", "-r", "-z", "--name-only", "HEAD", "--", *chunk)
+                            )
+                        )
+                    )
     for path in wanted:
         remove_untracked(repo, path, tracked)
     if tracked:
@@ -148,8 +172,17 @@ def revert(repo: WikiRepo, rev: str, message: str, author: Identity) -> str | No
         sha = s.resolve(rev)
         parent = s.first_parent(sha)
         base = [parent, sha] if parent else ["--root", sha]
-        patch = s.run("diff-tree", "-p", "--binary", "--full-index", "--no-renames",
-                      "--no-commit-id", *base, "--", s.scope)
+        patch = s.run(
+            "diff-tree",
+            "-p",
+            "--binary",
+            "--full-index",
+            "--no-renames",
+            "--no-commit-id",
+            *base,
+            "--",
+            s.scope,
+        )
         if not patch.strip():
             return None
         patch_file = Path(tmp, "patch")
@@ -158,8 +191,10 @@ def revert(repo: WikiRepo, rev: str, message: str, author: Identity) -> str | No
         if s.probe(*apply, "--check", "-R", str(patch_file)) is None:  # rewrite the undo
             if s.probe(*apply, "--check", str(patch_file)) is not None:
                 return None  # the tree already looks like the commit was undone
-            raise HistoryError(f"cannot revert {sha[:12]}: later edits changed the same "
-                               "lines; edit the wiki by hand instead")
+            raise HistoryError(
+                f"cannot revert {sha[:12]}: later edits changed the same "
+                "lines; edit the wiki by hand instead"
+            )
         s.run(*apply, "-R", str(patch_file))
         changed = s.wiki_paths(s.diff_names(parent, sha))
     return repo.commit(message, paths=changed, author=author)
