@@ -45,7 +45,7 @@ STEPS = (
     ("wikimem.indexing.indexer", None, "build_view"),
     ("wikimem.indexing.indexer", None, "ensure_wiki"),
     ("wikimem.intake.queue", "Queue", "finish"),
-    ("wikimem.indexing.passlog", None, "append"),
+    ("wikimem.intake.passlog", None, "append"),
     ("wikimem.indexing.indexer", "Pass", "recover"),
 )
 

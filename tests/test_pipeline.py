@@ -215,7 +215,7 @@ def test_failing_model_retries_then_fails_job_and_warns(workspace: Path, openai_
     )
     drain(places, settings)
     assert queue.state_of(done.job_id) == "failed"
-    from wikimem.indexing.passlog import failure_warning
+    from wikimem.intake.passlog import failure_warning
 
     assert "last 2 passes failed" in (failure_warning(places.pass_log) or "")
     assert queue.retry_failed() == 1 and queue.state_of(done.job_id) == "pending"

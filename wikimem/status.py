@@ -6,8 +6,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from wikimem.config import Places, Settings
-from wikimem.indexing import passlog
 from wikimem.indexing.extractor import NO_MODEL_WARNING
+from wikimem.intake import passlog
 from wikimem.intake.queue import Queue
 
 

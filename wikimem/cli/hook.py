@@ -1,8 +1,8 @@
 """`wikimem hook`: what agent runners call when a run ends. It fails open and returns fast.
 
 It never imports click, openai or git: it parses its few flags by hand and hands the run to the
-workspace's warm listener when one runs (intake/listener.py; the hook then imports nothing beyond what
-the interpreter has built in). Otherwise it enqueues the run itself, starts an indexing pass in
+workspace's warm listener when one runs (intake/listener.py; the hook then imports nothing beyond
+what the interpreter has built in). Otherwise it enqueues the run itself, starts an indexing pass in
 a detached process (or runs it in the foreground with --wait) and a listener for the next hooks.
 Whatever happens it exits 0 (except --from-command, which exits with the command's status),
 saying on stderr what went wrong: memory must never break the agent that calls it.

@@ -36,14 +36,14 @@ def listen(ctx: Ctx, idle: float | None, stop: bool, show_status: bool, quiet: b
 
     socket_path = str(ctx.places.intake_socket)
     if stop or show_status:
-        answer = listener.stop(socket_path) if stop else listener.ping(socket_path)
         if stop:
             click.echo(
                 "wikimem: the listener is leaving"
-                if answer
+                if listener.stop(socket_path)
                 else "wikimem: no listener runs in this workspace"
             )
         else:
+            answer = listener.ping(socket_path)
             click.echo(
                 f"wikimem: a listener runs here (pid {answer['pid']}, "
                 f"{answer.get('runs', 0)} run(s) taken)"

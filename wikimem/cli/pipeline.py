@@ -11,6 +11,7 @@ import click
 from wikimem import config
 from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
 from wikimem.errors import LockBusy, UsageError, WikimemError
+from wikimem.lifecycle.sync import after_pass
 
 
 def _read_source(source: str) -> tuple[bytes, str]:
@@ -118,6 +119,11 @@ def hook(
     raise click.exceptions.Exit(fast_hook(args))
 
 
+def _pusher(places: config.Places, settings: config.Settings, say: Any) -> Any:
+    """What a pass does after it committed: push the wiki when `wiki.push` is on."""
+    return lambda: after_pass(places, settings, say)
+
+
 def index_until_done(
     places: config.Places, settings: config.Settings, job_id: str, quiet: bool = False
 ) -> str:
@@ -128,7 +134,10 @@ def index_until_done(
     queue = Queue(places.queue)
     state = queue.state_of(job_id)
     while state in ("pending", "active"):
-        reports = drain(places, settings, wait=True, warn=lambda m: None if quiet else warn(m))
+        say = (lambda m: None) if quiet else warn
+        reports = drain(
+            places, settings, wait=True, warn=say, after_commits=_pusher(places, settings, say)
+        )
         _report(reports, quiet)
         new_state = queue.state_of(job_id)
         if new_state == "pending" and any(
@@ -179,6 +188,7 @@ def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
             wait=wait,
             progress=bar.update if bar else None,
             warn=lambda m: None if quiet else warn(m),
+            after_commits=_pusher(ctx.places, ctx.settings, warn),
         )
     except LockBusy:
         if not quiet:
@@ -190,7 +200,7 @@ def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
         if bar:
             bar.__exit__(None, None, None)
     _report([r for r in reports if r], quiet)
-    from wikimem.indexing.passlog import failure_warning
+    from wikimem.intake.passlog import failure_warning
 
     alarm = failure_warning(ctx.places.pass_log)
     if alarm:

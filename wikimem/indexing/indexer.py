@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Any
 from wikimem.config import Places, Settings
 from wikimem.errors import ModelError, WikimemError
 from wikimem.fsio import atomic_write_text, checkpoint, workspace_lock
-from wikimem.indexing import passlog
 from wikimem.indexing.extractor import NO_MODEL_WARNING, OFFLINE, Extraction, extract
 from wikimem.indexing.guard import verified_commands
-from wikimem.indexing.passlog import Outcome
 from wikimem.indexing.plan import Plan, validate
 from wikimem.indexing.policy import read_policies
 from wikimem.indexing.prompt import WikiView, build_view, relevant_leaves
+from wikimem.intake import passlog
+from wikimem.intake.passlog import Outcome
 from wikimem.intake.queue import Job, Queue
 from wikimem.intake.record import RunRecord
 from wikimem.wiki.compile import compile_profile, compile_topic
@@ -445,9 +445,11 @@ def drain(
     wait: bool = False,
     progress: Progress | None = None,
     warn: Warn = lambda _: None,
+    after_commits: Callable[[], object] | None = None,
 ) -> list[PassReport]:
     """Run passes until no ready job is left. LockBusy when another pass holds the lock and
-    `wait` is false; the holder will see our jobs, since it re-checks after releasing."""
+    `wait` is false; the holder will see our jobs, since it re-checks after releasing.
+    `after_commits` runs under the lock when a pass committed (the CLI pushes the wiki there)."""
     from wikimem.errors import LockBusy
 
     queue = Queue(places.queue)
@@ -470,12 +472,8 @@ def drain(
                         progress(len(jobs))
                     if any(o.outcome == "failed" for o in report.outcomes):
                         break  # the model or the disk is failing: leave the rest for later
-                if any(r.commit for r in reports):
-                    from wikimem.lifecycle.sync import (
-                        after_pass,  # pushes only when wiki.push is set
-                    )
-
-                    after_pass(places, settings, warn)
+                if after_commits and any(r.commit for r in reports):
+                    after_commits()
         except LockBusy:
             if not reports:
                 raise

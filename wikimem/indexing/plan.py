@@ -15,11 +15,10 @@ from typing import Any
 from wikimem.errors import PlanError
 from wikimem.indexing.guard import unverified
 from wikimem.redaction.redact import find_secrets
+from wikimem.wiki.edit import SLUG, TYPES, Edit
 from wikimem.wiki.markdown import slugify
 
 ACTIONS = ("add", "update", "remove")
-TYPES = ("semantic", "episodic", "procedural", "working", "identity")
-SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_DEPTH = 4
 MAX_EDITS = 20
 MAX_BODY = 4000
@@ -98,20 +97,6 @@ class RawPlan:
             "edits": [dict(e) for e in self.edits],
             "topics": [dict(t) for t in self.topics],
         }
-
-
-@dataclass(frozen=True)
-class Edit:
-    action: str
-    leaf: str
-    entry: str
-    title: str = ""
-    type: str = "semantic"
-    body: str = ""
-    reason: str = ""
-    leaf_title: str = ""
-    leaf_summary: str = ""
-    meta: tuple[tuple[str, str], ...] = ()  # entry dates: ("review-by", "2027-03-01"), ...
 
 
 META_KEYS = ("review-by", "expires")

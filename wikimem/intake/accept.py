@@ -92,7 +92,7 @@ def accept(
     (unless given the `record`), redact, bound and enqueue it. Returns the reply the hook
     reports: the job, the secret kinds removed, a failing-passes warning, or why it was skipped."""
     from wikimem.config import load, memory_disabled
-    from wikimem.indexing.passlog import failure_warning
+    from wikimem.intake.passlog import failure_warning
 
     if memory_disabled(env) or places.paused_flag.exists():
         return {"ok": True, "skipped": "memory is off or paused"}

@@ -29,6 +29,7 @@ import sys
 
 TYPE_CHECKING = False  # typing, collections and contextlib cost a hook milliseconds to import
 if TYPE_CHECKING:
+    import socket as stdlib_socket  # the listener's own end is a full socket object
     from collections.abc import Callable, Mapping
     from typing import Any
 
@@ -257,7 +258,7 @@ class _Listener:
 
     def __init__(
         self,
-        sock: socket.socket,
+        sock: stdlib_socket.socket,
         inode: int,
         path: str,
         workspace: str,
@@ -372,11 +373,11 @@ class _Listener:
 def _read_request(conn: socket.socket) -> tuple[dict[str, Any], bytes]:
     """One request: a 4-byte length, a marshalled header, `size` bytes of payload.
     ValueError for anything else."""
-    size = int.from_bytes(_read_exactly(conn, 4, "the header's length"), "big")
-    if size > HEADER_MAX:
+    head_size = int.from_bytes(_read_exactly(conn, 4, "the header's length"), "big")
+    if head_size > HEADER_MAX:
         raise ValueError("header too large")
     try:
-        header = marshal.loads(_read_exactly(conn, size, "the header"))
+        header = marshal.loads(_read_exactly(conn, head_size, "the header"))
     except (EOFError, TypeError) as exc:
         raise ValueError(f"unreadable header ({exc})") from exc
     if not isinstance(header, dict) or header.get("v") != PROTOCOL:
@@ -422,7 +423,7 @@ def _reap() -> None:
             return
 
 
-def _bind(path: str) -> tuple[socket.socket, int]:
+def _bind(path: str) -> tuple[stdlib_socket.socket, int]:
     """A listening socket at `path`, mode 0600, and its inode. The caller holds the listener
     lock, so a socket file already there is a dead listener's."""
     import socket as sockets  # the full module: accept() hands out closable socket objects

@@ -1,1 +1,1 @@
-"""Recall: reading memory back out (search, context, versions, verify, the MCP server); never writes."""
+"""Recall: reading memory back out (search, context, versions, verify, MCP); never writes."""

@@ -16,9 +16,9 @@ from typing import Any
 
 from wikimem import config
 from wikimem.errors import WikimemError
-from wikimem.indexing.plan import TYPES
 from wikimem.recall.context import DEFAULT_BUDGET, build_context
 from wikimem.recall.search import SearchIndex
+from wikimem.wiki.edit import TYPES
 from wikimem.wiki.lookup import resolve
 from wikimem.wiki.pages import Wiki
 

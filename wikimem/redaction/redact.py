@@ -41,8 +41,9 @@ class Finding:
 # Each finder is (needles, scan): the scan runs only when one of its lowercase needles occurs
 # in the text. Plain pairs rather than a dataclass: this module is on the hook's import path.
 _Scan = Callable[[str], Iterator[tuple[str, int, int]]]
+_KEYS: tuple[tuple[str, ...], _Scan] = (("-----begin",), scan_private_keys)
 _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
-    [(("-----begin",), scan_private_keys)]
+    [_KEYS]
     + [(rule.needles, rule.scan) for rule in RULES]
     + [
         (("q~",), scan_azure_secrets),

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wikimem.errors import WikiError
-from wikimem.indexing.plan import SLUG
 from wikimem.wiki import markdown
 from wikimem.wiki.compile import profile_block, topic_block
+from wikimem.wiki.edit import SLUG
 from wikimem.wiki.pages import LEAF_FILE, PROFILE_FILE, TOPIC_FILE, Wiki
 
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")

@@ -21,8 +21,8 @@ from stat import S_ISLNK
 
 from wikimem.errors import NotFound, WikiError
 from wikimem.fsio import atomic_write_bytes, read_text
-from wikimem.indexing.plan import SLUG, Edit
 from wikimem.wiki import markdown
+from wikimem.wiki.edit import SLUG, Edit
 from wikimem.wiki.markdown import Page
 
 LEAF_FILE = "MEMORY.md"
