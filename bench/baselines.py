@@ -67,7 +67,7 @@ def naive(generated: Generated, server: OpenAIServer, number: int = 9000) -> dic
         {"role": "system", "content": "Answer with a JSON edit plan for this wiki.\n" + whole},
         {"role": "user", "content": runs},
     ]
-    _, raw = complete_json(settings.model(), prompt, SCHEMA, parse)
+    _, raw = complete_json(settings.model_settings(), prompt, SCHEMA, parse)
     plan = validate(raw, wiki.entry_bodies)
     for path, text in pages:
         (wiki.root / wiki.leaf_file(path)).write_text(
@@ -77,7 +77,7 @@ def naive(generated: Generated, server: OpenAIServer, number: int = 9000) -> dic
     wiki.apply(plan.edits, date)
     for topic in topics:
         compile_topic(wiki, topic, date)
-    compile_profile(wiki, date, settings["wiki.profile_max"], places.workspace.name)
+    compile_profile(wiki, date, settings.wiki.profile_max, places.workspace.name)
     git("add", "-A", cwd=places.wiki)
     git("commit", "-q", "--no-verify", "-m", "Naive pass", cwd=places.wiki)
     seconds = time.perf_counter() - started

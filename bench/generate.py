@@ -379,7 +379,7 @@ def build(workspace: Path, leaves: int, seed: int = 0) -> Generated:
     }
     for topic in topics:
         compile_topic(wiki, topic, DATE, summaries[topic])
-    compile_profile(wiki, DATE, settings["wiki.profile_max"], workspace.name)
+    compile_profile(wiki, DATE, settings.wiki.profile_max, workspace.name)
     git("add", "-A", cwd=places.wiki)
     git("commit", "-q", "--no-verify", "-m", f"Synthetic wiki of {leaves} leaves", cwd=places.wiki)
     git("repack", "-adq", cwd=places.wiki)

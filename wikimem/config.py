@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -144,25 +145,119 @@ class Value:
 
 
 @dataclass(frozen=True)
+class ModelSection:
+    memory: str | None
+    default: str | None
+    base_url: str | None
+    api_key: str | None
+    fallbacks: tuple[str, ...]
+    timeout: float
+    max_retries: int
+
+
+@dataclass(frozen=True)
+class CaptureSection:
+    output_head: int
+    output_tail: int
+    snapshot_max: int
+
+
+@dataclass(frozen=True)
+class PromptSection:
+    budget: int
+
+
+@dataclass(frozen=True)
+class WikiSection:
+    commit_into: str
+    profile_max: int
+    push: bool
+    remote: str
+
+
+@dataclass(frozen=True)
+class QueueSection:
+    max_attempts: int
+    batch: int
+
+
+@dataclass(frozen=True)
+class HookSection:
+    linger: int
+
+
+@dataclass(frozen=True)
+class ReviewSection:
+    max_remove_share: float
+
+
+# Each TOML table of SETTINGS and the typed section it is read into.
+SECTIONS: dict[str, type] = {
+    "model": ModelSection,
+    "capture": CaptureSection,
+    "prompt": PromptSection,
+    "wiki": WikiSection,
+    "queue": QueueSection,
+    "hook": HookSection,
+    "review": ReviewSection,
+}
+
+
+@dataclass(frozen=True)
 class Settings:
+    """Effective settings: typed sections (`settings.queue.batch`) for the code, and each
+    value with where it came from (`values`) for `wikimem config`."""
+
     values: Mapping[str, Value] = field(default_factory=dict)
 
-    def __getitem__(self, key: str) -> Any:
-        return self.values[key].value
+    def _section(self, name: str) -> Any:
+        prefix = f"{name}."
+        defaults = {k: d for k, (d, _, _) in SETTINGS.items() if k.startswith(prefix)}
+        chosen = {k: (self.values[k].value if k in self.values else d) for k, d in defaults.items()}
+        return SECTIONS[name](**{k[len(prefix) :]: v for k, v in chosen.items()})
+
+    @cached_property
+    def model(self) -> ModelSection:
+        return self._section("model")  # type: ignore[no-any-return]
+
+    @cached_property
+    def capture(self) -> CaptureSection:
+        return self._section("capture")  # type: ignore[no-any-return]
+
+    @cached_property
+    def prompt(self) -> PromptSection:
+        return self._section("prompt")  # type: ignore[no-any-return]
+
+    @cached_property
+    def wiki(self) -> WikiSection:
+        return self._section("wiki")  # type: ignore[no-any-return]
+
+    @cached_property
+    def queue(self) -> QueueSection:
+        return self._section("queue")  # type: ignore[no-any-return]
+
+    @cached_property
+    def hook(self) -> HookSection:
+        return self._section("hook")  # type: ignore[no-any-return]
+
+    @cached_property
+    def review(self) -> ReviewSection:
+        return self._section("review")  # type: ignore[no-any-return]
 
     def override(self, key: str, value: Any, source: str) -> Settings:
         """A copy with one value replaced (checked like any other)."""
         return Settings({**self.values, key: Value(key, coerce(key, value, source), source)})
 
-    def model(self) -> ModelSettings:
-        name = self["model.memory"] or self["model.default"]
+    def model_settings(self) -> ModelSettings:
+        """What the model seam needs: the memory model, else the default one."""
+        model = self.model
         return ModelSettings(
-            model=name,
-            base_url=self["model.base_url"],
-            api_key=self["model.api_key"],
-            fallbacks=tuple(self["model.fallbacks"]),
-            timeout=float(self["model.timeout"]),
-            max_retries=int(self["model.max_retries"]),
+            model=model.memory or model.default,
+            base_url=model.base_url,
+            api_key=model.api_key,
+            fallbacks=tuple(model.fallbacks),
+            timeout=float(model.timeout),
+            max_retries=int(model.max_retries),
         )
 
 

@@ -44,7 +44,7 @@ def exclude_config(places: Places) -> None:
     from wikimem.wiki.history import WikiRepo
 
     try:
-        mode = load(places)["wiki.commit_into"]
+        mode = load(places).wiki.commit_into
     except ConfigError:
         # Another value is broken, and the file must stay out of git all the same. The mode
         # only decides whether the wiki folder is excluded too, which every pass settles again.

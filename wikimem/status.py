@@ -63,10 +63,10 @@ class Status:
 
 
 def gather(places: Places, settings: Settings, recent: int = 5) -> Status:
-    model = settings.model()
+    model = settings.model_settings()
     source = (
         settings.values["model.memory"].source
-        if settings["model.memory"]
+        if settings.model.memory
         else (settings.values["model.default"].source)
     )
     queue = Queue(places.queue)

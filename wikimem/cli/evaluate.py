@@ -54,7 +54,7 @@ def evaluate(
     from wikimem.indexing.eval import evaluate as run_eval
     from wikimem.indexing.eval import format_table, load_cases, safe
 
-    model = ModelSettings(model=None) if offline else ctx.settings.model()
+    model = ModelSettings(model=None) if offline else ctx.settings.model_settings()
     cases = load_cases(cases_file, category=category, limit=limit)
     if not cases:
         warn("wikimem: no eval cases match")

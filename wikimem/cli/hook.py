@@ -161,7 +161,7 @@ def _hook(parsed: HookArgs) -> int:
         index_until_done(places, settings, reply["job"], quiet=parsed.quiet)
         return status
     spawn_pass(workspace, str(places.background_log))
-    linger = settings["hook.linger"]
+    linger = settings.hook.linger
     if linger and not answered:  # the next hooks go through it (a second one steps aside)
         spawn_listener(workspace, str(places.background_log), linger)
     return status

@@ -51,7 +51,7 @@ def listen(ctx: Ctx, idle: float | None, stop: bool, show_status: bool, quiet: b
                 else "wikimem: no listener runs in this workspace"
             )
         return
-    wait = ctx.settings["hook.linger"] if idle is None else idle
+    wait = ctx.settings.hook.linger if idle is None else idle
     say = (lambda message: None) if quiet else (lambda message: click.echo(message))
     try:
         why = listener.serve(

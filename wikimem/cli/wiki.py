@@ -116,7 +116,7 @@ def lint(ctx: Ctx, fix: bool) -> None:
         from wikimem.indexing.indexer import recompile
 
         recompile(ctx.places, ctx.settings)
-    problems = run_lint(wiki, ctx.settings["wiki.profile_max"], overrides=ctx.places.templates)
+    problems = run_lint(wiki, ctx.settings.wiki.profile_max, overrides=ctx.places.templates)
     prefix = ctx.places.wiki.relative_to(ctx.places.workspace).as_posix() + "/"
     for problem in problems:
         click.echo(problem.format(prefix))

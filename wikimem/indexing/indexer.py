@@ -152,7 +152,7 @@ class Pass:
     def _learn(
         self, report: PassReport, jobs: list[Job], runs: list[RunRecord], started: float
     ) -> None:
-        model = self.settings.model()
+        model = self.settings.model_settings()
         if model.model is None:
             report.warnings.append(NO_MODEL_WARNING)
         self._warned: set[str] = set()
@@ -228,7 +228,7 @@ class Pass:
         verified: frozenset[str],
     ) -> bool:
         """One try at settling; EditConflict when a page changed under the pass."""
-        share = self.settings["review.max_remove_share"] if review else 1.0
+        share = self.settings.review.max_remove_share if review else 1.0
         plan = validate(
             extraction.plan,
             self.wiki.entry_bodies,
@@ -275,7 +275,7 @@ class Pass:
 
     def _view(self, runs: list[RunRecord]) -> WikiView:
         relevant = [p for p in relevant_leaves(self._search, runs, self.wiki) if self._readable(p)]
-        return build_view(self.wiki, self.settings["prompt.budget"], relevant)
+        return build_view(self.wiki, self.settings.prompt.budget, relevant)
 
     def _commit_person_edits(self, edits: PersonEdits) -> bool:
         """Commit what the look found; whether it committed anything. The search index was
@@ -339,7 +339,7 @@ class Pass:
     def _fail(
         self, report: PassReport, jobs: list[Job], error: str, started: float, **fields: Any
     ) -> None:
-        attempts = self.settings["queue.max_attempts"]
+        attempts = self.settings.queue.max_attempts
         for job in jobs:
             state = self.queue.fail(job, error, attempts)
             note = "moved to failed" if state == "failed" else "will be retried"
@@ -405,7 +405,7 @@ class Pass:
                 path = compile_profile(
                     self.wiki,
                     date,
-                    self.settings["wiki.profile_max"],
+                    self.settings.wiki.profile_max,
                     self.places.workspace.name,
                     self.places.templates,
                 )
@@ -454,7 +454,7 @@ def drain(
 
     queue = Queue(places.queue)
     reports: list[PassReport] = []
-    batch = max(int(settings["queue.batch"]), 1)
+    batch = max(int(settings.queue.batch), 1)
     while True:
         try:
             with workspace_lock(places.lock, wait=wait):
@@ -518,7 +518,7 @@ def _recompile_once(places: Places, settings: Settings, repo: WikiRepo) -> str |
                 if p
             ]
             profile = compile_profile(
-                wiki, date, settings["wiki.profile_max"], places.workspace.name, places.templates
+                wiki, date, settings.wiki.profile_max, places.workspace.name, places.templates
             )
             changed += [profile] if profile else []
             if not changed:

@@ -27,9 +27,9 @@ class Enqueued:
 
 def caps(settings: Settings) -> Caps:
     return Caps(
-        settings["capture.output_head"],
-        settings["capture.output_tail"],
-        settings["capture.snapshot_max"],
+        settings.capture.output_head,
+        settings.capture.output_tail,
+        settings.capture.snapshot_max,
     )
 
 

@@ -72,7 +72,7 @@ def sync(
 def after_pass(places: Places, settings: Settings, warn: Warn) -> Synced | None:
     """Push after a pass when `wiki.push` is on; a failure is a warning, since the commit is
     safe locally and the next pass or `wikimem sync` pushes it."""
-    if not settings["wiki.push"]:
+    if not settings.wiki.push:
         return None
     try:
         return sync_locked(places, settings)
@@ -92,7 +92,7 @@ def sync_locked(
             '(wiki.commit_into = "wiki"); in workspace mode the wiki travels '
             "with the project's own commits, so push and pull the project instead"
         )
-    remote = settings["wiki.remote"] or "origin"
+    remote = settings.wiki.remote or "origin"
     ensure_wiki(places, settings, repo)
     if url:
         repo.set_remote(remote, url)
@@ -249,7 +249,7 @@ def recompile(wiki: Wiki, paths: tuple[str, ...], places: Places, settings: Sett
     ]
     if paths:
         profile = compile_profile(
-            wiki, date, settings["wiki.profile_max"], places.workspace.name, places.templates
+            wiki, date, settings.wiki.profile_max, places.workspace.name, places.templates
         )
         changed += [profile] if profile else []
     return changed

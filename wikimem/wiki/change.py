@@ -87,7 +87,7 @@ def commit_change(
                 profile = compile_profile(
                     change.wiki,
                     change.date,
-                    settings["wiki.profile_max"],
+                    settings.wiki.profile_max,
                     places.workspace.name,
                     places.templates,
                 )

@@ -26,7 +26,7 @@ def today() -> str:
 def open_repo(places: Places, settings: Settings) -> WikiRepo:
     from wikimem.wiki.history import WikiRepo
 
-    return WikiRepo(places.wiki, places.workspace, settings["wiki.commit_into"])
+    return WikiRepo(places.wiki, places.workspace, settings.wiki.commit_into)
 
 
 def ensure_wiki(places: Places, settings: Settings, repo: WikiRepo) -> str | None:
@@ -37,7 +37,7 @@ def ensure_wiki(places: Places, settings: Settings, repo: WikiRepo) -> str | Non
     created = None
     if not (places.wiki / PROFILE_FILE).exists():
         created = compile_profile(
-            wiki, today(), settings["wiki.profile_max"], places.workspace.name, places.templates
+            wiki, today(), settings.wiki.profile_max, places.workspace.name, places.templates
         )
     if created or repo.head() is None:
         return repo.commit("Start the wiki\n\nCreated by `wikimem init`.\n")
