@@ -41,6 +41,8 @@ SETTINGS: dict[str, tuple[Any, type, str]] = {
     "wiki.remote": ("origin", str, "remote used by sync and push"),
     "queue.max_attempts": (5, int, "failed passes before a job moves to the failed state"),
     "queue.batch": (8, int, "jobs one pass may send to the model together"),
+    "queue.done_days": (30, int, "days a finished job stays in queue/done/ (0: no limit)"),
+    "queue.done_max": (1000, int, "finished jobs kept in queue/done/ (0: no limit)"),
     "hook.linger": (600, int, "seconds a warm intake listener waits for the next run (0: none)"),
     "review.max_remove_share": (0.5, float, "share of entries a plan may remove before review"),
 }
@@ -179,6 +181,8 @@ class WikiSection:
 class QueueSection:
     max_attempts: int
     batch: int
+    done_days: int
+    done_max: int
 
 
 @dataclass(frozen=True)
@@ -340,6 +344,8 @@ BOUNDS: dict[str, Bounds] = {
     "wiki.profile_max": Bounds(1),
     "queue.max_attempts": Bounds(1),
     "queue.batch": Bounds(1),
+    "queue.done_days": Bounds(0),
+    "queue.done_max": Bounds(0),
     "hook.linger": Bounds(0),  # 0: no warm listener
     "review.max_remove_share": Bounds(0, 1),  # 0: every removal is held for review
 }

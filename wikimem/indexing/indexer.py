@@ -53,6 +53,18 @@ class PassReport:
     warnings: list[str] = field(default_factory=list)
 
 
+class BatchFailed(Exception):
+    """A batch of several jobs failed: retried one job at a time within the same pass."""
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, (WikimemError, ModelError)):
+        return str(exc)
+    if isinstance(exc, OSError):
+        return f"{exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}"
+    return f"{type(exc).__name__}: {exc}"
+
+
 def can_teach(run: RunRecord) -> bool:
     return bool(run.evidence or run.memory or len(run.result) >= MIN_RESULT)
 
@@ -98,9 +110,12 @@ class Pass:
             else:
                 self.repo.restore(data.get("files", []))
             self.journal.unlink()
-        count = self.queue.recover()
+        count = self.queue.recover(self.settings.queue.max_attempts)
         if count:
-            self.warn(f"wikimem: took back {count} job(s) from an interrupted pass")
+            self.warn(
+                f"wikimem: took back {count} job(s) from an interrupted pass "
+                "(counted as a failed attempt)"
+            )
 
     def _remove_temp_files(self, files: Sequence[str]) -> None:
         """A kill between an atomic write's temp file and its rename leaves the temp file in
@@ -132,7 +147,14 @@ class Pass:
                     )
                 )
         if teach:
-            self._learn(report, [j for j, _ in teach], [r for _, r in teach], started)
+            try:
+                self._learn(report, [j for j, _ in teach], [r for _, r in teach], started)
+            except BatchFailed as exc:
+                # One job's run (an answer that is not JSON, an edit that cannot be written)
+                # must not fail the others: each is tried alone, so only the culprit is charged.
+                self.warn(f"wikimem: a batch of {len(teach)} failed ({exc}); trying each alone")
+                for job, run in teach:
+                    self._learn(report, [job], [run], time.monotonic())
         passlog.append(self.places.pass_log, report.outcomes)
         return report
 
@@ -184,10 +206,17 @@ class Pass:
                             model,
                             self.places.templates,
                         )
-        except (ModelError, WikimemError, OSError) as exc:
-            self._fail(report, jobs, str(exc), started)
+        except BatchFailed:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any failure is an attempt of these jobs
+            self._fail(report, jobs, _reason(exc), started)
             return
-        self.settle(report, jobs, runs, extraction, started)
+        try:
+            self.settle(report, jobs, runs, extraction, started)
+        except BatchFailed:
+            raise
+        except Exception as exc:  # noqa: BLE001 - e.g. validation crashing on a path
+            self._fail(report, jobs, _reason(exc), started)
 
     def settle(
         self,
@@ -339,6 +368,10 @@ class Pass:
     def _fail(
         self, report: PassReport, jobs: list[Job], error: str, started: float, **fields: Any
     ) -> None:
+        """Charge each job one attempt; a batch of several is not charged but tried again one
+        job at a time (BatchFailed), so a job is charged only for its own failure."""
+        if len(jobs) > 1:
+            raise BatchFailed(error)
         attempts = self.settings.queue.max_attempts
         for job in jobs:
             state = self.queue.fail(job, error, attempts)
@@ -470,7 +503,7 @@ def drain(
                     reports.append(report)
                     if progress:
                         progress(len(jobs))
-                    if any(o.outcome == "failed" for o in report.outcomes):
+                    if all_failed(report):
                         break  # the model or the disk is failing: leave the rest for later
                 if after_commits and any(r.commit for r in reports):
                     after_commits()
@@ -478,11 +511,15 @@ def drain(
             if not reports:
                 raise
             break
-        if not queue.pending_ready() or (
-            reports and any(o.outcome == "failed" for o in reports[-1].outcomes)
-        ):
+        if not queue.pending_ready() or (reports and all_failed(reports[-1])):
             break
+    queue.prune_done(settings.queue.done_days, settings.queue.done_max)
     return reports
+
+
+def all_failed(report: PassReport) -> bool:
+    """Every job of the pass failed: the model or the disk is failing, not one job."""
+    return bool(report.outcomes) and all(o.outcome == "failed" for o in report.outcomes)
 
 
 def recompile(places: Places, settings: Settings) -> str | None:
