@@ -23,6 +23,7 @@ from wikimem.indexing import indexer
 from wikimem.indexing.indexer import Pass, drain
 from wikimem.intake.accept import enqueue
 from wikimem.recall.search import SearchIndex
+from wikimem.wiki import change as change_module
 from wikimem.wiki.history import PersonEdits, WikiRepo
 from wikimem.wiki.pages import Wiki
 from wikimem.wiki.workspace import init, open_repo
@@ -627,7 +628,7 @@ def test_recompile_holds_the_pages_it_rewrites_and_commits_a_save_as_the_person(
     def save_topic() -> None:  # after the person's edits were committed, before rewriting
         topic.write_text(topic.read_text(encoding="utf-8") + f"\n{HAND_NOTE}\n", encoding="utf-8")
 
-    during(monkeypatch, indexer, "compile_topic", save_topic)
+    during(monkeypatch, change_module, "compile_topic", save_topic)
 
     sha = indexer.recompile(wikis.places, wikis.settings)
 

@@ -303,7 +303,9 @@ def test_mass_removal_is_held_for_review_then_approved(workspace: Path, openai_s
     from wikimem.indexing.indexer import approve
 
     sha = approve(places, settings, done.job_id[:6])
-    assert sha and "## Entry 0" not in (places.wiki / "build/bun/MEMORY.md").read_text()
+    # the leaf left with no entry goes, and so does its topic: nothing says "(0 leaves)"
+    assert sha and not (places.wiki / "build").exists()
+    assert "Build" not in (places.wiki / "PROFILE.md").read_text()
 
 
 def test_hook_wait_subprocess_indexes_with_model(workspace: Path, openai_server) -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from wikimem.config import Places, Settings
 from wikimem.errors import ModelError, WikimemError
-from wikimem.fsio import atomic_write_text, checkpoint, workspace_lock
+from wikimem.fsio import atomic_write_text, workspace_lock
 from wikimem.indexing.extractor import NO_MODEL_WARNING, OFFLINE, Extraction, extract
 from wikimem.indexing.guard import verified_commands
 from wikimem.indexing.plan import Plan, validate
@@ -27,14 +27,15 @@ from wikimem.intake import passlog
 from wikimem.intake.passlog import Outcome
 from wikimem.intake.queue import Job, Queue
 from wikimem.intake.record import RunRecord
-from wikimem.wiki.compile import compile_profile, compile_topic
+from wikimem.wiki.change import wiki_change
+from wikimem.wiki.edit import Edit
 from wikimem.wiki.pages import PROFILE_FILE, EditConflict, Wiki
 from wikimem.wiki.render import render
-from wikimem.wiki.workspace import ensure_wiki, open_repo, today
+from wikimem.wiki.workspace import ensure_wiki, open_repo
 
 if TYPE_CHECKING:
     from wikimem.recall.search import SearchIndex
-    from wikimem.wiki.history import PersonEdits, WikiRepo
+    from wikimem.wiki.history import PersonEdits
 
 MIN_RESULT = 200
 # The rarest words of a run's query that the pass's search keeps (see SearchIndex.focused).
@@ -389,86 +390,59 @@ class Pass:
         runs: list[RunRecord],
         extraction: Extraction,
     ) -> str | None:
-        date = today()
         files = sorted(
             {self.wiki.leaf_file(e.leaf) for e in plan.edits}
             | {self.wiki.topic_file(e.leaf.split("/")[0]) for e in plan.edits}
             | {self.wiki.topic_file(t.topic) for t in plan.topics}
             | {PROFILE_FILE}
         )
-        # A person may have saved one of these pages after the look for their edits (while
-        # the model answered): commit such saves as theirs first, so the pass writes only on
-        # committed text; held, a page saved after this is a conflict, never a base.
-        self.wiki.hold(files)
-        try:
-            self.repo.commit_person_edits(paths=files)
-            return self._write_held(report, plan, jobs, runs, extraction, files, date)
-        finally:
-            self.wiki.release()
-
-    def _write_held(
-        self,
-        report: PassReport,
-        plan: Plan,
-        jobs: list[Job],
-        runs: list[RunRecord],
-        extraction: Extraction,
-        files: list[str],
-        date: str,
-    ) -> str | None:
         atomic_write_text(
             self.journal,
             json.dumps({"pass_id": report.pass_id, "files": files, "jobs": [j.id for j in jobs]}),
         )
         try:
-            applied = self.wiki.apply(plan.edits, date)
-            summaries = {t.topic: t.summary for t in plan.topics}
-            topics = sorted(
-                applied.topics
-                | {t for t in summaries if t in self.wiki.topics() or t in applied.topics}
-            )
-            changed = list(applied.files)
-            for topic in topics:
-                path = compile_topic(
-                    self.wiki, topic, date, summaries.get(topic), self.places.templates
-                )
-                if path:
-                    changed.append(path)
-            if changed:
-                path = compile_profile(
-                    self.wiki,
-                    date,
-                    self.settings.wiki.profile_max,
-                    self.places.workspace.name,
-                    self.places.templates,
-                )
-                if path:
-                    changed.append(path)
-            if not changed:
-                return None
-            message = render(
-                "commit.j2",
-                self.places.templates,
-                subject=plan.summary,
-                edits=applied.done,
-                topics=sorted(summaries),
-                rejected=plan.rejected,
-                pass_id=report.pass_id,
-                runs=[r.run_id for r in runs],
-                agents=sorted({r.agent for r in runs if r.agent}),
-                model=extraction.model if extraction.model != OFFLINE else OFFLINE,
-            )
-            # Committed as written, not as on disk: a save landing after a write is not ours.
-            changed = sorted(set(changed))
-            sha = self.repo.commit(message, paths=changed, contents=self.wiki.written(changed))
-            checkpoint("after commit")
-            return sha
+            # The person's edits were committed by the look; the change holds the pages it
+            # writes (committing saves of them made since as theirs), writes, recompiles and
+            # commits what it wrote, or puts back only what nobody saved since.
+            with wiki_change(
+                self.places,
+                self.settings,
+                create=True,
+                locked=True,
+                repo=self.repo,
+                wiki=self.wiki,
+                looked=True,
+            ) as change:
+                applied = change.apply(plan.edits)
+                for topic in plan.topics:
+                    change.summarise(topic.topic, topic.summary)
+                return change.commit(self._message(report, plan, applied.done, runs, extraction))
         except BaseException:
-            # Only what the pass wrote and nobody changed since: a person's save stays.
-            self.repo.restore(self.wiki.still_ours(files))
             if self.journal.exists():
                 self.journal.unlink()
             raise
+
+    def _message(
+        self,
+        report: PassReport,
+        plan: Plan,
+        done: list[Edit],
+        runs: list[RunRecord],
+        extraction: Extraction,
+    ) -> str:
+        """The pass's commit message: the one place it is rendered."""
+        return render(
+            "commit.j2",
+            self.places.templates,
+            subject=plan.summary,
+            edits=done,
+            topics=sorted(t.topic for t in plan.topics),
+            rejected=plan.rejected,
+            pass_id=report.pass_id,
+            runs=[r.run_id for r in runs],
+            agents=sorted({r.agent for r in runs if r.agent}),
+            model=extraction.model if extraction.model != OFFLINE else OFFLINE,
+        )
 
 
 def drain(
@@ -525,52 +499,19 @@ def all_failed(report: PassReport) -> bool:
 def recompile(places: Places, settings: Settings) -> str | None:
     """Recompile every TOPIC.md and PROFILE.md (after hand edits); one commit if anything moved.
 
-    As in a pass, the pages to rewrite are held, then a person's edits are committed as
-    theirs: a page saved after that is never built on; the recompile is tried once more on
-    top of that save (committed as the person's), and a second clash is an EditConflict."""
-    with workspace_lock(places.lock, wait=True, timeout=60):
-        repo = open_repo(places, settings)
-        ensure_wiki(places, settings, repo)
-        for attempt in (1, 2):
-            try:
-                return _recompile_once(places, settings, repo)
-            except EditConflict:
-                if attempt == 2:
-                    raise
-        return None  # not reached: the second attempt returns or raises
-
-
-def _recompile_once(places: Places, settings: Settings, repo: WikiRepo) -> str | None:
-    wiki = Wiki(places.wiki)
-    topics = wiki.topics()
-    files = [wiki.topic_file(t) for t in topics] + [PROFILE_FILE]
-    wiki.hold(files)
-    try:
-        repo.commit_person_edits()
-        date = today()
+    A page saved during the recompile is never built on (EditConflict): the recompile is
+    tried once more on top of that save, committed as the person's."""
+    for attempt in (1, 2):
         try:
-            changed = [
-                p
-                for p in (compile_topic(wiki, t, date, None, places.templates) for t in topics)
-                if p
-            ]
-            profile = compile_profile(
-                wiki, date, settings.wiki.profile_max, places.workspace.name, places.templates
-            )
-            changed += [profile] if profile else []
-            if not changed:
-                return None
-            return repo.commit(
-                "Recompile topics and profile\n\nGenerated blocks refreshed after hand edits.\n",
-                paths=changed,
-                contents=wiki.written(changed),
-            )
-        except BaseException:
-            # Only what was written here and nobody changed since: a person's save stays.
-            repo.restore(wiki.still_ours(files))
-            raise
-    finally:
-        wiki.release()
+            with wiki_change(places, settings) as change:
+                change.everything = True
+                return change.commit(
+                    "Recompile topics and profile\n\nGenerated blocks refreshed after hand edits.\n"
+                )
+        except EditConflict:
+            if attempt == 2:
+                raise
+    return None  # not reached: the second attempt returns or raises
 
 
 def approve(places: Places, settings: Settings, job_prefix: str) -> str | None:

@@ -280,7 +280,10 @@ class Wiki:
         A pass holds the pages it is about to write, then commits a person's edits of them as
         the person's: so what it writes on is what was committed, and a person's save made
         after that is refused, never built on and folded into the pass's commit."""
-        self._held = {p: self._on_disk(self.confine(p)) for p in relpaths}
+        self._held.update({p: self._on_disk(self.confine(p)) for p in relpaths})
+
+    def held(self) -> set[str]:
+        return set(self._held)
 
     def release(self) -> None:
         self._held = {}
