@@ -57,7 +57,7 @@ def isolated_env(
 @pytest.fixture
 def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "ws"
-    folder.mkdir()
+    (folder / ".clarvis").mkdir(parents=True)  # a project's folder, as `wikimem init` leaves it
     monkeypatch.chdir(folder)
     return folder
 

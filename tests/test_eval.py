@@ -223,4 +223,4 @@ def test_cli_eval_json_and_exit_code(
     result = cli("eval", "--category", "injection", "--limit", "1")
     assert result.code == 1
     assert "injections obeyed    1" in result.out and "INJECTION OBEYED" in result.out
-    assert not (workspace / ".clarvis").exists()  # the user's workspace is never touched
+    assert not (workspace / ".clarvis" / "memory").exists()  # the workspace is never touched

@@ -277,10 +277,12 @@ def test_hand_edited_pages_read_lint_search_and_index(workspace: Path, cli, tmp_
         assert_clear(cli("index"), one_line=False)
     done = {j.run_id for _, j in queue.jobs("done") if j}
     assert {"hand/broken", "hand/dupes", "hand/odd", "hand/nofront", "other/fine"} <= done
-    waiting = {j.run_id: j.last_error for _, j in queue.jobs("pending") if j}
-    assert "leaves the wiki folder" in waiting["hand/link"]
-    assert "leaves the wiki folder" in waiting["hand/filelink"]
-    assert "split it by hand" in waiting["big/huge"]
+    # a leaf that cannot be looked up rejects the edit naming it, alone, with the reason
+    log = [json.loads(line) for line in places.pass_log.read_text().splitlines()]
+    why = {o["run_id"]: " ".join(n["reason"] for n in o.get("rejected", [])) for o in log}
+    assert "leaves the wiki folder" in why["hand/link"]
+    assert "leaves the wiki folder" in why["hand/filelink"]
+    assert "split it by hand" in why["big/huge"]
     assert snapshot(outside) == before  # nothing written (or created) through a symlink
     dupes = (places.wiki / "hand/dupes/MEMORY.md").read_text()
     assert dupes.count("## Same\n") == 2 and "## Added to hand/dupes" in dupes

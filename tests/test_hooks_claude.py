@@ -226,7 +226,7 @@ def test_stop_hook_with_a_missing_transcript_queues_the_run_with_the_note(tmp_pa
     from wikimem.intake.queue import Queue
 
     workspace = tmp_path / "ws"
-    workspace.mkdir()
+    (workspace / ".clarvis").mkdir(parents=True)  # a project: a hook records runs only there
     event = payload(tmp_path / "gone.jsonl")
     proc = run_wikimem("hook", "--wait", "-q", cwd=workspace, input=json.dumps(event))
     assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
@@ -436,7 +436,7 @@ def test_session_end_hook_hands_off_and_the_run_lands(transcript: Path, tmp_path
     from wikimem.intake.queue import Queue
 
     workspace = tmp_path / "ws"
-    workspace.mkdir()
+    (workspace / ".clarvis").mkdir(parents=True)  # a project: a hook records runs only there
     token = "ghp_" + "Zq8Lw2Rt6Yb0Nc4Vx7Mk1Pj5Hg9Fd3Sa2Ue6"
     event = payload(
         transcript,

@@ -77,7 +77,7 @@ class Wikis:
             (workspace / "README.md").write_text("hello\n")
             git("add", "README.md", cwd=workspace)
             git("commit", "-q", "-m", "Start", cwd=workspace)
-            (workspace / ".clarvis").mkdir()
+            (workspace / ".clarvis").mkdir(exist_ok=True)
             (workspace / ".clarvis" / "config.toml").write_text(
                 '[wiki]\ncommit_into = "workspace"\n'
             )

@@ -3,6 +3,8 @@ config files that stay out of git, clear errors for outputs and history, checked
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -234,7 +236,7 @@ def test_config_files_and_environment_are_checked_naming_where_the_value_came_fr
     workspace: Path, cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = workspace / ".clarvis" / "config.toml"
-    path.parent.mkdir()
+    path.parent.mkdir(exist_ok=True)
     path.write_text("[queue]\nbatch = 0\n")
     result = cli("status")
     assert result.code == 1
@@ -349,3 +351,61 @@ def test_the_global_folder_follows_the_home_of_the_environment_it_is_given() -> 
         "/home/hook/memory"
     )
     assert config.global_dir({"HOME": "/home/hook", "WIKIMEM_HOME": "/srv/w"}) == Path("/srv/w")
+
+
+def test_commands_know_where_they_are(
+    workspace: Path, isolated_env: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From the wiki folder, from HOME and from a loose folder."""
+    assert cli("init").code == 0
+    wiki = workspace / ".clarvis" / "memory"
+    # inside the wiki (its own .git) and the state: the workspace, never a wiki in the wiki
+    for inside in (wiki, wiki / "PROFILE.md", workspace / ".clarvis" / "state"):
+        folder = inside if inside.is_dir() else inside.parent
+        folder.mkdir(parents=True, exist_ok=True)
+        monkeypatch.chdir(folder)
+        shown = cli("status")
+        assert shown.code == 0 and f"workspace  {workspace}" in shown.out
+    # HOME holds the global folder: no workspace, and read commands say so (exit 1)
+    (isolated_env / ".clarvis").mkdir(exist_ok=True)
+    loose = isolated_env / "notes"
+    loose.mkdir()
+    # the global folder beside a workspace's marker is not one, HOME itself is no project
+    (isolated_env / ".git").mkdir()
+    for folder in (isolated_env, loose):
+        monkeypatch.chdir(folder)
+        for command in (["status"], ["log"], ["verify"], ["export"]):
+            done = cli(*command)
+            assert done.code == 1 and "in no workspace" in done.err, command
+        paused = cli("pause")
+        assert paused.code == 1 and not (folder / ".clarvis" / "state").exists()
+        set_here = cli("config", "set", "queue.batch", "2")
+        assert set_here.code == 1
+    assert not (isolated_env / ".clarvis" / "memory").exists()
+    # a hook in a folder of no project records nothing, says so once, exits 0
+    monkeypatch.chdir(loose)
+    hooked = subprocess.run(
+        [sys.executable, "-m", "wikimem", "hook", "-q"],
+        input=b'{"run_id": "r", "task": "t", "result": "x"}',
+        capture_output=True,
+        cwd=loose,
+    )
+    assert hooked.returncode == 0 and hooked.stderr.decode().count("\n") == 1
+    assert "not in a project" in hooked.stderr.decode() and not (loose / ".clarvis").exists()
+    # in the workspace, `config set` writes the workspace's file and says which
+    monkeypatch.chdir(workspace)
+    written = cli("config", "set", "queue.batch", "2")
+    assert written.code == 0 and str(workspace / ".clarvis" / "config.toml") in written.out
+
+
+def test_purge_answered_no_purges_nothing_and_exits_1(workspace: Path, cli) -> None:
+    places, settings = setup(workspace)
+    learn(places, settings, "run-1", BUN)
+    assert cli("forget", "build/bun").code == 0
+    import wikimem.cli.recall as recall_cli
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(recall_cli.click, "confirm", lambda *a, **k: False)
+        done = cli("purge")
+    assert done.code == 1 and "nothing purged" in done.err
+    assert "build/bun" in cli("trash").out

@@ -62,6 +62,7 @@ class Places:
 
     workspace: Path
     global_dir: Path
+    found: bool = True  # False: no project up from the current folder (the folder itself)
 
     @property
     def clarvis(self) -> Path:
@@ -295,7 +296,12 @@ def global_dir(env: Mapping[str, str] | None = None) -> Path:
 def places(
     workspace: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None
 ) -> Places:
-    return Places(workspace=find_workspace(workspace, env), global_dir=global_dir(env))
+    found = locate.project_dir(workspace, env)
+    return Places(
+        workspace=Path(found) if found is not None else find_workspace(workspace, env),
+        global_dir=global_dir(env),
+        found=found is not None,
+    )
 
 
 def read_toml(path: Path) -> dict[str, Any]:

@@ -22,7 +22,23 @@ def workspace_dir(
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
 ) -> str:
-    """--workspace, else WIKIMEM_WORKSPACE, else nearest folder up with .clarvis/ or .git."""
+    """--workspace, else WIKIMEM_WORKSPACE, else the project found up from here (see
+    `project_dir`), else the current folder (where `wikimem init` makes a wiki)."""
+    found = project_dir(explicit, env, cwd)
+    return found if found is not None else os.path.realpath(cwd or os.getcwd())
+
+
+def project_dir(
+    explicit: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+) -> str | None:
+    """The workspace a command or run belongs to; None when the folder is in no project.
+
+    Inside a `.clarvis` folder (the wiki, its state), the folder holding it: the wiki's own
+    `.git` never makes the wiki a workspace. Else the nearest folder up holding `.clarvis/` or
+    `.git`. The global folder (`$WIKIMEM_HOME`, `~/.clarvis`) is never a workspace's, and HOME
+    itself is no project: the walk stops there."""
     env = os.environ if env is None else env
     for given, what in (
         (explicit, "workspace"),
@@ -38,16 +54,33 @@ def workspace_dir(
                 raise wrong(f"{what}{'' if what.endswith('=') else ' '}{path} is not a folder")
             return os.path.realpath(path)
     start = os.path.realpath(cwd or os.getcwd())
+    home = os.path.realpath(env.get("HOME") or os.path.expanduser("~"))
+    global_folder = _global_folder(env, home)
+    parts = start.split(os.sep)
+    if CLARVIS in parts:
+        holder = os.sep.join(parts[: parts.index(CLARVIS)]) or os.sep
+        return None if os.path.join(holder, CLARVIS) == global_folder else holder
     folder = start
-    while True:
-        if os.path.isdir(os.path.join(folder, CLARVIS)) or os.path.exists(
+    while folder != home:
+        clarvis = os.path.join(folder, CLARVIS)
+        if (os.path.isdir(clarvis) and clarvis != global_folder) or os.path.exists(
             os.path.join(folder, ".git")
         ):
             return folder
         parent = os.path.dirname(folder)
         if parent == folder:
-            return start
+            return None
         folder = parent
+    return None
+
+
+def _global_folder(env: Mapping[str, str], home: str) -> str:
+    raw = env.get("WIKIMEM_HOME")
+    if raw:
+        if raw == "~" or raw.startswith("~/"):
+            raw = home + raw[1:]
+        return os.path.realpath(os.path.expanduser(raw))
+    return os.path.join(home, CLARVIS)
 
 
 def state_dir(workspace: str) -> str:

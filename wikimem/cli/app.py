@@ -24,6 +24,19 @@ class Ctx:
         return self._places
 
     @property
+    def found(self) -> config.Places:
+        """The places of the workspace found from here; NotFound (exit 1) when the current
+        folder is in no project: a read command or `pause` must not act on a loose folder."""
+        if not self.places.found:
+            from wikimem.errors import NotFound
+
+            raise NotFound(
+                f"{self.places.workspace} is in no workspace (no .clarvis/ or .git up from "
+                "here): run `wikimem init` to make one, or pass -C DIR"
+            )
+        return self.places
+
+    @property
     def settings(self) -> config.Settings:
         if self._settings is None:
             self._settings = config.load(self.places)

@@ -115,7 +115,15 @@ def _hook(parsed: HookArgs) -> int:
         status, record = run_and_record(parsed.command, parsed.task)
     if locate.memory_disabled():
         return status
-    workspace = locate.workspace_dir(parsed.workspace)
+    workspace = locate.project_dir(parsed.workspace)
+    if workspace is None:
+        # A folder of no project (or HOME): recording here would make a wiki in every folder
+        # an agent visits. `wikimem init` is how a wiki is made.
+        sys.stderr.write(
+            "wikimem: not in a project (no .git or .clarvis/ up from here); "
+            "nothing recorded (`wikimem init` makes a wiki here)\n"
+        )
+        return status
     state = locate.state_dir(workspace)
     if os.path.exists(os.path.join(state, locate.PAUSED)):
         return status

@@ -133,6 +133,10 @@ def index_until_done(
 
     queue = Queue(places.queue)
     state = queue.state_of(job_id)
+    if state in ("done", "dropped", "review", "failed") and not quiet:
+        known = {"done": "already indexed", "dropped": "dropped", "review": "held for review"}
+        said = known.get(state, "failed (`wikimem queue retry`)")
+        click.echo(f"job {job_id[:12]}: {said}; this run was sent before", err=True)
     while state in ("pending", "active"):
         say = (lambda m: None) if quiet else warn
         reports = drain(
@@ -161,8 +165,25 @@ def _report(reports: list[Any], quiet: bool) -> None:
         if quiet:
             continue
         for outcome in report.outcomes:
-            commit = f" {outcome.commit[:7]}" if outcome.commit else ""
-            click.echo(f"{outcome.run_id}: {outcome.outcome}{commit}", err=True)
+            click.echo(f"{outcome.run_id}: {describe(outcome)}", err=True)
+
+
+def describe(outcome: Any) -> str:
+    """What happened to one run, and why: the commit, the rule that skipped it, the reason
+    each edit was rejected, the error of a failed pass."""
+    rejected = "; ".join(
+        f"{r.get('what', '')} {r.get('reason', '')}".strip() for r in outcome.rejected
+    )
+    if outcome.outcome == "changed":
+        line = f"changed in commit {(outcome.commit or '')[:7]}"
+        return line + (f" (edits rejected: {rejected})" if rejected else "")
+    if outcome.outcome == "no change":
+        if rejected:
+            return f"edits rejected: {rejected}"
+        return "no change (the model proposed no edit)"
+    if outcome.outcome == "failed":
+        return f"failed: {outcome.error}" + (f" ({outcome.note})" if outcome.note else "")
+    return f"{outcome.outcome}" + (f": {outcome.note}" if outcome.note else "")
 
 
 @cli.command()
@@ -298,7 +319,7 @@ def status(ctx: Ctx, as_json: bool) -> None:
     nothing."""
     from wikimem.status import gather
 
-    info = gather(ctx.places, ctx.settings)
+    info = gather(ctx.found, ctx.settings)
     if as_json:
         emit_json(info.as_dict())
         return
@@ -354,7 +375,7 @@ def config_set(click_ctx: click.Context, key: str, value: str, is_global: bool) 
 
     ctx = click_ctx.ensure_object(Ctx)
     use_global = is_global or bool(click_ctx.meta.get("global"))
-    path = set_value(ctx.places, key, value, use_global)
+    path = set_value(ctx.places if use_global else ctx.found, key, value, use_global)
     click.echo(f"{key} set in {path}")
     if key == "model.api_key":
         warn(

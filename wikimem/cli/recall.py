@@ -14,6 +14,13 @@ from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, warn, workspace_optio
 from wikimem.errors import NotFound, WikimemError
 
 
+def _require_wiki(ctx: Ctx) -> None:
+    """A read command needs a workspace with a wiki: exit 1 with one line otherwise."""
+    places = ctx.found
+    if not places.wiki.is_dir():
+        raise NotFound(f"no wiki in {places.workspace}: run `wikimem init` first")
+
+
 def _index_file(ctx: Ctx) -> Path:
     return ctx.places.state / "search.sqlite"
 
@@ -189,8 +196,11 @@ def purge(ctx: Ctx, yes: bool) -> None:
     if not items:
         click.echo("the trash is empty")
         return
-    if not yes:
-        click.confirm(f"Delete {len(items)} forgotten item(s) from the trash for good?", abort=True)
+    if not yes and not click.confirm(
+        f"Delete {len(items)} forgotten item(s) from the trash for good?"
+    ):
+        warn("wikimem: nothing purged")  # an answer, not an interruption: exit 1, not 130
+        raise click.exceptions.Exit(1)
     done = do_purge(ctx.places, ctx.settings)
     click.echo(
         f"purged {len(done.items)} item(s) from the trash in commit {(done.commit or '')[:7]}"
@@ -237,6 +247,7 @@ def verify(ctx: Ctx, as_json: bool) -> None:
     from wikimem.recall.verify import verify as do_verify
     from wikimem.wiki.pages import Wiki
 
+    _require_wiki(ctx)
     findings = do_verify(Wiki(ctx.places.wiki), ctx.places.workspace)
     if as_json:
         emit_json([{"ref": f.ref, "message": f.message} for f in findings])
@@ -262,6 +273,7 @@ def export_(ctx: Ctx, output: str | None) -> None:
     provenance), for `wikimem import`."""
     from wikimem.lifecycle.transfer import export_lines
 
+    _require_wiki(ctx)
     if output:
         _check_output(output)
     lines = [
@@ -342,7 +354,7 @@ def pause(ctx: Ctx) -> None:
     prints nothing, until `wikimem resume`. Settings are left alone."""
     from wikimem.pause import pause as do_pause
 
-    changed = do_pause(ctx.places)
+    changed = do_pause(ctx.found)  # never a `.clarvis/` made in a loose folder
     click.echo("memory paused" if changed else "memory was already paused")
 
 

@@ -141,7 +141,7 @@ def log(ctx: Ctx, wiki_path: str | None, limit: int, as_json: bool) -> None:
     """History of the wiki, of one page, or the versions of one entry: date, subject, run."""
     from wikimem.recall.versions import history_of
 
-    rows = history_of(ctx.places, ctx.settings, wiki_path, limit)
+    rows = history_of(ctx.found, ctx.settings, wiki_path, limit)
     if as_json:
         emit_json([row.as_dict() for row in rows])
         return
