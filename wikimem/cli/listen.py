@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from wikimem.cli.app import Ctx, cli, pass_ctx, workspace_option
+from wikimem.cli.context import Ctx, cli, pass_ctx, workspace_option
 from wikimem.errors import LockBusy
 
 

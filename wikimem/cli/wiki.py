@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, workspace_option
+from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, workspace_option
 from wikimem.errors import NotFound
 
 
