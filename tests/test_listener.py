@@ -195,6 +195,9 @@ def test_through_the_listener_the_hook_loads_none_of_the_intake(ws: Path, warm: 
         "re",
         "socket",
         "enum",
+        "click",
+        "openai",
+        "git",
     }, sorted(loaded)
     assert warm.line().startswith("wikimem: queued job")
 
