@@ -258,27 +258,41 @@ def status(ctx: Ctx, as_json: bool) -> None:
 
 @cli.group("config", invoke_without_command=True)
 @click.option("--global", "is_global", is_flag=True, help="The global config instead.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @workspace_option
 @click.pass_context
-def config_cmd(click_ctx: click.Context, is_global: bool) -> None:
+def config_cmd(click_ctx: click.Context, is_global: bool, as_json: bool) -> None:
     """Read and set settings. Without a subcommand: every effective value and its source."""
     click_ctx.ensure_object(Ctx)
     click_ctx.meta["global"] = is_global
     if click_ctx.invoked_subcommand is None:
-        ctx = click_ctx.obj
-        for key, value in sorted(ctx.settings.values.items()):
+        values = sorted(click_ctx.obj.settings.values.items())
+        if as_json:
+            emit_json({key: setting_json(key, value) for key, value in values})
+            return
+        for key, value in values:
             click.echo(f"{key} = {shown_value(key, value.value)}    ({value.source})")
 
 
 @config_cmd.command("get")
 @click.argument("key")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @pass_ctx
-def config_get(ctx: Ctx, key: str) -> None:
+def config_get(ctx: Ctx, key: str, as_json: bool) -> None:
     """Print one effective value and where it comes from."""
     if key not in config.SETTINGS:
         raise UsageError(f"unknown setting {key!r}; see `wikimem config`")
     value = ctx.settings.values[key]
+    if as_json:
+        emit_json(setting_json(key, value))
+        return
     click.echo(f"{shown_value(key, value.value)}    ({value.source})")
+
+
+def setting_json(key: str, value: config.Value) -> dict[str, Any]:
+    """One setting for --json: its value as typed (the API key masked) and its source."""
+    shown = "***" if key == "model.api_key" and value.value else value.value
+    return {"value": list(shown) if isinstance(shown, tuple) else shown, "source": value.source}
 
 
 def shown_value(key: str, value: Any) -> str:
