@@ -219,8 +219,8 @@ def run_record(output: str) -> dict:
     ),
 )
 def test_evidence_cannot_close_the_fence(output: str, trick: str) -> None:
-    nonce, _ = fence([run_record("x")])
-    runs = [run_record(output + trick.replace("{n}", nonce))]
+    nonce, _ = fence([RunRecord.from_dict(run_record("x"))])
+    runs = [RunRecord.from_dict(run_record(output + trick.replace("{n}", nonce)))]
     view = WikiView("", (), (), ())
     user = messages([], view, runs)[1]["content"]
     nonce, body = fence(runs)
@@ -230,7 +230,7 @@ def test_evidence_cannot_close_the_fence(output: str, trick: str) -> None:
     inside = lines[
         lines.index(f"RUN-DATA-{nonce} BEGIN") + 1 : lines.index(f"RUN-DATA-{nonce} END")
     ]
-    assert [json.loads(line) for line in inside] == runs  # every line is data, whole
+    assert [json.loads(line) for line in inside] == [run.to_dict() for run in runs]  # whole
 
 
 # ---- a hostile run through the whole pass ---------------------------------------------------

@@ -167,9 +167,7 @@ class Pass:
                 policies = read_policies(self.places.global_policy, self.places.workspace_policy)
                 view = self._view(runs)
                 try:
-                    extraction = extract(
-                        runs, [j.run for j in jobs], policies, view, model, self.places.templates
-                    )
+                    extraction = extract(runs, policies, view, model, self.places.templates)
                 except (ModelError, WikimemError, OSError):
                     self._commit_person_edits(edits)
                     raise
@@ -178,7 +176,6 @@ class Pass:
                     if again != view:
                         extraction = extract(
                             runs,
-                            [j.run for j in jobs],
                             policies,
                             again,
                             model,

@@ -12,7 +12,6 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from wikimem.indexing.plan import SCHEMA
 from wikimem.indexing.policy import Policy
@@ -116,10 +115,10 @@ def build_view(wiki: Wiki, budget: int, relevant: Sequence[str]) -> WikiView:
     return WikiView(profile, tuple(topics), tuple(leaves), tuple(pages))
 
 
-def fence(runs: Sequence[dict[str, Any]]) -> tuple[str, str]:
+def fence(runs: Sequence[RunRecord]) -> tuple[str, str]:
     """Runs as JSON between fences keyed by a digest of their content: JSON never holds a raw
     newline inside a string, so evidence cannot close the fence and speak as the prompt."""
-    body = "\n".join(json.dumps(run, ensure_ascii=False, sort_keys=True) for run in runs)
+    body = "\n".join(json.dumps(run.to_dict(), ensure_ascii=False, sort_keys=True) for run in runs)
     nonce = hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:12]
     return nonce, body
 
@@ -127,7 +126,7 @@ def fence(runs: Sequence[dict[str, Any]]) -> tuple[str, str]:
 def messages(
     policies: Sequence[Policy],
     view: WikiView,
-    runs: Sequence[dict[str, Any]],
+    runs: Sequence[RunRecord],
     overrides: Path | None = None,
 ) -> list[dict[str, str]]:
     nonce, body = fence(runs)

@@ -101,8 +101,8 @@ def enqueue(
         snapshot, kinds = take(canonical, caps(settings))
     except RecursionError as exc:
         raise RecordError(f"{source}: run record nested too deeply") from exc
-    jid, duplicate = Queue(places.queue).enqueue(snapshot, kinds)
-    return Enqueued(jid, str(snapshot["run_id"]), duplicate, tuple(sorted(set(kinds))))
+    jid, duplicate = Queue(places.queue).enqueue(snapshot.to_dict(), kinds)
+    return Enqueued(jid, snapshot.run_id, duplicate, tuple(sorted(set(kinds))))
 
 
 def accept(
