@@ -22,7 +22,7 @@ from wikimem.indexing.extractor import NO_MODEL_WARNING, OFFLINE, Extraction, ex
 from wikimem.indexing.guard import verified_commands
 from wikimem.indexing.plan import Plan, validate
 from wikimem.indexing.policy import read_policies
-from wikimem.indexing.prompt import WikiView, build_view, relevant_leaves
+from wikimem.indexing.prompt import WikiView, build_view, relevant_leaves, tools_of
 from wikimem.intake import passlog
 from wikimem.intake.passlog import Outcome
 from wikimem.intake.queue import Job, Queue
@@ -275,7 +275,7 @@ class Pass:
 
     def _view(self, runs: list[RunRecord]) -> WikiView:
         relevant = [p for p in relevant_leaves(self._search, runs, self.wiki) if self._readable(p)]
-        return build_view(self.wiki, self.settings.prompt.budget, relevant)
+        return build_view(self.wiki, self.settings.prompt.budget, relevant, tools_of(runs))
 
     def _commit_person_edits(self, edits: PersonEdits) -> bool:
         """Commit what the look found; whether it committed anything. The search index was
