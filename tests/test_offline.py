@@ -604,14 +604,16 @@ def test_a_failure_another_entry_describes_is_left_to_it():
         "---\ntitle: Bun\n---\n# Bun\n\n## Lockfile drift on CI\n\n"
         "`bun install --frozen-lockfile` fails with `lockfile had changes`. Run `bun install`.\n"
     )
-    known = Known.from_pages({"bun": "build/bun"}, [("build/bun/MEMORY.md", page)])
+    known = Known.from_view([("bun", "build/bun", True)], [("build/bun/MEMORY.md", page)])
 
     assert offline_plan([LOCKFILE_RUN], known).edits == ()
     # The rules' own entry is not "another": proposing it again updates it or changes nothing.
     own = only_edit(offline_plan([LOCKFILE_RUN]))
     mine = f"---\ntitle: Bun\n---\n# Bun\n\n## {own['title']}\n\n{own['body']}\n"
-    known = Known.from_pages({"bun": "build/bun"}, [("build/bun/MEMORY.md", mine)])
-    assert only_edit(offline_plan([LOCKFILE_RUN], known))["entry"] == own["entry"]
+    known = Known.from_view([("bun", "build/bun", True)], [("build/bun/MEMORY.md", mine)])
+    again = only_edit(offline_plan([LOCKFILE_RUN], known))
+    assert again["entry"] == own["entry"]
+    assert "leaf_summary" not in again  # an existing leaf keeps its own title and summary
 
 
 def test_an_entry_a_person_owns_is_not_proposed():

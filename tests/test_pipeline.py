@@ -242,9 +242,7 @@ def test_crashed_pass_is_rolled_back_and_job_taken_again(workspace: Path) -> Non
     half.parent.mkdir(parents=True)
     half.write_text("half written")  # ... wrote a file and died
     (places.state / "journal.json").write_text(
-        json.dumps(
-            {"pass_id": "dead", "files": ["build/bun/MEMORY.md"], "jobs": [done.job_id]}
-        )
+        json.dumps({"pass_id": "dead", "files": ["build/bun/MEMORY.md"], "jobs": [done.job_id]})
     )
     reports = drain(places, settings)
     assert [o.outcome for r in reports for o in r.outcomes] == ["changed"]

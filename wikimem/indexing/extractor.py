@@ -53,7 +53,7 @@ def extract(
 ) -> Extraction:
     """Ask the model for a plan (ModelError when it cannot answer), or apply the rules."""
     if model.model is None:
-        known = Known.from_pages(dict(view.homes), view.pages)
+        known = Known.from_view(view.homes, view.pages)
         return Extraction(offline_plan(runs, known), OFFLINE)
     from wikimem.indexing.model import complete_json  # openai is imported only when a model is used
 

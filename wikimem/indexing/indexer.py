@@ -20,6 +20,7 @@ from wikimem.errors import ModelError, WikimemError
 from wikimem.fsio import atomic_write_text, checkpoint, workspace_lock
 from wikimem.indexing.extractor import NO_MODEL_WARNING, OFFLINE, Extraction, extract
 from wikimem.indexing.guard import verified_commands
+from wikimem.indexing.message import subject
 from wikimem.indexing.plan import Plan, validate
 from wikimem.indexing.policy import read_policies
 from wikimem.indexing.prompt import WikiView, build_view, relevant_leaves, tools_of
@@ -416,7 +417,8 @@ class Pass:
             message = render(
                 "commit.j2",
                 self.places.templates,
-                subject=plan.summary,
+                subject=subject(applied.done, sorted(summaries)),
+                summary=plan.summary,
                 edits=applied.done,
                 topics=sorted(summaries),
                 rejected=plan.rejected,

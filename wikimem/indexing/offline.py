@@ -124,15 +124,19 @@ class Known:
 
     homes: Mapping[str, str]
     entries: tuple[tuple[str, str, str], ...] = ()
+    existing: frozenset[str] = frozenset()  # homes that are leaves already
 
     @classmethod
-    def from_pages(cls, homes: Mapping[str, str], pages: Sequence[tuple[str, str]]) -> Known:
+    def from_view(
+        cls, homes: Sequence[tuple[str, str, bool]], pages: Sequence[tuple[str, str]]
+    ) -> Known:
         entries = []
         for path, text in pages:
             leaf = path.removesuffix("/MEMORY.md")
             for item in markdown.parse_page(text).entries:
                 entries.append((leaf, item.id, f"{item.title}\n{item.body}".lower()))
-        return cls(dict(homes), tuple(entries))
+        existing = frozenset(leaf for _, leaf, exists in homes if exists)
+        return cls({tool: leaf for tool, leaf, _ in homes}, tuple(entries), existing)
 
 
 # Seam for line ownership: (leaf, entry id) -> whether a person wrote lines of that entry since
@@ -155,6 +159,8 @@ def offline_plan(
         told = " ".join(c.content.lower() for c in run.memory)
         for fix in find_fixes(run.evidence):
             edit = fix_edit(run, fix, known.homes)
+            if edit["leaf"] in known.existing:  # the page's title and summary are its own
+                del edit["leaf_title"], edit["leaf_summary"]
             if _told(told, fix) or described_elsewhere(edit, fix, known):
                 continue
             if owned is not None and owned(edit["leaf"], edit["entry"]):

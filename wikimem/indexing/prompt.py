@@ -23,6 +23,7 @@ from wikimem.indexing.policy import Policy
 from wikimem.indexing.shell import command_tool
 from wikimem.intake.record import RunRecord
 from wikimem.wiki import markdown
+from wikimem.wiki.compile import topic_summary
 from wikimem.wiki.pages import PROFILE_FILE, Wiki
 from wikimem.wiki.render import render
 
@@ -65,7 +66,7 @@ class WikiView:
     leaves: tuple[LeafView, ...]
     pages: tuple[tuple[str, str], ...]  # (wiki-relative file, full text)
     written: tuple[PersonText, ...] = ()  # PROFILE.md, then the relevant TOPIC.md pages
-    homes: tuple[tuple[str, str], ...] = ()  # (tool, the leaf its lessons live in)
+    homes: tuple[tuple[str, str, bool], ...] = ()  # (tool, its lessons' leaf, leaf exists)
 
     @property
     def chars(self) -> int:
@@ -75,7 +76,7 @@ class WikiView:
             + sum(len(p.path) + len(p.summary) + sum(map(len, p.entries)) for p in self.leaves)
             + sum(len(b) for _, b in self.pages)
             + sum(w.chars for w in self.written)
-            + sum(len(a) + len(b) for a, b in self.homes)
+            + sum(len(a) + len(b) for a, b, _ in self.homes)
         )
 
 
@@ -143,16 +144,18 @@ def build_view(
     topics: list[tuple[str, str]] = []
     for name in wiki.topics():
         page = wiki.read_page(wiki.topic_file(name))
-        summary = topic_summary(page.meta) if page else ""
+        summary = topic_summary(page.meta) if page and isinstance(page.meta, dict) else ""
         if left - len(name) - len(summary) < budget // 2:
             break
         topics.append((name, summary))
         left -= len(name) + len(summary)
     leaf_paths = list(wiki.leaves()) if tools else []
-    homes = [(tool, home(tool, leaf_paths)) for tool in tools]
+    homes = [
+        (tool, leaf, leaf in leaf_paths) for tool, leaf in ((t, home(t, leaf_paths)) for t in tools)
+    ]
     homes = [h for h in homes if left - len(h[0]) - len(h[1]) > budget // 3]
-    left -= sum(len(a) + len(b) for a, b in homes)
-    wanted = [p.split("/", 1)[0] for p in [*relevant[:MAX_LEAVES_LISTED], *(h for _, h in homes)]]
+    left -= sum(len(a) + len(b) for a, b, _ in homes)
+    wanted = [p.split("/", 1)[0] for p in [*relevant[:MAX_LEAVES_LISTED], *(h[1] for h in homes)]]
     for name in list(dict.fromkeys(wanted))[:MAX_TOPIC_PAGES]:
         page = wiki.read_page(wiki.topic_file(name))
         room = min(left - budget // 3, budget // 8)
@@ -184,14 +187,6 @@ def build_view(
     return WikiView(
         profile, tuple(topics), tuple(leaves), tuple(pages), tuple(written), tuple(homes)
     )
-
-
-def topic_summary(meta: Any) -> str:
-    """A topic's summary: the one a person or the model set, else the one compiled from its
-    leaves (`about`)."""
-    if not hasattr(meta, "get"):
-        return ""
-    return str(meta.get("summary") or meta.get("about") or "")
 
 
 def fence(runs: Sequence[dict[str, Any]]) -> tuple[str, str]:
