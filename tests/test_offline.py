@@ -10,7 +10,7 @@ import pytest
 
 import wikimem
 from wikimem.indexing.layout import home
-from wikimem.indexing.offline import NO_LESSON, Known, offline_plan, signature
+from wikimem.indexing.offline import NO_LESSON, Known, offline_plan, rules_wrote, signature
 from wikimem.indexing.plan import MAX_BODY, MAX_TITLE, RawPlan, validate
 from wikimem.indexing.prose import placeholders
 from wikimem.intake.record import Candidate, Evidence, RunRecord, normalise
@@ -683,3 +683,50 @@ def test_a_generic_tool_fixed_in_a_workflow_file_is_filed_with_the_workflows():
 
     assert edit["leaf"] == "ci/github-actions"
     assert edit["title"] == "Workflow does not have 'workflow_dispatch' trigger"
+
+
+def test_an_entry_of_the_rules_a_person_added_to_is_theirs():
+    own = only_edit(offline_plan([lock_run("9db590f1-b6fe-c5f2-2678-8804f089deba", "a")]))
+    added = own["body"] + "\n\nAsk in #platform before unlocking: a plan may still be running."
+    page = f"---\ntitle: Terraform\n---\n# Terraform\n\n## {own['title']}\n\n{added}\n"
+    known = Known.from_view(
+        [("terraform", "infra/terraform", True)], [("infra/terraform/MEMORY.md", page)]
+    )
+    again = lock_run("0c4e1d2a-7f3b-4a9e-8d21-5b6c7e8f9a01", "b")
+
+    assert offline_plan([again], known).edits == ()
+    assert rules_wrote(own["body"]) and not rules_wrote(added)
+
+
+@pytest.mark.parametrize(
+    "evidence",
+    [
+        pytest.param(
+            (
+                cmd("pytest tests/test_totals.py", 1, "E       assert 41 == 42\n1 failed"),
+                edited("src/totals.py", "-    return total\n+    return total + fee\n"),
+                cmd("pytest tests/test_totals.py", 0, "3 passed"),
+            ),
+            id="assertion fixed in the code",
+        ),
+        pytest.param(
+            (
+                cmd("mypy src", 1, "src/a.py:3: error: Incompatible return value type"),
+                edited("src/a.py", "-def f() -> int:\n+def f() -> str:\n"),
+                cmd("mypy src", 0, "Success: no issues found"),
+            ),
+            id="type error fixed in the code",
+        ),
+        pytest.param(
+            (
+                cmd(
+                    "ruff check tests/", 1, "tests/conftest.py:1:1: I001 Import block is un-sorted"
+                ),
+                cmd("ruff check --fix tests/", 0, "Found 1 error (1 fixed, 0 remaining)."),
+            ),
+            id="linter autofix",
+        ),
+    ],
+)
+def test_a_bug_fixed_is_not_a_lesson(evidence: tuple[Evidence, ...]):
+    assert offline_plan([run(*evidence)]).edits == ()

@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from wikimem.indexing.layout import DEFAULT_AREA, area, display_name, file_home, home
@@ -68,6 +68,14 @@ _WRAPPER = re.compile(
     r"|npm ERR! (?:A complete log|Lifecycle script)|error Command failed with exit code)"
 )
 _REASON = re.compile(r"\b(?:because|due to|failed to|caused by)\b", re.IGNORECASE)
+_ASSERTION = re.compile(
+    r"\bAssertionError\b|^\s*E\s+assert\s|\bExpected:|\bexpect\(.*\)\.to", re.MULTILINE
+)
+_OURS = re.compile(
+    r"(?:`.*` fails with exit code \d+[.:]|The output says why: |When it fails this way, "
+    r"|`[^`\n]+`:$)"
+)
+_FENCED = re.compile(r"^(`{3,})[^\n]*\n.*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _HINT = re.compile(r"^(?i:note|hint|help|tip|caused by|reason)\s*:\s*\S")
 _PYTEST_MARK = re.compile(r"^\s*E {2,}")  # pytest's margin for the failure lines
 # Tools that set up another tool's ground: part of a fix whatever the failing tool.
@@ -124,19 +132,27 @@ class Known:
 
     homes: Mapping[str, str]
     entries: tuple[tuple[str, str, str], ...] = ()
+    bodies: Mapping[tuple[str, str], str] = field(default_factory=dict)
     existing: frozenset[str] = frozenset()  # homes that are leaves already
+
+    def persons(self, leaf: str, entry: str) -> bool:
+        """Whether the entry holds words the rules never write (a person added to it)."""
+        body = self.bodies.get((leaf, entry))
+        return body is not None and not rules_wrote(body)
 
     @classmethod
     def from_view(
         cls, homes: Sequence[tuple[str, str, bool]], pages: Sequence[tuple[str, str]]
     ) -> Known:
         entries = []
+        bodies = {}
         for path, text in pages:
             leaf = path.removesuffix("/MEMORY.md")
             for item in markdown.parse_page(text).entries:
                 entries.append((leaf, item.id, f"{item.title}\n{item.body}".lower()))
+                bodies[(leaf, item.id)] = item.body
         existing = frozenset(leaf for _, leaf, exists in homes if exists)
-        return cls({tool: leaf for tool, leaf, _ in homes}, tuple(entries), existing)
+        return cls({tool: leaf for tool, leaf, _ in homes}, tuple(entries), bodies, existing)
 
 
 # Seam for line ownership: (leaf, entry id) -> whether a person wrote lines of that entry since
@@ -162,6 +178,8 @@ def offline_plan(
             if edit["leaf"] in known.existing:  # the page's title and summary are its own
                 del edit["leaf_title"], edit["leaf_summary"]
             if _told(told, fix) or described_elsewhere(edit, fix, known):
+                continue
+            if known.persons(edit["leaf"], edit["entry"]):
                 continue
             if owned is not None and owned(edit["leaf"], edit["entry"]):
                 continue
@@ -194,6 +212,13 @@ def described_elsewhere(edit: Mapping[str, Any], fix: Fix, known: Known) -> bool
         if name in text and key in text:
             return True
     return False
+
+
+def rules_wrote(body: str) -> bool:
+    """Whether every paragraph of an entry body is of a kind `fix_body` writes, fenced blocks
+    aside; a paragraph of any other kind is a person's (or a model's) and makes it theirs."""
+    prose = _FENCED.sub("", body)
+    return all(_OURS.match(block.strip()) for block in re.split(r"\n\s*\n", prose) if block.strip())
 
 
 def _told(candidates: str, fix: Fix) -> bool:
@@ -278,10 +303,12 @@ def _fix_after(evidence: Sequence[Evidence], i: int) -> tuple[int, Fix] | None:
     between = evidence[i + 1 : end]
     commands = _fix_commands(failed, between)
     files = tuple(e for e in between if e.kind == "file" and e.path)[:FILES_MAX]
-    if not commands and files and _own_script(failed.command, files):
-        # A project script that failed until the script itself was edited: a bug fixed in
-        # that script, not a lesson about the project.
+    if not commands and files and (_own_script(failed.command, files) or _ordinary(failed)):
+        # A project script failing until the script itself was edited, a test assertion or a
+        # linter's complaint until the code was edited: a bug fixed, not a lesson.
         return None
+    if changed and _autofix(evidence[end].command):
+        return None  # the linter fixing what it reported says nothing a reader needs
     if changed:
         commands += (_bounded_command(evidence[end].command),)
     elif not commands and not files:
@@ -320,6 +347,18 @@ def belongs(failed: Evidence, command: str) -> bool:
     return any(
         w in seen and w not in _COMMON and (len(w) >= 4 or (w.isdigit() and len(w) >= 2))
         for w in words
+    )
+
+
+def _ordinary(failed: Evidence) -> bool:
+    """A failure that is the tool doing its job: an assertion, or a linter's finding."""
+    return area(command_tool(failed.command)) == "lint" or bool(_ASSERTION.search(failed.output))
+
+
+def _autofix(command: str) -> bool:
+    return bool(
+        area(command_tool(command)) == "lint"
+        and re.search(r"(?:^|\s)(?:--fix|--write|-w|format)(?:\s|$)", command)
     )
 
 
