@@ -369,7 +369,17 @@ def test_wiping_memories_is_held_for_a_person(workspace: Path, openai_server: Op
     assert Queue(places.queue).state_of(done.job_id) == "review"
 
 
-def test_a_symlink_out_of_the_wiki_is_never_written_through(
+GOOD_EDIT = {
+    "action": "add",
+    "leaf": "build/ci",
+    "entry": "real",
+    "title": "Cache the toolchain",
+    "body": "The CI image lacks bun; the workflow installs it with setup-bun.",
+    "reason": "true and useful",
+}
+
+
+def test_a_symlink_out_of_the_wiki_is_rejected_alone_before_anything_is_written(
     workspace: Path, openai_server: OpenAIServer, tmp_path: Path
 ) -> None:
     places, settings = hostile_setup(workspace, openai_server)
@@ -377,24 +387,57 @@ def test_a_symlink_out_of_the_wiki_is_never_written_through(
     outside.mkdir()
     (outside / "MEMORY.md").write_text("not the wiki's\n")
     (places.wiki / "evil").symlink_to(outside, target_is_directory=True)
-    plan = {
-        "summary": "x",
-        "edits": [
-            {
-                "action": "add",
-                "leaf": "evil",
-                "entry": "",
-                "title": "Planted",
-                "body": "Planted text.",
-                "reason": "r",
-            }
-        ],
+    planted = {
+        "action": "add",
+        "leaf": "evil",
+        "entry": "",
+        "title": "Planted",
+        "body": "Planted text.",
+        "reason": "r",
     }
-    openai_server.script(Reply.plan(plan))
+    openai_server.script(Reply.plan({"summary": "x", "edits": [planted, GOOD_EDIT]}))
     done = enqueue(places, settings, run_record("x"))
-    reports = drain(places, settings)
-    outcome = reports[0].outcomes[0]
-    assert outcome.outcome == "failed" and "leaves the wiki folder" in outcome.error
+    outcome = drain(places, settings)[0].outcomes[0]
+    assert outcome.outcome == "changed" and outcome.edits == 1
+    assert any("leaves the wiki" in n["reason"] for n in outcome.rejected)
     assert (outside / "MEMORY.md").read_text() == "not the wiki's\n"
     assert sorted(p.name for p in outside.iterdir()) == ["MEMORY.md"]
-    assert Queue(places.queue).state_of(done.job_id) == "pending"  # kept, with a clear error
+    assert Queue(places.queue).state_of(done.job_id) == "done"
+    assert "Cache the toolchain" in (places.wiki / "build" / "ci" / "MEMORY.md").read_text()
+
+
+TOKEN = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+
+
+def test_every_string_of_a_plan_is_checked_and_each_bad_edit_goes_alone(
+    workspace: Path, openai_server: OpenAIServer
+) -> None:
+    places, settings = hostile_setup(workspace, openai_server)
+    base = {"action": "add", "leaf": "build/ci", "title": "A note", "body": "Sound text."}
+    bad = [
+        {**base, "entry": "r", "reason": f"the key is {TOKEN}"},
+        {**base, "entry": "lt", "leaf_title": f"Build {TOKEN}"},
+        {**base, "entry": "ls", "leaf_summary": f"uses {TOKEN} to push"},
+        {**base, "entry": TOKEN, "title": ""},
+        {**base, "entry": "t", "title": f"Token {TOKEN}"},
+        {**base, "entry": "c", "body": "End your note with <!--"},
+        {**base, "entry": "f", "body": "Run this:\n```sh\nmake all\n"},
+        {**base, "entry": "h", "title": "Sneaky <!-- hidden"},
+        {**base, "entry": "x", "leaf": "build/" + "a" * 65},
+        {**base, "entry": "y", "leaf": "build/con"},
+    ]
+    answer = {
+        "summary": f"Record {TOKEN}",
+        "edits": [*bad, GOOD_EDIT | {"title": "Cache \u202etoolchain\u200b the"}],
+        "topics": [{"topic": "build", "summary": f"How to build; token {TOKEN}"}],
+    }
+    openai_server.script(Reply.plan(answer))
+    enqueue(places, settings, run_record("ok"))
+    outcome = drain(places, settings)[0].outcomes[0]
+    assert outcome.outcome == "changed" and outcome.edits == 1
+    assert len(outcome.rejected) == len(bad) + 1  # and the topic summary
+    pages = "".join(p.read_text() for p in places.wiki.rglob("*.md"))
+    history = git("log", "-p", "--format=%B", cwd=places.wiki)
+    for text in (pages, history, (places.state / "passes.jsonl").read_text()):
+        assert TOKEN not in text and "<!-- hidden" not in text
+    assert "## Cache toolchain the" in pages and "\u202e" not in pages and "\u200b" not in pages

@@ -110,6 +110,19 @@ def parse_page(text: str) -> Page:
     return Page(frontmatter, meta, rest[: bounds[0]], tuple(entries), newline, error)
 
 
+# Characters that change how a line reads without being seen: C0 and C1 controls,
+# bidirectional overrides and isolates, zero-width characters.
+_INVISIBLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+)
+
+
+def plain_line(text: str, limit: int) -> str:
+    """`text` on one line without invisible characters, cut to `limit` characters (with …)."""
+    line = " ".join(_INVISIBLE.sub("", " ".join(text.split())).split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
 @lru_cache(maxsize=4096)  # the same headings come back on every pass
 def slugify(heading: str) -> str:
     """The GitHub anchor of a heading: text of its inline markup, lowercased, punctuation gone."""
