@@ -441,3 +441,43 @@ def test_every_string_of_a_plan_is_checked_and_each_bad_edit_goes_alone(
     for text in (pages, history, (places.state / "passes.jsonl").read_text()):
         assert TOKEN not in text and "<!-- hidden" not in text
     assert "## Cache toolchain the" in pages and "\u202e" not in pages and "\u200b" not in pages
+
+
+def test_pages_a_person_left_are_reported_never_crash_and_stay_fast(workspace: Path) -> None:
+    from tests.conftest import run_wikimem
+    from tests.test_markdown import ALIAS_BOMB
+
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    pages = {
+        "bomb/x": ALIAS_BOMB.encode(),
+        "utf/x": b"---\ntitle: Bad \xff\xfe utf\nsummary: s\n---\n# T\n\n## Entry \xff one\n\nb\n",
+        "many/x": b"---\ntitle: Many\nsummary: s\n---\n# Many\n\n" + b"## h\n" * 200_000,
+    }
+    for leaf, data in pages.items():
+        (places.wiki / leaf).mkdir(parents=True)
+        (places.wiki / leaf / "MEMORY.md").write_bytes(data)
+    for args in (["show", "utf/x"], ["show", "many/x"], ["lint"], ["search", "lol"], ["export"]):
+        done = run_wikimem(*args, cwd=workspace, timeout=60)
+        said = done.stdout.decode("utf-8") + done.stderr.decode("utf-8")  # strict: valid UTF-8
+        assert done.returncode in (0, 1), (args, said[-300:])
+        assert "unexpected error" not in said and "Traceback" not in said, (args, said[-300:])
+    lint = run_wikimem("lint", cwd=workspace).stdout.decode()
+    assert "bomb/x/MEMORY.md:1: " in lint and "aliases" in lint
+    assert "utf/x/MEMORY.md:1: " in lint and "not valid UTF-8" in lint
+
+
+def test_the_terminal_never_gets_escape_sequences_or_bidi_overrides_from_a_run(
+    workspace: Path,
+) -> None:
+    from tests.conftest import run_wikimem
+
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    task = "evil \x1b]52;c;ZWNobyBoaQ==\x07 task \x1b[2J\u202egnp.exe\r"
+    done = run_wikimem("enqueue", cwd=workspace, input=json.dumps({"task": task, "run_id": "r"}))
+    assert done.returncode == 0, done.stderr
+    listing = run_wikimem("queue", cwd=workspace)
+    out = listing.stdout.decode()
+    assert "evil ]52;c;ZWNobyBoaQ== task " in out and "gnp.exe" in out
+    assert not any(c in out for c in "\x1b\x07\u202e\r")
