@@ -4,8 +4,10 @@ stops a model that listens (fence, path confinement, secret and command guards, 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -481,3 +483,123 @@ def test_the_terminal_never_gets_escape_sequences_or_bidi_overrides_from_a_run(
     out = listing.stdout.decode()
     assert "evil ]52;c;ZWNobyBoaQ== task " in out and "gnp.exe" in out
     assert not any(c in out for c in "\x1b\x07\u202e\r")
+
+
+# --- other local users -------------------------------------------------------------------------
+
+
+def _modes(root: Path) -> dict[str, int]:
+    return {
+        str(p.relative_to(root)): p.stat().st_mode & 0o777
+        for p in [root, *root.rglob("*")]
+        if not p.is_symlink() and not p.is_socket()
+    }
+
+
+def test_state_is_private_from_creation_whatever_the_umask(workspace: Path) -> None:
+    from tests.conftest import run_wikimem
+
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    old = os.umask(0)
+    try:
+        done = run_wikimem("enqueue", cwd=workspace, input=json.dumps({"task": "t", "run_id": "a"}))
+        assert done.returncode == 0, done.stderr
+        assert run_wikimem("index", cwd=workspace).returncode == 0
+    finally:
+        os.umask(old)
+    modes = _modes(places.state)
+    assert modes and places.pass_log.exists()
+    for name, mode in modes.items():
+        wanted = 0o700 if (places.state / name).is_dir() else 0o600
+        assert mode == wanted, (name, oct(mode))
+
+
+def test_a_state_folder_of_ours_that_others_can_read_is_tightened(workspace: Path) -> None:
+    from tests.conftest import run_wikimem
+
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    places.state.mkdir(parents=True, exist_ok=True)
+    places.state.chmod(0o755)
+    done = run_wikimem("enqueue", cwd=workspace, input=json.dumps({"task": "t", "run_id": "b"}))
+    assert done.returncode == 0, done.stderr
+    assert places.state.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_state_folder_others_can_write_is_refused_in_one_line(workspace: Path) -> None:
+    from tests.conftest import run_wikimem
+
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    (places.state / "queue" / "pending").mkdir(parents=True, exist_ok=True)
+    (places.state / "queue").chmod(0o777)  # a shared checkout someone else set up first
+    run = json.dumps({"task": "t", "run_id": "c"})
+    strict = run_wikimem("enqueue", cwd=workspace, input=run)
+    err = strict.stderr.decode()
+    assert strict.returncode == 1 and err.count("\n") == 1, err
+    assert "writable by group or others" in err and "Traceback" not in err
+    hook = run_wikimem("hook", cwd=workspace, input=run)
+    assert hook.returncode == 0 and "writable by group or others" in hook.stderr.decode()
+    assert not list((places.state / "queue" / "pending").iterdir())
+
+
+def test_a_state_folder_of_another_user_is_refused(workspace: Path) -> None:
+    from tests.conftest import run_wikimem
+
+    if os.getuid() != 0:
+        pytest.skip("only root can give a folder to another uid")
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    places.state.mkdir(parents=True, exist_ok=True)
+    os.chown(places.state, 54321, -1)
+    done = run_wikimem("enqueue", cwd=workspace, input=json.dumps({"task": "t", "run_id": "d"}))
+    err = done.stderr.decode()
+    assert done.returncode == 1 and "belongs to another user (uid 54321)" in err, err
+    assert not (places.state / "queue").exists()
+
+
+def test_a_symlinked_pass_log_is_never_followed(workspace: Path, tmp_path: Path) -> None:
+    from tests.conftest import run_wikimem
+
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    outside = tmp_path / "elsewhere.log"
+    outside.write_text("theirs\n")
+    done = run_wikimem("enqueue", cwd=workspace, input=json.dumps({"task": "t", "run_id": "e"}))
+    assert done.returncode == 0
+    places.pass_log.unlink(missing_ok=True)
+    places.pass_log.symlink_to(outside)
+    index = run_wikimem("index", cwd=workspace)
+    assert index.returncode == 1 and "symlink" in index.stderr.decode(), index.stderr
+    assert outside.read_text() == "theirs\n"
+    status = run_wikimem("status", cwd=workspace)
+    assert "Traceback" not in status.stderr.decode()
+
+
+# --- bounded logs ------------------------------------------------------------------------------
+
+
+def test_the_pass_log_rotates_caps_notes_and_is_read_from_its_tail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from wikimem.intake import passlog
+
+    monkeypatch.setattr(passlog, "ROTATE_BYTES", 400_000)
+    log = tmp_path / ".clarvis" / "state" / "passes.jsonl"
+    raw = "x" * 6_000_000
+    notes = [{"index": i, "what": raw[:100], "reason": raw} for i in range(500)]
+    outcome = passlog.Outcome("t", "p", "j", "r", "failed", rejected=notes, error=raw)
+    passlog.append(log, [outcome])
+    line = log.read_text()
+    assert len(line) < 40_000 and '"rejected_not_listed": 460' in line
+    for i in range(1000):
+        passlog.append(log, [passlog.Outcome("t", f"p{i}", "j", "r", "changed", note="y" * 400)])
+    assert log.stat().st_size <= passlog.ROTATE_BYTES + 2000
+    assert (log.parent / "passes.1.jsonl").exists()
+    started = time.process_time()
+    for _ in range(20):
+        assert passlog.failure_warning(log) is None
+    assert (time.process_time() - started) / 20 < 0.05  # the hook's read stays the tail's cost
