@@ -236,6 +236,7 @@ class Pass:
             total_entries=self._total_if_removing(extraction),
             max_remove_share=share,
             verified=verified,
+            confine=self.wiki.confine,
         )
         common = {
             "model": extraction.model,
