@@ -43,6 +43,16 @@ SETTINGS: dict[str, tuple[Any, type, str]] = {
     "queue.batch": (8, int, "jobs one pass may send to the model together"),
     "hook.linger": (600, int, "seconds a warm intake listener waits for the next run (0: none)"),
     "review.max_remove_share": (0.5, float, "share of entries a plan may remove before review"),
+    "compact.every_passes": (
+        0,
+        int,
+        "compact after this many passes changed the wiki (0: off)",
+    ),
+    "compact.every_hours": (
+        0.0,
+        float,
+        "compact when this many hours passed since the last (0: off)",
+    ),
 }
 
 ENV_KEYS = {
@@ -191,6 +201,12 @@ class ReviewSection:
     max_remove_share: float
 
 
+@dataclass(frozen=True)
+class CompactSection:
+    every_passes: int
+    every_hours: float
+
+
 # Each TOML table of SETTINGS and the typed section it is read into.
 SECTIONS: dict[str, type] = {
     "model": ModelSection,
@@ -200,6 +216,7 @@ SECTIONS: dict[str, type] = {
     "queue": QueueSection,
     "hook": HookSection,
     "review": ReviewSection,
+    "compact": CompactSection,
 }
 
 
@@ -243,6 +260,10 @@ class Settings:
     @cached_property
     def review(self) -> ReviewSection:
         return self._section("review")  # type: ignore[no-any-return]
+
+    @cached_property
+    def compact(self) -> CompactSection:
+        return self._section("compact")  # type: ignore[no-any-return]
 
     def override(self, key: str, value: Any, source: str) -> Settings:
         """A copy with one value replaced (checked like any other)."""
@@ -342,6 +363,8 @@ BOUNDS: dict[str, Bounds] = {
     "queue.batch": Bounds(1),
     "hook.linger": Bounds(0),  # 0: no warm listener
     "review.max_remove_share": Bounds(0, 1),  # 0: every removal is held for review
+    "compact.every_passes": Bounds(0),
+    "compact.every_hours": Bounds(0),
 }
 
 
