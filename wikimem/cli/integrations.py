@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from wikimem import config
-from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, workspace_option
+from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, workspace_option
 
 
 @cli.group()
