@@ -23,7 +23,7 @@ from typing import Any
 from wikimem.config import Places, Settings
 from wikimem.errors import UsageError
 from wikimem.fsio import atomic_write_text, read_text
-from wikimem.indexing.plan import Plan, RawPlan, parse, validate
+from wikimem.indexing.plan import MAX_EDITS, Plan, RawPlan, parse, validate
 from wikimem.lifecycle.trash import both_pages, empty_like, put_entry
 from wikimem.wiki import markdown
 from wikimem.wiki.change import Change, commit_change
@@ -31,9 +31,10 @@ from wikimem.wiki.markdown import Entry, Page
 from wikimem.wiki.pages import LEAF_FILE, TRASH, Wiki
 from wikimem.wiki.workspace import open_repo, today
 
-NEAR = 0.85  # share of the shorter entry's words found in the longer one: a near duplicate
-MIN_WORDS = 6  # entries shorter than this are too terse to call duplicates by their words
+NEAR = 0.8  # share of the shorter entry's word pairs found in the longer one: a near duplicate
+MIN_WORDS = 6  # entries of fewer word pairs are too terse to call duplicates
 ACTION = "compact"
+SCAN = 5000  # commits read for the person-first rule
 _WORD = re.compile(r"[a-z0-9_./-]+")
 
 
@@ -78,9 +79,11 @@ def items(wiki: Wiki, topic: str | None) -> Iterator[Item]:
             yield Item(leaf, entry, entry.meta.get("type") or leaf_type, expires)
 
 
-def words(text: str) -> frozenset[str]:
-    found = (w.strip("./-") for w in _WORD.findall(text.lower()))
-    return frozenset(w for w in found if w)
+def shingles(text: str) -> frozenset[str]:
+    """Word pairs of `text`: what two entries share when one says what the other does, where
+    single words are shared by any two entries about the same tool."""
+    found = [w for w in (w.strip("./-") for w in _WORD.findall(text.lower())) if w]
+    return frozenset(f"{a} {b}" for a, b in zip(found, found[1:], strict=False))
 
 
 # -- the rules ----------------------------------------------------------------------------------
@@ -115,12 +118,12 @@ def rule_edits(found: list[Item], day: str) -> list[dict[str, Any]]:
 
 
 def near_duplicates(found: list[Item]) -> Iterator[tuple[Item, Item]]:
-    """(smaller, larger) pairs of one topic and type whose smaller's words are mostly in the
-    larger's. Candidates share one of the smaller's rarest words, so a topic of hundreds of
+    """(smaller, larger) pairs of one topic and type whose smaller's word pairs are mostly in
+    the larger's. Candidates share one of the smaller's rarest pairs, so a topic of hundreds of
     entries is not compared pair by pair."""
     groups: dict[tuple[str, str], list[tuple[Item, frozenset[str]]]] = {}
     for item in found:
-        bag = words(item.entry.body)  # titles differ where bodies repeat
+        bag = shingles(item.entry.body)  # titles differ where bodies repeat
         if len(bag) >= MIN_WORDS:
             groups.setdefault((item.leaf.split("/", 1)[0], item.type), []).append((item, bag))
     for group in groups.values():
@@ -221,15 +224,34 @@ def propose(
         rest = [i for i in found if (i.leaf, i.entry.id) not in ruled]
         extra, calls = model_edits(rest, settings, day)
         edits += extra
-    raw = RawPlan(summary=f"Compact {topic or 'the wiki'}", edits=tuple(edits), topics=())
-    # the share that holds a mass removal for review is of the entries compacted
-    plan = validate(
-        raw,
-        wiki.entry_bodies,
-        total_entries=len(found),
-        max_remove_share=settings.review.max_remove_share,
+    return checked(edits, wiki, len(found), settings.review.max_remove_share, topic), calls
+
+
+def checked(
+    edits: list[dict[str, Any]], wiki: Wiki, total: int, share: float, topic: str | None
+) -> Plan:
+    """The plan validated like a pass's, `MAX_EDITS` edits at a time (a topic's worth, what
+    one model call may propose); held when it removes more than `share` of a leaf's entries
+    or of the `total` entries compacted."""
+    summary = f"Compact {topic or 'the wiki'}"
+    edits = sorted(edits, key=lambda e: str(e.get("leaf")))  # a leaf's removals in one part
+    parts = [
+        validate(RawPlan(summary, tuple(edits[n : n + MAX_EDITS]), ()), wiki.entry_bodies,
+                 max_remove_share=share)
+        for n in range(0, len(edits), MAX_EDITS)
+    ] or [validate(RawPlan(summary, (), ()), wiki.entry_bodies)]  # fmt: skip
+    kept = tuple(e for p in parts for e in p.edits)
+    held = next((p.held for p in parts if p.held), "")
+    removes = sum(1 for e in kept if e.action == "remove")
+    if not held and total >= 4 and removes / total > share:
+        held = f"removes {removes} of {total} entries"
+    return Plan(
+        summary=summary,
+        edits=kept,
+        rejected=tuple(n for p in parts for n in p.rejected),
+        repaired=tuple(n for p in parts for n in p.repaired),
+        held=held,
     )
-    return plan, calls
 
 
 def rewrite(wiki: Wiki, plan: Plan, day: str) -> dict[str, tuple[str | None, str]]:
@@ -273,40 +295,45 @@ def _settle_summary(page: Page, gone: set[str]) -> Page:
 
 
 def person_written(places: Places, settings: Settings, plan: Plan) -> list[str]:
-    """Refs of entries the plan would change whose text a person committed (a commit not made
-    by wikimem changed the entry): the person-first rule holds such a change for review."""
+    """Refs of entries the plan would change whose text a person saved or committed (a commit
+    not made by wikimem changed the entry): the person-first rule holds such a change."""
     from wikimem.wiki.history.commits import WIKIMEM
 
+    if not plan.edits:
+        return []
     repo = open_repo(places, settings)
     dirty = set(repo.dirty_paths())
     wiki = Wiki(places.wiki)
-    theirs: list[str] = []
+    files = {f"{e.leaf}/{LEAF_FILE}" for e in plan.edits}
+    # one `git log` for every file; a person's restore or undo counts as theirs, a compaction
+    # they approved does not
+    theirs_by_file: dict[str, list[str]] = {}
+    for commit in repo.log(limit=SCAN, with_paths=True):
+        if commit.email == WIKIMEM.email or ACTION in commit.trailers.get("Wikimem-Action", ()):
+            continue
+        for path in files.intersection(commit.paths):
+            theirs_by_file.setdefault(path, []).append(commit.sha)
+    pages: dict[tuple[str | None, str], Page | None] = {}
+
+    def page_at(rev: str | None, file: str) -> Page | None:
+        if (rev, file) not in pages:
+            text = repo.read(rev, file) if rev else None
+            pages[(rev, file)] = None if text is None else markdown.parse_page(text)
+        return pages[(rev, file)]
+
+    found: list[str] = []
     for edit in plan.edits:
         file = f"{edit.leaf}/{LEAF_FILE}"
-        page = wiki.read_page(file)
-        on_disk = page.entry(edit.entry) if page else None
-        head = repo.read(repo.head(), file) if file in dirty else None
-        if on_disk is not None and file in dirty and on_disk.body != _entry_body(head, edit.entry):
-            theirs.append(f"{edit.leaf}#{edit.entry}")  # saved by a person, not yet committed
-            continue
-        for commit in repo.log(file, limit=200):
-            # a person's restore or undo counts as theirs; a compaction they approved does not
-            if commit.email == WIKIMEM.email or ACTION in commit.trailers.get("Wikimem-Action", ()):
-                continue
-            now = _entry_body(repo.read(commit.sha, file), edit.entry)
-            if now is not None and now != _entry_body(
-                repo.read(repo.parent(commit.sha), file), edit.entry
-            ):
-                theirs.append(f"{edit.leaf}#{edit.entry}")
+        changed = [(wiki.read_page(file), page_at(repo.head(), file))] if file in dirty else []
+        for sha in theirs_by_file.get(file, ()):
+            changed.append((page_at(sha, file), page_at(repo.parent(sha), file)))
+        for after, before in changed:
+            now = after.entry(edit.entry) if after else None
+            was = before.entry(edit.entry) if before else None
+            if now is not None and (was is None or was.body != now.body):
+                found.append(f"{edit.leaf}#{edit.entry}")
                 break
-    return theirs
-
-
-def _entry_body(text: str | None, entry_id: str) -> str | None:
-    if text is None:
-        return None
-    entry = markdown.parse_page(text).entry(entry_id)
-    return None if entry is None else entry.body
+    return found
 
 
 def show_diff(changes: dict[str, tuple[str | None, str]]) -> str:
