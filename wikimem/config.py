@@ -43,6 +43,8 @@ SETTINGS: dict[str, tuple[Any, type, str]] = {
     "queue.batch": (8, int, "jobs one pass may send to the model together"),
     "hook.linger": (600, int, "seconds a warm intake listener waits for the next run (0: none)"),
     "review.max_remove_share": (0.5, float, "share of entries a plan may remove before review"),
+    "memory.provider": ("wiki", str, "where memory goes: 'wiki', 'mcp', or a plugin's name"),
+    "memory.command": (None, str, "the MCP memory server to start, with 'mcp' (a command line)"),
     "compact.every_passes": (
         0,
         int,
@@ -202,6 +204,12 @@ class ReviewSection:
 
 
 @dataclass(frozen=True)
+class MemorySection:
+    provider: str
+    command: str | None
+
+
+@dataclass(frozen=True)
 class CompactSection:
     every_passes: int
     every_hours: float
@@ -216,6 +224,7 @@ SECTIONS: dict[str, type] = {
     "queue": QueueSection,
     "hook": HookSection,
     "review": ReviewSection,
+    "memory": MemorySection,
     "compact": CompactSection,
 }
 
@@ -260,6 +269,10 @@ class Settings:
     @cached_property
     def review(self) -> ReviewSection:
         return self._section("review")  # type: ignore[no-any-return]
+
+    @cached_property
+    def memory(self) -> MemorySection:
+        return self._section("memory")  # type: ignore[no-any-return]
 
     @cached_property
     def compact(self) -> CompactSection:
