@@ -109,7 +109,7 @@ def checkpoint(name: str) -> None:
         return
     _crash_count += 1
     if _crash_count == _CRASH_AFTER:
-        import signal
+        import signal  # fault injection in the crash tests only
 
         sys.stderr.write(f"wikimem: crash injected at checkpoint {_crash_count} ({name})\n")
         sys.stderr.flush()
@@ -188,7 +188,7 @@ def workspace_lock(
 ) -> Iterator[None]:
     """Hold the one-pass-per-workspace lock (or another per-workspace lock at `lock_path`);
     raise LockBusy(busy) at once unless `wait`."""
-    from filelock import FileLock, Timeout
+    from filelock import FileLock, Timeout  # the hook's path writes its job here, lock-free
 
     ensure_dir(lock_path.parent)
     private = state_root(lock_path) is not None

@@ -12,6 +12,21 @@ import click
 from wikimem import config
 from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
 from wikimem.errors import NotFound, WikimemError
+from wikimem.fsio import atomic_write_text
+from wikimem.lifecycle.transfer import export_lines, import_lines
+from wikimem.lifecycle.trash import forget as do_forget
+from wikimem.lifecycle.trash import listing
+from wikimem.lifecycle.trash import purge as do_purge
+from wikimem.lifecycle.trash import restore as do_restore
+from wikimem.lifecycle.undo import undo as do_undo
+from wikimem.pause import pause as do_pause
+from wikimem.pause import resume as do_resume
+from wikimem.recall.context import build_context, render_json
+from wikimem.recall.search import SearchIndex
+from wikimem.recall.timeline import time_slice
+from wikimem.recall.verify import verify as do_verify
+from wikimem.wiki.pages import Wiki
+from wikimem.wiki.workspace import open_repo
 
 
 def _index_file(ctx: Ctx) -> Path:
@@ -46,10 +61,6 @@ def context(ctx: Ctx, budget: int, query: str | None, fmt: str) -> None:
     The same wiki and query always give the same bytes. Prints nothing when memory is off for
     this run (WIKIMEM_MEMORY=off) or paused in this workspace (`wikimem pause`).
     """
-    from wikimem.recall.context import build_context, render_json
-    from wikimem.recall.search import SearchIndex
-    from wikimem.recall.timeline import time_slice
-
     if config.memory_disabled() or ctx.places.paused_flag.exists():
         return
     if query and query.strip() and ctx.places.wiki.is_dir():
@@ -81,10 +92,6 @@ def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: boo
     snippet and a citation PATH#ENTRY@COMMIT that `wikimem show` resolves to that version.
     Expired memory is marked [expired], memory due for review [review]. A time expression
     in the query ("april", "last week") puts what changed in that time first."""
-    from wikimem.recall.search import SearchIndex
-    from wikimem.recall.timeline import time_slice
-    from wikimem.wiki.workspace import open_repo
-
     if not ctx.places.wiki.is_dir():
         raise NotFound(f"no wiki in {ctx.places.workspace}: run `wikimem init` first")
     words, first = time_slice(ctx.places, ctx.settings, " ".join(query))
@@ -135,8 +142,6 @@ def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: boo
 def forget(ctx: Ctx, ref: str) -> None:
     """Move a leaf, or one entry, to the trash (.trash/ inside the wiki), out of search,
     context, topics and the profile. One commit; `wikimem restore` brings it back."""
-    from wikimem.lifecycle.trash import forget as do_forget
-
     moved = do_forget(ctx.places, ctx.settings, ref)
     count = f"{len(moved.entries)} entr{'y' if len(moved.entries) == 1 else 'ies'}"
     click.echo(
@@ -151,9 +156,6 @@ def forget(ctx: Ctx, ref: str) -> None:
 @pass_ctx
 def trash_list(ctx: Ctx, as_json: bool) -> None:
     """List what has been forgotten and can still be restored."""
-    from wikimem.lifecycle.trash import listing
-    from wikimem.wiki.pages import Wiki
-
     items = listing(Wiki(ctx.places.wiki))
     if as_json:
         emit_json(
@@ -172,8 +174,6 @@ def trash_list(ctx: Ctx, as_json: bool) -> None:
 @pass_ctx
 def restore(ctx: Ctx, ref: str) -> None:
     """Bring a forgotten leaf, or one forgotten entry, back from the trash (one commit)."""
-    from wikimem.lifecycle.trash import restore as do_restore
-
     moved = do_restore(ctx.places, ctx.settings, ref)
     click.echo(
         f"restored {moved.ref} ({', '.join(moved.entries) or 'page'}) in commit "
@@ -188,10 +188,6 @@ def restore(ctx: Ctx, ref: str) -> None:
 def purge(ctx: Ctx, yes: bool) -> None:
     """Empty the trash for good (one commit). Git history still holds the text: the command
     that would rewrite history is printed, for the owner to run if they must."""
-    from wikimem.lifecycle.trash import listing
-    from wikimem.lifecycle.trash import purge as do_purge
-    from wikimem.wiki.pages import Wiki
-
     items = listing(Wiki(ctx.places.wiki))
     if not items:
         click.echo("the trash is empty")
@@ -222,8 +218,6 @@ def purge(ctx: Ctx, yes: bool) -> None:
 def undo(ctx: Ctx, commit: str) -> None:
     """Undo one commit of the wiki with a new commit, entry by entry; refuses when later
     commits changed the same entries. Topics and the profile are recompiled."""
-    from wikimem.lifecycle.undo import undo as do_undo
-
     done = do_undo(ctx.places, ctx.settings, commit)
     if done.commit is None:
         click.echo(f"nothing to undo: the wiki already looks as before {done.target}")
@@ -241,9 +235,6 @@ def verify(ctx: Ctx, as_json: bool) -> None:
     """Check what memory cites against the workspace: files and `path:line` references,
     scripts run by commands, make targets, npm/bun scripts. Prints `wikipath#entry: message`
     and exits 1 when memory no longer matches the code. No model: usable in CI."""
-    from wikimem.recall.verify import verify as do_verify
-    from wikimem.wiki.pages import Wiki
-
     findings = do_verify(Wiki(ctx.places.wiki), ctx.places.workspace)
     if as_json:
         emit_json([{"ref": f.ref, "message": f.message} for f in findings])
@@ -267,8 +258,6 @@ def verify(ctx: Ctx, as_json: bool) -> None:
 def export_(ctx: Ctx, output: str | None) -> None:
     """Write the wiki as JSON lines, one entry a line (schema, path, entry, title, type, body,
     provenance), for `wikimem import`."""
-    from wikimem.lifecycle.transfer import export_lines
-
     if output:
         _check_output(output)
     lines = [
@@ -276,8 +265,6 @@ def export_(ctx: Ctx, output: str | None) -> None:
         for item in export_lines(ctx.places, ctx.settings)
     ]
     if output:
-        from wikimem.fsio import atomic_write_text
-
         try:
             atomic_write_text(Path(output), "".join(lines))
         except OSError as exc:
@@ -307,8 +294,6 @@ def _check_output(output: str) -> None:
 def import_(ctx: Ctx, source: str, as_json: bool) -> None:
     """Merge JSON lines from `wikimem export` into the wiki (one commit): new entries are
     added, changed ones updated, identical ones skipped; text is redacted on the way in."""
-    from wikimem.lifecycle.transfer import import_lines
-
     if source == "-":
         text = sys.stdin.read()
     else:
@@ -347,8 +332,6 @@ def import_(ctx: Ctx, source: str, as_json: bool) -> None:
 def pause(ctx: Ctx) -> None:
     """Pause memory here: hooks and `wikimem enqueue` queue nothing and `wikimem context`
     prints nothing, until `wikimem resume`. Settings are left alone."""
-    from wikimem.pause import pause as do_pause
-
     changed = do_pause(ctx.places)
     click.echo("memory paused" if changed else "memory was already paused")
 
@@ -358,7 +341,5 @@ def pause(ctx: Ctx) -> None:
 @pass_ctx
 def resume(ctx: Ctx) -> None:
     """Resume memory after `wikimem pause`."""
-    from wikimem.pause import resume as do_resume
-
     changed = do_resume(ctx.places)
     click.echo("memory resumed" if changed else "memory was not paused")

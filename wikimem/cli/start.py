@@ -17,6 +17,7 @@ import click
 
 from wikimem import config
 from wikimem.cli.context import Ctx, cli, pass_ctx, workspace_option
+from wikimem.recall.start import budget_for, hints, start_context
 
 # Claude Code cuts hook output near 10,000 characters; Codex moves output past 2,500 tokens to
 # a file. The budget is held under both, whatever the settings say.
@@ -70,8 +71,6 @@ def _context(
     query: str | None,
     as_json: bool,
 ) -> str:
-    from wikimem.recall.start import budget_for, hints, start_context
-
     places = ctx.places
     if config.memory_disabled() or places.paused_flag.exists() or not places.wiki.is_dir():
         return ""

@@ -8,6 +8,13 @@ import click
 
 from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, workspace_option
 from wikimem.errors import NotFound
+from wikimem.indexing.indexer import recompile
+from wikimem.recall.versions import history_of
+from wikimem.wiki.lint import lint as run_lint
+from wikimem.wiki.lookup import resolve
+from wikimem.wiki.pages import Wiki
+from wikimem.wiki.workspace import init as do_init
+from wikimem.wiki.workspace import open_repo
 
 
 @cli.command()
@@ -16,8 +23,6 @@ from wikimem.errors import NotFound
 def init(ctx: Ctx) -> None:
     """Create the wiki (.clarvis/memory/ with PROFILE.md, its git repository) and a commented
     sample workspace policy. Running it again changes nothing."""
-    from wikimem.wiki.workspace import init as do_init
-
     made = do_init(ctx.places, ctx.settings)
     if not made:
         click.echo(f"wikimem: already set up in {ctx.places.wiki}")
@@ -27,8 +32,6 @@ def init(ctx: Ctx) -> None:
 
 def _read_at(ctx: Ctx):  # type: ignore[no-untyped-def]
     def read(rev: str, file: str) -> str:
-        from wikimem.wiki.workspace import open_repo
-
         return open_repo(ctx.places, ctx.settings).show(rev, file)
 
     return read
@@ -64,9 +67,6 @@ def show(ctx: Ctx, wiki_path: str | None, raw: bool, as_json: bool) -> None:
     Examples: `wikimem show`, `wikimem show build`, `wikimem show build/bun`,
     `wikimem show build/bun#lockfile-drift`, `wikimem show build/bun#lockfile-drift@abc1234`.
     """
-    from wikimem.wiki.lookup import resolve
-    from wikimem.wiki.pages import Wiki
-
     wiki = Wiki(ctx.places.wiki)
     if not wiki.root.is_dir():
         raise NotFound(f"no wiki in {ctx.places.workspace}: run `wikimem init` first")
@@ -113,13 +113,8 @@ def lint(ctx: Ctx, fix: bool, as_json: bool) -> None:
     Prints `file:line: message [rule]` and exits 1 when anything is found, 0 when nothing is
     (pre-commit and CI friendly; 2 for a usage error).
     """
-    from wikimem.wiki.lint import lint as run_lint
-    from wikimem.wiki.pages import Wiki
-
     wiki = Wiki(ctx.places.wiki)
     if fix:
-        from wikimem.indexing.indexer import recompile
-
         recompile(ctx.places, ctx.settings)
     problems = run_lint(wiki, ctx.settings.wiki.profile_max, overrides=ctx.places.templates)
     prefix = ctx.places.wiki.relative_to(ctx.places.workspace).as_posix() + "/"
@@ -146,8 +141,6 @@ def lint(ctx: Ctx, fix: bool, as_json: bool) -> None:
 @pass_ctx
 def log(ctx: Ctx, wiki_path: str | None, limit: int, as_json: bool) -> None:
     """History of the wiki, of one page, or the versions of one entry: date, subject, run."""
-    from wikimem.recall.versions import history_of
-
     rows = history_of(ctx.places, ctx.settings, wiki_path, limit)
     if as_json:
         emit_json([row.as_dict() for row in rows])

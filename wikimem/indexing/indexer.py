@@ -16,19 +16,21 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from wikimem.config import Places, Settings
-from wikimem.errors import ModelError, WikimemError
+from wikimem.errors import LockBusy, ModelError, WikimemError
 from wikimem.fsio import atomic_write_text, checkpoint, workspace_lock
 from wikimem.indexing.extractor import NO_MODEL_WARNING, OFFLINE, Extraction, extract
 from wikimem.indexing.guard import verified_commands
 from wikimem.indexing.message import subject
-from wikimem.indexing.plan import Plan, validate
+from wikimem.indexing.plan import Plan, parse, validate
 from wikimem.indexing.policy import read_policies
 from wikimem.indexing.prompt import WikiView, build_view, relevant_leaves, tools_of
 from wikimem.intake import passlog
 from wikimem.intake.passlog import Outcome
 from wikimem.intake.queue import Job, Queue
 from wikimem.intake.record import RunRecord
+from wikimem.providers import load
 from wikimem.providers.provider import WIKI, provider_name
+from wikimem.recall.search import SearchIndex
 from wikimem.wiki.compile import compile_profile, compile_topic
 from wikimem.wiki.pages import PROFILE_FILE, EditConflict, Wiki
 from wikimem.wiki.render import render
@@ -157,8 +159,6 @@ class Pass:
     def _elsewhere(self, plan: Plan, jobs: list[Job], raw: dict[str, Any]) -> tuple[str, Any]:
         """Hand a validated plan to a provider other than the wiki: ("held", why) when it
         cannot take it (read-only), else ("changed", its change id)."""
-        from wikimem.providers import load
-
         provider = load(self.places, self.settings)
         can = provider.capabilities()
         if not can.write or (any(e.action == "remove" for e in plan.edits) and not can.remove):
@@ -332,8 +332,6 @@ class Pass:
             raise
 
     def _forget_index_head(self) -> None:
-        from wikimem.recall.search import SearchIndex
-
         try:
             with SearchIndex(self.places.wiki, self.places.state / "search.sqlite") as index:
                 index.forget_head()
@@ -354,8 +352,6 @@ class Pass:
         return True
 
     def _search(self, query: str, limit: int) -> list[str]:
-        from wikimem.recall.search import SearchIndex
-
         try:
             with SearchIndex(self.places.wiki, self.places.state / "search.sqlite") as index:
                 self._refresh_index(index)
@@ -495,8 +491,6 @@ def drain(
     """Run passes until no ready job is left. LockBusy when another pass holds the lock and
     `wait` is false; the holder will see our jobs, since it re-checks after releasing.
     `after_commits` runs under the lock when a pass committed (the CLI pushes the wiki there)."""
-    from wikimem.errors import LockBusy
-
     queue = Queue(places.queue)
     reports: list[PassReport] = []
     batch = max(int(settings.queue.batch), 1)
@@ -583,8 +577,6 @@ def _recompile_once(places: Places, settings: Settings, repo: WikiRepo) -> str |
 
 def approve(places: Places, settings: Settings, job_prefix: str) -> str | None:
     """Apply a plan that was held for review, as a person's explicit decision."""
-    from wikimem.indexing.plan import parse
-
     with workspace_lock(places.lock, wait=True, timeout=60):
         work = Pass(places, settings, lambda _: None)
         job = work.queue.take_held(job_prefix)

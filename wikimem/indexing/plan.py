@@ -19,7 +19,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from wikimem.errors import PlanError
+from wikimem.errors import PlanError, WikimemError
 from wikimem.indexing.guard import unverified
 from wikimem.redaction.redact import find_secrets, redact
 from wikimem.wiki.edit import SLUG, TYPES, Edit
@@ -387,7 +387,6 @@ class _Checker:
         """Why the leaf's page or its topic's page is out of bounds ("" when both are inside)."""
         if self.confine is None:
             return ""
-        from wikimem.errors import WikimemError
 
         topic = leaf.split("/", 1)[0]
         try:

@@ -25,7 +25,7 @@ def spawn_pass(workspace: str, log_path: str, env: Mapping[str, str] | None = No
     """Start `wikimem index` detached, so the runner's next task never waits for it; unless a
     pass already runs or is starting in this workspace (False then: it will take the job).
     The state folder is the one `log_path` is in."""
-    import fcntl
+    import fcntl  # POSIX only, like the spawn; on the hook's path
 
     state = os.path.dirname(log_path)
     _private_folder(state)
@@ -52,7 +52,7 @@ def spawn_pass(workspace: str, log_path: str, env: Mapping[str, str] | None = No
 def _held(lock_path: str) -> bool:
     """Whether a process holds `lock_path` (an flock, as filelock takes it). The probe takes a
     shared lock for a few microseconds when it is free."""
-    import fcntl
+    import fcntl  # POSIX only (see spawn_pass)
 
     try:
         fd = os.open(lock_path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC)
@@ -68,6 +68,7 @@ def _held(lock_path: str) -> bool:
 
 
 def _private_folder(folder: str) -> None:
+    # the hook's path: pathlib and fsio only when a spawn needs the folder made
     from pathlib import Path
 
     from wikimem.fsio import ensure_dir
@@ -77,7 +78,7 @@ def _private_folder(folder: str) -> None:
 
 def spawn_listener(workspace: str, log_path: str, idle: int) -> None:
     """Start a warm intake listener that leaves after `idle` seconds without a run."""
-    import socket
+    import socket  # the hook's path: socket and its enums cost a hook milliseconds
 
     if not hasattr(socket, "AF_UNIX"):  # hooks then always do their work themselves
         return
@@ -168,7 +169,7 @@ def _popen(
     argv: list[str], log_path: str, stdin_fd: int | None, env: Mapping[str, str], keep: int
 ) -> None:
     """The portable fallback where posix_spawn cannot start a new session."""
-    import subprocess
+    import subprocess  # the hook's path: only where posix_spawn cannot start the process
 
     flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
     with os.fdopen(os.open(log_path, flags, 0o600), "ab") as log:

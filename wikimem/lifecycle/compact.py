@@ -23,10 +23,11 @@ from typing import Any
 from wikimem.config import Places, Settings
 from wikimem.errors import UsageError
 from wikimem.fsio import atomic_write_text, read_text
-from wikimem.indexing.plan import MAX_EDITS, Plan, RawPlan, parse, validate
+from wikimem.indexing.plan import MAX_EDITS, SCHEMA, Plan, RawPlan, parse, validate
 from wikimem.lifecycle.trash import both_pages, empty_like, put_entry
 from wikimem.wiki import markdown
 from wikimem.wiki.change import Change, commit_change
+from wikimem.wiki.history.commits import WIKIMEM
 from wikimem.wiki.markdown import Entry, Page
 from wikimem.wiki.pages import LEAF_FILE, TRASH, Wiki
 from wikimem.wiki.workspace import open_repo, today
@@ -155,7 +156,6 @@ def model_edits(
 ) -> tuple[list[dict[str, Any]], int]:
     """One model call per topic: the topic's entries in, a plan of updates and removals out."""
     from wikimem.indexing.model import complete_json  # openai only when a model is asked
-    from wikimem.indexing.plan import SCHEMA
 
     ask = ask or complete_json
     by_topic: dict[str, list[Item]] = {}
@@ -297,8 +297,6 @@ def _settle_summary(page: Page, gone: set[str]) -> Page:
 def person_written(places: Places, settings: Settings, plan: Plan) -> list[str]:
     """Refs of entries the plan would change whose text a person saved or committed (a commit
     not made by wikimem changed the entry): the person-first rule holds such a change."""
-    from wikimem.wiki.history.commits import WIKIMEM
-
     if not plan.edits:
         return []
     repo = open_repo(places, settings)
