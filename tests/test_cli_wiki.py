@@ -340,3 +340,10 @@ def test_wheel_ships_templates_and_renders_each(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert int(proc.stdout) == len(templates)
+
+
+def test_context_json_is_format_json(workspace: Path, cli) -> None:
+    cli("init")
+    as_json = cli("context", "--json")
+    assert as_json.code == 0 and json.loads(as_json.out)
+    assert as_json.out == cli("context", "--format", "json").out

@@ -52,9 +52,10 @@ def _index_file(ctx: Ctx) -> Path:
     show_default=True,
     help="Output format.",
 )
+@click.option("--json", "as_json", is_flag=True, help="The same as --format json.")
 @workspace_option
 @pass_ctx
-def context(ctx: Ctx, budget: int, query: str | None, fmt: str) -> None:
+def context(ctx: Ctx, budget: int, query: str | None, fmt: str, as_json: bool) -> None:
     """What a runner injects at the start of a run: PROFILE.md's summary of the topics, then
     with --query the most relevant entries, cut on entry boundaries within the budget.
 
@@ -69,7 +70,7 @@ def context(ctx: Ctx, budget: int, query: str | None, fmt: str) -> None:
             built = build_context(ctx.places.wiki, index, budget=budget, query=query, first=first)
     else:
         built = build_context(ctx.places.wiki, None, budget=budget, query=None)
-    text = render_json(built, budget) if fmt == "json" else built.text
+    text = render_json(built, budget) if as_json or fmt == "json" else built.text
     click.echo(text, nl=False)
 
 
