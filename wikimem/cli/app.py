@@ -75,7 +75,7 @@ def cli() -> None:
 
 
 def register() -> None:
-    from wikimem.cli import evaluate, integrations, listen, pipeline, recall, start, wiki  # noqa: F401  (commands attach)
+    from wikimem.cli import evaluate, integrations, listen, pipeline, recall, wiki  # noqa: F401  (commands attach)
 
     # Every command gets the settings itself, so its help reads the same however it is reached.
     def settle(command: click.Command) -> None:

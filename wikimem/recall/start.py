@@ -15,16 +15,29 @@ same bytes; reading never writes the wiki (only the derived search index).
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
+import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wikimem.recall.context import ContextEntry, assemble, profile_text, relevant
-from wikimem.recall.search import SearchIndex
+from wikimem.fsio import read_text
+from wikimem.recall.context import (
+    MAX_ENTRIES,
+    NO_PROFILE,
+    PROFILE_FILE,
+    ContextEntry,
+    assemble,
+    plain,
+)
+from wikimem.recall.search.hits import focused_terms, matches
+from wikimem.recall.search.store import SCHEMA
+from wikimem.recall.search.terms import match_expression, query_terms
 from wikimem.recall.verify import Workspace, check_text
+from wikimem.wiki import markdown
 
 SOURCES = ("startup", "resume", "clear", "compact")
 RESUMED = frozenset({"resume"})
@@ -107,14 +120,8 @@ def start_context(
 ) -> Start:
     """The profile, then the fresh entries `query` finds, within `budget` characters."""
     budget = max(0, budget)
-    profile = profile_text(wiki)
-    entries: list[ContextEntry] = []
-    more = False
-    if query.strip() and wiki.is_dir():
-        with SearchIndex(wiki, index_file) as index:
-            focused = index.focused(query, QUERY_WORDS)
-            if focused:
-                entries, more = relevant(wiki, index, focused)
+    profile = profile_summary(wiki)
+    entries, more = indexed(wiki, index_file, query) if query.strip() else ([], False)
     ws = Workspace(workspace)
     fresh = [e for e in entries if not stale(e, ws, wiki)]
     dropped = tuple(e.source for e in entries if e not in fresh)
@@ -128,3 +135,85 @@ def start_context(
 def stale(entry: ContextEntry, ws: Workspace, wiki: Path) -> bool:
     """Whether the entry cites something `wikimem verify` finds broken."""
     return next(check_text(entry.body, ws, wiki / entry.path), None) is not None
+
+
+def profile_summary(wiki: Path) -> str:
+    """`context.profile_text`, reading only PROFILE.md's frontmatter and head as a page: the
+    generated block is taken as it stands, so no Markdown parser is loaded for it (the parser's
+    import alone costs a session start about 60 ms)."""
+    path = wiki / PROFILE_FILE
+    if not path.is_file():
+        return NO_PROFILE
+    text = plain(read_text(path))
+    span = markdown.generated_block(text)
+    page = markdown.parse_page(text[: span[0]] if span else text)
+    meta: Mapping[str, Any] = page.meta if isinstance(page.meta, Mapping) else {}
+    block = text[span[0] : span[1]] if span else page.head
+    parts = [f"# {page.title or 'Project memory'}"]
+    if meta.get("summary"):
+        parts.append(plain(str(meta["summary"])).strip())
+    if block.strip():
+        parts.append(block.strip())
+    return "\n\n".join(parts) + "\n"
+
+
+def indexed(wiki: Path, index_file: Path | None, query: str) -> tuple[list[ContextEntry], bool]:
+    """Unexpired entries for `query`, best first, as the search index holds them; whether
+    there were more.
+
+    The index is opened read-only and never refreshed here: checking 10,000 leaves for changes
+    takes about half a second and rebuilding them seconds, while a session start must be quick.
+    Every pass refreshes the index after it commits and the index keeps each entry's body as
+    the page had it, so what a start misses is at most a person's edits since the last pass or
+    search. Without an index file (no pass or search yet) there are no entries, only the
+    profile."""
+    if index_file is None or not index_file.is_file():
+        return [], False
+    try:
+        db = sqlite3.connect(f"{index_file.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return [], False
+    try:
+        if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
+            return [], False
+        terms = query_terms(focused_terms(db, query_terms(query), QUERY_WORDS))
+        rows = best_rows(db, terms, MAX_ENTRIES + 1) if terms else []
+    except sqlite3.Error:
+        return [], False  # busy or damaged: the next search rebuilds it
+    finally:
+        db.close()
+    return [entry_of(row) for row in rows[:MAX_ENTRIES]], len(rows) > MAX_ENTRIES
+
+
+def best_rows(db: sqlite3.Connection, terms: list[str], limit: int) -> list[sqlite3.Row]:
+    """Rows matching every term first, then those matching some (as `hits.find` ranks)."""
+    day = dt.date.today().isoformat()
+    found: list[sqlite3.Row] = []
+    seen: set[tuple[str, str]] = set()
+    for operator in ["AND", "OR"] if len(terms) > 1 else ["AND"]:
+        for row in matches(db, match_expression(terms, operator), limit + len(seen), False, day):
+            key = (row["path"], row["entry"])
+            if key not in seen and len(found) < limit:
+                seen.add(key)
+                found.append(row)
+        if len(found) >= limit:
+            break
+    return found
+
+
+def entry_of(row: sqlite3.Row) -> ContextEntry:
+    """What `context.context_entry` makes of the page, from the row indexed from that page."""
+    path, leaf_title = str(row["path"]), str(row["leaf_title"] or row["path"])
+    if not row["entry"]:
+        body = "\n\n".join(
+            p for p in (str(row["summary"] or "").strip(), str(row["body"] or "").strip()) if p
+        )
+        return ContextEntry(path, None, leaf_title, leaf_title, plain(body), row["type"])
+    return ContextEntry(
+        path,
+        str(row["entry"]),
+        str(row["name"]).strip(),
+        leaf_title,
+        plain(str(row["body"])),
+        row["type"],
+    )
