@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from wikimem.runners import read_jsonl
 from wikimem.runners.claude import active_branch, entry_from_line, evidence_from, record_from_claude
 from wikimem.runners.github import record_from_output
+from wikimem.runners.transcripts import read_jsonl
 
 REAL = Path(__file__).parent / "fixtures" / "runners" / "real"
 CLAUDE = REAL / "claude-2.1.14-parallel-stop-hook.jsonl"

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from wikimem import config
-from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
 from wikimem.errors import NotFound, WikimemError
 
 

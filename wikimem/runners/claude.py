@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from wikimem.runners import clip, parse_jsonl, text_of
+from wikimem.runners.transcripts import clip, parse_jsonl, text_of
 
 END_EVENTS = frozenset({"Stop", "StopFailure", "SubagentStop", "SessionEnd"})
 FILE_TOOLS = {

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
-from wikimem.runners import clip, parse_jsonl, read_jsonl, text_of
+from wikimem.runners.transcripts import clip, parse_jsonl, read_jsonl, text_of
 
 SHELLS = {"bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell"}
 SHELL_TOOLS = {"shell", "container.exec", "exec_command", "shell_command", "local_shell"}
