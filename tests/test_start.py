@@ -7,6 +7,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import git
 from wikimem.recall.context import profile_text, relevant
 from wikimem.recall.search import SearchIndex
@@ -23,9 +25,22 @@ from wikimem.recall.start import (
 WIKI = Path(__file__).parent / "fixtures" / "wiki"
 
 
-def test_the_profile_reads_as_wikimem_context_prints_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "frontmatter",
+    [
+        "title: acme-web\nsummary: Web shop front end.\nupdated: 2026-11-28\n",
+        "title: 'acme: web'\nsummary: \"quoted, with: a colon\"\n",
+        "title: null\nsummary: [a, list]\n",
+        "summary: no title here # a comment\n",
+        "title: acme\nsummary: >\n  folded\n  text\n",
+    ],
+)
+def test_the_profile_reads_as_wikimem_context_prints_it(tmp_path: Path, frontmatter: str) -> None:
     assert profile_summary(WIKI) == profile_text(WIKI)
     assert profile_summary(tmp_path) == profile_text(tmp_path)  # no PROFILE.md yet
+    body = "# Heading\n\n<!-- wikimem:begin -->\n## Topics\n\n- build\n<!-- wikimem:end -->\n"
+    (tmp_path / "PROFILE.md").write_text(f"---\n{frontmatter}---\n{body}")
+    assert profile_summary(tmp_path) == profile_text(tmp_path)
 
 
 def test_entries_from_the_index_are_those_context_reads_from_the_pages(tmp_path: Path) -> None:

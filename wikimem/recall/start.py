@@ -49,6 +49,9 @@ STALE = (
     "wikimem verify)\n"
 )
 JOB_STATES = ("pending", "active", "done")
+FRONTMATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
+PLAIN_FIELD = re.compile(r"([A-Za-z_][\w-]*):[ \t]+([^\s'\"\[\]{}>|&*!%@`#,?:-][^\n]*?)[ \t]*")
+YAML_WORDS = frozenset({"null", "~", "true", "false", "yes", "no", "on", "off", ".nan", ".inf"})
 
 
 @dataclass(frozen=True)
@@ -146,15 +149,41 @@ def profile_summary(wiki: Path) -> str:
         return NO_PROFILE
     text = plain(read_text(path))
     span = markdown.generated_block(text)
-    page = markdown.parse_page(text[: span[0]] if span else text)
-    meta: Mapping[str, Any] = page.meta if isinstance(page.meta, Mapping) else {}
-    block = text[span[0] : span[1]] if span else page.head
-    parts = [f"# {page.title or 'Project memory'}"]
+    meta = plain_meta(text)
+    if meta is not None and meta.get("title"):
+        title = meta["title"]
+    else:
+        page = markdown.parse_page(text[: span[0]] if span else text)
+        meta = dict(page.meta) if isinstance(page.meta, Mapping) else {}
+        title = page.title
+    block = text[span[0] : span[1]] if span else markdown.parse_page(text).head
+    parts = [f"# {title or 'Project memory'}"]
     if meta.get("summary"):
         parts.append(plain(str(meta["summary"])).strip())
     if block.strip():
         parts.append(block.strip())
     return "\n\n".join(parts) + "\n"
+
+
+def plain_meta(text: str) -> dict[str, str] | None:
+    """The frontmatter when every line is `key: plain text`, as wikimem writes PROFILE.md; None
+    for anything YAML could read differently (quotes, lists, comments, null...).
+
+    A fenced speed trick: loading the YAML parser costs a session start about 30 ms of its
+    ~150 (bench/start.py); a frontmatter this cannot read goes through the page parser."""
+    match = FRONTMATTER.match(text)
+    if match is None:
+        return None
+    meta: dict[str, str] = {}
+    for line in match.group(1).splitlines():
+        field_match = PLAIN_FIELD.fullmatch(line)
+        if field_match is None:
+            return None
+        value = field_match.group(2)
+        if ": " in value or " #" in value or value.lower() in YAML_WORDS:
+            return None
+        meta[field_match.group(1)] = value
+    return meta
 
 
 def indexed(wiki: Path, index_file: Path | None, query: str) -> tuple[list[ContextEntry], bool]:
