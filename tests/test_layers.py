@@ -22,10 +22,22 @@ ALLOWED: dict[str, set[str]] = {
     "runners": {"base", "redaction"},
     "intake": {"base", "redaction", "runners"},
     "wiki": {"base", "redaction"},
-    "indexing": {"base", "redaction", "runners", "intake", "wiki", "recall"},
+    "indexing": {"base", "redaction", "runners", "intake", "wiki", "recall", "providers"},
     "recall": {"base", "redaction", "intake", "wiki"},
+    # where memory goes: the wiki (read through recall, written through wiki) or another store
+    "providers": {"base", "redaction", "intake", "wiki", "recall"},
     "lifecycle": {"base", "redaction", "intake", "wiki", "indexing"},
-    "app": {"base", "redaction", "runners", "intake", "wiki", "indexing", "recall", "lifecycle"},
+    "app": {
+        "base",
+        "redaction",
+        "runners",
+        "intake",
+        "wiki",
+        "indexing",
+        "recall",
+        "lifecycle",
+        "providers",
+    },
     "cli": {
         "base",
         "redaction",
@@ -35,6 +47,7 @@ ALLOWED: dict[str, set[str]] = {
         "indexing",
         "recall",
         "lifecycle",
+        "providers",
         "app",
     },
 }

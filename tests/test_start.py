@@ -50,11 +50,22 @@ def test_entries_from_the_index_are_those_context_reads_from_the_pages(tmp_path:
     with SearchIndex(wiki, index_file) as index:
         expected = relevant(wiki, index, "pytest flaky")
 
-    assert indexed(wiki, index_file, "pytest flaky") == expected
+    assert indexed(index_file, "pytest flaky") == expected
+    leaf = wiki / "deploy" / "terraform" / "MEMORY.md"  # a head that is only its title
+    leaf.parent.mkdir()
+    leaf.write_text(
+        "---\ntitle: Terraform\nsummary: State and plans.\ntype: procedural\n"
+        "updated: 2026-11-28\n---\n# Terraform\n\n## State lock\n\nRun `terraform force-unlock`"
+        " only when no apply is running.\n\n## Plans\n\nAlways plan before apply.\n"
+    )
+    with SearchIndex(wiki, index_file) as index:
+        expected = relevant(wiki, index, "terraform")
+    assert any(e.entry is None and "State lock: Run" in e.body for e in expected[0])
+    assert indexed(index_file, "terraform") == expected
     assert expected[0]  # the query finds something, so the comparison means something
-    assert indexed(wiki, tmp_path / "missing.sqlite", "pytest flaky") == ([], False)
+    assert indexed(tmp_path / "missing.sqlite", "pytest flaky") == ([], False)
     (tmp_path / "broken.sqlite").write_bytes(b"not a database")
-    assert indexed(wiki, tmp_path / "broken.sqlite", "pytest flaky") == ([], False)
+    assert indexed(tmp_path / "broken.sqlite", "pytest flaky") == ([], False)
 
 
 def test_start_context_stays_within_the_budget_and_drops_stale_entries(tmp_path: Path) -> None:

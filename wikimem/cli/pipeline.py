@@ -166,6 +166,7 @@ def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
         if bar:
             bar.__exit__(None, None, None)
     report_passes([r for r in reports if r], (lambda _: None) if quiet else warn)
+    _compact_on_schedule(ctx, len([r for r in reports if r and r.commit]), quiet)
     from wikimem.intake.passlog import failure_warning
 
     alarm = failure_warning(ctx.places.pass_log)
@@ -180,6 +181,21 @@ def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
         click.echo(f"wikimem: {summary}")
     if any(o.outcome == "failed" for r in reports for o in r.outcomes):
         raise click.exceptions.Exit(1)
+
+
+def _compact_on_schedule(ctx: Ctx, changed: int, quiet: bool) -> None:
+    """The scheduled compaction (settings compact.*); its failure never fails the passes."""
+    from wikimem.lifecycle.compact import on_schedule
+
+    try:
+        done = on_schedule(ctx.places, ctx.settings, changed)
+    except WikimemError as exc:
+        warn(f"wikimem: scheduled compaction failed: {exc}")
+        return
+    if done is not None and done.held:
+        warn(f"wikimem: scheduled compaction held for review ({done.held}); see `wikimem compact`")
+    elif done is not None and done.commit and not quiet:
+        click.echo(f"wikimem: compacted in commit {done.commit[:7]}")
 
 
 @cli.group(invoke_without_command=True)

@@ -101,7 +101,8 @@ def enqueue(
         snapshot, kinds = take(canonical, caps(settings))
     except RecursionError as exc:
         raise RecordError(f"{source}: run record nested too deeply") from exc
-    jid, duplicate = Queue(places.queue).enqueue(snapshot, kinds)
+    provider = (settings.memory.provider or "wiki").strip().lower()  # as provider_name() says
+    jid, duplicate = Queue(places.queue).enqueue(snapshot, kinds, provider=provider)
     return Enqueued(jid, str(snapshot["run_id"]), duplicate, tuple(sorted(set(kinds))))
 
 

@@ -26,16 +26,18 @@ from typing import Any
 
 from wikimem.fsio import read_text
 from wikimem.recall.context import (
+    FIRST_LINES,
     MAX_ENTRIES,
     NO_PROFILE,
     PROFILE_FILE,
     ContextEntry,
     assemble,
+    opening,
     plain,
 )
 from wikimem.recall.search.hits import focused_terms, matches
 from wikimem.recall.search.store import SCHEMA
-from wikimem.recall.search.terms import match_expression, query_terms
+from wikimem.recall.search.terms import match_expression, query_terms, readable
 from wikimem.recall.verify import Workspace, check_text
 from wikimem.wiki import markdown
 
@@ -51,6 +53,10 @@ STALE = (
 JOB_STATES = ("pending", "active", "done")
 FRONTMATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 PLAIN_FIELD = re.compile(r"([A-Za-z_][\w-]*):[ \t]+([^\s'\"\[\]{}>|&*!%@`#,?:-][^\n]*?)[ \t]*")
+FIRST_ENTRY = (
+    "SELECT d.title, fts.body FROM docs AS d JOIN fts ON fts.rowid = d.id"
+    " WHERE d.path = ? AND d.entry != '' ORDER BY d.id LIMIT 1"
+)
 YAML_WORDS = frozenset({"null", "~", "true", "false", "yes", "no", "on", "off", ".nan", ".inf"})
 
 
@@ -124,7 +130,7 @@ def start_context(
     """The profile, then the fresh entries `query` finds, within `budget` characters."""
     budget = max(0, budget)
     profile = profile_summary(wiki)
-    entries, more = indexed(wiki, index_file, query) if query.strip() else ([], False)
+    entries, more = indexed(index_file, query) if query.strip() else ([], False)
     ws = Workspace(workspace)
     fresh = [e for e in entries if not stale(e, ws, wiki)]
     dropped = tuple(e.source for e in entries if e not in fresh)
@@ -186,7 +192,7 @@ def plain_meta(text: str) -> dict[str, str] | None:
     return meta
 
 
-def indexed(wiki: Path, index_file: Path | None, query: str) -> tuple[list[ContextEntry], bool]:
+def indexed(index_file: Path | None, query: str) -> tuple[list[ContextEntry], bool]:
     """Unexpired entries for `query`, best first, as the search index holds them; whether
     there were more.
 
@@ -207,11 +213,12 @@ def indexed(wiki: Path, index_file: Path | None, query: str) -> tuple[list[Conte
             return [], False
         terms = query_terms(focused_terms(db, query_terms(query), QUERY_WORDS))
         rows = best_rows(db, terms, MAX_ENTRIES + 1) if terms else []
+        found = [entry_of(db, row) for row in rows[:MAX_ENTRIES]]
     except sqlite3.Error:
         return [], False  # busy or damaged: the next search rebuilds it
     finally:
         db.close()
-    return [entry_of(row) for row in rows[:MAX_ENTRIES]], len(rows) > MAX_ENTRIES
+    return found, len(rows) > MAX_ENTRIES
 
 
 def best_rows(db: sqlite3.Connection, terms: list[str], limit: int) -> list[sqlite3.Row]:
@@ -230,19 +237,17 @@ def best_rows(db: sqlite3.Connection, terms: list[str], limit: int) -> list[sqli
     return found
 
 
-def entry_of(row: sqlite3.Row) -> ContextEntry:
-    """What `context.context_entry` makes of the page, from the row indexed from that page."""
+def entry_of(db: sqlite3.Connection, row: sqlite3.Row) -> ContextEntry:
+    """What `context.context_entry` makes of the page, from the rows indexed from that page
+    (the same titles and bodies; a test holds the two equal)."""
     path, leaf_title = str(row["path"]), str(row["leaf_title"] or row["path"])
-    if not row["entry"]:
-        body = "\n\n".join(
-            p for p in (str(row["summary"] or "").strip(), str(row["body"] or "").strip()) if p
-        )
-        return ContextEntry(path, None, leaf_title, leaf_title, plain(body), row["type"])
-    return ContextEntry(
-        path,
-        str(row["entry"]),
-        str(row["name"]).strip(),
-        leaf_title,
-        plain(str(row["body"])),
-        row["type"],
-    )
+    if row["entry"]:
+        title, body = str(row["name"]).strip(), plain(str(row["body"]))
+        return ContextEntry(path, str(row["entry"]), title, leaf_title, body, row["type"])
+    parts = [str(row["summary"] or "").strip(), readable(plain(str(row["body"] or "")))]
+    if not parts[1]:  # a head that is only its title: context shows the first entry's opening
+        first = db.execute(FIRST_ENTRY, (path,)).fetchone()
+        if first is not None:
+            parts.append(f"{str(first[0]).strip()}: {opening(plain(str(first[1])), FIRST_LINES)}")
+    body = "\n\n".join(p for p in parts if p)
+    return ContextEntry(path, None, leaf_title, leaf_title, body, row["type"])
