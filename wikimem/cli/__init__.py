@@ -44,6 +44,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         from wikimem.cli.hook import fast_hook  # the hook's fast path: no click
 
         sys.exit(fast_hook([*lead, *args[len(lead) + 1 :]]))
+    if args[len(lead) : len(lead) + 1] == ["start"] and not {"--help", "-h"} & set(args):
+        from wikimem.cli.start import fast_start  # a session start waits for it: no click
+
+        sys.exit(fast_start([*lead, *args[len(lead) + 1 :]]))
     sys.exit(run(args))
 
 

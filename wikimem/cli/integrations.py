@@ -1,4 +1,5 @@
-"""Commands that connect wikimem to agent runners and other machines: install, mcp, sync."""
+"""Commands that connect wikimem to agent runners and other machines: install, uninstall,
+start (the SessionStart hook), mcp, sync."""
 
 from __future__ import annotations
 
@@ -168,6 +169,47 @@ def uninstall_codex(config_path: Path | None) -> None:
     click.echo(
         f"removed {', '.join(removed)} from {where}" if removed else f"nothing to remove in {where}"
     )
+
+
+@cli.command()
+@click.option(
+    "--runner",
+    type=click.Choice(["claude", "codex"]),
+    help="The runner whose hook calls this: its output cap bounds the budget "
+    "(Claude Code about 10,000 characters, Codex 2,500 tokens).",
+)
+@click.option(
+    "--source",
+    metavar="SOURCE",
+    help="How the session started (startup, resume, clear, compact); default: the payload's "
+    "`source`. A resumed session gets hook.resume_budget, any other hook.start_budget.",
+)
+@click.option("--budget", type=click.IntRange(min=0), metavar="CHARS", help="Override the budget.")
+@click.option("--query", metavar="TEXT", help="Also look for entries relevant to TEXT.")
+@click.option("--json", "as_json", is_flag=True, help="The context and what was left out, as JSON.")
+@workspace_option
+@pass_ctx
+def start(
+    ctx: Ctx,
+    runner: str | None,
+    source: str | None,
+    budget: int | None,
+    query: str | None,
+    as_json: bool,
+) -> None:
+    """Print the context a session starts with (what a runner's SessionStart hook runs):
+    PROFILE.md's summary, then the entries the branch, the newest run's task or --query point
+    to, leaving out any whose citations `wikimem verify` finds broken. Reads the hook's JSON on
+    stdin; prints nothing when memory is off, paused or empty, and never fails."""
+    from wikimem.cli.start import fast_start
+
+    args = ["-C", str(ctx.places.workspace)]
+    for name, value in (("--runner", runner), ("--source", source), ("--query", query)):
+        if value:
+            args += [name, value]
+    if budget is not None:
+        args += ["--budget", str(budget)]
+    fast_start(args + (["--json"] if as_json else []))
 
 
 @cli.command()
