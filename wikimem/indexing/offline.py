@@ -342,7 +342,7 @@ def belongs(failed: Evidence, command: str) -> bool:
         return True
     if tool in {"git", "gh"}:  # committing and pushing the fix is not the fix
         return False
-    words = {w.lower() for w in _WORD.findall(command)} - {tool}
+    words = {w.lower() for w in _WORD.findall(command)}
     seen = {w.lower() for w in _WORD.findall(f"{failed.command}\n{failed.output}")}
     return any(
         w in seen and w not in _COMMON and (len(w) >= 4 or (w.isdigit() and len(w) >= 2))
