@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
 
 
 @cli.command("eval")

@@ -8,7 +8,7 @@ and query give the same bytes (no clock, ties broken on path and entry id), so p
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -172,9 +172,15 @@ def assemble(profile: str, entries: list[ContextEntry], budget: int, more: bool)
 
 
 def build_context(
-    wiki: Path, index: SearchIndex | None, *, budget: int = DEFAULT_BUDGET, query: str | None = None
+    wiki: Path,
+    index: SearchIndex | None,
+    *,
+    budget: int = DEFAULT_BUDGET,
+    query: str | None = None,
+    first: Collection[str] = (),
 ) -> Context:
-    """The start-of-run context for `wiki`, never longer than `budget` characters."""
+    """The start-of-run context for `wiki`, never longer than `budget` characters; entries
+    whose ref (`path#entry`, or `path`) is in `first` lead, in their order of relevance."""
     budget = max(0, budget)
     if not Path(wiki).is_dir():
         return assemble(EMPTY, [], budget, False)
@@ -187,6 +193,8 @@ def build_context(
                 entries, more = relevant(Path(wiki), scratch, query)
         else:
             entries, more = relevant(Path(wiki), index, query)
+    if first:
+        entries.sort(key=lambda e: (f"{e.path}#{e.entry}" if e.entry else e.path) not in first)
     return assemble(profile, entries, budget, more)
 
 
