@@ -152,22 +152,22 @@ NAMES = {
 
 # Files that say where a lesson belongs when its tool does not (`curl` fixed by a workflow edit).
 FILE_HOMES = (
-    (".github/workflows/", "ci/github-actions"),
-    (".gitlab-ci.yml", "ci/gitlab"),
-    (".circleci/", "ci/circleci"),
-    ("Dockerfile", "deploy/docker"),
+    (".github/workflows/", "ci/github-actions", "GitHub Actions"),
+    (".gitlab-ci.yml", "ci/gitlab", "GitLab CI"),
+    (".circleci/", "ci/circleci", "CircleCI"),
+    ("Dockerfile", "deploy/docker", "Docker"),
 )
 
 
-def file_home(paths: Iterable[str]) -> str:
-    """The one home every edited file points to, or "" when they point nowhere or apart."""
+def file_home(paths: Iterable[str]) -> tuple[str, str]:
+    """(leaf, name) every edited file points to, or ("", "") when they point nowhere or apart."""
     found = {
-        leaf
+        (leaf, name)
         for path in paths
-        for prefix, leaf in FILE_HOMES
+        for prefix, leaf, name in FILE_HOMES
         if path.removeprefix("./").startswith(prefix)
     }
-    return found.pop() if len(found) == 1 else ""
+    return found.pop() if len(found) == 1 else ("", "")
 
 
 def area(tool: str) -> str:

@@ -342,7 +342,7 @@ def belongs(failed: Evidence, command: str) -> bool:
         return True
     if tool in {"git", "gh"}:  # committing and pushing the fix is not the fix
         return False
-    words = {w.lower() for w in _WORD.findall(command)} - {tool}
+    words = {w.lower() for w in _WORD.findall(command)}
     seen = {w.lower() for w in _WORD.findall(f"{failed.command}\n{failed.output}")}
     return any(
         w in seen and w not in _COMMON and (len(w) >= 4 or (w.isdigit() and len(w) >= 2))
@@ -375,10 +375,13 @@ def _failed(item: Evidence) -> bool:
 def fix_edit(run: RunRecord, fix: Fix, homes: Mapping[str, str] | None = None) -> dict[str, Any]:
     tool = command_tool(fix.failed.command)
     sig = placeholders(signature(fix.failed.output), fix.failed.output)
-    name = display_name(tool, _written_tool(fix.failed.command, tool))
+    written = _written_tool(fix.failed.command, tool)
+    name = display_name(tool, written)
     leaf = (homes or {}).get(tool) or home(tool, ())
     if area(tool) == DEFAULT_AREA:  # a generic tool (`curl`): the files it was fixed in say where
-        leaf = file_home([f.path for f in fix.files]) or leaf
+        where, what = file_home([f.path for f in fix.files])
+        if where:
+            leaf, name = where, what
     body = fix_body(fix, sig, with_diffs=True)
     if len(body) > MAX_BODY:
         body = fix_body(fix, sig, with_diffs=False)
@@ -391,7 +394,7 @@ def fix_edit(run: RunRecord, fix: Fix, homes: Mapping[str, str] | None = None) -
         "body": body,
         "reason": "a failing command passed later in the same run (offline rules)",
         "leaf_title": name,
-        "leaf_summary": f"What goes wrong with {name} here, and the fixes that worked.",
+        "leaf_summary": f"{name} failures and the fixes that worked.",
     }
 
 

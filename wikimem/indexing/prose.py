@@ -32,6 +32,10 @@ _TMP = re.compile(
     r"(?:/private)?/var/folders/[^\s'\"`:;,)]+|/tmp/[^\s'\"`:;,)]+"
     r"|[A-Za-z]:\\Users\\[^\s\\]+\\AppData\\Local\\Temp\\[^\s'\"`:;,)]+"
 )
+# Words that open a phrase: a heading cut inside the phrase is cut before it instead.
+_BREAKS = frozenset(
+    "after before when because for in on with if while since from by via".split()  # noqa: SIM905
+)
 # A heading's trailing words that leave it dangling once cut.
 _DANGLING = frozenset(
     [
@@ -81,12 +85,19 @@ def placeholders(text: str, context: str = "") -> str:
 
 
 def short_heading(text: str, limit: int = MAX_ID) -> str:
-    """`text` cut on word boundaries so its slug (the entry id) has at most `limit` characters."""
+    """`text` cut on word boundaries so its slug (the entry id) has at most `limit` characters;
+    a cut phrase goes whole ("after changing a response model"), not halfway."""
     words = " ".join(text.split()).split(" ")
+    cut = False
     while len(words) > 1 and len(slugify(" ".join(words))) > limit:
         words.pop()
+        cut = True
         while len(words) > 1 and words[-1].lower().strip(",;:.") in _DANGLING:
             words.pop()
+    if cut:
+        breaks = [k for k, w in enumerate(words) if k >= 3 and w.lower() in _BREAKS]
+        if breaks:
+            words = words[: breaks[-1]]
     heading = " ".join(words).rstrip(" ,;:-")
     if heading.count("`") % 2:  # a cut inside a code span would swallow the rest
         head, _, tail = heading.rpartition("`")
