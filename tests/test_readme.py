@@ -95,3 +95,15 @@ def test_readme_setup_commands_are_the_ci_commands() -> None:
     test_command = commands[1].split("&& ", 2)[2]  # after creating and activating the venv
     assert test_command in ci
     assert "wikimem demo" in commands[0]
+
+
+def test_exit_codes_and_lint_rules_are_documented_once() -> None:
+    from wikimem.wiki.lint import RULES
+
+    text = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
+    outside = text[: section(text, "cli-reference").start()]
+    assert outside.count("## Exit codes") == 1 and "| 130 |" in outside
+    assert re.findall(r"`([a-z-]+)`", outside.split("each line):", 1)[1]) == list(RULES)
+    # every command that offers --json says so in the table's introduction
+    for name in ("lint", "config get", "listen --status", "show", "log"):
+        assert f"`{name}`" in outside

@@ -57,7 +57,7 @@ def workspace_prefix(args: list[str]) -> list[str]:
 
 
 def run(args: list[str]) -> int:
-    from wikimem.cli.app import VisibleStream
+    from wikimem.cli.terminal import VisibleStream
 
     streams = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = VisibleStream(sys.stdout), VisibleStream(sys.stderr)  # type: ignore[assignment]

@@ -9,9 +9,10 @@ from typing import Any
 import click
 
 from wikimem import config
-from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
 from wikimem.errors import LockBusy, UsageError, WikimemError
-from wikimem.lifecycle.sync import after_pass
+from wikimem.foreground import pusher
+from wikimem.foreground import report as report_passes
 
 
 def _read_source(source: str) -> tuple[bytes, str]:
@@ -104,65 +105,30 @@ def hook(
     payload from FILE, stdin or the last argument. Fails open: always exits 0 and says on stderr
     what went wrong, because memory must never break the agent.
     """
-    from wikimem.cli.hook import fast_hook
+    from wikimem.cli.hook import USAGE
+    from wikimem.cli.hook import hook as fail_open
+    from wikimem.intake.hook import HookArgs
 
-    # `wikimem hook` normally never gets here (main() takes the fast path); this is the same
-    # hook reached through click, e.g. in-process: hand it the same flags.
-    args = [flag for flag, on in (("--wait", wait), ("--github", github), ("-q", quiet)) if on]
-    workspace = click_ctx.ensure_object(Ctx).workspace
-    args += ["-C", workspace] if workspace else []
-    args += ["--task", task] if task is not None else []
-    if from_command:
-        args += ["--from-command", "--", *([source] if source else []), *command]
-    elif source is not None:
-        args.append(source)
-    raise click.exceptions.Exit(fast_hook(args))
-
-
-def _pusher(places: config.Places, settings: config.Settings, say: Any) -> Any:
-    """What a pass does after it committed: push the wiki when `wiki.push` is on."""
-    return lambda: after_pass(places, settings, say)
-
-
-def index_until_done(
-    places: config.Places, settings: config.Settings, job_id: str, quiet: bool = False
-) -> str:
-    """Run passes (waiting for a running one) until `job_id` has left the queue's open states."""
-    from wikimem.indexing.indexer import drain
-    from wikimem.intake.queue import Queue
-
-    queue = Queue(places.queue)
-    state = queue.state_of(job_id)
-    while state in ("pending", "active"):
-        say = (lambda m: None) if quiet else warn
-        reports = drain(
-            places, settings, wait=True, warn=say, after_commits=_pusher(places, settings, say)
-        )
-        _report(reports, quiet)
-        new_state = queue.state_of(job_id)
-        if new_state == "pending" and any(
-            o.outcome == "failed" for r in reports for o in r.outcomes
-        ):
-            warn("wikimem: the pass failed; the run stays queued and will be retried")
-            return "pending"
-        if new_state == state == "pending" and not reports:
-            break  # waiting on a backoff: nothing more to do now
-        state = new_state
-    return state or "unknown"
-
-
-def _report(reports: list[Any], quiet: bool) -> None:
-    seen: set[str] = set()
-    for report in reports:
-        for message in report.warnings:
-            if message not in seen and not quiet:
-                warn(message if message.startswith("wikimem") else f"wikimem: {message}")
-                seen.add(message)
-        if quiet:
-            continue
-        for outcome in report.outcomes:
-            commit = f" {outcome.commit[:7]}" if outcome.commit else ""
-            click.echo(f"{outcome.run_id}: {outcome.outcome}{commit}", err=True)
+    # `wikimem hook` normally never gets here (main() takes the fast path without click); this
+    # is the same hook reached through click, e.g. in-process.
+    parsed = HookArgs()
+    parsed.wait, parsed.github, parsed.quiet, parsed.task = wait, github, quiet, task
+    parsed.workspace = click_ctx.ensure_object(Ctx).workspace
+    if from_command:  # click took the command's first word for SOURCE
+        parsed.command = [*([] if source is None else [source]), *command]
+    else:
+        parsed.source = source
+    wrong = (
+        "--from-command needs a command after --"
+        if from_command and not parsed.command
+        else "a command after -- needs --from-command"
+        if command and not from_command
+        else None
+    )
+    if wrong:  # a hook fails open, bad flags included
+        warn(f"wikimem hook: {wrong}\n{USAGE}")
+        raise click.exceptions.Exit(0)
+    raise click.exceptions.Exit(fail_open(parsed))
 
 
 @cli.command()
@@ -188,7 +154,7 @@ def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
             wait=wait,
             progress=bar.update if bar else None,
             warn=lambda m: None if quiet else warn(m),
-            after_commits=_pusher(ctx.places, ctx.settings, warn),
+            after_commits=pusher(ctx.places, ctx.settings, warn),
         )
     except LockBusy:
         if not quiet:
@@ -199,7 +165,8 @@ def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
     finally:
         if bar:
             bar.__exit__(None, None, None)
-    _report([r for r in reports if r], quiet)
+    report_passes([r for r in reports if r], (lambda _: None) if quiet else warn)
+    _compact_on_schedule(ctx, len([r for r in reports if r and r.commit]), quiet)
     from wikimem.intake.passlog import failure_warning
 
     alarm = failure_warning(ctx.places.pass_log)
@@ -214,6 +181,21 @@ def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
         click.echo(f"wikimem: {summary}")
     if any(o.outcome == "failed" for r in reports for o in r.outcomes):
         raise click.exceptions.Exit(1)
+
+
+def _compact_on_schedule(ctx: Ctx, changed: int, quiet: bool) -> None:
+    """The scheduled compaction (settings compact.*); its failure never fails the passes."""
+    from wikimem.lifecycle.compact import on_schedule
+
+    try:
+        done = on_schedule(ctx.places, ctx.settings, changed)
+    except WikimemError as exc:
+        warn(f"wikimem: scheduled compaction failed: {exc}")
+        return
+    if done is not None and done.held:
+        warn(f"wikimem: scheduled compaction held for review ({done.held}); see `wikimem compact`")
+    elif done is not None and done.commit and not quiet:
+        click.echo(f"wikimem: compacted in commit {done.commit[:7]}")
 
 
 @cli.group(invoke_without_command=True)
@@ -292,27 +274,41 @@ def status(ctx: Ctx, as_json: bool) -> None:
 
 @cli.group("config", invoke_without_command=True)
 @click.option("--global", "is_global", is_flag=True, help="The global config instead.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @workspace_option
 @click.pass_context
-def config_cmd(click_ctx: click.Context, is_global: bool) -> None:
+def config_cmd(click_ctx: click.Context, is_global: bool, as_json: bool) -> None:
     """Read and set settings. Without a subcommand: every effective value and its source."""
     click_ctx.ensure_object(Ctx)
     click_ctx.meta["global"] = is_global
     if click_ctx.invoked_subcommand is None:
-        ctx = click_ctx.obj
-        for key, value in sorted(ctx.settings.values.items()):
+        values = sorted(click_ctx.obj.settings.values.items())
+        if as_json:
+            emit_json({key: setting_json(key, value) for key, value in values})
+            return
+        for key, value in values:
             click.echo(f"{key} = {shown_value(key, value.value)}    ({value.source})")
 
 
 @config_cmd.command("get")
 @click.argument("key")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @pass_ctx
-def config_get(ctx: Ctx, key: str) -> None:
+def config_get(ctx: Ctx, key: str, as_json: bool) -> None:
     """Print one effective value and where it comes from."""
     if key not in config.SETTINGS:
         raise UsageError(f"unknown setting {key!r}; see `wikimem config`")
     value = ctx.settings.values[key]
+    if as_json:
+        emit_json(setting_json(key, value))
+        return
     click.echo(f"{shown_value(key, value.value)}    ({value.source})")
+
+
+def setting_json(key: str, value: config.Value) -> dict[str, Any]:
+    """One setting for --json: its value as typed (the API key masked) and its source."""
+    shown = "***" if key == "model.api_key" and value.value else value.value
+    return {"value": list(shown) if isinstance(shown, tuple) else shown, "source": value.source}
 
 
 def shown_value(key: str, value: Any) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from wikimem import config
-from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
 from wikimem.errors import NotFound, WikimemError
 
 
@@ -48,12 +48,14 @@ def context(ctx: Ctx, budget: int, query: str | None, fmt: str) -> None:
     """
     from wikimem.recall.context import build_context, render_json
     from wikimem.recall.search import SearchIndex
+    from wikimem.recall.timeline import time_slice
 
     if config.memory_disabled() or ctx.places.paused_flag.exists():
         return
     if query and query.strip() and ctx.places.wiki.is_dir():
+        query, first = time_slice(ctx.places, ctx.settings, query)
         with SearchIndex(ctx.places.wiki, _index_file(ctx)) as index:
-            built = build_context(ctx.places.wiki, index, budget=budget, query=query)
+            built = build_context(ctx.places.wiki, index, budget=budget, query=query, first=first)
     else:
         built = build_context(ctx.places.wiki, None, budget=budget, query=None)
     text = render_json(built, budget) if fmt == "json" else built.text
@@ -77,14 +79,19 @@ def context(ctx: Ctx, budget: int, query: str | None, fmt: str) -> None:
 def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: bool) -> None:
     """Search titles, summaries and entry bodies. Each hit gives its wiki path, entry, a
     snippet and a citation PATH#ENTRY@COMMIT that `wikimem show` resolves to that version.
-    Expired memory is marked [expired], memory due for review [review]."""
+    Expired memory is marked [expired], memory due for review [review]. A time expression
+    in the query ("april", "last week") puts what changed in that time first."""
     from wikimem.recall.search import SearchIndex
+    from wikimem.recall.timeline import time_slice
     from wikimem.wiki.workspace import open_repo
 
     if not ctx.places.wiki.is_dir():
         raise NotFound(f"no wiki in {ctx.places.workspace}: run `wikimem init` first")
+    words, first = time_slice(ctx.places, ctx.settings, " ".join(query))
     with SearchIndex(ctx.places.wiki, _index_file(ctx)) as index:
-        hits = index.search(" ".join(query), limit)
+        hits = index.search(words, limit * 3 if first else limit)
+    if first:
+        hits = sorted(hits, key=lambda h: h.citation(None) not in first)[:limit]
     head = open_repo(ctx.places, ctx.settings).log(limit=1)
     short = head[0].short if head else None
     if as_json:

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, workspace_option
+from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, workspace_option
 from wikimem.errors import NotFound
 
 
@@ -100,13 +100,18 @@ def show(ctx: Ctx, wiki_path: str | None, raw: bool, as_json: bool) -> None:
 
 @cli.command()
 @click.option("--fix", is_flag=True, help="Recompile stale generated blocks, then lint.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Machine-readable output: rule, file, line, message."
+)
 @workspace_option
 @pass_ctx
-def lint(ctx: Ctx, fix: bool) -> None:
+def lint(ctx: Ctx, fix: bool, as_json: bool) -> None:
     """Check the wiki: broken relative links, pages without frontmatter, leaves without a
-    summary, stale generated blocks, names that are not slugs, memory due for review or expired.
+    summary, stale generated blocks, names that are not slugs, memory due for review or expired,
+    pages it cannot read (symlinks among them), which it reports and goes on.
 
-    Prints `file:line: message` and exits 1 when anything is found (pre-commit friendly).
+    Prints `file:line: message [rule]` and exits 1 when anything is found, 0 when nothing is
+    (pre-commit and CI friendly; 2 for a usage error).
     """
     from wikimem.wiki.lint import lint as run_lint
     from wikimem.wiki.pages import Wiki
@@ -118,7 +123,9 @@ def lint(ctx: Ctx, fix: bool) -> None:
         recompile(ctx.places, ctx.settings)
     problems = run_lint(wiki, ctx.settings.wiki.profile_max, overrides=ctx.places.templates)
     prefix = ctx.places.wiki.relative_to(ctx.places.workspace).as_posix() + "/"
-    for problem in problems:
+    if as_json:
+        emit_json([problem.as_dict(prefix) for problem in problems])
+    for problem in () if as_json else problems:
         click.echo(problem.format(prefix))
     if problems:
         raise click.exceptions.Exit(1)

@@ -20,13 +20,15 @@ from wikimem.errors import ModelError, WikimemError
 from wikimem.fsio import atomic_write_text, checkpoint, workspace_lock
 from wikimem.indexing.extractor import NO_MODEL_WARNING, OFFLINE, Extraction, extract
 from wikimem.indexing.guard import verified_commands
+from wikimem.indexing.message import subject
 from wikimem.indexing.plan import Plan, validate
 from wikimem.indexing.policy import read_policies
-from wikimem.indexing.prompt import WikiView, build_view, relevant_leaves
+from wikimem.indexing.prompt import WikiView, build_view, relevant_leaves, tools_of
 from wikimem.intake import passlog
 from wikimem.intake.passlog import Outcome
 from wikimem.intake.queue import Job, Queue
 from wikimem.intake.record import RunRecord
+from wikimem.providers.provider import WIKI, provider_name
 from wikimem.wiki.compile import compile_profile, compile_topic
 from wikimem.wiki.pages import PROFILE_FILE, EditConflict, Wiki
 from wikimem.wiki.render import render
@@ -117,6 +119,7 @@ class Pass:
     def run(self, jobs: Sequence[Job]) -> PassReport:
         report = PassReport(pass_id=uuid.uuid4().hex[:12])
         started = time.monotonic()
+        jobs = self._for_this_provider(report, jobs, started)
         runs = [RunRecord.from_dict(job.run) for job in jobs]
         teach = [(j, r) for j, r in zip(jobs, runs, strict=True) if can_teach(r)]
         for job, run in zip(jobs, runs, strict=True):
@@ -135,6 +138,35 @@ class Pass:
             self._learn(report, [j for j, _ in teach], [r for _, r in teach], started)
         passlog.append(self.places.pass_log, report.outcomes)
         return report
+
+    def _for_this_provider(
+        self, report: PassReport, jobs: Sequence[Job], started: float
+    ) -> list[Job]:
+        """Jobs made for another memory provider are never replayed into this one: held."""
+        provider = provider_name(self.settings)
+        for job in jobs:
+            if job.provider != provider:
+                note = (
+                    f"made for memory provider {job.provider!r}; this workspace now uses "
+                    f"{provider!r}: not replayed into it"
+                )
+                self.queue.hold(job, {"summary": "", "edits": []}, note)
+                report.outcomes.append(self._outcome(report, job, "held", started, note=note))
+        return [job for job in jobs if job.provider == provider]
+
+    def _elsewhere(self, plan: Plan, jobs: list[Job], raw: dict[str, Any]) -> tuple[str, Any]:
+        """Hand a validated plan to a provider other than the wiki: ("held", why) when it
+        cannot take it (read-only), else ("changed", its change id)."""
+        from wikimem.providers import load
+
+        provider = load(self.places, self.settings)
+        can = provider.capabilities()
+        if not can.write or (any(e.action == "remove" for e in plan.edits) and not can.remove):
+            why = f"memory provider {provider.name!r} is read-only: plan kept for review"
+            for job in jobs:
+                self.queue.hold(job, raw, why)
+            return "held", why
+        return "changed", provider.apply(plan.edits, plan.summary)
 
     def _outcome(
         self, report: PassReport, job: Job, outcome: str, started: float, **fields: Any
@@ -254,6 +286,20 @@ class Pass:
                 f"wikimem: plan held for review ({plan.held}); see `wikimem queue`"
             )
             return True
+        if plan.edits and provider_name(self.settings) != WIKI:
+            try:
+                outcome, said = self._elsewhere(plan, jobs, extraction.plan.to_dict())
+            except (WikimemError, OSError) as exc:
+                self._fail(report, jobs, f"could not write memory: {exc}", started, **common)
+                return True
+            for job in jobs:
+                if outcome == "changed":
+                    self.queue.finish(job)
+                extra = {"note": said or "no change"}
+                report.outcomes.append(
+                    self._outcome(report, job, outcome, started, **extra, **common)
+                )
+            return True
         try:
             sha = self._write(report, plan, jobs, runs, extraction) if not plan.empty else None
         except EditConflict:
@@ -276,7 +322,7 @@ class Pass:
 
     def _view(self, runs: list[RunRecord]) -> WikiView:
         relevant = [p for p in relevant_leaves(self._search, runs, self.wiki) if self._readable(p)]
-        return build_view(self.wiki, self.settings.prompt.budget, relevant)
+        return build_view(self.wiki, self.settings.prompt.budget, relevant, tools_of(runs))
 
     def _commit_person_edits(self, edits: PersonEdits) -> bool:
         """Commit what the look found; whether it committed anything. The search index was
@@ -417,7 +463,8 @@ class Pass:
             message = render(
                 "commit.j2",
                 self.places.templates,
-                subject=plan.summary,
+                subject=subject(applied.done, sorted(summaries)),
+                summary=plan.summary,
                 edits=applied.done,
                 topics=sorted(summaries),
                 rejected=plan.rejected,

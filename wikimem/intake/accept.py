@@ -25,6 +25,32 @@ class Enqueued:
     redactions: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class Accepted:
+    """What a hook reports of a run: its job (None when skipped), the secret kinds removed,
+    a failing-passes warning, or why the run was skipped."""
+
+    job: str | None = None
+    run_id: str = ""
+    duplicate: bool = False
+    redactions: tuple[str, ...] = ()
+    warning: str | None = None
+    skipped: str | None = None
+
+    def wire(self) -> dict[str, Any]:
+        """The listener's reply to a hook: a plain table that `marshal` carries."""
+        if self.job is None:
+            return {"ok": True, "skipped": self.skipped}
+        return {
+            "ok": True,
+            "job": self.job,
+            "run": self.run_id,
+            "duplicate": self.duplicate,
+            "redactions": list(self.redactions),
+            "warning": self.warning,
+        }
+
+
 def caps(settings: Settings) -> Caps:
     return Caps(
         settings.capture.output_head,
@@ -75,7 +101,8 @@ def enqueue(
         snapshot, kinds = take(canonical, caps(settings))
     except RecursionError as exc:
         raise RecordError(f"{source}: run record nested too deeply") from exc
-    jid, duplicate = Queue(places.queue).enqueue(snapshot, kinds)
+    provider = (settings.memory.provider or "wiki").strip().lower()  # as provider_name() says
+    jid, duplicate = Queue(places.queue).enqueue(snapshot, kinds, provider=provider)
     return Enqueued(jid, str(snapshot["run_id"]), duplicate, tuple(sorted(set(kinds))))
 
 
@@ -87,25 +114,23 @@ def accept(
     github: bool = False,
     record: dict[str, Any] | None = None,
     settings: Settings | None = None,
-) -> dict[str, Any]:
+) -> Accepted:
     """What a hook does with a run, in its own process or in the warm listener: adapt `data`
-    (unless given the `record`), redact, bound and enqueue it. Returns the reply the hook
-    reports: the job, the secret kinds removed, a failing-passes warning, or why it was skipped."""
+    (unless given the `record`), redact, bound and enqueue it."""
     from wikimem.config import load, memory_disabled
     from wikimem.intake.passlog import failure_warning
 
     if memory_disabled(env) or places.paused_flag.exists():
-        return {"ok": True, "skipped": "memory is off or paused"}
+        return Accepted(skipped="memory is off or paused")
     if record is None:
         record = record_from_bytes(data, source, github, env)
         if record is None:
-            return {"ok": True, "skipped": "not a run to remember"}
+            return Accepted(skipped="not a run to remember")
     done = enqueue(places, load(places, env) if settings is None else settings, record)
-    return {
-        "ok": True,
-        "job": done.job_id,
-        "run": done.run_id,
-        "duplicate": done.duplicate,
-        "redactions": list(done.redactions),
-        "warning": failure_warning(places.pass_log),
-    }
+    return Accepted(
+        done.job_id,
+        done.run_id,
+        done.duplicate,
+        done.redactions,
+        failure_warning(places.pass_log),
+    )

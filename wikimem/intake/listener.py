@@ -351,7 +351,7 @@ class _Listener:
             except OSError:  # hook saw them
                 os.chdir(self.workspace)
             places = config.places(self.workspace, env)
-            reply = accept(places, env, data, source, bool(header.get("github")))
+            reply = accept(places, env, data, source, bool(header.get("github"))).wire()
         except WikimemError as exc:
             reply = {"error": str(exc)}
         except Exception as exc:  # the hook then tries itself, and reports what goes wrong

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,7 +17,11 @@ from typing import Any
 from wikimem.errors import RecordError
 
 EVIDENCE_KINDS = ("command", "file", "note")
-MEMORY_TYPES = ("semantic", "episodic", "procedural", "working", "identity")
+ID_MAX = 128  # a run id or agent name rides in commit trailers and the pass log
+# What survives of a run id and an agent's name and instance: letters, digits and a few marks;
+# never a newline or another control character, which would forge a commit trailer.
+UNSAFE_ID = re.compile(r"[^\w.:@+=/-]+")
+UNSAFE_NAME = re.compile(r"[^\w .:@+=/()-]+")
 KNOWN_FIELDS = {
     "run_id",
     "task",
@@ -39,6 +44,7 @@ class Evidence:
     path: str = ""
     diff: str = ""
     text: str = ""
+    ran: bool = True  # False: the runner rejected or interrupted the command before it ran
 
 
 @dataclass(frozen=True)
@@ -130,12 +136,15 @@ def _evidence(item: Any) -> dict[str, Any]:
         output = item.get("output")
         if output is None:
             output = "\n".join(_text(item.get(k)) for k in ("stdout", "stderr") if item.get(k))
-        return {
+        command = {
             "kind": "command",
             "command": _text(item.get("command")),
             "exit_code": _exit_code(item.get("exit_code")),
             "output": _text(output),
         }
+        if item.get("ran") is False:  # rejected or interrupted: not a failure, no exit code
+            command.update(exit_code=None, ran=False)
+        return command
     if kind == "file":
         return {"kind": "file", "path": _text(item.get("path")), "diff": _text(item.get("diff"))}
     text = item.get("text")
@@ -156,6 +165,13 @@ def _candidate(item: Any, index: int) -> dict[str, Any]:
         "title": _text(item.get("title")),
         "type": _text(item.get("type")),
     }
+
+
+def safe_id(value: Any, unsafe: re.Pattern[str] = UNSAFE_ID) -> str:
+    """`value` reduced to the safe set: each run of other characters becomes one `-`,
+    spaces are collapsed, and the whole is capped at ID_MAX characters."""
+    text = " ".join(unsafe.sub("-", _text(value)).split())
+    return text.strip("-")[:ID_MAX].strip()
 
 
 def derive_run_id(data: Mapping[str, Any]) -> str:
@@ -180,17 +196,17 @@ def normalise(data: Mapping[str, Any], source: str = "input") -> dict[str, Any]:
         agent = {"name": agent}
     if not isinstance(agent, Mapping):
         raise RecordError(f"{source}: 'agent' must be an object")
-    run_id = data.get("run_id")
+    run_id = safe_id(data.get("run_id"))
     canonical: dict[str, Any] = {k: v for k, v in data.items() if k not in KNOWN_FIELDS}
     canonical.update(
         {
-            "run_id": str(run_id).strip() if run_id not in (None, "") else derive_run_id(data),
+            "run_id": run_id or derive_run_id(data),
             "task": task.strip(),
             "status": _text(data.get("status")),
             "result": _text(data.get("result")),
             "agent": {
-                "name": _text(agent.get("name")),
-                "instance_id": _text(agent.get("instance_id")),
+                "name": safe_id(agent.get("name"), UNSAFE_NAME),
+                "instance_id": safe_id(agent.get("instance_id"), UNSAFE_NAME),
             },
             "started_at": _text(data.get("started_at")),
             "ended_at": _text(data.get("ended_at")),
