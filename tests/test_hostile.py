@@ -644,3 +644,18 @@ def test_a_newline_in_a_run_id_or_agent_name_forges_no_commit_trailer(workspace:
     assert "\nSigned-off-by:" not in messages and "\nCo-authored-by:" not in messages
     listed = run_wikimem("log", cwd=workspace).stdout.decode().splitlines()
     assert not [line for line in listed if line.lstrip().startswith(("Signed-off", "Co-authored"))]
+
+
+def test_a_symlinked_lock_file_is_never_opened(workspace: Path, tmp_path: Path) -> None:
+    from tests.conftest import run_wikimem
+
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me\n")
+    run_wikimem("enqueue", cwd=workspace, input=json.dumps({"task": "t", "run_id": "l"}))
+    places.lock.unlink(missing_ok=True)
+    places.lock.symlink_to(target)
+    done = run_wikimem("index", cwd=workspace)
+    assert done.returncode == 1 and "symlink" in done.stderr.decode(), done.stderr
+    assert target.read_text() == "keep me\n"

@@ -191,6 +191,8 @@ def workspace_lock(
     from filelock import FileLock, Timeout
 
     ensure_dir(lock_path.parent)
+    if os.path.islink(lock_path):  # filelock opens with O_TRUNC: it would empty the target
+        raise UnsafeState(f"{lock_path} is a symlink; refusing to follow it")
     private = state_root(lock_path) is not None
     lock = FileLock(str(lock_path), mode=0o600 if private else -1)
     try:
