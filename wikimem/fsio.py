@@ -89,7 +89,7 @@ def open_private(path: Path, flags: int) -> int:
             raise UnsafeState(f"{path} is a symlink; refusing to follow it") from exc
         raise
     try:
-        if os.fstat(fd).st_mode & 0o077:
+        if os.fstat(fd).st_mode & 0o077 and hasattr(os, "fchmod"):
             os.fchmod(fd, 0o600)
     except OSError:
         os.close(fd)
@@ -138,7 +138,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
     # costs the hook more than the write itself.
     tmp = path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600 if private else 0o644)
-    if private:
+    if private and hasattr(os, "fchmod"):
         os.fchmod(fd, 0o600)
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -46,7 +46,11 @@ def _spawn_one(
     """Spawn `wikimem ARGS` unless a process holds `lock_name` or one spawned for it is still
     on its way there. The child inherits an flock on `<lock_name>.starting` and lets go of it
     once it holds `lock_name` (wikimem.fsio.workspace_lock), or when it exits."""
-    import fcntl
+    try:
+        import fcntl
+    except ImportError:  # no flock here: every hook starts one, and the lock sorts them out
+        spawn(args, log_path, env=env)
+        return True
 
     state = os.path.dirname(log_path)
     _private_folder(state)
