@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -72,7 +73,11 @@ def context(ctx: Ctx, budget: int, query: str | None, fmt: str) -> None:
     show_default=True,
     help="How many hits.",
 )
-@click.option("--why", is_flag=True, help="Explain each score: which words matched where.")
+@click.option(
+    "--why",
+    is_flag=True,
+    help="Explain each score (which words matched where) and where each entry came from.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @workspace_option
 @pass_ctx
@@ -94,6 +99,7 @@ def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: boo
         hits = sorted(hits, key=lambda h: h.citation(None) not in first)[:limit]
     head = open_repo(ctx.places, ctx.settings).log(limit=1)
     short = head[0].short if head else None
+    came = _origins(ctx, hits) if why else {}
     if as_json:
         emit_json(
             [
@@ -108,6 +114,11 @@ def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: boo
                     "due": h.due,
                     "citation": h.citation(short),
                     "why": h.why,
+                    **(
+                        {"origin": came[h.citation(None)].as_dict()}
+                        if h.citation(None) in came
+                        else {}
+                    ),
                 }
                 for h in hits
             ]
@@ -126,6 +137,15 @@ def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: boo
         click.echo(f"    cite: {hit.citation(short)}")
         if why:
             click.echo(f"    why:  score {hit.score:.3f}; {hit.why}")
+            if hit.citation(None) in came:
+                click.echo(f"    from: {came[hit.citation(None)].line()}")
+
+
+def _origins(ctx: Ctx, hits: list[Any]) -> dict[str, Any]:
+    """Where each entry hit came from (`--why`)."""
+    from wikimem.recall.provenance import origins
+
+    return origins(ctx.places, ctx.settings, [h.citation(None) for h in hits if h.entry])
 
 
 @cli.command()

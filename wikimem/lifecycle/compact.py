@@ -16,6 +16,7 @@ import difflib
 import json
 import re
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -79,11 +80,11 @@ def items(wiki: Wiki, topic: str | None) -> Iterator[Item]:
             yield Item(leaf, entry, entry.meta.get("type") or leaf_type, expires)
 
 
-def shingles(text: str) -> frozenset[str]:
+def shingles(text: str) -> frozenset[tuple[str, str]]:
     """Word pairs of `text`: what two entries share when one says what the other does, where
     single words are shared by any two entries about the same tool."""
     found = [w for w in (w.strip("./-") for w in _WORD.findall(text.lower())) if w]
-    return frozenset(f"{a} {b}" for a, b in zip(found, found[1:], strict=False))
+    return frozenset(zip(found, found[1:], strict=False))
 
 
 # -- the rules ----------------------------------------------------------------------------------
@@ -117,27 +118,30 @@ def rule_edits(found: list[Item], day: str) -> list[dict[str, Any]]:
     return edits
 
 
+Bag = frozenset[tuple[str, str]]
+
+
 def near_duplicates(found: list[Item]) -> Iterator[tuple[Item, Item]]:
     """(smaller, larger) pairs of one topic and type whose smaller's word pairs are mostly in
     the larger's. Candidates share one of the smaller's rarest pairs, so a topic of hundreds of
     entries is not compared pair by pair."""
-    groups: dict[tuple[str, str], list[tuple[Item, frozenset[str]]]] = {}
+    groups: dict[tuple[str, str], list[tuple[Item, Bag]]] = {}
     for item in found:
         bag = shingles(item.entry.body)  # titles differ where bodies repeat
         if len(bag) >= MIN_WORDS:
             groups.setdefault((item.leaf.split("/", 1)[0], item.type), []).append((item, bag))
     for group in groups.values():
-        counts: dict[str, int] = {}
+        counts: Counter[tuple[str, str]] = Counter()
         for _, bag in group:
-            for word in bag:
-                counts[word] = counts.get(word, 0) + 1
-        holders: dict[str, list[int]] = {}
+            counts.update(bag)
+        rarest = [sorted(bag, key=counts.__getitem__)[:3] for _, bag in group]
+        wanted = {pair for rare in rarest for pair in rare}
+        holders: dict[tuple[str, str], list[int]] = {}
         for n, (_, bag) in enumerate(group):
-            for word in bag:
-                holders.setdefault(word, []).append(n)
+            for pair in bag & wanted:
+                holders.setdefault(pair, []).append(n)
         for n, (item, bag) in enumerate(group):
-            rare = sorted(bag, key=lambda w: (counts[w], w))[:3]
-            seen = {m for word in rare for m in holders[word] if m != n}
+            seen = {m for pair in rarest[n] for m in holders[pair] if m != n}
             for m in sorted(seen):
                 other, other_bag = group[m]
                 if len(other_bag) < len(bag) or (len(other_bag) == len(bag) and m > n):
