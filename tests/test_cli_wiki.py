@@ -272,7 +272,7 @@ def test_log_of_wiki_and_page(workspace: Path, cli) -> None:
     assert cli("index").code == 0
     whole = cli("log").out.splitlines()
     assert len(whole) == 2 and "run run-1" in whole[0]
-    page = cli("log", "bun/troubleshooting", "--json")
+    page = cli("log", "build/bun", "--json")
     rows = json.loads(page.out)
     assert len(rows) == 1 and rows[0]["runs"] == ["run-1"]
 

@@ -42,6 +42,8 @@ SETTINGS: dict[str, tuple[Any, type, str]] = {
     "queue.max_attempts": (5, int, "failed passes before a job moves to the failed state"),
     "queue.batch": (8, int, "jobs one pass may send to the model together"),
     "hook.linger": (600, int, "seconds a warm intake listener waits for the next run (0: none)"),
+    "hook.start_budget": (6000, int, "characters the SessionStart hook prints (0: nothing)"),
+    "hook.resume_budget": (1500, int, "characters it prints when a session resumes (0: nothing)"),
     "review.max_remove_share": (0.5, float, "share of entries a plan may remove before review"),
     "memory.provider": ("wiki", str, "where memory goes: 'wiki', 'mcp', or a plugin's name"),
     "memory.command": (None, str, "the MCP memory server to start, with 'mcp' (a command line)"),
@@ -196,6 +198,8 @@ class QueueSection:
 @dataclass(frozen=True)
 class HookSection:
     linger: int
+    start_budget: int
+    resume_budget: int
 
 
 @dataclass(frozen=True)
@@ -375,6 +379,8 @@ BOUNDS: dict[str, Bounds] = {
     "queue.max_attempts": Bounds(1),
     "queue.batch": Bounds(1),
     "hook.linger": Bounds(0),  # 0: no warm listener
+    "hook.start_budget": Bounds(0),  # 0: the SessionStart hook prints nothing
+    "hook.resume_budget": Bounds(0),
     "review.max_remove_share": Bounds(0, 1),  # 0: every removal is held for review
     "compact.every_passes": Bounds(0),
     "compact.every_hours": Bounds(0),

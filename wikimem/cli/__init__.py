@@ -57,6 +57,17 @@ def workspace_prefix(args: list[str]) -> list[str]:
 
 
 def run(args: list[str]) -> int:
+    from wikimem.cli.terminal import VisibleStream
+
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = VisibleStream(sys.stdout), VisibleStream(sys.stderr)  # type: ignore[assignment]
+    try:
+        return _run(args)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _run(args: list[str]) -> int:
     import click
 
     from wikimem.cli.app import cli

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from wikimem.config import ModelSettings
-from wikimem.indexing.offline import offline_plan
+from wikimem.indexing.offline import Known, offline_plan
 from wikimem.indexing.plan import SCHEMA, RawPlan, parse
 from wikimem.indexing.policy import Policy
 from wikimem.indexing.prompt import WikiView, messages
@@ -53,7 +53,8 @@ def extract(
 ) -> Extraction:
     """Ask the model for a plan (ModelError when it cannot answer), or apply the rules."""
     if model.model is None:
-        return Extraction(offline_plan(runs), OFFLINE)
+        known = Known.from_view(view.homes, view.pages)
+        return Extraction(offline_plan(runs, known), OFFLINE)
     from wikimem.indexing.model import complete_json  # openai is imported only when a model is used
 
     prompt = messages(policies, view, snapshots, overrides)

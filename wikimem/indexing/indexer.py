@@ -20,9 +20,10 @@ from wikimem.errors import ModelError, WikimemError
 from wikimem.fsio import atomic_write_text, checkpoint, workspace_lock
 from wikimem.indexing.extractor import NO_MODEL_WARNING, OFFLINE, Extraction, extract
 from wikimem.indexing.guard import verified_commands
+from wikimem.indexing.message import subject
 from wikimem.indexing.plan import Plan, validate
 from wikimem.indexing.policy import read_policies
-from wikimem.indexing.prompt import WikiView, build_view, relevant_leaves
+from wikimem.indexing.prompt import WikiView, build_view, relevant_leaves, tools_of
 from wikimem.intake import passlog
 from wikimem.intake.passlog import Outcome
 from wikimem.intake.queue import Job, Queue
@@ -277,6 +278,7 @@ class Pass:
             total_entries=self._total_if_removing(extraction),
             max_remove_share=share,
             verified=verified,
+            confine=self.wiki.confine,
         )
         common = {
             "model": extraction.model,
@@ -333,7 +335,7 @@ class Pass:
 
     def _view(self, runs: list[RunRecord]) -> WikiView:
         relevant = [p for p in relevant_leaves(self._search, runs, self.wiki) if self._readable(p)]
-        return build_view(self.wiki, self.settings.prompt.budget, relevant)
+        return build_view(self.wiki, self.settings.prompt.budget, relevant, tools_of(runs))
 
     def _commit_person_edits(self, edits: PersonEdits) -> bool:
         """Commit what the look found; whether it committed anything. The search index was
@@ -474,7 +476,8 @@ class Pass:
             message = render(
                 "commit.j2",
                 self.places.templates,
-                subject=plan.summary,
+                subject=subject(applied.done, sorted(summaries)),
+                summary=plan.summary,
                 edits=applied.done,
                 topics=sorted(summaries),
                 rejected=plan.rejected,

@@ -44,6 +44,7 @@ class Evidence:
     path: str = ""
     diff: str = ""
     text: str = ""
+    ran: bool = True  # False: the runner rejected or interrupted the command before it ran
 
 
 @dataclass(frozen=True)
@@ -135,12 +136,15 @@ def _evidence(item: Any) -> dict[str, Any]:
         output = item.get("output")
         if output is None:
             output = "\n".join(_text(item.get(k)) for k in ("stdout", "stderr") if item.get(k))
-        return {
+        command = {
             "kind": "command",
             "command": _text(item.get("command")),
             "exit_code": _exit_code(item.get("exit_code")),
             "output": _text(output),
         }
+        if item.get("ran") is False:  # rejected or interrupted: not a failure, no exit code
+            command.update(exit_code=None, ran=False)
+        return command
     if kind == "file":
         return {"kind": "file", "path": _text(item.get("path")), "diff": _text(item.get("diff"))}
     text = item.get("text")

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from wikimem.fsio import read_text
-from wikimem.recall.search import LEAF_FILE, SearchIndex, clean
+from wikimem.recall.search import LEAF_FILE, SearchIndex, clean, readable
 from wikimem.wiki import markdown
 
 DEFAULT_BUDGET = 4000
 MAX_ENTRIES = 20
+FIRST_LINES = 300  # of a leaf's first entry, when a hit is the leaf and its head is a title
 PROFILE_FILE = "PROFILE.md"
 HEADING = "\n## Relevant memory\n"
 MORE = "\nMore in memory: wikimem show PATH, wikimem search QUERY\n"
@@ -112,15 +113,26 @@ def context_entry(path: str, entry_id: str | None, page: markdown.Page) -> Conte
     leaf_title = page.title or path
     leaf_type = str(meta["type"]) if meta.get("type") else None
     if entry_id is None:
-        body = "\n\n".join(
-            p for p in (str(meta.get("summary") or "").strip(), page.head.strip()) if p
-        )
+        parts = [str(meta.get("summary") or "").strip(), readable(page.head)]
+        if page.entries and not parts[1]:  # a head that is only its title: show what follows
+            first = page.entries[0]
+            parts.append(f"{first.title.strip()}: {opening(first.body, FIRST_LINES)}")
+        body = "\n\n".join(p for p in parts if p)
         return ContextEntry(path, None, leaf_title, leaf_title, body, leaf_type)
     item = page.entry(entry_id)
     if item is None:
         return None  # the index is older than the page; the entry is gone
     kind = item.meta.get("type") or leaf_type
     return ContextEntry(path, item.id, item.title.strip(), leaf_title, item.body, kind)
+
+
+def opening(text: str, room: int) -> str:
+    """The first lines of `text` within `room` characters, the first line cut if it is longer."""
+    text = readable(text)
+    kept = fit_lines(text, room).rstrip()
+    if kept or not text:
+        return kept
+    return text[: room - 1].rsplit(" ", 1)[0] + "…"
 
 
 def fit_lines(text: str, room: int) -> str:
