@@ -53,6 +53,12 @@ def context(ctx: Ctx, budget: int, query: str | None, fmt: str) -> None:
 
     if config.memory_disabled() or ctx.places.paused_flag.exists():
         return
+    if _elsewhere(ctx):  # memory.provider: another store owns the memory
+        from wikimem.providers import load
+
+        text = load(ctx.places, ctx.settings).context(query or "", budget)
+        click.echo(json.dumps({"text": text}) + "\n" if fmt == "json" else text, nl=False)
+        return
     if query and query.strip() and ctx.places.wiki.is_dir():
         query, first = time_slice(ctx.places, ctx.settings, query)
         with SearchIndex(ctx.places.wiki, _index_file(ctx)) as index:
@@ -90,6 +96,16 @@ def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: boo
     from wikimem.recall.timeline import time_slice
     from wikimem.wiki.workspace import open_repo
 
+    if _elsewhere(ctx):  # memory.provider: another store owns the memory
+        from wikimem.providers import load
+
+        found = load(ctx.places, ctx.settings).search(" ".join(query), limit)
+        if as_json:
+            emit_json([{"ref": f.ref, "title": f.title, "snippet": f.snippet} for f in found])
+        for item in [] if as_json else found:
+            click.echo(f"{click.style(item.ref, bold=True)}  {item.title}")
+            click.echo(f"    {' '.join(item.snippet.split())}")
+        return
     if not ctx.places.wiki.is_dir():
         raise NotFound(f"no wiki in {ctx.places.workspace}: run `wikimem init` first")
     words, first = time_slice(ctx.places, ctx.settings, " ".join(query))
@@ -139,6 +155,12 @@ def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: boo
             click.echo(f"    why:  score {hit.score:.3f}; {hit.why}")
             if hit.citation(None) in came:
                 click.echo(f"    from: {came[hit.citation(None)].line()}")
+
+
+def _elsewhere(ctx: Ctx) -> bool:
+    from wikimem.providers.provider import WIKI, provider_name
+
+    return provider_name(ctx.settings) != WIKI
 
 
 def _origins(ctx: Ctx, hits: list[Any]) -> dict[str, Any]:
