@@ -318,6 +318,7 @@ def person_written(places: Places, settings: Settings, plan: Plan) -> list[str]:
         for path in files.intersection(commit.paths):
             theirs_by_file.setdefault(path, []).append(commit.sha)
     pages: dict[tuple[str | None, str], Page | None] = {}
+    parents: dict[str, str | None] = {}
 
     def page_at(rev: str | None, file: str) -> Page | None:
         if (rev, file) not in pages:
@@ -330,7 +331,9 @@ def person_written(places: Places, settings: Settings, plan: Plan) -> list[str]:
         file = f"{edit.leaf}/{LEAF_FILE}"
         changed = [(wiki.read_page(file), page_at(repo.head(), file))] if file in dirty else []
         for sha in theirs_by_file.get(file, ()):
-            changed.append((page_at(sha, file), page_at(repo.parent(sha), file)))
+            if sha not in parents:
+                parents[sha] = repo.parent(sha)
+            changed.append((page_at(sha, file), page_at(parents[sha], file)))
         for after, before in changed:
             now = after.entry(edit.entry) if after else None
             was = before.entry(edit.entry) if before else None
