@@ -13,6 +13,7 @@ retired entry goes to the trash (`wikimem restore` brings it back), never out of
 from __future__ import annotations
 
 import difflib
+import heapq
 import json
 import re
 import time
@@ -36,7 +37,7 @@ NEAR = 0.8  # share of the shorter entry's word pairs found in the longer one: a
 MIN_WORDS = 6  # entries of fewer word pairs are too terse to call duplicates
 ACTION = "compact"
 SCAN = 5000  # commits read for the person-first rule
-_WORD = re.compile(r"[a-z0-9_./-]+")
+_WORD = re.compile(r"[a-z0-9_]+(?:[./-][a-z0-9_]+)*")  # `1.1.30`, `.tool-versions`, `ci/cd`
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class Item:
     entry: Entry
     type: str
     expires: str
+    body: str  # entry.body, parsed once
 
     @property
     def ref(self) -> str:
@@ -77,13 +79,13 @@ def items(wiki: Wiki, topic: str | None) -> Iterator[Item]:
         leaf_expires = str(page.meta.get("expires") or "")
         for entry in page.entries:
             expires = min(filter(None, (entry.meta.get("expires", ""), leaf_expires)), default="")
-            yield Item(leaf, entry, entry.meta.get("type") or leaf_type, expires)
+            yield Item(leaf, entry, entry.meta.get("type") or leaf_type, expires, entry.body)
 
 
 def shingles(text: str) -> frozenset[tuple[str, str]]:
     """Word pairs of `text`: what two entries share when one says what the other does, where
     single words are shared by any two entries about the same tool."""
-    found = [w for w in (w.strip("./-") for w in _WORD.findall(text.lower())) if w]
+    found = _WORD.findall(text.lower())
     return frozenset(zip(found, found[1:], strict=False))
 
 
@@ -105,7 +107,7 @@ def rule_edits(found: list[Item], day: str) -> list[dict[str, Any]]:
             retire(item, f"expired on {item.expires}")
     exact: dict[str, Item] = {}
     for item in found:
-        key = " ".join(item.entry.body.lower().split())
+        key = " ".join(item.body.lower().split())
         if item.ref in gone or not key:
             continue
         if key in exact:
@@ -123,18 +125,22 @@ Bag = frozenset[tuple[str, str]]
 
 def near_duplicates(found: list[Item]) -> Iterator[tuple[Item, Item]]:
     """(smaller, larger) pairs of one topic and type whose smaller's word pairs are mostly in
-    the larger's. Candidates share one of the smaller's rarest pairs, so a topic of hundreds of
-    entries is not compared pair by pair."""
+    the larger's. Candidates share one of the smaller's rarest pairs that some other entry has,
+    so a topic of hundreds of entries is not compared pair by pair."""
     groups: dict[tuple[str, str], list[tuple[Item, Bag]]] = {}
     for item in found:
-        bag = shingles(item.entry.body)  # titles differ where bodies repeat
+        bag = shingles(item.body)  # titles differ where bodies repeat
         if len(bag) >= MIN_WORDS:
             groups.setdefault((item.leaf.split("/", 1)[0], item.type), []).append((item, bag))
     for group in groups.values():
         counts: Counter[tuple[str, str]] = Counter()
         for _, bag in group:
             counts.update(bag)
-        rarest = [sorted(bag, key=counts.__getitem__)[:3] for _, bag in group]
+        # a pair no other entry has leads nowhere: the rarest shared ones find the candidates
+        rarest = [
+            heapq.nsmallest(3, (p for p in bag if counts[p] > 1), key=counts.__getitem__)
+            for _, bag in group
+        ]
         wanted = {pair for rare in rarest for pair in rare}
         holders: dict[tuple[str, str], list[int]] = {}
         for n, (_, bag) in enumerate(group):
