@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -21,7 +22,10 @@ from wikimem.lifecycle.trash import restore as do_restore
 from wikimem.lifecycle.undo import undo as do_undo
 from wikimem.pause import pause as do_pause
 from wikimem.pause import resume as do_resume
+from wikimem.providers import load
+from wikimem.providers.provider import WIKI, provider_name
 from wikimem.recall.context import build_context, render_json
+from wikimem.recall.provenance import origins
 from wikimem.recall.search import SearchIndex
 from wikimem.recall.timeline import time_slice
 from wikimem.recall.verify import verify as do_verify
@@ -64,6 +68,10 @@ def context(ctx: Ctx, budget: int, query: str | None, fmt: str, as_json: bool) -
     """
     if config.memory_disabled() or ctx.places.paused_flag.exists():
         return
+    if _elsewhere(ctx):  # memory.provider: another store owns the memory
+        text = load(ctx.places, ctx.settings).context(query or "", budget)
+        click.echo(json.dumps({"text": text}) + "\n" if fmt == "json" else text, nl=False)
+        return
     if query and query.strip() and ctx.places.wiki.is_dir():
         query, first = time_slice(ctx.places, ctx.settings, query)
         with SearchIndex(ctx.places.wiki, _index_file(ctx)) as index:
@@ -84,7 +92,11 @@ def context(ctx: Ctx, budget: int, query: str | None, fmt: str, as_json: bool) -
     show_default=True,
     help="How many hits.",
 )
-@click.option("--why", is_flag=True, help="Explain each score: which words matched where.")
+@click.option(
+    "--why",
+    is_flag=True,
+    help="Explain each score (which words matched where) and where each entry came from.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @workspace_option
 @pass_ctx
@@ -93,6 +105,14 @@ def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: boo
     snippet and a citation PATH#ENTRY@COMMIT that `wikimem show` resolves to that version.
     Expired memory is marked [expired], memory due for review [review]. A time expression
     in the query ("april", "last week") puts what changed in that time first."""
+    if _elsewhere(ctx):  # memory.provider: another store owns the memory
+        found = load(ctx.places, ctx.settings).search(" ".join(query), limit)
+        if as_json:
+            emit_json([{"ref": f.ref, "title": f.title, "snippet": f.snippet} for f in found])
+        for item in [] if as_json else found:
+            click.echo(f"{click.style(item.ref, bold=True)}  {item.title}")
+            click.echo(f"    {' '.join(item.snippet.split())}")
+        return
     if not ctx.places.wiki.is_dir():
         raise NotFound(f"no wiki in {ctx.places.workspace}: run `wikimem init` first")
     words, first = time_slice(ctx.places, ctx.settings, " ".join(query))
@@ -102,6 +122,7 @@ def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: boo
         hits = sorted(hits, key=lambda h: h.citation(None) not in first)[:limit]
     head = open_repo(ctx.places, ctx.settings).log(limit=1)
     short = head[0].short if head else None
+    came = _origins(ctx, hits) if why else {}
     if as_json:
         emit_json(
             [
@@ -116,6 +137,11 @@ def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: boo
                     "due": h.due,
                     "citation": h.citation(short),
                     "why": h.why,
+                    **(
+                        {"origin": came[h.citation(None)].as_dict()}
+                        if h.citation(None) in came
+                        else {}
+                    ),
                 }
                 for h in hits
             ]
@@ -134,6 +160,17 @@ def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: boo
         click.echo(f"    cite: {hit.citation(short)}")
         if why:
             click.echo(f"    why:  score {hit.score:.3f}; {hit.why}")
+            if hit.citation(None) in came:
+                click.echo(f"    from: {came[hit.citation(None)].line()}")
+
+
+def _elsewhere(ctx: Ctx) -> bool:
+    return provider_name(ctx.settings) != WIKI
+
+
+def _origins(ctx: Ctx, hits: list[Any]) -> dict[str, Any]:
+    """Where each entry hit came from (`--why`)."""
+    return origins(ctx.places, ctx.settings, [h.citation(None) for h in hits if h.entry])
 
 
 @cli.command()

@@ -12,7 +12,7 @@ import json
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from wikimem.config import Places, Settings
@@ -140,6 +140,17 @@ class Pass:
             self._learn(report, [j for j, _ in teach], [r for _, r in teach], started)
         passlog.append(self.places.pass_log, report.outcomes)
         return report
+
+    def _outranked(self, plan: Plan, model: str) -> str:
+        """Held when a weaker source would replace a stronger entry (see recall.provenance)."""
+        from wikimem.recall.provenance import edit_source, outranked
+
+        changing = [
+            (f"{e.leaf}#{e.entry}", edit_source(e.reason, model))
+            for e in plan.edits
+            if e.action in ("update", "remove")
+        ]
+        return outranked(self.places, self.settings, changing) if changing else ""
 
     def _for_this_provider(
         self, report: PassReport, jobs: Sequence[Job], started: float
@@ -273,6 +284,8 @@ class Pass:
             "rejected": [asdict(n) for n in plan.rejected],
             "repaired": [asdict(n) for n in plan.repaired],
         }
+        if review and not plan.held:
+            plan = replace(plan, held=self._outranked(plan, extraction.model))
         if plan.held:
             for job in jobs:
                 self.queue.hold(job, extraction.plan.to_dict(), plan.held)
