@@ -203,14 +203,14 @@ def _compact_on_schedule(ctx: Ctx, changed: int, quiet: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
 def queue(click_ctx: click.Context, as_json: bool) -> None:
-    """List queued jobs by state (pending, active, failed, review, corrupt)."""
+    """List queued jobs by state (pending, active, failed, review, corrupt, dropped)."""
     if click_ctx.invoked_subcommand is not None:
         return
 
     ctx = click_ctx.ensure_object(Ctx)
     q = Queue(ctx.places.queue)
     rows = []
-    for state in ("pending", "active", "failed", "review", "corrupt"):
+    for state in ("pending", "active", "failed", "review", "corrupt", "dropped"):
         for path, job in q.jobs(state):
             rows.append(
                 {
@@ -238,6 +238,22 @@ def queue(click_ctx: click.Context, as_json: bool) -> None:
 def queue_retry(ctx: Ctx) -> None:
     """Put failed jobs back in the queue (attempts reset)."""
     click.echo(f"re-queued {Queue(ctx.places.queue).retry_failed()} failed job(s)")
+
+
+@queue.command("drop")
+@click.argument("job")
+@workspace_option
+@pass_ctx
+def queue_drop(ctx: Ctx, job: str) -> None:
+    """Drop a pending, failed, held or corrupt job (by id or its prefix): it is never indexed,
+    and is kept in queue/dropped/ as a record."""
+    from wikimem.fsio import workspace_lock
+    from wikimem.intake.queue import Queue
+
+    with workspace_lock(ctx.places.lock, wait=True, timeout=60):
+        dropped, state = Queue(ctx.places.queue).drop(job)
+    run = f" (run {dropped.run_id})" if dropped else ""
+    click.echo(f"dropped {state} job {job}{run}; kept in queue/dropped/")
 
 
 @queue.command("approve")

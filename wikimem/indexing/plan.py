@@ -320,7 +320,12 @@ class _Checker:
             return reject("no entry id and no title")
         if (leaf, entry_id) in self.seen:
             return reject("a second edit of the same entry in one plan")
-        existing = self.lookup(leaf) or {}
+        try:
+            existing = self.lookup(leaf) or {}
+        except (WikimemError, OSError) as exc:
+            # a name too long for the file system, a path turned into a symlink: this edit
+            # alone cannot be looked up, so it alone is rejected
+            return reject(f"cannot look up {leaf}: {one_line(str(exc), 120)}")
         kind = raw.get("type") if raw.get("type") in TYPES else "semantic"
         body_raw = raw.get("body")
         body, demoted = clean_body(body_raw) if isinstance(body_raw, str) else ("", False)
