@@ -52,7 +52,7 @@ class Evidence:
         """The fields of its kind only, as normalise writes them."""
         fields: tuple[str, ...]
         if self.kind == "command":
-            fields = ("command", "exit_code", "output")
+            fields = ("command", "exit_code", "output") + (() if self.ran else ("ran",))
         elif self.kind == "file":
             fields = ("path", "diff")
         else:
