@@ -310,8 +310,10 @@ def test_errors_are_one_line_with_usage_exit_code(workspace: Path, cli) -> None:
 def test_wheel_ships_templates_and_renders_each(tmp_path: Path) -> None:
     """A plain (non-editable) install must find its templates."""
     out = tmp_path / "dist"
+    # hatchling comes with the test extra: building in this environment needs no network
     build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
+        + ["-w", str(out), str(ROOT)],
         capture_output=True,
         text=True,
     )
@@ -338,3 +340,10 @@ def test_wheel_ships_templates_and_renders_each(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert int(proc.stdout) == len(templates)
+
+
+def test_context_json_is_format_json(workspace: Path, cli) -> None:
+    cli("init")
+    as_json = cli("context", "--json")
+    assert as_json.code == 0 and json.loads(as_json.out)
+    assert as_json.out == cli("context", "--format", "json").out

@@ -670,12 +670,12 @@ def test_an_ignored_new_file_is_refused_as_before(own: WikiRepo) -> None:
     assert own.head() == head
 
 
-def test_own_status_sees_every_kind_of_change_through_the_untracked_cache(own: WikiRepo) -> None:
+def test_own_status_sees_every_kind_of_change_after_writing_back_stat_data(own: WikiRepo) -> None:
     for n in range(3):
         write(own.wiki / "build" / f"leaf-{n}" / "MEMORY.md", f"# {n}\n")
     own.commit("Start")
     assert own.dirty_paths() == []
-    assert own.dirty_paths() == []  # the cache written back by the first status
+    assert own.dirty_paths() == []  # stat data written back by the first status
     with (own.wiki / "build" / "leaf-0" / "MEMORY.md").open("a", encoding="utf-8") as f:
         f.write("in place\n")  # an in-place edit: no folder changes
     (own.wiki / "build" / "leaf-1" / "MEMORY.md").rename(own.wiki / "build" / "leaf-1" / "M.md")

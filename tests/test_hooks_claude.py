@@ -607,3 +607,29 @@ def test_an_interrupted_command_is_not_run(tmp_path: Path) -> None:
     (command,) = [e for e in record_of(tmp_path, lines)["evidence"] if e["kind"] == "command"]
 
     assert command["ran"] is False and "exit_code" not in command
+
+
+def test_a_not_run_command_survives_intake_and_is_no_failure(tmp_path: Path) -> None:
+    from wikimem.indexing.offline import find_fixes
+    from wikimem.intake.record import RunRecord, normalise
+    from wikimem.intake.snapshot import take
+
+    lines = [
+        entry("p1", None, "user", "Deploy it"),
+        entry("a1", "p1", "assistant", [use("t-1", "fly deploy")]),
+        entry(
+            "r1",
+            "a1",
+            "user",
+            result("t-1", "The user doesn't want to proceed with this tool use.", True),
+        ),
+        entry("a2", "r1", "assistant", [use("t-2", "fly deploy --dry-run")]),
+        entry("r2", "a2", "user", result("t-2", "ok")),
+    ]
+    snapshot, _ = take(normalise(record_of(tmp_path, lines)))
+
+    run = RunRecord.from_dict(snapshot)
+
+    rejected, dry = [e for e in run.evidence if e.kind == "command"]
+    assert (rejected.ran, rejected.exit_code, dry.ran, dry.exit_code) == (False, None, True, 0)
+    assert find_fixes(run.evidence) == []  # a rejected command is not a failure later fixed

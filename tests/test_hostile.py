@@ -221,8 +221,8 @@ def run_record(output: str) -> dict:
     ),
 )
 def test_evidence_cannot_close_the_fence(output: str, trick: str) -> None:
-    nonce, _ = fence([run_record("x")])
-    runs = [run_record(output + trick.replace("{n}", nonce))]
+    nonce, _ = fence([RunRecord.from_dict(run_record("x"))])
+    runs = [RunRecord.from_dict(run_record(output + trick.replace("{n}", nonce)))]
     view = WikiView("", (), (), ())
     user = messages([], view, runs)[1]["content"]
     nonce, body = fence(runs)
@@ -232,7 +232,7 @@ def test_evidence_cannot_close_the_fence(output: str, trick: str) -> None:
     inside = lines[
         lines.index(f"RUN-DATA-{nonce} BEGIN") + 1 : lines.index(f"RUN-DATA-{nonce} END")
     ]
-    assert [json.loads(line) for line in inside] == runs  # every line is data, whole
+    assert [json.loads(line) for line in inside] == [run.to_dict() for run in runs]  # whole
 
 
 # ---- a hostile run through the whole pass ---------------------------------------------------
@@ -603,3 +603,59 @@ def test_the_pass_log_rotates_caps_notes_and_is_read_from_its_tail(
     for _ in range(20):
         assert passlog.failure_warning(log) is None
     assert (time.process_time() - started) / 20 < 0.05  # the hook's read stays the tail's cost
+
+
+# --- checks of what other modules do with hostile input -----------------------------------------
+
+
+def test_lint_reports_a_symlinked_topic_page_and_goes_on(workspace: Path, tmp_path: Path) -> None:
+    from tests.conftest import run_wikimem
+
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    (places.wiki / "build" / "ci").mkdir(parents=True)
+    (places.wiki / "build" / "ci" / "MEMORY.md").write_text("---\ntitle: CI\n---\n# CI\n")
+    outside = tmp_path / "TOPIC.md"
+    outside.write_text("theirs\n")
+    (places.wiki / "build" / "TOPIC.md").symlink_to(outside)
+    done = run_wikimem("lint", cwd=workspace)
+    out = done.stdout.decode() + done.stderr.decode()
+    assert done.returncode == 1 and "Traceback" not in out and "unexpected" not in out
+    assert "build/TOPIC.md" in out and "symlink" in out
+    assert "build/ci/MEMORY.md" in out  # the other pages were still linted
+    assert outside.read_text() == "theirs\n"
+
+
+def test_a_newline_in_a_run_id_or_agent_name_forges_no_commit_trailer(workspace: Path) -> None:
+    from tests.conftest import run_wikimem
+
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    run = {
+        "run_id": "r1\nSigned-off-by: Mallory <m@evil.example>",
+        "task": "t",
+        "agent": {"name": "bot\nCo-authored-by: Mallory <m@evil.example>"},
+        "memory": [{"path": "build/ci", "title": "Cache", "content": "The CI caches bun."}],
+    }
+    assert run_wikimem("enqueue", cwd=workspace, input=json.dumps(run)).returncode == 0
+    assert run_wikimem("index", cwd=workspace).returncode == 0
+    messages = git("log", "--format=%B", cwd=places.wiki)
+    assert "Cache" in (places.wiki / "build" / "ci" / "MEMORY.md").read_text()
+    assert "\nSigned-off-by:" not in messages and "\nCo-authored-by:" not in messages
+    listed = run_wikimem("log", cwd=workspace).stdout.decode().splitlines()
+    assert not [line for line in listed if line.lstrip().startswith(("Signed-off", "Co-authored"))]
+
+
+def test_a_symlinked_lock_file_is_never_opened(workspace: Path, tmp_path: Path) -> None:
+    from tests.conftest import run_wikimem
+
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me\n")
+    run_wikimem("enqueue", cwd=workspace, input=json.dumps({"task": "t", "run_id": "l"}))
+    places.lock.unlink(missing_ok=True)
+    places.lock.symlink_to(target)
+    done = run_wikimem("index", cwd=workspace)
+    assert done.returncode == 1 and "symlink" in done.stderr.decode(), done.stderr
+    assert target.read_text() == "keep me\n"

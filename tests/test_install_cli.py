@@ -223,6 +223,7 @@ def test_the_installed_session_start_prints_fresh_context_without_the_venv(
     (wiki / "build" / "bun").mkdir(parents=True)
     (wiki / "PROFILE.md").write_text(PROFILE)
     (wiki / "build" / "bun" / "MEMORY.md").write_text(LEAF)
+    assert cli("search", "lockfile").code == 0  # builds the index every pass keeps current
     if runner == "claude":
         assert cli("install", "claude").code == 0
         hooks = workspace / ".claude" / "settings.local.json"

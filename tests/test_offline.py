@@ -438,7 +438,7 @@ def examples() -> dict[str, RunRecord]:
     records = {}
     for path in example_files():
         snap, _ = take(normalise(json.loads(path.read_text(encoding="utf-8")), str(path)))
-        records[path.name] = RunRecord.from_dict(snap)
+        records[path.name] = snap
     return records
 
 

@@ -301,7 +301,9 @@ def test_mass_removal_is_held_for_review_then_approved(workspace: Path, openai_s
     from wikimem.indexing.indexer import approve
 
     sha = approve(places, settings, done.job_id[:6])
-    assert sha and "## Entry 0" not in (places.wiki / "build/bun/MEMORY.md").read_text()
+    # the leaf left with no entry goes, and so does its topic: nothing says "(0 leaves)"
+    assert sha and not (places.wiki / "build").exists()
+    assert "Build" not in (places.wiki / "PROFILE.md").read_text()
 
 
 def test_hook_wait_subprocess_indexes_with_model(workspace: Path, openai_server) -> None:
@@ -385,3 +387,122 @@ def test_hook_after_global_workspace_option_takes_the_same_path(tmp_path: Path, 
         "raise SystemExit(5)",
     )
     assert status.code == 5
+
+
+def lesson_for(leaf: str, entry: str) -> dict:
+    return {
+        "summary": f"Remember {entry}",
+        "edits": [
+            {
+                "action": "add",
+                "leaf": leaf,
+                "entry": entry,
+                "title": entry.replace("-", " ").capitalize(),
+                "type": "semantic",
+                "body": f"What the run about {entry} taught.",
+                "reason": "test",
+            }
+        ],
+    }
+
+
+def test_a_poisoned_job_fails_alone_and_the_rest_of_its_batch_is_indexed(
+    workspace: Path, openai_server
+) -> None:
+    env = model_env(openai_server)
+    places, settings = setup(workspace, env)
+    places.workspace_config.write_text("[model]\nmax_retries = 0\n")
+    settings = config.load(places, env)
+    # a file where the plan wants a folder: the edit cannot be written
+    (places.wiki / "blocked").write_text("a file, not a topic\n")
+    poison = lesson_for("blocked/leaf", "poison")
+    openai_server.script(
+        Reply.plan(poison),  # the batch of three: fails on writing
+        Reply.plan(lesson_for("build/one", "first")),  # then each alone, oldest first
+        Reply.plan(poison),
+        Reply.plan(lesson_for("build/three", "third")),
+    )
+    jobs = [enqueue(places, settings, rich_run(f"run-{n}")).job_id for n in (1, 2, 3)]
+
+    reports = drain(places, settings)
+
+    outcomes = {o.job: o.outcome for r in reports for o in r.outcomes}
+    assert outcomes == {jobs[0]: "changed", jobs[1]: "failed", jobs[2]: "changed"}
+    queue = Queue(places.queue)
+    assert [queue.state_of(j) for j in jobs] == ["done", "pending", "done"]
+    charged = {j.id: j.attempts for _, j in queue.jobs("pending") if j}
+    assert charged == {jobs[1]: 1}  # only the culprit paid an attempt
+    assert (places.wiki / "build" / "one" / "MEMORY.md").is_file()
+    assert (places.wiki / "build" / "three" / "MEMORY.md").is_file()
+    assert openai_server.pending() == 0
+
+
+def test_a_path_segment_too_long_for_the_disk_is_rejected_and_the_queue_moves_on(
+    workspace: Path, openai_server
+) -> None:
+    env = model_env(openai_server)
+    places, settings = setup(workspace, env)
+    wedge = lesson_for("build/" + "a" * 300, "long-name")
+    wedge["edits"].append(lesson_for("build/bun", "lockfile")["edits"][0])
+    openai_server.script(Reply.plan(wedge))
+    done = enqueue(places, settings, rich_run())
+
+    reports = drain(places, settings)
+
+    [outcome] = [o for r in reports for o in r.outcomes]
+    assert outcome.outcome == "changed"
+    assert any("cannot look up" in n["reason"] for n in outcome.rejected)
+    assert Queue(places.queue).state_of(done.job_id) == "done"
+    assert (places.wiki / "build" / "bun" / "MEMORY.md").is_file()
+    assert not list(Queue(places.queue).jobs("active"))
+
+
+def test_a_pass_that_crashes_charges_its_jobs_an_attempt(workspace: Path) -> None:
+    places, settings = setup(workspace)
+    places.workspace_config.write_text("[queue]\nmax_attempts = 2\n")
+    settings = config.load(places, {})
+    done = enqueue(places, settings, rich_run())
+    queue = Queue(places.queue)
+    for _ in range(2):  # a pass claims the job and is killed, twice
+        assert [j.id for j in queue.claim(1)[0]] == [done.job_id]
+        queue.recover(settings.queue.max_attempts)
+    assert queue.state_of(done.job_id) == "failed"
+    [(_, job)] = list(queue.jobs("failed"))
+    assert job is not None and job.attempts == 2 and "interrupted" in job.last_error
+
+
+def test_queue_drop_keeps_the_job_in_dropped_and_it_is_never_indexed(workspace: Path, cli) -> None:
+    places, settings = setup(workspace)
+    done = enqueue(places, settings, rich_run())
+
+    result = cli("queue", "drop", done.job_id[:6])
+
+    assert result.code == 0, result.err
+    assert f"dropped pending job {done.job_id[:6]} (run run-1)" in result.out
+    queue = Queue(places.queue)
+    assert queue.state_of(done.job_id) == "dropped"
+    assert drain(places, settings) == []
+    assert "dropped" in cli("queue").out
+    # the same run sent again is known: not queued a second time
+    assert enqueue(places, settings, rich_run()).duplicate
+    missing = cli("queue", "drop", "ffffffff")
+    assert missing.code == 1 and "no single" in missing.err
+
+
+def test_finished_jobs_are_pruned_by_age_and_count(workspace: Path) -> None:
+    import os
+    import time
+
+    places, settings = setup(workspace)
+    places.workspace_config.write_text("[queue]\ndone_days = 7\ndone_max = 3\n")
+    settings = config.load(places, {})
+    for n in range(6):
+        enqueue(places, settings, rich_run(f"run-{n}"))
+    drain(places, settings)
+    done = sorted((places.queue / "done").glob("*.json"))
+    assert len(done) == 3  # the newest three
+    old = time.time() - 8 * 86400
+    os.utime(done[0], (old, old))
+
+    assert Queue(places.queue).prune_done(7, 3) == 1
+    assert len(list((places.queue / "done").glob("*.json"))) == 2

@@ -13,6 +13,7 @@ from wikimem.indexing.indexer import drain, recompile
 from wikimem.indexing.message import SUBJECT_MAX, subject
 from wikimem.indexing.prompt import build_view, messages, split_written
 from wikimem.intake.accept import enqueue
+from wikimem.intake.record import normalise
 from wikimem.wiki.edit import Edit
 from wikimem.wiki.pages import Wiki
 
@@ -40,7 +41,7 @@ def test_the_view_shows_the_persons_words_and_where_tools_live(workspace: Path) 
     places, settings, wiki = seeded(workspace)
 
     view = build_view(wiki, 8000, ["infra/terraform"], ["terraform", "bun"])
-    prompt = messages([], view, [{"task": "t"}])[1]["content"]
+    prompt = messages([], view, [normalise({"task": "t"})])[1]["content"]
 
     assert [w.file for w in view.written] == ["PROFILE.md", "infra/TOPIC.md"]
     assert PERSON_PROFILE in view.written[0].person

@@ -187,3 +187,17 @@ def test_the_wiki_provider_applies_a_plan_in_one_commit(workspace: Path) -> None
     assert "frozen-lockfile" in wiki.read("build/bun#lockfile-drift")
     assert [f.ref for f in wiki.search("lockfile", 3)][0].startswith("build/bun")
     assert "Lockfile drift" in wiki.context("lockfile", 2000)
+
+
+def test_search_and_context_read_from_the_provider(workspace: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    store = workspace / "graph.json"
+    places, settings = configure(
+        workspace, f"[memory]\nprovider = 'mcp'\ncommand = {json.dumps(command(store))}\n"
+    )
+    init(places, settings)
+    McpProvider(shlex.split(command(store))).apply(
+        [Edit("add", "build/bun", "lockfile-drift", "Lockfile drift", "procedural", LOCKFILE)], "x"
+    )
+    found = cli("search", "frozen-lockfile")
+    assert found.code == 0 and "build/bun#lockfile-drift" in found.out
+    assert "frozen-lockfile" in cli("context", "--query", "lockfile").out

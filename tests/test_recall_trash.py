@@ -53,9 +53,11 @@ def test_forget_a_leaf_and_restore_it_byte_for_byte(learned, cli) -> None:
     original = leaf.read_bytes()
     assert cli("forget", "testing/pytest").code == 0
     assert not leaf.exists()
-    topic = (places.wiki / "testing" / "TOPIC.md").read_text()
-    assert "leaves: 0" in topic and "sqlite" not in topic.lower()
-    assert "sqlite" not in (places.wiki / "PROFILE.md").read_text().lower()
+    # its topic had no other leaf and no text of a person's: it goes too
+    assert not (places.wiki / "testing").exists()
+    profile = (places.wiki / "PROFILE.md").read_text()
+    assert "sqlite" not in profile.lower() and "Testing" not in profile
+    assert cli("lint").code == 0
     assert "sqlite" not in cli("context", "--query", "sqlite xdist").out.lower()
     assert cli("restore", "testing/pytest").code == 0
     assert leaf.read_bytes() == original
@@ -249,3 +251,48 @@ def test_forgetting_an_entry_again_replaces_it_in_the_trash_as_written(
     ]
     assert cli("restore", "build/bun#frozen-lockfile").code == 0
     assert leaf.read_text().endswith("\n\n" + again)
+
+
+HAND = "A line the person saved while the change ran."
+
+
+def save_during_compile(monkeypatch: pytest.MonkeyPatch, page: Path, fail: bool) -> None:
+    """The person saves `page` (an editor's atomic save) at the moment the change recompiles,
+    after it wrote its own pages and before it commits; `fail` then breaks the change."""
+    from wikimem.errors import WikiError
+    from wikimem.fsio import atomic_write_text
+    from wikimem.wiki import change
+
+    original = change.compile_profile
+
+    def compile_profile(*args, **kwargs):  # type: ignore[no-untyped-def]
+        atomic_write_text(page, page.read_text(encoding="utf-8") + f"\n{HAND}\n")
+        if fail:
+            raise WikiError("the disk broke mid-change")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(change, "compile_profile", compile_profile)
+
+
+@pytest.mark.parametrize("fail", [False, True], ids=["success", "failure"])
+def test_a_save_during_forget_survives_success_and_failure(
+    learned, cli, monkeypatch: pytest.MonkeyPatch, fail: bool
+) -> None:
+    places, _ = learned
+    saved = places.wiki / ("PROFILE.md" if fail else "testing/pytest/MEMORY.md")
+    relpath = saved.relative_to(places.wiki).as_posix()
+    head = count(places)
+    save_during_compile(monkeypatch, saved, fail)
+
+    done = cli("forget", "build/bun#cache-key")
+
+    assert HAND in saved.read_text(encoding="utf-8")  # the save is on disk, whatever happened
+    assert HAND not in git("show", f"HEAD:{relpath}", cwd=places.wiki)  # and never ours
+    if fail:
+        assert done.code == 1 and count(places) == head
+        # what the change wrote and nobody touched since was put back
+        assert "Cache key" in (places.wiki / "build" / "bun" / "MEMORY.md").read_text()
+        assert not (places.wiki / ".trash").exists()
+    else:
+        assert done.code == 0 and count(places) == head + 1
+        assert git("status", "--porcelain", cwd=places.wiki).split() == ["M", relpath]

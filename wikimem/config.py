@@ -41,6 +41,8 @@ SETTINGS: dict[str, tuple[Any, type, str]] = {
     "wiki.remote": ("origin", str, "remote used by sync and push"),
     "queue.max_attempts": (5, int, "failed passes before a job moves to the failed state"),
     "queue.batch": (8, int, "jobs one pass may send to the model together"),
+    "queue.done_days": (30, int, "days a finished job stays in queue/done/ (0: no limit)"),
+    "queue.done_max": (1000, int, "finished jobs kept in queue/done/ (0: no limit)"),
     "hook.linger": (600, int, "seconds a warm intake listener waits for the next run (0: none)"),
     "hook.start_budget": (6000, int, "characters the SessionStart hook prints (0: nothing)"),
     "hook.resume_budget": (1500, int, "characters it prints when a session resumes (0: nothing)"),
@@ -193,6 +195,8 @@ class WikiSection:
 class QueueSection:
     max_attempts: int
     batch: int
+    done_days: int
+    done_max: int
 
 
 @dataclass(frozen=True)
@@ -378,6 +382,8 @@ BOUNDS: dict[str, Bounds] = {
     "wiki.profile_max": Bounds(1),
     "queue.max_attempts": Bounds(1),
     "queue.batch": Bounds(1),
+    "queue.done_days": Bounds(0),
+    "queue.done_max": Bounds(0),
     "hook.linger": Bounds(0),  # 0: no warm listener
     "hook.start_budget": Bounds(0),  # 0: the SessionStart hook prints nothing
     "hook.resume_budget": Bounds(0),

@@ -89,7 +89,7 @@ def open_private(path: Path, flags: int) -> int:
             raise UnsafeState(f"{path} is a symlink; refusing to follow it") from exc
         raise
     try:
-        if os.fstat(fd).st_mode & 0o077:
+        if os.fstat(fd).st_mode & 0o077 and hasattr(os, "fchmod"):
             os.fchmod(fd, 0o600)
     except OSError:
         os.close(fd)
@@ -109,7 +109,7 @@ def checkpoint(name: str) -> None:
         return
     _crash_count += 1
     if _crash_count == _CRASH_AFTER:
-        import signal
+        import signal  # fault injection in the crash tests only
 
         sys.stderr.write(f"wikimem: crash injected at checkpoint {_crash_count} ({name})\n")
         sys.stderr.flush()
@@ -138,7 +138,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
     # costs the hook more than the write itself.
     tmp = path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600 if private else 0o644)
-    if private:
+    if private and hasattr(os, "fchmod"):
         os.fchmod(fd, 0o600)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -188,9 +188,11 @@ def workspace_lock(
 ) -> Iterator[None]:
     """Hold the one-pass-per-workspace lock (or another per-workspace lock at `lock_path`);
     raise LockBusy(busy) at once unless `wait`."""
-    from filelock import FileLock, Timeout
+    from filelock import FileLock, Timeout  # the hook's path writes its job here, lock-free
 
     ensure_dir(lock_path.parent)
+    if os.path.islink(lock_path):  # filelock opens with O_TRUNC: it would empty the target
+        raise UnsafeState(f"{lock_path} is a symlink; refusing to follow it")
     private = state_root(lock_path) is not None
     lock = FileLock(str(lock_path), mode=0o600 if private else -1)
     try:

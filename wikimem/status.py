@@ -8,6 +8,7 @@ from typing import Any
 from wikimem.config import Places, Settings
 from wikimem.indexing.extractor import NO_MODEL_WARNING
 from wikimem.intake import passlog
+from wikimem.intake.listener import ping
 from wikimem.intake.queue import Queue
 from wikimem.providers.provider import provider_name
 
@@ -114,7 +115,6 @@ def gather(places: Places, settings: Settings, recent: int = 5) -> Status:
         for _, job in queue.jobs(state):
             if job is not None and job.provider != provider:
                 stranded[job.provider] = stranded.get(job.provider, 0) + 1
-    from wikimem.intake.listener import ping
 
     alive = ping(str(places.intake_socket))
     return Status(

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import click
 
-from wikimem.cli import evaluate, integrations, listen, memory, pipeline, recall, start, wiki
+from wikimem.cli import evaluate, integrations, listen, memory, pipeline, recall, wiki
 from wikimem.cli.context import CONTEXT, cli
 
 # the command modules attach their commands to the group on import
-COMMAND_MODULES = (evaluate, integrations, listen, memory, pipeline, recall, start, wiki)
+COMMAND_MODULES = (evaluate, integrations, listen, memory, pipeline, recall, wiki)
 __all__ = ["cli"]
 
 

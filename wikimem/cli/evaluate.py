@@ -9,6 +9,9 @@ from pathlib import Path
 import click
 
 from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem.config import ModelSettings
+from wikimem.indexing.eval import evaluate as run_eval
+from wikimem.indexing.eval import format_markdown, format_table, load_cases, safe
 
 
 @cli.command("eval")
@@ -55,10 +58,6 @@ def evaluate(
     are touched. Exits 1 when a secret leaked, an injection was obeyed or a person's words
     were lost.
     """
-    from wikimem.config import ModelSettings
-    from wikimem.indexing.eval import evaluate as run_eval
-    from wikimem.indexing.eval import format_markdown, format_table, load_cases, safe
-
     model = ModelSettings(model=None) if offline else ctx.settings.model_settings()
     cases = load_cases(cases_file, category=category, limit=limit)
     if not cases:

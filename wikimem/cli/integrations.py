@@ -1,4 +1,5 @@
-"""Commands that connect wikimem to agent runners and other machines: install, mcp, sync."""
+"""Commands that connect wikimem to agent runners and other machines: install, uninstall,
+start (the SessionStart hook), mcp, sync."""
 
 from __future__ import annotations
 
@@ -10,6 +11,12 @@ import click
 
 from wikimem import config
 from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem.lifecycle.sync import sync as do_sync
+from wikimem.runners.install import entry_point, moving_reason
+from wikimem.runners.install import install_claude as do_install
+from wikimem.runners.install import install_codex as install_codex_hooks
+from wikimem.runners.install import uninstall_claude as do_uninstall
+from wikimem.runners.install import uninstall_codex as uninstall_codex_hooks
 
 
 @cli.group()
@@ -90,8 +97,6 @@ def codex_config(config_path: Path | None) -> Path:
 
 
 def chosen_entry(ctx: Ctx, command: str | None) -> list[str]:
-    from wikimem.runners.install import entry_point, moving_reason
-
     entry = shlex.split(command) if command else entry_point()
     reason = moving_reason(entry, ctx.places.workspace)
     if reason:
@@ -119,8 +124,6 @@ def say_written(path: Path, written: dict[str, str]) -> None:
 def install_claude(ctx: Ctx, settings_path: Path | None, scope: str, command: str | None) -> None:
     """Record each Claude Code turn (Stop, SessionEnd: `wikimem hook`) and give each session
     the memory's context when it starts (SessionStart: `wikimem start`)."""
-    from wikimem.runners.install import install_claude as do_install
-
     path = claude_settings(ctx, settings_path, scope)
     say_written(path, do_install(path, chosen_entry(ctx, command)))
 
@@ -130,8 +133,6 @@ def install_claude(ctx: Ctx, settings_path: Path | None, scope: str, command: st
 @pass_ctx
 def uninstall_claude(ctx: Ctx, settings_path: Path | None, scope: str) -> None:
     """Remove wikimem's hooks from Claude Code's settings; other hooks stay."""
-    from wikimem.runners.install import uninstall_claude as do_uninstall
-
     path = claude_settings(ctx, settings_path, scope)
     removed = do_uninstall(path)
     click.echo(
@@ -146,11 +147,9 @@ def uninstall_claude(ctx: Ctx, settings_path: Path | None, scope: str) -> None:
 def install_codex(ctx: Ctx, config_path: Path | None, command: str | None) -> None:
     """Record each Codex turn (its `notify` program: `wikimem hook`) and give each session the
     memory's context when it starts (a SessionStart hook in hooks.json: `wikimem start`)."""
-    from wikimem.runners.install import install_codex as do_install
-
     path = codex_config(config_path)
     hooks = path.parent / "hooks.json"
-    written = do_install(path, hooks, chosen_entry(ctx, command))
+    written = install_codex_hooks(path, hooks, chosen_entry(ctx, command))
     if not written:
         click.echo(f"already installed in {path} and {hooks}")
     if "notify" in written:
@@ -164,14 +163,53 @@ def install_codex(ctx: Ctx, config_path: Path | None, command: str | None) -> No
 @codex_options
 def uninstall_codex(config_path: Path | None) -> None:
     """Remove wikimem's `notify` and SessionStart hook from Codex's configuration."""
-    from wikimem.runners.install import uninstall_codex as do_uninstall
-
     path = codex_config(config_path)
-    removed = do_uninstall(path, path.parent / "hooks.json")
+    removed = uninstall_codex_hooks(path, path.parent / "hooks.json")
     where = f"{path} and {path.parent / 'hooks.json'}"
     click.echo(
         f"removed {', '.join(removed)} from {where}" if removed else f"nothing to remove in {where}"
     )
+
+
+@cli.command()
+@click.option(
+    "--runner",
+    type=click.Choice(["claude", "codex"]),
+    help="The runner whose hook calls this: its output cap bounds the budget "
+    "(Claude Code about 10,000 characters, Codex 2,500 tokens).",
+)
+@click.option(
+    "--source",
+    metavar="SOURCE",
+    help="How the session started (startup, resume, clear, compact); default: the payload's "
+    "`source`. A resumed session gets hook.resume_budget, any other hook.start_budget.",
+)
+@click.option("--budget", type=click.IntRange(min=0), metavar="CHARS", help="Override the budget.")
+@click.option("--query", metavar="TEXT", help="Also look for entries relevant to TEXT.")
+@click.option("--json", "as_json", is_flag=True, help="The context and what was left out, as JSON.")
+@workspace_option
+@pass_ctx
+def start(
+    ctx: Ctx,
+    runner: str | None,
+    source: str | None,
+    budget: int | None,
+    query: str | None,
+    as_json: bool,
+) -> None:
+    """Print the context a session starts with (what a runner's SessionStart hook runs):
+    PROFILE.md's summary, then the entries the branch, the newest run's task or --query point
+    to, leaving out any whose citations `wikimem verify` finds broken. Reads the hook's JSON on
+    stdin; prints nothing when memory is off, paused or empty, and never fails."""
+    from wikimem.cli.start import fast_start
+
+    args = ["-C", str(ctx.places.workspace)]
+    for name, value in (("--runner", runner), ("--source", source), ("--query", query)):
+        if value:
+            args += [name, value]
+    if budget is not None:
+        args += ["--budget", str(budget)]
+    fast_start(args + (["--json"] if as_json else []))
 
 
 @cli.command()
@@ -192,6 +230,7 @@ def uninstall_codex(config_path: Path | None) -> None:
 def mcp(ctx: Ctx, allow_write: bool, agent_id: str | None) -> None:
     """Serve this workspace's memory to MCP clients over stdio: memory_search, memory_show,
     memory_context (read-only), and memory_remember with --allow-write."""
+    # the MCP SDK is an optional extra, and importing it costs every other command
     from wikimem.recall.mcp_server import serve
 
     agent = agent_id or config.environ().get("WIKIMEM_AGENT_ID") or None
@@ -214,8 +253,6 @@ def sync(ctx: Ctx, url: str | None, as_json: bool) -> None:
 
     The history stays linear. With `wiki.push = true` every pass does this after committing.
     """
-    from wikimem.lifecycle.sync import sync as do_sync
-
     done = do_sync(ctx.places, ctx.settings, url=url)
     if as_json:
         emit_json(

@@ -6,6 +6,7 @@ import click
 
 from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, workspace_option
 from wikimem.errors import LockBusy, UsageError
+from wikimem.intake import listener
 
 
 @cli.command()
@@ -35,8 +36,6 @@ def listen(
     is .clarvis/state/intake.sock, mode 0600, for your user only; a listener also leaves when
     wikimem's code changes under it.
     """
-    from wikimem.intake import listener
-
     socket_path = str(ctx.places.intake_socket)
     if as_json and not show_status:
         raise UsageError("--json goes with --status")

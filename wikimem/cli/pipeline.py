@@ -10,9 +10,22 @@ import click
 
 from wikimem import config
 from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem.cli.hook import USAGE
+from wikimem.cli.hook import hook as fail_open
+from wikimem.demo import run_demo
 from wikimem.errors import LockBusy, UsageError, WikimemError
 from wikimem.foreground import pusher
 from wikimem.foreground import report as report_passes
+from wikimem.indexing.indexer import approve, drain
+from wikimem.indexing.plan import SCHEMA
+from wikimem.intake.accept import decode
+from wikimem.intake.accept import enqueue as do_enqueue
+from wikimem.intake.hook import HookArgs
+from wikimem.intake.passlog import failure_warning
+from wikimem.intake.queue import Queue
+from wikimem.lifecycle.compact import on_schedule
+from wikimem.settings_file import set_value
+from wikimem.status import gather
 
 
 def _read_source(source: str) -> tuple[bytes, str]:
@@ -36,9 +49,6 @@ def enqueue(ctx: Ctx, source: str, as_json: bool) -> None:
     """Queue a run record (JSON, from FILE or stdin): normalise, remove secrets, bound, write
     the job durably, print its id. Strict: bad input exits 1 and queues nothing, and so does
     memory that is off (WIKIMEM_MEMORY=off) or paused here (`wikimem pause`)."""
-    from wikimem.intake.accept import decode
-    from wikimem.intake.accept import enqueue as do_enqueue
-
     if config.memory_disabled():
         raise WikimemError(
             "memory is off for this run (WIKIMEM_MEMORY); nothing queued: "
@@ -105,10 +115,6 @@ def hook(
     payload from FILE, stdin or the last argument. Fails open: always exits 0 and says on stderr
     what went wrong, because memory must never break the agent.
     """
-    from wikimem.cli.hook import USAGE
-    from wikimem.cli.hook import hook as fail_open
-    from wikimem.intake.hook import HookArgs
-
     # `wikimem hook` normally never gets here (main() takes the fast path without click); this
     # is the same hook reached through click, e.g. in-process.
     parsed = HookArgs()
@@ -138,9 +144,6 @@ def hook(
 @pass_ctx
 def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
     """Drain the queue in the foreground: one pass per batch of jobs, one commit per pass."""
-    from wikimem.indexing.indexer import drain
-    from wikimem.intake.queue import Queue
-
     queue = Queue(ctx.places.queue)
     total = queue.pending_ready()
     bar = None  # (a pass reports "no model configured" itself, once)
@@ -167,7 +170,6 @@ def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
             bar.__exit__(None, None, None)
     report_passes([r for r in reports if r], (lambda _: None) if quiet else warn)
     _compact_on_schedule(ctx, len([r for r in reports if r and r.commit]), quiet)
-    from wikimem.intake.passlog import failure_warning
 
     alarm = failure_warning(ctx.places.pass_log)
     if alarm:
@@ -185,8 +187,6 @@ def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
 
 def _compact_on_schedule(ctx: Ctx, changed: int, quiet: bool) -> None:
     """The scheduled compaction (settings compact.*); its failure never fails the passes."""
-    from wikimem.lifecycle.compact import on_schedule
-
     try:
         done = on_schedule(ctx.places, ctx.settings, changed)
     except WikimemError as exc:
@@ -203,15 +203,14 @@ def _compact_on_schedule(ctx: Ctx, changed: int, quiet: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
 def queue(click_ctx: click.Context, as_json: bool) -> None:
-    """List queued jobs by state (pending, active, failed, review, corrupt)."""
+    """List queued jobs by state (pending, active, failed, review, corrupt, dropped)."""
     if click_ctx.invoked_subcommand is not None:
         return
-    from wikimem.intake.queue import Queue
 
     ctx = click_ctx.ensure_object(Ctx)
     q = Queue(ctx.places.queue)
     rows = []
-    for state in ("pending", "active", "failed", "review", "corrupt"):
+    for state in ("pending", "active", "failed", "review", "corrupt", "dropped"):
         for path, job in q.jobs(state):
             rows.append(
                 {
@@ -238,9 +237,23 @@ def queue(click_ctx: click.Context, as_json: bool) -> None:
 @pass_ctx
 def queue_retry(ctx: Ctx) -> None:
     """Put failed jobs back in the queue (attempts reset)."""
+    click.echo(f"re-queued {Queue(ctx.places.queue).retry_failed()} failed job(s)")
+
+
+@queue.command("drop")
+@click.argument("job")
+@workspace_option
+@pass_ctx
+def queue_drop(ctx: Ctx, job: str) -> None:
+    """Drop a pending, failed, held or corrupt job (by id or its prefix): it is never indexed,
+    and is kept in queue/dropped/ as a record."""
+    from wikimem.fsio import workspace_lock
     from wikimem.intake.queue import Queue
 
-    click.echo(f"re-queued {Queue(ctx.places.queue).retry_failed()} failed job(s)")
+    with workspace_lock(ctx.places.lock, wait=True, timeout=60):
+        dropped, state = Queue(ctx.places.queue).drop(job)
+    run = f" (run {dropped.run_id})" if dropped else ""
+    click.echo(f"dropped {state} job {job}{run}; kept in queue/dropped/")
 
 
 @queue.command("approve")
@@ -249,8 +262,6 @@ def queue_retry(ctx: Ctx) -> None:
 @pass_ctx
 def queue_approve(ctx: Ctx, job: str) -> None:
     """Apply a plan held for review (mass removal), by job id or its prefix."""
-    from wikimem.indexing.indexer import approve
-
     sha = approve(ctx.places, ctx.settings, job)
     click.echo(f"applied held plan{f' in commit {sha[:7]}' if sha else ' (nothing changed)'}")
 
@@ -262,8 +273,6 @@ def queue_approve(ctx: Ctx, job: str) -> None:
 def status(ctx: Ctx, as_json: bool) -> None:
     """Which model resolves, queue depth, failed jobs, recent passes, and how many runs changed
     nothing."""
-    from wikimem.status import gather
-
     info = gather(ctx.places, ctx.settings)
     if as_json:
         emit_json(info.as_dict())
@@ -330,8 +339,6 @@ GLOBAL_HELP = "Write the global config (~/.clarvis/config.toml) instead of the w
 @click.pass_context
 def config_set(click_ctx: click.Context, key: str, value: str, is_global: bool) -> None:
     """Set KEY to VALUE in the workspace config (or the global one with --global)."""
-    from wikimem.settings_file import set_value
-
     ctx = click_ctx.ensure_object(Ctx)
     use_global = is_global or bool(click_ctx.meta.get("global"))
     path = set_value(ctx.places, key, value, use_global)
@@ -349,8 +356,6 @@ def config_set(click_ctx: click.Context, key: str, value: str, is_global: bool) 
 @click.pass_context
 def config_unset(click_ctx: click.Context, key: str, is_global: bool) -> None:
     """Remove KEY from the workspace config (or the global one with --global)."""
-    from wikimem.settings_file import set_value
-
     ctx = click_ctx.ensure_object(Ctx)
     use_global = is_global or bool(click_ctx.meta.get("global"))
     path = set_value(ctx.places, key, None, use_global)
@@ -360,8 +365,6 @@ def config_unset(click_ctx: click.Context, key: str, is_global: bool) -> None:
 @cli.command()
 def schema() -> None:
     """Print the edit plan's JSON Schema (what the extraction model must answer)."""
-    from wikimem.indexing.plan import SCHEMA
-
     click.echo(json.dumps(SCHEMA, indent=2, sort_keys=True))
 
 
@@ -374,7 +377,5 @@ def schema() -> None:
 def demo(keep: str | None) -> None:
     """Feed the example runs that ship with wikimem through the offline extractor in a throwaway
     workspace, then show the wiki and its git log. No network, no API key."""
-    from wikimem.demo import run_demo
-
     for line in run_demo(keep):
         click.echo(line)

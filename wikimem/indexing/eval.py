@@ -21,9 +21,16 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import tomli_w
+
 from wikimem import config
 from wikimem.config import ModelSettings
 from wikimem.errors import UsageError, WikimemError
+from wikimem.indexing.indexer import drain, recompile
+from wikimem.intake.accept import enqueue
+from wikimem.wiki.history import WikiRepo
+from wikimem.wiki.pages import Wiki
+from wikimem.wiki.workspace import init, open_repo
 
 CATEGORIES = ("no-change", "lesson", "secret", "injection", "supersede", "person")
 CASES_FILE = "cases.jsonl"
@@ -153,8 +160,6 @@ def load_cases(
 def model_config(model: ModelSettings) -> tuple[str, dict[str, str]]:
     """A throwaway workspace's config.toml and environment carrying exactly these settings;
     the key travels in the environment so it is never written to disk."""
-    import tomli_w
-
     table: dict[str, Any] = {"timeout": model.timeout, "max_retries": model.max_retries}
     if model.model:
         table["memory"] = model.model
@@ -170,9 +175,6 @@ def seed(
     places: config.Places, settings: config.Settings, pages: Sequence[Mapping[str, str]]
 ) -> None:
     """Write a case's earlier memory as a person would, then compile and commit it."""
-    from wikimem.indexing.indexer import recompile
-    from wikimem.wiki.pages import Wiki
-
     if not pages:
         return
     wiki = Wiki(places.wiki)
@@ -190,8 +192,6 @@ def seed(
 
 def prepare(folder: Path, model: ModelSettings) -> tuple[config.Places, config.Settings]:
     """A new workspace in `folder` that knows only these model settings; `init` done."""
-    from wikimem.wiki.workspace import init
-
     places = config.Places(workspace=folder / "ws", global_dir=folder / "global")
     toml, env = model_config(model)
     if not places.workspace_config.is_file():
@@ -207,10 +207,6 @@ def run_case(
 ) -> CaseResult:
     """Run one case in `folder` (created, left for the caller to delete); `template` is a
     prepared workspace to copy instead of initialising a new one (much faster)."""
-    from wikimem.indexing.indexer import drain
-    from wikimem.intake.accept import enqueue
-    from wikimem.wiki.workspace import open_repo
-
     if template is None:
         places, settings = prepare(folder, model)
     else:  # a copy of a prepared workspace is prepared: only the settings are read again
@@ -331,8 +327,6 @@ def everything(wiki: Path, state: Path | None, *, history: bool = True) -> str:
 
 def history_text(wiki: Path) -> str:
     """Every commit message and every version of every file the wiki's history holds."""
-    from wikimem.wiki.history import WikiRepo
-
     repo = WikiRepo(wiki, wiki.parent.parent, "wiki")
     parts: list[str] = []
     for commit in repo.log(limit=1000, with_paths=True):

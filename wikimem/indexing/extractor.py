@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from wikimem.config import ModelSettings
 from wikimem.indexing.offline import Known, offline_plan
@@ -45,7 +44,6 @@ def merge(first: RawPlan, second: RawPlan) -> RawPlan:
 
 def extract(
     runs: Sequence[RunRecord],
-    snapshots: Sequence[dict[str, Any]],
     policies: Sequence[Policy],
     view: WikiView,
     model: ModelSettings,
@@ -57,7 +55,7 @@ def extract(
         return Extraction(offline_plan(runs, known), OFFLINE)
     from wikimem.indexing.model import complete_json  # openai is imported only when a model is used
 
-    prompt = messages(policies, view, snapshots, overrides)
+    prompt = messages(policies, view, runs, overrides)
     completion, raw = complete_json(model, prompt, SCHEMA, parse)
     candidates = offline_plan([replace(run, evidence=()) for run in runs])
     return Extraction(

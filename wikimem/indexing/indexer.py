@@ -12,31 +12,34 @@ import json
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from wikimem.config import Places, Settings
-from wikimem.errors import ModelError, WikimemError
-from wikimem.fsio import atomic_write_text, checkpoint, workspace_lock
+from wikimem.errors import LockBusy, ModelError, WikimemError
+from wikimem.fsio import atomic_write_text, workspace_lock
 from wikimem.indexing.extractor import NO_MODEL_WARNING, OFFLINE, Extraction, extract
 from wikimem.indexing.guard import verified_commands
 from wikimem.indexing.message import subject
-from wikimem.indexing.plan import Plan, validate
+from wikimem.indexing.plan import Plan, parse, validate
 from wikimem.indexing.policy import read_policies
 from wikimem.indexing.prompt import WikiView, build_view, relevant_leaves, tools_of
 from wikimem.intake import passlog
 from wikimem.intake.passlog import Outcome
 from wikimem.intake.queue import Job, Queue
 from wikimem.intake.record import RunRecord
+from wikimem.providers import load
 from wikimem.providers.provider import WIKI, provider_name
-from wikimem.wiki.compile import compile_profile, compile_topic
+from wikimem.recall.search import SearchIndex
+from wikimem.wiki.change import wiki_change
+from wikimem.wiki.edit import Edit
 from wikimem.wiki.pages import PROFILE_FILE, EditConflict, Wiki
 from wikimem.wiki.render import render
-from wikimem.wiki.workspace import ensure_wiki, open_repo, today
+from wikimem.wiki.workspace import ensure_wiki, open_repo
 
 if TYPE_CHECKING:
     from wikimem.recall.search import SearchIndex
-    from wikimem.wiki.history import PersonEdits, WikiRepo
+    from wikimem.wiki.history import PersonEdits
 
 MIN_RESULT = 200
 # The rarest words of a run's query that the pass's search keeps (see SearchIndex.focused).
@@ -53,6 +56,18 @@ class PassReport:
     outcomes: list[Outcome] = field(default_factory=list)
     commit: str | None = None
     warnings: list[str] = field(default_factory=list)
+
+
+class BatchFailed(Exception):
+    """A batch of several jobs failed: retried one job at a time within the same pass."""
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, (WikimemError, ModelError)):
+        return str(exc)
+    if isinstance(exc, OSError):
+        return f"{exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}"
+    return f"{type(exc).__name__}: {exc}"
 
 
 def can_teach(run: RunRecord) -> bool:
@@ -100,9 +115,12 @@ class Pass:
             else:
                 self.repo.restore(data.get("files", []))
             self.journal.unlink()
-        count = self.queue.recover()
+        count = self.queue.recover(self.settings.queue.max_attempts)
         if count:
-            self.warn(f"wikimem: took back {count} job(s) from an interrupted pass")
+            self.warn(
+                f"wikimem: took back {count} job(s) from an interrupted pass "
+                "(counted as a failed attempt)"
+            )
 
     def _remove_temp_files(self, files: Sequence[str]) -> None:
         """A kill between an atomic write's temp file and its rename leaves the temp file in
@@ -135,9 +153,27 @@ class Pass:
                     )
                 )
         if teach:
-            self._learn(report, [j for j, _ in teach], [r for _, r in teach], started)
+            try:
+                self._learn(report, [j for j, _ in teach], [r for _, r in teach], started)
+            except BatchFailed as exc:
+                # One job's run (an answer that is not JSON, an edit that cannot be written)
+                # must not fail the others: each is tried alone, so only the culprit is charged.
+                self.warn(f"wikimem: a batch of {len(teach)} failed ({exc}); trying each alone")
+                for job, run in teach:
+                    self._learn(report, [job], [run], time.monotonic())
         passlog.append(self.places.pass_log, report.outcomes)
         return report
+
+    def _outranked(self, plan: Plan, model: str) -> str:
+        """Held when a weaker source would replace a stronger entry (see recall.provenance)."""
+        from wikimem.recall.provenance import edit_source, outranked
+
+        changing = [
+            (f"{e.leaf}#{e.entry}", edit_source(e.reason, model))
+            for e in plan.edits
+            if e.action in ("update", "remove")
+        ]
+        return outranked(self.places, self.settings, changing) if changing else ""
 
     def _for_this_provider(
         self, report: PassReport, jobs: Sequence[Job], started: float
@@ -157,8 +193,6 @@ class Pass:
     def _elsewhere(self, plan: Plan, jobs: list[Job], raw: dict[str, Any]) -> tuple[str, Any]:
         """Hand a validated plan to a provider other than the wiki: ("held", why) when it
         cannot take it (read-only), else ("changed", its change id)."""
-        from wikimem.providers import load
-
         provider = load(self.places, self.settings)
         can = provider.capabilities()
         if not can.write or (any(e.action == "remove" for e in plan.edits) and not can.remove):
@@ -199,9 +233,7 @@ class Pass:
                 policies = read_policies(self.places.global_policy, self.places.workspace_policy)
                 view = self._view(runs)
                 try:
-                    extraction = extract(
-                        runs, [j.run for j in jobs], policies, view, model, self.places.templates
-                    )
+                    extraction = extract(runs, policies, view, model, self.places.templates)
                 except (ModelError, WikimemError, OSError):
                     self._commit_person_edits(edits)
                     raise
@@ -210,16 +242,22 @@ class Pass:
                     if again != view:
                         extraction = extract(
                             runs,
-                            [j.run for j in jobs],
                             policies,
                             again,
                             model,
                             self.places.templates,
                         )
-        except (ModelError, WikimemError, OSError) as exc:
-            self._fail(report, jobs, str(exc), started)
+        except BatchFailed:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any failure is an attempt of these jobs
+            self._fail(report, jobs, _reason(exc), started)
             return
-        self.settle(report, jobs, runs, extraction, started)
+        try:
+            self.settle(report, jobs, runs, extraction, started)
+        except BatchFailed:
+            raise
+        except Exception as exc:  # noqa: BLE001 - e.g. validation crashing on a path
+            self._fail(report, jobs, _reason(exc), started)
 
     def settle(
         self,
@@ -276,6 +314,8 @@ class Pass:
             "rejected": [asdict(n) for n in plan.rejected],
             "repaired": [asdict(n) for n in plan.repaired],
         }
+        if review and not plan.held:
+            plan = replace(plan, held=self._outranked(plan, extraction.model))
         if plan.held:
             for job in jobs:
                 self.queue.hold(job, extraction.plan.to_dict(), plan.held)
@@ -335,8 +375,6 @@ class Pass:
             raise
 
     def _forget_index_head(self) -> None:
-        from wikimem.recall.search import SearchIndex
-
         try:
             with SearchIndex(self.places.wiki, self.places.state / "search.sqlite") as index:
                 index.forget_head()
@@ -357,8 +395,6 @@ class Pass:
         return True
 
     def _search(self, query: str, limit: int) -> list[str]:
-        from wikimem.recall.search import SearchIndex
-
         try:
             with SearchIndex(self.places.wiki, self.places.state / "search.sqlite") as index:
                 self._refresh_index(index)
@@ -386,6 +422,10 @@ class Pass:
     def _fail(
         self, report: PassReport, jobs: list[Job], error: str, started: float, **fields: Any
     ) -> None:
+        """Charge each job one attempt; a batch of several is not charged but tried again one
+        job at a time (BatchFailed), so a job is charged only for its own failure."""
+        if len(jobs) > 1:
+            raise BatchFailed(error)
         attempts = self.settings.queue.max_attempts
         for job in jobs:
             state = self.queue.fail(job, error, attempts)
@@ -403,87 +443,60 @@ class Pass:
         runs: list[RunRecord],
         extraction: Extraction,
     ) -> str | None:
-        date = today()
         files = sorted(
             {self.wiki.leaf_file(e.leaf) for e in plan.edits}
             | {self.wiki.topic_file(e.leaf.split("/")[0]) for e in plan.edits}
             | {self.wiki.topic_file(t.topic) for t in plan.topics}
             | {PROFILE_FILE}
         )
-        # A person may have saved one of these pages after the look for their edits (while
-        # the model answered): commit such saves as theirs first, so the pass writes only on
-        # committed text; held, a page saved after this is a conflict, never a base.
-        self.wiki.hold(files)
-        try:
-            self.repo.commit_person_edits(paths=files)
-            return self._write_held(report, plan, jobs, runs, extraction, files, date)
-        finally:
-            self.wiki.release()
-
-    def _write_held(
-        self,
-        report: PassReport,
-        plan: Plan,
-        jobs: list[Job],
-        runs: list[RunRecord],
-        extraction: Extraction,
-        files: list[str],
-        date: str,
-    ) -> str | None:
         atomic_write_text(
             self.journal,
             json.dumps({"pass_id": report.pass_id, "files": files, "jobs": [j.id for j in jobs]}),
         )
         try:
-            applied = self.wiki.apply(plan.edits, date)
-            summaries = {t.topic: t.summary for t in plan.topics}
-            topics = sorted(
-                applied.topics
-                | {t for t in summaries if t in self.wiki.topics() or t in applied.topics}
-            )
-            changed = list(applied.files)
-            for topic in topics:
-                path = compile_topic(
-                    self.wiki, topic, date, summaries.get(topic), self.places.templates
-                )
-                if path:
-                    changed.append(path)
-            if changed:
-                path = compile_profile(
-                    self.wiki,
-                    date,
-                    self.settings.wiki.profile_max,
-                    self.places.workspace.name,
-                    self.places.templates,
-                )
-                if path:
-                    changed.append(path)
-            if not changed:
-                return None
-            message = render(
-                "commit.j2",
-                self.places.templates,
-                subject=subject(applied.done, sorted(summaries)),
-                summary=plan.summary,
-                edits=applied.done,
-                topics=sorted(summaries),
-                rejected=plan.rejected,
-                pass_id=report.pass_id,
-                runs=[r.run_id for r in runs],
-                agents=sorted({r.agent for r in runs if r.agent}),
-                model=extraction.model if extraction.model != OFFLINE else OFFLINE,
-            )
-            # Committed as written, not as on disk: a save landing after a write is not ours.
-            changed = sorted(set(changed))
-            sha = self.repo.commit(message, paths=changed, contents=self.wiki.written(changed))
-            checkpoint("after commit")
-            return sha
+            # The person's edits were committed by the look; the change holds the pages it
+            # writes (committing saves of them made since as theirs), writes, recompiles and
+            # commits what it wrote, or puts back only what nobody saved since.
+            with wiki_change(
+                self.places,
+                self.settings,
+                create=True,
+                locked=True,
+                repo=self.repo,
+                wiki=self.wiki,
+                looked=True,
+            ) as change:
+                applied = change.apply(plan.edits)
+                for topic in plan.topics:
+                    change.summarise(topic.topic, topic.summary)
+                return change.commit(self._message(report, plan, applied.done, runs, extraction))
         except BaseException:
-            # Only what the pass wrote and nobody changed since: a person's save stays.
-            self.repo.restore(self.wiki.still_ours(files))
             if self.journal.exists():
                 self.journal.unlink()
             raise
+
+    def _message(
+        self,
+        report: PassReport,
+        plan: Plan,
+        done: list[Edit],
+        runs: list[RunRecord],
+        extraction: Extraction,
+    ) -> str:
+        """The pass's commit message: the one place it is rendered."""
+        return render(
+            "commit.j2",
+            self.places.templates,
+            subject=subject(done, sorted(t.topic for t in plan.topics)),
+            summary=plan.summary,
+            edits=done,
+            topics=sorted(t.topic for t in plan.topics),
+            rejected=plan.rejected,
+            pass_id=report.pass_id,
+            runs=[r.run_id for r in runs],
+            agents=sorted({r.agent for r in runs if r.agent}),
+            model=extraction.model if extraction.model != OFFLINE else OFFLINE,
+        )
 
 
 def drain(
@@ -498,8 +511,6 @@ def drain(
     """Run passes until no ready job is left. LockBusy when another pass holds the lock and
     `wait` is false; the holder will see our jobs, since it re-checks after releasing.
     `after_commits` runs under the lock when a pass committed (the CLI pushes the wiki there)."""
-    from wikimem.errors import LockBusy
-
     queue = Queue(places.queue)
     reports: list[PassReport] = []
     batch = max(int(settings.queue.batch), 1)
@@ -518,7 +529,7 @@ def drain(
                     reports.append(report)
                     if progress:
                         progress(len(jobs))
-                    if any(o.outcome == "failed" for o in report.outcomes):
+                    if all_failed(report):
                         break  # the model or the disk is failing: leave the rest for later
                 if after_commits and any(r.commit for r in reports):
                     after_commits()
@@ -526,68 +537,37 @@ def drain(
             if not reports:
                 raise
             break
-        if not queue.pending_ready() or (
-            reports and any(o.outcome == "failed" for o in reports[-1].outcomes)
-        ):
+        if not queue.pending_ready() or (reports and all_failed(reports[-1])):
             break
+    queue.prune_done(settings.queue.done_days, settings.queue.done_max)
     return reports
+
+
+def all_failed(report: PassReport) -> bool:
+    """Every job of the pass failed: the model or the disk is failing, not one job."""
+    return bool(report.outcomes) and all(o.outcome == "failed" for o in report.outcomes)
 
 
 def recompile(places: Places, settings: Settings) -> str | None:
     """Recompile every TOPIC.md and PROFILE.md (after hand edits); one commit if anything moved.
 
-    As in a pass, the pages to rewrite are held, then a person's edits are committed as
-    theirs: a page saved after that is never built on; the recompile is tried once more on
-    top of that save (committed as the person's), and a second clash is an EditConflict."""
-    with workspace_lock(places.lock, wait=True, timeout=60):
-        repo = open_repo(places, settings)
-        ensure_wiki(places, settings, repo)
-        for attempt in (1, 2):
-            try:
-                return _recompile_once(places, settings, repo)
-            except EditConflict:
-                if attempt == 2:
-                    raise
-        return None  # not reached: the second attempt returns or raises
-
-
-def _recompile_once(places: Places, settings: Settings, repo: WikiRepo) -> str | None:
-    wiki = Wiki(places.wiki)
-    topics = wiki.topics()
-    files = [wiki.topic_file(t) for t in topics] + [PROFILE_FILE]
-    wiki.hold(files)
-    try:
-        repo.commit_person_edits()
-        date = today()
+    A page saved during the recompile is never built on (EditConflict): the recompile is
+    tried once more on top of that save, committed as the person's."""
+    for attempt in (1, 2):
         try:
-            changed = [
-                p
-                for p in (compile_topic(wiki, t, date, None, places.templates) for t in topics)
-                if p
-            ]
-            profile = compile_profile(
-                wiki, date, settings.wiki.profile_max, places.workspace.name, places.templates
-            )
-            changed += [profile] if profile else []
-            if not changed:
-                return None
-            return repo.commit(
-                "Recompile topics and profile\n\nGenerated blocks refreshed after hand edits.\n",
-                paths=changed,
-                contents=wiki.written(changed),
-            )
-        except BaseException:
-            # Only what was written here and nobody changed since: a person's save stays.
-            repo.restore(wiki.still_ours(files))
-            raise
-    finally:
-        wiki.release()
+            with wiki_change(places, settings) as change:
+                change.everything = True
+                return change.commit(
+                    "Recompile topics and profile\n\nGenerated blocks refreshed after hand edits.\n"
+                )
+        except EditConflict:
+            if attempt == 2:
+                raise
+    return None  # not reached: the second attempt returns or raises
 
 
 def approve(places: Places, settings: Settings, job_prefix: str) -> str | None:
     """Apply a plan that was held for review, as a person's explicit decision."""
-    from wikimem.indexing.plan import parse
-
     with workspace_lock(places.lock, wait=True, timeout=60):
         work = Pass(places, settings, lambda _: None)
         job = work.queue.take_held(job_prefix)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from wikimem.errors import PlanError
+from wikimem.errors import PlanError, WikimemError
 from wikimem.indexing.guard import unverified
 from wikimem.redaction.redact import find_secrets, redact
 from wikimem.wiki.edit import SLUG, TYPES, Edit
@@ -320,7 +320,12 @@ class _Checker:
             return reject("no entry id and no title")
         if (leaf, entry_id) in self.seen:
             return reject("a second edit of the same entry in one plan")
-        existing = self.lookup(leaf) or {}
+        try:
+            existing = self.lookup(leaf) or {}
+        except (WikimemError, OSError) as exc:
+            # a name too long for the file system, a path turned into a symlink: this edit
+            # alone cannot be looked up, so it alone is rejected
+            return reject(f"cannot look up {leaf}: {one_line(str(exc), 120)}")
         kind = raw.get("type") if raw.get("type") in TYPES else "semantic"
         body_raw = raw.get("body")
         body, demoted = clean_body(body_raw) if isinstance(body_raw, str) else ("", False)
@@ -387,7 +392,6 @@ class _Checker:
         """Why the leaf's page or its topic's page is out of bounds ("" when both are inside)."""
         if self.confine is None:
             return ""
-        from wikimem.errors import WikimemError
 
         topic = leaf.split("/", 1)[0]
         try:

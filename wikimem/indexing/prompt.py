@@ -15,7 +15,6 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from wikimem.indexing.layout import home
 from wikimem.indexing.plan import SCHEMA, one_line
@@ -198,10 +197,10 @@ def build_view(
     )
 
 
-def fence(runs: Sequence[dict[str, Any]]) -> tuple[str, str]:
+def fence(runs: Sequence[RunRecord]) -> tuple[str, str]:
     """Runs as JSON between fences keyed by a digest of their content: JSON never holds a raw
     newline inside a string, so evidence cannot close the fence and speak as the prompt."""
-    body = "\n".join(json.dumps(run, ensure_ascii=False, sort_keys=True) for run in runs)
+    body = "\n".join(json.dumps(run.to_dict(), ensure_ascii=False, sort_keys=True) for run in runs)
     nonce = hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:12]
     return nonce, body
 
@@ -209,7 +208,7 @@ def fence(runs: Sequence[dict[str, Any]]) -> tuple[str, str]:
 def messages(
     policies: Sequence[Policy],
     view: WikiView,
-    runs: Sequence[dict[str, Any]],
+    runs: Sequence[RunRecord],
     overrides: Path | None = None,
 ) -> list[dict[str, str]]:
     nonce, body = fence(runs)

@@ -10,11 +10,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from wikimem.config import Places, Settings
+from wikimem.config import Places, Settings, load, memory_disabled
+from wikimem.errors import RecordError
+from wikimem.intake.passlog import failure_warning
 from wikimem.intake.queue import Queue
 from wikimem.intake.record import normalise, parse_json
 from wikimem.intake.snapshot import Caps, take
 from wikimem.redaction.redact import to_text
+from wikimem.runners import record_from_payload
 
 
 @dataclass(frozen=True)
@@ -61,8 +64,6 @@ def caps(settings: Settings) -> Caps:
 
 def decode(data: bytes, source: str) -> dict[str, Any]:
     """Bytes from a file or stdin to a JSON object; invalid UTF-8 is replaced, not fatal."""
-    from wikimem.errors import RecordError
-
     text = to_text(data)
     if text.startswith("[binary data"):
         raise RecordError(f"{source}: binary data, not a JSON run record")
@@ -76,14 +77,12 @@ def record_from_bytes(
 ) -> dict[str, Any] | None:
     """What a hook was handed (a run record, a runner's hook payload, or a GitHub agent step's
     output) as a run record; None when the payload is not a run worth keeping."""
-    from wikimem.errors import RecordError
-
     if github:
-        from wikimem.runners.github import record_from_output  # it adds the GITHUB_* provenance
+        # the hook's path: only a GitHub step's output needs the GitHub adapter's parsers
+        from wikimem.runners.github import record_from_output
 
         return record_from_output(to_text(data), env)
     payload = decode(data, source)
-    from wikimem.runners import record_from_payload
 
     try:
         return record_from_payload(payload, env)
@@ -94,16 +93,14 @@ def record_from_bytes(
 def enqueue(
     places: Places, settings: Settings, record: dict[str, Any], source: str = "input"
 ) -> Enqueued:
-    from wikimem.errors import RecordError
-
     try:
         canonical = normalise(record, source)
         snapshot, kinds = take(canonical, caps(settings))
     except RecursionError as exc:
         raise RecordError(f"{source}: run record nested too deeply") from exc
     provider = (settings.memory.provider or "wiki").strip().lower()  # as provider_name() says
-    jid, duplicate = Queue(places.queue).enqueue(snapshot, kinds, provider=provider)
-    return Enqueued(jid, str(snapshot["run_id"]), duplicate, tuple(sorted(set(kinds))))
+    jid, duplicate = Queue(places.queue).enqueue(snapshot.to_dict(), kinds, provider=provider)
+    return Enqueued(jid, snapshot.run_id, duplicate, tuple(sorted(set(kinds))))
 
 
 def accept(
@@ -117,9 +114,6 @@ def accept(
 ) -> Accepted:
     """What a hook does with a run, in its own process or in the warm listener: adapt `data`
     (unless given the `record`), redact, bound and enqueue it."""
-    from wikimem.config import load, memory_disabled
-    from wikimem.intake.passlog import failure_warning
-
     if memory_disabled(env) or places.paused_flag.exists():
         return Accepted(skipped="memory is off or paused")
     if record is None:

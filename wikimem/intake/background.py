@@ -17,22 +17,47 @@ import sys
 from collections.abc import Mapping
 
 PASS_LOCK = "pass.lock"  # the workspace lock (config.Places.lock), held by a running pass
-STARTING = "pass.starting"  # held by a pass a hook started, until it holds the workspace lock
-SPAWN_FD = "WIKIMEM_STARTING_FD"  # where that pass finds it (wikimem.fsio lets it go)
+LISTENER_LOCK = "listener.lock"  # held by a serving listener (config.Places.listener_lock)
+SPAWN_FD = "WIKIMEM_STARTING_FD"  # the inherited "starting" flock (wikimem.fsio lets it go)
 
 
 def spawn_pass(workspace: str, log_path: str, env: Mapping[str, str] | None = None) -> bool:
     """Start `wikimem index` detached, so the runner's next task never waits for it; unless a
     pass already runs or is starting in this workspace (False then: it will take the job).
     The state folder is the one `log_path` is in."""
-    import fcntl
+    return _spawn_one(["index", "--quiet", "-C", workspace], log_path, PASS_LOCK, env)
+
+
+def spawn_listener(workspace: str, log_path: str, idle: int) -> bool:
+    """Start a warm intake listener that leaves after `idle` seconds without a run; unless one
+    serves or is starting (a burst of hooks would otherwise start one each, all but one to
+    step aside)."""
+    import socket
+
+    if not hasattr(socket, "AF_UNIX"):  # hooks then always do their work themselves
+        return False
+    args = ["listen", "--quiet", "--idle", str(idle), "-C", workspace]
+    return _spawn_one(args, log_path, LISTENER_LOCK, None)
+
+
+def _spawn_one(
+    args: list[str], log_path: str, lock_name: str, env: Mapping[str, str] | None
+) -> bool:
+    """Spawn `wikimem ARGS` unless a process holds `lock_name` or one spawned for it is still
+    on its way there. The child inherits an flock on `<lock_name>.starting` and lets go of it
+    once it holds `lock_name` (wikimem.fsio.workspace_lock), or when it exits."""
+    try:
+        import fcntl
+    except ImportError:  # no flock here: every hook starts one, and the lock sorts them out
+        spawn(args, log_path, env=env)
+        return True
 
     state = os.path.dirname(log_path)
     _private_folder(state)
-    if _held(os.path.join(state, PASS_LOCK)):
+    if _held(os.path.join(state, lock_name)):
         return False
     fd = os.open(
-        os.path.join(state, STARTING),
+        os.path.join(state, lock_name + ".starting"),
         os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC,
         0o600,
     )
@@ -43,10 +68,10 @@ def spawn_pass(workspace: str, log_path: str, env: Mapping[str, str] | None = No
             return False
         os.set_inheritable(fd, True)
         child_env = {**(os.environ if env is None else env), SPAWN_FD: str(fd)}
-        spawn(["index", "--quiet", "-C", workspace], log_path, env=child_env, keep=fd)
+        spawn(args, log_path, env=child_env, keep=fd)
         return True
     finally:
-        os.close(fd)  # the child holds the lock through its own copy
+        os.close(fd)  # the child holds the flock through its own copy
 
 
 def _held(lock_path: str) -> bool:
@@ -73,15 +98,6 @@ def _private_folder(folder: str) -> None:
     from wikimem.fsio import ensure_dir
 
     ensure_dir(Path(folder))
-
-
-def spawn_listener(workspace: str, log_path: str, idle: int) -> None:
-    """Start a warm intake listener that leaves after `idle` seconds without a run."""
-    import socket
-
-    if not hasattr(socket, "AF_UNIX"):  # hooks then always do their work themselves
-        return
-    spawn(["listen", "--quiet", "--idle", str(idle), "-C", workspace], log_path)
 
 
 def spawn(

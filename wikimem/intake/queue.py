@@ -1,7 +1,10 @@
 """The durable queue of jobs: one JSON file per job, moved between state folders by rename.
 
 States: pending → active (claimed by a pass) → done | failed | review; unreadable files go to
-corrupt. A job's id is derived from its run_id, so the same run enqueued twice is one job.
+corrupt; a person may drop a job they do not want indexed (kept in dropped). Finished jobs in
+done are pruned by age and count (`queue.done_days`, `queue.done_max`); a done job's id still
+says "already indexed" while it is kept. A job's id is derived from its run_id, so the same
+run enqueued twice is one job.
 Invariant: a job file is only ever written atomically, and only a pass holding the workspace
 lock moves files out of pending or active.
 """
@@ -20,7 +23,9 @@ from wikimem.errors import NotFound, RecordError
 from wikimem.fsio import atomic_write_text, move
 
 SCHEMA = 1
-STATES = ("pending", "active", "done", "failed", "review", "corrupt")
+STATES = ("pending", "active", "done", "failed", "review", "corrupt", "dropped")
+DROPPABLE = ("pending", "failed", "review", "corrupt")
+INTERRUPTED = "the pass holding this job was interrupted"
 BACKOFF_BASE = 30.0  # seconds; doubles with every failed attempt
 BACKOFF_MAX = 3600.0
 
@@ -136,11 +141,17 @@ class Queue:
             except (RecordError, OSError, UnicodeDecodeError):
                 yield path, None
 
-    def recover(self) -> int:
-        """Put jobs a crashed pass had claimed back in pending (caller holds the lock)."""
+    def recover(self, max_attempts: int, now: float | None = None) -> int:
+        """Put jobs a crashed pass had claimed back in pending (caller holds the lock). The
+        crash counts as an attempt of each: a job that crashes every pass that takes it ends
+        in failed after `max_attempts`, instead of wedging the queue."""
         count = 0
-        for path, _ in list(self.jobs("active")):
-            move(path, self.folder("pending") / path.name)
+        for path, job in list(self.jobs("active")):
+            if job is None:
+                move(path, self.folder("corrupt") / path.name)
+            else:
+                # no backoff: the interruption may be a person's ^C, not the job's fault
+                self.fail(job, INTERRUPTED, max_attempts, now, backoff=False)
             count += 1
         return count
 
@@ -168,11 +179,18 @@ class Queue:
         atomic_write_text(self.path("active", job.id), job.to_json())
         move(self.path("active", job.id), target)
 
-    def fail(self, job: Job, error: str, max_attempts: int, now: float | None = None) -> str:
+    def fail(
+        self,
+        job: Job,
+        error: str,
+        max_attempts: int,
+        now: float | None = None,
+        backoff: bool = True,
+    ) -> str:
         """Record a failed attempt: back to pending with backoff, or to failed after N tries."""
         now = time.time() if now is None else now
         attempts = job.attempts + 1
-        delay = min(BACKOFF_BASE * 2 ** (attempts - 1), BACKOFF_MAX)
+        delay = min(BACKOFF_BASE * 2 ** (attempts - 1), BACKOFF_MAX) if backoff else 0.0
         failed = replace(job, attempts=attempts, last_error=error[:500], not_before=now + delay)
         state = "failed" if attempts >= max_attempts else "pending"
         self.finish(failed, state)
@@ -190,6 +208,55 @@ class Queue:
             s: len(list(self.folder(s).glob("*.json"))) if self.folder(s).is_dir() else 0
             for s in STATES
         }
+
+    def next_due(self) -> float | None:
+        """When the first pending job waiting out a backoff is due (epoch seconds)."""
+        times = [job.not_before for _, job in self.jobs("pending") if job is not None]
+        return min(times) if times else None
+
+    def drop(self, jid: str) -> tuple[Job | None, str]:
+        """Move one job (by id or unique prefix) to dropped, where it is kept but never indexed;
+        the job (None if unreadable) and the state it left. Caller holds the lock."""
+        matches = [
+            (state, path)
+            for state in DROPPABLE
+            for path in (self.folder(state).glob(f"{jid}*.json") if jid else ())
+        ]
+        if len(matches) != 1:
+            raise NotFound(
+                f"no single pending, failed, held or corrupt job matches {jid!r} "
+                "(see `wikimem queue`)"
+            )
+        state, path = matches[0]
+        try:
+            job: Job | None = self._read(path)
+        except (RecordError, OSError, UnicodeDecodeError):
+            job = None
+        move(path, self.folder("dropped") / path.name)
+        return job, state
+
+    def prune_done(self, max_days: int, max_count: int, now: float | None = None) -> int:
+        """Remove finished jobs older than `max_days` (0: any age) and beyond the newest
+        `max_count`; how many went. Done jobs are a record, not memory: the wiki's history
+        keeps what they taught."""
+        now = time.time() if now is None else now
+        folder = self.folder("done")
+        if not folder.is_dir():
+            return 0
+        stamped = []
+        for path in folder.glob("*.json"):
+            try:
+                stamped.append((path.stat().st_mtime, path))
+            except OSError:
+                continue
+        stamped.sort(reverse=True)
+        removed = 0
+        for rank, (mtime, path) in enumerate(stamped):
+            too_old = max_days > 0 and now - mtime > max_days * 86400
+            if (max_count > 0 and rank >= max_count) or too_old:
+                path.unlink(missing_ok=True)
+                removed += 1
+        return removed
 
     def retry_failed(self) -> int:
         count = 0

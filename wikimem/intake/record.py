@@ -1,8 +1,10 @@
 """The run record: parsed and checked once at the boundary, into frozen dataclasses.
 
-`normalise` turns untrusted JSON (a runner's record, an adapter's output) into the canonical
-dict that is redacted, bounded and queued; `RunRecord.from_dict` reads that canonical dict back
-inside a pass. Only `task` is required; unknown fields are kept in `extra` and ignored.
+`normalise` turns untrusted JSON (a runner's record, an adapter's output) into a RunRecord; the
+same type is redacted and bounded (snapshot), queued, and handed to the pass and the prompt.
+Its dict form (`to_dict`, read back by `from_dict`) exists only where a run leaves memory: the
+queue's job file and the prompt's JSON. Only `task` is required; unknown fields are kept in
+`extra` and ignored.
 """
 
 from __future__ import annotations
@@ -46,6 +48,17 @@ class Evidence:
     text: str = ""
     ran: bool = True  # False: the runner rejected or interrupted the command before it ran
 
+    def to_dict(self) -> dict[str, Any]:
+        """The fields of its kind only, as normalise writes them."""
+        fields: tuple[str, ...]
+        if self.kind == "command":
+            fields = ("command", "exit_code", "output")
+        elif self.kind == "file":
+            fields = ("path", "diff")
+        else:
+            fields = ("text",)
+        return {"kind": self.kind, **{name: getattr(self, name) for name in fields}}
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -88,6 +101,24 @@ class RunRecord:
             memory=tuple(Candidate(**item) for item in data.get("memory") or ()),
             extra={k: v for k, v in data.items() if k not in KNOWN_FIELDS},
         )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The canonical dict: what the queue stores and the prompt shows; from_dict's inverse."""
+        return {
+            **self.extra,
+            "run_id": self.run_id,
+            "task": self.task,
+            "status": self.status,
+            "result": self.result,
+            "agent": {"name": self.agent_name, "instance_id": self.agent_instance},
+            "started_at": self.started_at,
+            "ended_at": self.ended_at,
+            "evidence": [item.to_dict() for item in self.evidence],
+            "memory": [
+                {"path": c.path, "content": c.content, "title": c.title, "type": c.type}
+                for c in self.memory
+            ],
+        }
 
     @property
     def agent(self) -> str:
@@ -180,8 +211,8 @@ def derive_run_id(data: Mapping[str, Any]) -> str:
     return f"run-{digest[:12]}"
 
 
-def normalise(data: Mapping[str, Any], source: str = "input") -> dict[str, Any]:
-    """Check an untrusted record and return its canonical dict (not yet redacted or bounded)."""
+def normalise(data: Mapping[str, Any], source: str = "input") -> RunRecord:
+    """Check an untrusted record and return it typed (not yet redacted or bounded)."""
     task = data.get("task")
     if not isinstance(task, str) or not task.strip():
         raise RecordError(f"{source}: a run record needs a non-empty 'task' string")
@@ -214,4 +245,4 @@ def normalise(data: Mapping[str, Any], source: str = "input") -> dict[str, Any]:
             "memory": [_candidate(item, i) for i, item in enumerate(memory)],
         }
     )
-    return canonical
+    return RunRecord.from_dict(canonical)

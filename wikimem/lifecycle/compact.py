@@ -13,9 +13,11 @@ retired entry goes to the trash (`wikimem restore` brings it back), never out of
 from __future__ import annotations
 
 import difflib
+import heapq
 import json
 import re
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,10 +25,11 @@ from typing import Any
 from wikimem.config import Places, Settings
 from wikimem.errors import UsageError
 from wikimem.fsio import atomic_write_text, read_text
-from wikimem.indexing.plan import MAX_EDITS, Plan, RawPlan, parse, validate
+from wikimem.indexing.plan import MAX_EDITS, SCHEMA, Plan, RawPlan, parse, validate
 from wikimem.lifecycle.trash import both_pages, empty_like, put_entry
 from wikimem.wiki import markdown
 from wikimem.wiki.change import Change, commit_change
+from wikimem.wiki.history.commits import WIKIMEM
 from wikimem.wiki.markdown import Entry, Page
 from wikimem.wiki.pages import LEAF_FILE, TRASH, Wiki
 from wikimem.wiki.workspace import open_repo, today
@@ -35,7 +38,7 @@ NEAR = 0.8  # share of the shorter entry's word pairs found in the longer one: a
 MIN_WORDS = 6  # entries of fewer word pairs are too terse to call duplicates
 ACTION = "compact"
 SCAN = 5000  # commits read for the person-first rule
-_WORD = re.compile(r"[a-z0-9_./-]+")
+_WORD = re.compile(r"[a-z0-9_]+(?:[./-][a-z0-9_]+)*")  # `1.1.30`, `.tool-versions`, `ci/cd`
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class Item:
     entry: Entry
     type: str
     expires: str
+    body: str  # entry.body, parsed once
 
     @property
     def ref(self) -> str:
@@ -76,14 +80,14 @@ def items(wiki: Wiki, topic: str | None) -> Iterator[Item]:
         leaf_expires = str(page.meta.get("expires") or "")
         for entry in page.entries:
             expires = min(filter(None, (entry.meta.get("expires", ""), leaf_expires)), default="")
-            yield Item(leaf, entry, entry.meta.get("type") or leaf_type, expires)
+            yield Item(leaf, entry, entry.meta.get("type") or leaf_type, expires, entry.body)
 
 
-def shingles(text: str) -> frozenset[str]:
+def shingles(text: str) -> frozenset[tuple[str, str]]:
     """Word pairs of `text`: what two entries share when one says what the other does, where
     single words are shared by any two entries about the same tool."""
-    found = [w for w in (w.strip("./-") for w in _WORD.findall(text.lower())) if w]
-    return frozenset(f"{a} {b}" for a, b in zip(found, found[1:], strict=False))
+    found = _WORD.findall(text.lower())
+    return frozenset(zip(found, found[1:], strict=False))
 
 
 # -- the rules ----------------------------------------------------------------------------------
@@ -104,7 +108,7 @@ def rule_edits(found: list[Item], day: str) -> list[dict[str, Any]]:
             retire(item, f"expired on {item.expires}")
     exact: dict[str, Item] = {}
     for item in found:
-        key = " ".join(item.entry.body.lower().split())
+        key = " ".join(item.body.lower().split())
         if item.ref in gone or not key:
             continue
         if key in exact:
@@ -117,27 +121,34 @@ def rule_edits(found: list[Item], day: str) -> list[dict[str, Any]]:
     return edits
 
 
+Bag = frozenset[tuple[str, str]]
+
+
 def near_duplicates(found: list[Item]) -> Iterator[tuple[Item, Item]]:
     """(smaller, larger) pairs of one topic and type whose smaller's word pairs are mostly in
-    the larger's. Candidates share one of the smaller's rarest pairs, so a topic of hundreds of
-    entries is not compared pair by pair."""
-    groups: dict[tuple[str, str], list[tuple[Item, frozenset[str]]]] = {}
+    the larger's. Candidates share one of the smaller's rarest pairs that some other entry has,
+    so a topic of hundreds of entries is not compared pair by pair."""
+    groups: dict[tuple[str, str], list[tuple[Item, Bag]]] = {}
     for item in found:
-        bag = shingles(item.entry.body)  # titles differ where bodies repeat
+        bag = shingles(item.body)  # titles differ where bodies repeat
         if len(bag) >= MIN_WORDS:
             groups.setdefault((item.leaf.split("/", 1)[0], item.type), []).append((item, bag))
     for group in groups.values():
-        counts: dict[str, int] = {}
+        counts: Counter[tuple[str, str]] = Counter()
         for _, bag in group:
-            for word in bag:
-                counts[word] = counts.get(word, 0) + 1
-        holders: dict[str, list[int]] = {}
+            counts.update(bag)
+        # a pair no other entry has leads nowhere: the rarest shared ones find the candidates
+        rarest = [
+            heapq.nsmallest(3, (p for p in bag if counts[p] > 1), key=counts.__getitem__)
+            for _, bag in group
+        ]
+        wanted = {pair for rare in rarest for pair in rare}
+        holders: dict[tuple[str, str], list[int]] = {}
         for n, (_, bag) in enumerate(group):
-            for word in bag:
-                holders.setdefault(word, []).append(n)
+            for pair in bag & wanted:
+                holders.setdefault(pair, []).append(n)
         for n, (item, bag) in enumerate(group):
-            rare = sorted(bag, key=lambda w: (counts[w], w))[:3]
-            seen = {m for word in rare for m in holders[word] if m != n}
+            seen = {m for pair in rarest[n] for m in holders[pair] if m != n}
             for m in sorted(seen):
                 other, other_bag = group[m]
                 if len(other_bag) < len(bag) or (len(other_bag) == len(bag) and m > n):
@@ -155,7 +166,6 @@ def model_edits(
 ) -> tuple[list[dict[str, Any]], int]:
     """One model call per topic: the topic's entries in, a plan of updates and removals out."""
     from wikimem.indexing.model import complete_json  # openai only when a model is asked
-    from wikimem.indexing.plan import SCHEMA
 
     ask = ask or complete_json
     by_topic: dict[str, list[Item]] = {}
@@ -297,8 +307,6 @@ def _settle_summary(page: Page, gone: set[str]) -> Page:
 def person_written(places: Places, settings: Settings, plan: Plan) -> list[str]:
     """Refs of entries the plan would change whose text a person saved or committed (a commit
     not made by wikimem changed the entry): the person-first rule holds such a change."""
-    from wikimem.wiki.history.commits import WIKIMEM
-
     if not plan.edits:
         return []
     repo = open_repo(places, settings)
@@ -314,6 +322,7 @@ def person_written(places: Places, settings: Settings, plan: Plan) -> list[str]:
         for path in files.intersection(commit.paths):
             theirs_by_file.setdefault(path, []).append(commit.sha)
     pages: dict[tuple[str | None, str], Page | None] = {}
+    parents: dict[str, str | None] = {}
 
     def page_at(rev: str | None, file: str) -> Page | None:
         if (rev, file) not in pages:
@@ -326,7 +335,9 @@ def person_written(places: Places, settings: Settings, plan: Plan) -> list[str]:
         file = f"{edit.leaf}/{LEAF_FILE}"
         changed = [(wiki.read_page(file), page_at(repo.head(), file))] if file in dirty else []
         for sha in theirs_by_file.get(file, ()):
-            changed.append((page_at(sha, file), page_at(repo.parent(sha), file)))
+            if sha not in parents:
+                parents[sha] = repo.parent(sha)
+            changed.append((page_at(sha, file), page_at(parents[sha], file)))
         for after, before in changed:
             now = after.entry(edit.entry) if after else None
             was = before.entry(edit.entry) if before else None

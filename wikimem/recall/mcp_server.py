@@ -16,12 +16,15 @@ from typing import Any
 
 from wikimem import config
 from wikimem.errors import WikimemError
+from wikimem.intake.accept import enqueue
+from wikimem.intake.background import spawn_pass
 from wikimem.recall.context import DEFAULT_BUDGET, build_context
 from wikimem.recall.search import SearchIndex
-from wikimem.recall.timeline import time_slice
+from wikimem.recall.timeline import time_slice, timeline
 from wikimem.wiki.edit import TYPES
 from wikimem.wiki.lookup import resolve
 from wikimem.wiki.pages import Wiki
+from wikimem.wiki.workspace import open_repo
 
 try:  # mcp >= 2
     from mcp.server import MCPServer as Server
@@ -80,8 +83,6 @@ class Memory:
         ]
 
     def show(self, ref: str) -> str:
-        from wikimem.wiki.workspace import open_repo
-
         repo = open_repo(self.places, self.settings)
         return resolve(Wiki(self.places.wiki), ref, repo.show).text
 
@@ -93,8 +94,6 @@ class Memory:
             return built.text
 
     def timeline(self, query: str = "", limit: int = 20) -> dict[str, Any]:
-        from wikimem.recall.timeline import timeline
-
         found = timeline(self.places, self.settings, query, max(1, min(limit, MAX_LIMIT)))
         window = found.window
         return {
@@ -107,8 +106,6 @@ class Memory:
         self, content: str, path: str, type: str, title: str | None, caller: str | None
     ) -> dict[str, Any]:
         """Queue an explicit memory candidate as a run of its own; start a pass for it."""
-        from wikimem.intake.accept import enqueue
-
         kind = type.strip().lower()
         if kind not in TYPES:
             raise WikimemError(f"type must be one of {', '.join(TYPES)}, not {type!r}")
@@ -131,8 +128,6 @@ class Memory:
         }
         done = enqueue(self.places, self.settings, record, source="mcp")
         if not done.duplicate:
-            from wikimem.intake.background import spawn_pass
-
             spawn_pass(str(self.places.workspace), str(self.places.background_log))
         return {
             "queued": not done.duplicate,

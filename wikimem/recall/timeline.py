@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # `context` runs at the start of every agent run: git loads o
     from wikimem.wiki.history.commits import Commit
 
 SCAN = 5000  # commits read at most: years of passes, in one `git log`
+EXAMINE = 400  # events looked into (entries read from git) for one query at most
 TEXT_CHARS = 300
 # words a question wraps around what it asks
 _STOP = (
@@ -87,7 +88,9 @@ def timeline(
     window, rest = split_when(query, today)
     words = words_of(rest)
     found: list[Event] = []
-    for event in events(places, settings, window):
+    for n, event in enumerate(events(places, settings, window)):
+        if n >= EXAMINE:
+            break  # a word found nowhere must not read years of history entry by entry
         if all(w in event.haystack() for w in words):
             found.append(event)
             if len(found) >= limit:

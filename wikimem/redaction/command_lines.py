@@ -11,6 +11,7 @@ that is a reference (`$TOKEN`, `"$(cat f)"`) is left alone.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -43,12 +44,12 @@ def _plain(kind: str):  # type: ignore[no-untyped-def]
 
 
 _PASSWORD = _plain("cli-password")
-_MYSQL_HASH = re.compile(r"\*[0-9A-Fa-f]{40}")
+_MYSQL_HASH = r"\*[0-9A-Fa-f]{40}"
 
 
 def _sql_password(value: str, m: re.Match[str], text: str) -> str | None:
     """A password in a SQL statement; a stored hash (`BY PASSWORD '*2470...'`) is not one."""
-    if is_placeholder(value) or _MYSQL_HASH.fullmatch(value):
+    if is_placeholder(value) or re.fullmatch(_MYSQL_HASH, value):
         return None
     if m.group("vb") is not None and (value.isalpha() and value.isupper()):
         return None  # a keyword (`IDENTIFIED BY VALUES`), not a value
@@ -163,7 +164,7 @@ RULES: list[Rule] = [
 # SQL: IDENTIFIED BY 'pw', IDENTIFIED WITH plugin BY 'pw', [WITH] [ENCRYPTED] PASSWORD 'pw',
 # PASSWORD = 'pw' (SQL Server), SET PASSWORD [FOR x] = PASSWORD('pw'). No literal starts every
 # form, so the scan jumps from keyword to keyword instead of letting the regex walk the text.
-_SQL = re.compile(
+_SQL = (
     r"(?i:(?P<by>identified(?:[ \t]+with[ \t]+\w+)?[ \t]+by)(?:[ \t]+password)?"
     r"|(?:encrypted[ \t]+|with[ \t]+|login[ \t]+|set[ \t]+)password(?:[ \t]+for[ \t]+\S{1,200})?"
     r"(?:[ \t]*=[ \t]*(?:password[ \t]*\()?)?|password[ \t]*=[ \t]*(?=N?'))[ \t]*N?"
@@ -171,6 +172,11 @@ _SQL = re.compile(
 )
 _SQL_WORDS = ("identified", "password")
 _SQL_BACK = 10  # `encrypted ` is the longest word before PASSWORD
+
+
+@functools.cache
+def _sql() -> re.Pattern[str]:
+    return re.compile(_SQL)  # compiled on first use: most hooks never meet a SQL keyword
 
 
 def scan_sql(text: str) -> Iterator[tuple[str, int, int]]:
@@ -182,7 +188,7 @@ def scan_sql(text: str) -> Iterator[tuple[str, int, int]]:
             start = max(
                 pos - (_SQL_BACK if word == "password" else 0), done if word == "identified" else 0
             )
-            m = _SQL.search(text, start, pos + 400)
+            m = _sql().search(text, start, pos + 400)
             if m and m.start() <= pos:
                 group = next(g for g in ("vs", "vd", "vb") if m.group(g) is not None)
                 kind = _sql_password(m.group(group), m, text)

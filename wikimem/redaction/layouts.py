@@ -51,8 +51,8 @@ def scan_pairs(text: str) -> Iterator[tuple[str, int, int]]:
 # --- tables with a key column ------------------------------------------------------------------
 
 _HEADER = r"^[ \t|]*(?P<key>key|name|field|keyname|setting|variable)\b[^\n]*?\bvalue\b[^\n]*$"
-_RULE_LINE = re.compile(r"[ \t|:+=-]*")
-_KEY_ROW = re.compile(r"(?i)(?:primary|secondary)?[ _-]?key[ _-]?\d|(?:primary|secondary)key")
+_RULE_LINE = r"[ \t|:+=-]*"
+_KEY_ROW = r"(?i)(?:primary|secondary)?[ _-]?key[ _-]?\d|(?:primary|secondary)key"
 
 
 def _cells(line: str, piped: bool) -> list[tuple[int, int]]:
@@ -91,7 +91,7 @@ def scan_tables(text: str) -> Iterator[tuple[str, int, int]]:
             pos = end + 1
             if not row.strip():
                 break
-            if _RULE_LINE.fullmatch(row):
+            if _re(_RULE_LINE).fullmatch(row):
                 continue
             rows += 1
             cells = _cells(row, piped)
@@ -100,7 +100,9 @@ def scan_tables(text: str) -> Iterator[tuple[str, int, int]]:
             name = row[slice(*cells[key_col])]
             a, b = cells[value_col]
             value = row[a:b]
-            key_row = _KEY_ROW.fullmatch(name) and not is_placeholder(value) and len(value) >= 16
+            key_row = (
+                _re(_KEY_ROW).fullmatch(name) and not is_placeholder(value) and len(value) >= 16
+            )
             if key_row or _secret_name(name, value):
                 yield "table-secret", end - len(row) + a, end - len(row) + b
 

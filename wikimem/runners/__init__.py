@@ -28,13 +28,13 @@ def record_from_payload(payload: Mapping[str, Any], env: Mapping[str, str]) -> d
     Returns None to SKIP (see the module docstring). Raises RecordError for a payload that
     is none of the known shapes, so the caller can say so on stderr and still exit 0.
     """
-    from wikimem.runners import (
-        codex,  # Codex first: its Stop payload looks like Claude's plus turn_id
-    )
+    # the hook's path: only the adapter a payload needs. Codex first: its Stop payload looks
+    # like Claude's plus turn_id
+    from wikimem.runners import codex
 
     if codex.is_codex_payload(payload):
         return codex.record_from_codex(payload, env)
-    from wikimem.runners import claude
+    from wikimem.runners import claude  # the hook's path (see above)
 
     if claude.is_claude_payload(payload):
         return claude.record_from_claude(payload)

@@ -402,7 +402,7 @@ def _slim_input(value: Any) -> Mapping[str, Any]:
 
 def _diffs(use: ToolUse) -> list[str]:
     """A unified diff of each replacement an Edit or MultiEdit made (Write has none)."""
-    import difflib
+    import difflib  # the hook's path: only Edit and MultiEdit calls need it
 
     pairs = use.input.get("edits") if use.name == "MultiEdit" else [use.input]
     diffs = []

@@ -1,23 +1,37 @@
-"""A change a person asks for by hand (forget, restore, purge, undo, import), as one commit.
+"""The one wiki transaction: every change wikimem makes to the wiki goes through `wiki_change`.
 
-Invariant: like a pass, a change holds the workspace lock, commits a person's pending edits on
-their own first, recompiles the TOPIC.md and PROFILE.md it affects, and lands as exactly one
-commit, or leaves every file it touched as it was in HEAD.
+    with wiki_change(places, settings) as change:
+        change.apply(edits)            # or change.write / change.remove, then change.touch
+        sha = change.commit(message)   # recompiles touched TOPIC.md files and PROFILE.md
+
+A pass, recompile, `queue approve`, forget, restore, purge, undo, import and sync's replay all
+use it. Invariant: under the workspace lock, the person's pending edits are committed first
+as theirs; pages are held (a write builds only on the text held or on this change's own
+writes, never on a later save: EditConflict instead); the commit holds exactly the bytes this
+change wrote, whatever a person saved since; on failure, only pages still as this change left
+them are put back as HEAD has them, so a person's save made during the change survives both
+success and failure.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from wikimem.config import Places, Settings
 from wikimem.errors import NotFound
-from wikimem.fsio import workspace_lock
+from wikimem.fsio import checkpoint, workspace_lock
 from wikimem.wiki.compile import compile_profile, compile_topic
+from wikimem.wiki.edit import Edit
 from wikimem.wiki.history import WikiRepo
-from wikimem.wiki.pages import PROFILE_FILE, Wiki
+from wikimem.wiki.history.commits import WIKIMEM, Identity
+from wikimem.wiki.markdown import BEGIN_MARKER as MARKER_BEGIN
+from wikimem.wiki.markdown import END_MARKER as MARKER_END
+from wikimem.wiki.markdown import Page
+from wikimem.wiki.pages import LEAF_FILE, PROFILE_FILE, TOPIC_FILE, Applied, Wiki
 from wikimem.wiki.workspace import ensure_wiki, open_repo, today
 
 LOCK_TIMEOUT = 60
@@ -25,14 +39,27 @@ LOCK_TIMEOUT = 60
 
 @dataclass
 class Change:
-    """The files one change writes or removes, recorded before each write so a failure can
-    put them back; the topics whose TOPIC.md must be recompiled afterwards."""
+    """One change in progress: the files it wrote or removed, the topics whose TOPIC.md must be
+    recompiled, and the summaries given for them."""
 
+    places: Places
+    settings: Settings
     wiki: Wiki
     repo: WikiRepo
     date: str
     files: set[str] = field(default_factory=set)
     topics: set[str] = field(default_factory=set)
+    summaries: dict[str, str] = field(default_factory=dict)
+    everything: bool = False  # recompile every topic (`wikimem recompile`)
+
+    # ---- writing -----------------------------------------------------------------------------
+    def hold(self, relpaths: Iterable[str]) -> None:
+        """Hold pages to their text now, then commit a person's pending saves of them as
+        theirs: a later save of a held page is an EditConflict, never a base."""
+        wanted = [p for p in relpaths if p not in self.wiki.held()]
+        if wanted:
+            self.wiki.hold(wanted)
+            self.repo.commit_person_edits(paths=wanted)
 
     def write(self, relpath: str, text: str) -> None:
         self.files.add(relpath)
@@ -47,15 +74,138 @@ class Change:
         """Mark the topic of wiki path `path` for recompiling."""
         self.topics.add(path.split("/", 1)[0])
 
+    def apply(self, edits: Iterable[Edit]) -> Applied:
+        edits = list(edits)
+        self.hold(
+            {self.wiki.leaf_file(e.leaf) for e in edits}
+            | {self.wiki.topic_file(e.leaf.split("/")[0]) for e in edits}
+            | {PROFILE_FILE}
+        )
+        applied = self.wiki.apply(edits, self.date)
+        self.files.update(applied.files)
+        self.topics.update(applied.topics)
+        return applied
 
-def prune_empty(root: Path, folder: Path) -> None:
-    """Remove `folder` and its parents while they are empty, stopping at `root`."""
-    while folder != root and root in folder.parents:
+    def summarise(self, topic: str, summary: str) -> None:
+        """A refreshed summary for a topic's TOPIC.md (from a plan)."""
+        self.summaries[topic] = summary
+        if topic in self.wiki.topics():
+            self.topics.add(topic)
+
+    # ---- finishing ---------------------------------------------------------------------------
+    def compile(self) -> list[str]:
+        """Remove leaves and topics the change left empty, recompile the touched TOPIC.md
+        files and PROFILE.md; every file changed so far."""
+        self._drop_empty()
+        existing = set(self.wiki.topics())
+        topics = sorted(existing if self.everything else self.topics & existing)
+        self.hold([self.wiki.topic_file(t) for t in topics] + [PROFILE_FILE])
+        changed = set(self.files)
+        for topic in topics:
+            path = compile_topic(
+                self.wiki, topic, self.date, self.summaries.get(topic), self.places.templates
+            )
+            changed.update([path] if path else [])
+        if changed or self.everything:
+            profile = compile_profile(
+                self.wiki,
+                self.date,
+                self.settings.wiki.profile_max,
+                self.places.workspace.name,
+                self.places.templates,
+            )
+            changed.update([profile] if profile else [])
+        self.files |= changed
+        return sorted(changed)
+
+    def commit(self, message: str, author: Identity | None = None) -> str | None:
+        """Compile, then commit exactly the bytes this change wrote; None when nothing moved."""
+        changed = self.compile()
+        if not changed:
+            return None
+        sha = self.repo.commit(
+            message,
+            paths=changed,
+            author=author or WIKIMEM,
+            contents=self.wiki.written(changed),
+        )
+        checkpoint("after commit")
+        return sha
+
+    def _drop_empty(self) -> None:
+        """A leaf this change left with no entry and no text of its own goes, and so does a
+        topic left with no leaf and no text of its own: no `summary: ""` leaves, no
+        "(0 leaves)" in PROFILE.md, and `lint` stays clean."""
+        for relpath in sorted(self.files):
+            if not relpath.endswith(f"/{LEAF_FILE}"):
+                continue
+            page = self.wiki.read_page(relpath)
+            if page is not None and not page.entries and not page_text(page).strip():
+                self.remove(relpath)
+                self.touch(relpath)
+        for topic in sorted(self.topics):
+            relpath = f"{topic}/{TOPIC_FILE}"
+            if any(True for _ in self.wiki.leaves(topic)):
+                continue
+            page = self.wiki.read_page(relpath) if (self.wiki.root / topic).is_dir() else None
+            if page is not None and not page_text(page).strip():
+                self.remove(relpath)
+
+    def rollback(self) -> None:
+        """Put back, as HEAD has them, only the pages still as this change left them."""
+        self.repo.restore(self.wiki.still_ours(self.files | self.wiki.held()))
+
+
+def page_text(page: Page) -> str:
+    """A page's own prose: the text before its entries, less its `#` title and wikimem's
+    generated block."""
+    head = page.head
+    if MARKER_BEGIN in head and MARKER_END in head:
+        before, _, rest = head.partition(MARKER_BEGIN)
+        head = before + rest.partition(MARKER_END)[2]
+    return "\n".join(line for line in head.splitlines() if not line.startswith("# "))
+
+
+@contextmanager
+def wiki_change(
+    places: Places,
+    settings: Settings,
+    *,
+    create: bool = False,
+    locked: bool = False,
+    repo: WikiRepo | None = None,
+    wiki: Wiki | None = None,
+    looked: bool = False,
+) -> Iterator[Change]:
+    """The transaction (see the module docstring). `create`: only an import into a new
+    workspace (and a pass) may start a wiki. `locked`: the caller already holds the lock.
+    `looked`: the caller already committed the person's pending edits (a pass, whose look
+    ran while it read); `wiki`: the Wiki the caller read with, so a save since is a conflict."""
+    if not create and not (places.wiki / PROFILE_FILE).is_file():
+        # like `show`: a command that edits the wiki never creates one as a side effect
+        raise NotFound(f"no wiki in {places.workspace}: run `wikimem init` first")
+    with _lock(places, locked):
+        repo = repo or open_repo(places, settings)
+        ensure_wiki(places, settings, repo)
+        if not looked:
+            repo.commit_person_edits()
+        change = Change(places, settings, wiki or Wiki(places.wiki), repo, today())
         try:
-            os.rmdir(folder)
-        except OSError:
-            return
-        folder = folder.parent
+            yield change
+        except BaseException:
+            change.rollback()
+            raise
+        finally:
+            change.wiki.release()
+
+
+@contextmanager
+def _lock(places: Places, locked: bool) -> Iterator[None]:
+    if locked:
+        yield
+        return
+    with workspace_lock(places.lock, wait=True, timeout=LOCK_TIMEOUT):
+        yield
 
 
 def commit_change(
@@ -66,36 +216,18 @@ def commit_change(
     *,
     create: bool = False,
 ) -> str | None:
-    """Run `work` under the lock, recompile, commit once; None when nothing changed.
-    Only `create` (an import into a new workspace) may start a wiki."""
-    if not create and not (places.wiki / PROFILE_FILE).is_file():
-        # like `show`: a command that edits the wiki never creates one as a side effect
-        raise NotFound(f"no wiki in {places.workspace}: run `wikimem init` first")
-    with workspace_lock(places.lock, wait=True, timeout=LOCK_TIMEOUT):
-        repo = open_repo(places, settings)
-        ensure_wiki(places, settings, repo)
-        repo.commit_person_edits()
-        change = Change(Wiki(places.wiki), repo, today())
+    """A change a person asked for (forget, restore, purge, undo, import): `work` in one
+    transaction, committed as the person's; None when nothing changed."""
+    with wiki_change(places, settings, create=create) as change:
+        work(change)
+        return change.commit(message, author=change.repo.person())
+
+
+def prune_empty(root: Path, folder: Path) -> None:
+    """Remove `folder` and its parents while they are empty, stopping at `root`."""
+    while folder != root and root in folder.parents:
         try:
-            work(change)
-            changed = set(change.files)
-            for topic in sorted(change.topics):
-                if topic in change.wiki.topics():
-                    path = compile_topic(change.wiki, topic, change.date, None, places.templates)
-                    changed.update([path] if path else [])
-            if changed:
-                profile = compile_profile(
-                    change.wiki,
-                    change.date,
-                    settings.wiki.profile_max,
-                    places.workspace.name,
-                    places.templates,
-                )
-                changed.update([profile] if profile else [])
-            if not changed:
-                return None
-            return repo.commit(message, paths=sorted(changed), author=repo.person())
-        except BaseException:
-            topic_files = {f"{t}/TOPIC.md" for t in change.topics}
-            repo.restore(sorted(change.files | topic_files | {"PROFILE.md"}))
-            raise
+            os.rmdir(folder)
+        except OSError:
+            return
+        folder = folder.parent

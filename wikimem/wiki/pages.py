@@ -140,6 +140,7 @@ class Wiki:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._resolved_root: Path | None = None
+        self._name_limit: int | None = None
         # relpath -> the text last read or written through this object (None: it was absent)
         self._seen: dict[str, str | None] = {}
         self._wrote: dict[str, str | None] = {}
@@ -154,6 +155,11 @@ class Wiki:
     def confine(self, relpath: str) -> Path:
         """The absolute path of a wiki-relative path, refusing anything that leaves the wiki."""
         target = self.root / relpath
+        too_long = [p for p in relpath.split("/") if len(os.fsencode(p)) > self._name_max()]
+        if too_long:
+            # looked up, such a name is ENAMETOOLONG from deep inside a write: refused here,
+            # so the one edit naming it is rejected and nothing else of its pass fails
+            raise WikiError(f"{relpath[:60]}...: a name over {self._name_max()} bytes")
         if self._plainly_inside(relpath):
             return target
         root = self._real_root()
@@ -161,6 +167,14 @@ class Wiki:
         if resolved != root and root not in resolved.parents:
             raise WikiError(f"{relpath}: leaves the wiki folder (symlink or ..)")
         return target
+
+    def _name_max(self) -> int:
+        if self._name_limit is None:
+            try:
+                self._name_limit = os.pathconf(self.root, "PC_NAME_MAX")
+            except (OSError, ValueError):
+                self._name_limit = 255
+        return self._name_limit
 
     def _real_root(self) -> Path:
         if self._resolved_root is None:
@@ -219,11 +233,13 @@ class Wiki:
         return None if page is None else Leaf(self.check_path(path), page)
 
     def entry_bodies(self, path: str) -> dict[str, str] | None:
-        """{entry id: body} of a leaf, None when the leaf does not exist (plan validation)."""
+        """{entry id: body} of a leaf, None when the leaf does not exist (plan validation).
+        WikiError when it cannot be looked up (a symlink out, a name too long, too large):
+        such an edit is rejected, never taken for an add to a missing leaf."""
         try:
             leaf = self.read_leaf(path)
-        except WikiError:
-            return None
+        except OSError as exc:
+            raise WikiError(f"{path}: {exc.strerror or exc}") from exc
         return None if leaf is None else {e.id: e.body for e in leaf.page.entries}
 
     def topics(self) -> list[str]:
@@ -273,7 +289,10 @@ class Wiki:
         A pass holds the pages it is about to write, then commits a person's edits of them as
         the person's: so what it writes on is what was committed, and a person's save made
         after that is refused, never built on and folded into the pass's commit."""
-        self._held = {p: self._on_disk(self.confine(p)) for p in relpaths}
+        self._held.update({p: self._on_disk(self.confine(p)) for p in relpaths})
+
+    def held(self) -> set[str]:
+        return set(self._held)
 
     def release(self) -> None:
         self._held = {}

@@ -29,26 +29,26 @@ def status_command(
 ) -> tuple[list[str], dict[str, str]]:
     """The `git status` listing the wiki's uncommitted paths (or those among `paths`), and
     its extra environment."""
-    # In the wiki's own repository, status may write back what it learnt: refreshed stat
-    # data (otherwise, once the index's stat data is stale, as after a copy or a restore,
-    # every status re-hashes every file) and the untracked cache (no re-listing of folders
-    # that did not change). The lock is optional: when someone holds it, status just does
-    # not write. git consults that cache only for a whole-tree status (no pathspec) whose
-    # untracked mode is the configured one, hence the second setting and no "--" here.
-    # A person's repository (workspace mode) is left alone.
+    # In the wiki's own repository, status may write back refreshed stat data (otherwise,
+    # once the index's stat data is stale, as after a copy or a restore, every status
+    # re-hashes every file); the lock is optional: when someone holds it, status just does
+    # not write. Stat data is safe to cache (git smudges an entry whose file changed in the
+    # same tick). The untracked cache is not, and is turned off (dropping one an older
+    # version wrote): it trusts a folder whose time did not move, and a folder time moves
+    # in coarse ticks, so a folder a person created while this status listed it could hide
+    # the page they saved in it from every later look. A person's repository (workspace
+    # mode) is left alone.
     args = ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"]
     if paths and len(paths) <= BATCH:
         # Literal pathspecs (Session.env): git stats just these files and lists untracked
         # ones only in their folders, however large the wiki.
         return [*args, "--", *sorted(s.to_repo(p) for p in paths)], {}
     if own and not s.prefix:
-        return args, {
+        return [*args, "--", s.scope], {
             "GIT_OPTIONAL_LOCKS": "1",
-            "GIT_CONFIG_COUNT": "2",
+            "GIT_CONFIG_COUNT": "1",
             "GIT_CONFIG_KEY_0": "core.untrackedCache",
-            "GIT_CONFIG_VALUE_0": "true",
-            "GIT_CONFIG_KEY_1": "status.showUntrackedFiles",
-            "GIT_CONFIG_VALUE_1": "all",
+            "GIT_CONFIG_VALUE_0": "false",
         }
     return [*args, "--", s.scope], {}
 
