@@ -59,6 +59,8 @@ def build(workspace: Path, env: dict[str, str] | None = None) -> tuple[Any, Any]
 
 
 def entries(wiki: Path, leaf: str) -> list[str]:
+    if not (wiki / leaf / "MEMORY.md").exists():
+        return []  # a leaf left with no entry and no text of its own goes
     text = (wiki / leaf / "MEMORY.md").read_text(encoding="utf-8")
     return [line[3:] for line in text.splitlines() if line.startswith("## ")]
 
