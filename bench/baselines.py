@@ -52,6 +52,7 @@ def naive(generated: Generated, server: OpenAIServer, number: int = 9000) -> dic
     """One naive pass for a one-entry change: seconds and the characters sent to the model."""
     from wikimem.indexing.model import complete_json
     from wikimem.indexing.prompt import fence
+    from wikimem.intake.record import normalise
 
     places, settings = open_workspace(generated, model_env(server))
     wiki = Wiki(places.wiki)
@@ -62,7 +63,7 @@ def naive(generated: Generated, server: OpenAIServer, number: int = 9000) -> dic
     topics = {t: read_text(wiki.root / wiki.topic_file(t)) for t in wiki.topics()}
     whole = "\n\n".join(f"## {path}\n\n{text}" for path, text in pages)
     whole += "\n\n".join(f"## {t}/TOPIC.md\n\n{text}" for t, text in topics.items())
-    _, runs = fence([change_run(number, leaf)])
+    _, runs = fence([normalise(change_run(number, leaf))])
     prompt = [
         {"role": "system", "content": "Answer with a JSON edit plan for this wiki.\n" + whole},
         {"role": "user", "content": runs},

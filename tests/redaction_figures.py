@@ -1,8 +1,9 @@
 """Recall and false positives of `wikimem.redact` on the corpus in tests/data/redaction/.
 
-Run `python -m tests.redaction_figures` (add `-v` to list every miss). Recall is the share of
-secrets whose exact text no longer appears after redaction; a false positive is a benign item
-whose value does not survive intact or whose context was redacted at all.
+Run `python -m tests.redaction_figures` (add `-v` to list every miss, `--classes` for the table
+of secret shapes by class in classes.jsonl). Recall is the share of secrets whose exact text no
+longer appears after redaction; a false positive is a benign item whose value does not survive
+intact or whose context was redacted at all.
 """
 
 from __future__ import annotations
@@ -66,7 +67,41 @@ def measure() -> Figures:
     )
 
 
+@dataclass(frozen=True)
+class ClassFigures:
+    name: str
+    secrets: int
+    caught: int
+    benign: int
+    false_positives: int
+
+    def row(self) -> str:
+        return (
+            f"| {self.name} | {self.caught}/{self.secrets} | {self.false_positives}/{self.benign} |"
+        )
+
+
+def measure_classes() -> list[ClassFigures]:
+    """Recall and false positives per class of classes.jsonl, in the file's order."""
+    tally: dict[str, list[int]] = {}
+    for row in load("classes.jsonl"):
+        counts = tally.setdefault(row["class"], [0, 0, 0, 0])
+        text, kinds = redact(row["context"])
+        if row["expect"] == "secret":
+            counts[0] += 1
+            counts[1] += row["secret"] not in text
+        else:
+            counts[2] += 1
+            counts[3] += bool(kinds) or row["value"] not in text
+    return [ClassFigures(name, *counts) for name, counts in tally.items()]
+
+
 def main(argv: list[str]) -> int:
+    if "--classes" in argv:
+        print("| class | recall | false positives |\n| --- | --- | --- |")
+        for figures_of_class in measure_classes():
+            print(figures_of_class.row())
+        return 0
     figures = measure()
     print(figures.summary())
     if "-v" in argv:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -113,9 +114,14 @@ def test_lint_reports_problems_as_file_line_and_exits_1(workspace: Path, cli) ->
     result = cli("lint")
     lines = result.out.splitlines()
     assert result.code == 1
-    assert ".clarvis/memory/build/bun/MEMORY.md:1: page has no frontmatter" in lines
-    assert ".clarvis/memory/build/bun/MEMORY.md:1: leaf has no summary" in lines
-    assert ".clarvis/memory/build/bun/MEMORY.md:3: broken link to ../nope/MEMORY.md" in lines
+    assert (
+        ".clarvis/memory/build/bun/MEMORY.md:1: page has no frontmatter [no-frontmatter]" in lines
+    )
+    assert ".clarvis/memory/build/bun/MEMORY.md:1: leaf has no summary [no-summary]" in lines
+    assert (
+        ".clarvis/memory/build/bun/MEMORY.md:3: broken link to ../nope/MEMORY.md [broken-link]"
+        in lines
+    )
     assert any("Bad_Topic:1: folder name is not a lowercase slug" in x for x in lines)
     assert any("build/TOPIC.md:1: topic has no TOPIC.md" in x for x in lines)
 
@@ -137,8 +143,8 @@ def test_lint_reports_a_badly_named_folder_and_the_problems_of_the_leaf_inside(
     result = cli("lint")
     lines = [line.removeprefix(".clarvis/memory/") for line in result.out.splitlines()]
     assert result.code == 1
-    assert "Build Tools:1: folder name is not a lowercase slug" in lines
-    assert "build/Bun Cache:1: folder name is not a lowercase slug" in lines
+    assert "Build Tools:1: folder name is not a lowercase slug [not-a-slug]" in lines
+    assert "build/Bun Cache:1: folder name is not a lowercase slug [not-a-slug]" in lines
     assert any(
         line.startswith("Build Tools/bun/MEMORY.md:1: frontmatter is not valid YAML")
         for line in lines
@@ -147,6 +153,73 @@ def test_lint_reports_a_badly_named_folder_and_the_problems_of_the_leaf_inside(
         line.startswith("build/Bun Cache/MEMORY.md:11: duplicate entry id 'cache-key'")
         for line in lines
     ), lines
+
+
+def test_lint_json_names_rule_file_line_and_message(workspace: Path, cli) -> None:
+    cli("init")
+    assert cli("lint", "--json").code == 0 and json.loads(cli("lint", "--json").out) == []
+    leaf = workspace / ".clarvis/memory/build/bun/MEMORY.md"
+    leaf.parent.mkdir(parents=True)
+    leaf.write_text("---\ntitle: Bun\n---\n# Bun\n\nSee [gone](../gone/MEMORY.md).\n")
+    result = cli("lint", "--json")
+    assert result.code == 1
+    problems = json.loads(result.out)
+    assert {"rule", "file", "line", "message"} == set(problems[0])
+    found = {(p["rule"], p["file"], p["line"]) for p in problems}
+    assert ("no-summary", ".clarvis/memory/build/bun/MEMORY.md", 1) in found
+    assert ("broken-link", ".clarvis/memory/build/bun/MEMORY.md", 6) in found
+    assert ("no-topic-page", ".clarvis/memory/build/TOPIC.md", 1) in found
+    from wikimem.wiki.lint import RULES
+
+    assert {p["rule"] for p in problems} <= set(RULES)
+
+
+def test_lint_reports_symlinked_and_unreadable_pages_and_goes_on(
+    workspace: Path, cli, tmp_path: Path
+) -> None:
+    cli("init")
+    wiki = workspace / ".clarvis/memory"
+    outside = tmp_path / "outside.md"
+    outside.write_text("---\ntitle: Secret\nsummary: not ours.\n---\n# Secret\n")
+    (wiki / "build/out").mkdir(parents=True)
+    (wiki / "build/out/MEMORY.md").symlink_to(outside)
+    (wiki / "build/loop").mkdir()
+    (wiki / "build/loop/MEMORY.md").symlink_to("MEMORY.md")  # a loop: reading it fails
+    (wiki / "build/elsewhere").symlink_to(tmp_path, target_is_directory=True)
+    huge = wiki / "build/huge/MEMORY.md"
+    huge.parent.mkdir()
+    huge.write_text("---\ntitle: Huge\nsummary: big.\n---\n# Huge\n\n" + "x" * 2_100_000)
+    after = wiki / "build/zz-after/MEMORY.md"  # checked after all of them
+    after.parent.mkdir()
+    after.write_text("# After\n")
+    result = cli("lint", "--json")
+    assert result.code == 1 and "Traceback" not in result.err and result.err == ""
+    found = {
+        (p["rule"], p["file"].removeprefix(".clarvis/memory/")) for p in json.loads(result.out)
+    }
+    assert ("symlink", "build/out/MEMORY.md") in found
+    assert ("symlink", "build/loop/MEMORY.md") in found
+    assert ("symlink", "build/elsewhere") in found
+    assert ("unreadable", "build/huge/MEMORY.md") in found
+    assert ("no-frontmatter", "build/zz-after/MEMORY.md") in found
+    assert not any("Secret" in p["message"] for p in json.loads(result.out))
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a page whatever its mode")
+def test_lint_reports_a_page_it_may_not_read(workspace: Path, cli) -> None:
+    cli("init")
+    leaf = workspace / ".clarvis/memory/build/bun/MEMORY.md"
+    leaf.parent.mkdir(parents=True)
+    leaf.write_text("---\ntitle: Bun\nsummary: s.\n---\n# Bun\n")
+    leaf.chmod(0)
+    try:
+        result = cli("lint")
+    finally:
+        leaf.chmod(0o644)
+    assert result.code == 1
+    assert ".clarvis/memory/build/bun/MEMORY.md:1: cannot read: Permission denied [unreadable]" in (
+        result.out.splitlines()
+    )
 
 
 def test_lint_clean_wiki_exits_0_and_fix_recompiles(workspace: Path, cli) -> None:
@@ -199,7 +272,7 @@ def test_log_of_wiki_and_page(workspace: Path, cli) -> None:
     assert cli("index").code == 0
     whole = cli("log").out.splitlines()
     assert len(whole) == 2 and "run run-1" in whole[0]
-    page = cli("log", "bun/troubleshooting", "--json")
+    page = cli("log", "build/bun", "--json")
     rows = json.loads(page.out)
     assert len(rows) == 1 and rows[0]["runs"] == ["run-1"]
 
@@ -237,8 +310,10 @@ def test_errors_are_one_line_with_usage_exit_code(workspace: Path, cli) -> None:
 def test_wheel_ships_templates_and_renders_each(tmp_path: Path) -> None:
     """A plain (non-editable) install must find its templates."""
     out = tmp_path / "dist"
+    # hatchling comes with the test extra: building in this environment needs no network
     build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
+        + ["-w", str(out), str(ROOT)],
         capture_output=True,
         text=True,
     )
@@ -265,3 +340,10 @@ def test_wheel_ships_templates_and_renders_each(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert int(proc.stdout) == len(templates)
+
+
+def test_context_json_is_format_json(workspace: Path, cli) -> None:
+    cli("init")
+    as_json = cli("context", "--json")
+    assert as_json.code == 0 and json.loads(as_json.out)
+    assert as_json.out == cli("context", "--format", "json").out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -42,3 +43,16 @@ def test_a_bad_value_names_its_file(tmp_path: Path) -> None:
     places.workspace_config.write_text("[queue]\nbatch = 0\n")
     with pytest.raises(ConfigError, match="queue.batch: must be at least 1"):
         config.load(places, env={})
+
+
+def test_config_and_config_get_speak_json(workspace: Path, cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key-123456")
+    assert cli("config", "set", "queue.batch", "3").code == 0
+    every = json.loads(cli("config", "--json").out)
+    assert every["queue.batch"]["value"] == 3 and every["queue.batch"]["source"].endswith(
+        "config.toml"
+    )
+    assert every["model.api_key"]["value"] == "***"
+    assert set(every) == set(config.SETTINGS)
+    one = json.loads(cli("config", "get", "queue.batch", "--json").out)
+    assert one == every["queue.batch"]

@@ -191,3 +191,26 @@ def test_json_format(wiki: Path, index_file: Path) -> None:
         "type": "procedural",
     }
     assert len(data["profile"]) + sum(len(e["body"]) for e in data["entries"]) <= 1200
+
+
+def test_a_leaf_hit_shows_its_first_entry_not_its_heading(wiki: Path, index_file: Path) -> None:
+    write_leaf(
+        wiki,
+        "infra/terraform",
+        "Terraform",
+        "",
+        [
+            (
+                "Error acquiring the state lock",
+                "`terraform plan` fails while another run holds the lock. Wait, then run "
+                "`terraform force-unlock <LOCK_ID>`.",
+            )
+        ],
+        head="# Terraform",
+    )
+
+    ctx = context(wiki, index_file, query="terraform", budget=8000)
+
+    leaf = next(e for e in ctx.entries if e.path == "infra/terraform" and e.entry is None)
+    assert "# Terraform" not in leaf.body
+    assert leaf.body.startswith("Error acquiring the state lock: `terraform plan` fails")

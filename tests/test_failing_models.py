@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, run_wikimem
+from tests.conftest import git
 from tests.openai_server import OpenAIServer, Reply
 from wikimem.fsio import atomic_write_text
 from wikimem.intake.queue import Queue
@@ -171,38 +171,41 @@ def test_connection_refused_keeps_the_job_queued(
     assert job.id == jid and job.attempts == 1 and job.not_before > 0
 
 
-def hook(workspace: Path, env: dict[str, str], run_id: str):  # type: ignore[no-untyped-def]
-    proc = run_wikimem("hook", "--wait", cwd=workspace, input=json.dumps(a_run(run_id)), env=env)
-    assert proc.returncode == 0  # a hook fails open, whatever the model does
-    assert b"Traceback" not in proc.stderr
-    return proc.stderr.decode()
+def hook(cli, workspace: Path, run_id: str) -> str:  # type: ignore[no-untyped-def]
+    """`wikimem hook --wait` in-process: the same decisions as the fast path, no start-up."""
+    source = workspace / f"{run_id}.json"
+    source.write_text(json.dumps(a_run(run_id)))
+    result = cli("hook", "--wait", str(source))
+    assert result.code == 0  # a hook fails open, whatever the model does
+    assert "Traceback" not in result.err
+    return result.err
 
 
 def test_two_failed_passes_warn_on_the_next_hook_and_jobs_land_later(
-    workspace: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+    workspace: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, cli
 ) -> None:
-    env = use_model(monkeypatch, workspace, openai_server.base_url)
+    use_model(monkeypatch, workspace, openai_server.base_url)
     openai_server.default = Reply.error(500, "upstream exploded")
     queue = Queue(workspace / QUEUE)
-    first = hook(workspace, env, "run-1")
+    first = hook(cli, workspace, "run-1")
     assert "the pass failed; the run stays queued" in first
     assert [(j.run_id, j.attempts) for _, j in queue.jobs("pending")] == [("run-1", 1)]
-    second = hook(workspace, env, "run-2")  # run-1 is backing off; run-2's pass fails too
+    second = hook(cli, workspace, "run-2")  # run-1 is backing off; run-2's pass fails too
     assert "passes failed" not in second
     assert sorted((j.run_id, j.attempts) for _, j in queue.jobs("pending")) == [
         ("run-1", 1),
         ("run-2", 1),
     ]
-    third = hook(workspace, env, "run-3")
+    third = hook(cli, workspace, "run-3")
     assert "wikimem: the last 2 passes failed" in third and "500" in third
-    status = run_wikimem("status", cwd=workspace, env=env)
-    assert b"passes failed" in status.stdout + status.stderr
+    status = cli("status")
+    assert "passes failed" in status.out + status.err
     # the model recovers and the backoff runs out: every waiting job lands, none was lost
     openai_server.default = Reply.plan(PLAN)
     for path, job in list(queue.jobs("pending")):
         assert job is not None
         atomic_write_text(path, replace(job, not_before=0.0).to_json())
-    index = run_wikimem("index", cwd=workspace, env=env)
-    assert index.returncode == 0, index.stderr
+    index = cli("index")
+    assert index.code == 0, index.err
     assert queue.counts()["pending"] == 0 and queue.counts()["done"] == 3
     landed(workspace)

@@ -55,6 +55,11 @@ def test_stop_records_the_last_turn_of_the_active_branch(transcript: Path) -> No
                 "the lockfile, then make the build pass.",
             },
             {
+                "kind": "file",
+                "path": "package.json",
+                "diff": '@@ -1 +1 @@\n-    "zod": "3.23.8",\n+    "zod": "3.24.1",\n',
+            },
+            {
                 "kind": "command",
                 "command": "bun install --frozen-lockfile",
                 "exit_code": 2,
@@ -72,14 +77,9 @@ def test_stop_records_the_last_turn_of_the_active_branch(transcript: Path) -> No
             {
                 "kind": "command",
                 "command": "git push origin HEAD",
-                "exit_code": 1,
+                "ran": False,
                 "output": "Permission to use Bash with command git push origin HEAD has been "
                 "denied.",
-            },
-            {
-                "kind": "file",
-                "path": "package.json",
-                "diff": '@@ -1 +1 @@\n-    "zod": "3.23.8",\n+    "zod": "3.24.1",\n',
             },
         ],
         "source": {
@@ -157,8 +157,20 @@ def test_stop_failure_is_a_failed_run_with_the_error_noted(transcript: Path) -> 
     } in record["evidence"]
 
 
-def test_forced_continuation_and_subagent_stops_are_skipped(transcript: Path) -> None:
-    assert record_from_claude(payload(transcript, stop_hook_active=True)) is None
+def test_a_forced_continuation_is_its_own_run_and_subagent_stops_are_skipped(
+    transcript: Path,
+) -> None:
+    continued = record_from_claude(
+        payload(
+            transcript,
+            stop_hook_active=True,
+            **{"last_assistant_message": "Also ran the tests: 42 passed."},
+        )
+    )
+
+    assert continued is not None
+    assert continued["run_id"] == f"{SESSION}:u-07:continued"
+    assert continued["result"] == "Also ran the tests: 42 passed."
     assert (
         record_from_claude(
             payload(
@@ -457,3 +469,165 @@ def test_session_end_hook_hands_off_and_the_run_lands(transcript: Path, tmp_path
     for path in (workspace / ".clarvis").rglob("*"):
         if path.is_file() and ".git" not in path.parts:
             assert token.encode() not in path.read_bytes(), path
+
+
+def entry(uuid: str, parent: str | None, kind: str, content: object, **extra: object) -> str:
+    """One transcript line in the shape Claude Code writes (only the fields the adapter reads)."""
+    message: dict[str, object] = {"role": kind, "content": content}
+    if kind == "assistant":
+        message["id"] = extra.pop("message_id", f"msg-{uuid}")
+    data = {
+        "parentUuid": parent,
+        "isSidechain": extra.pop("sidechain", False),
+        "sessionId": SESSION,
+        "uuid": uuid,
+        "timestamp": f"2026-08-01T10:00:{len(uuid):02d}.000Z",
+        "type": kind,
+        "message": message,
+    }
+    data.update(extra)
+    return json.dumps(data)
+
+
+def use(tool_id: str, command: str) -> dict:
+    return {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": command}}
+
+
+def result(tool_id: str, text: str, error: bool = False) -> list[dict]:
+    return [{"type": "tool_result", "tool_use_id": tool_id, "content": text, "is_error": error}]
+
+
+def record_of(tmp_path: Path, lines: list[str], **changes: object) -> dict:
+    path = tmp_path / f"{SESSION}.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    record = record_from_claude(payload(path, cwd="/home/ci/repo", **changes))
+    assert record is not None
+    return record
+
+
+def test_parallel_results_on_sibling_branches_are_joined_in_file_order(tmp_path: Path) -> None:
+    # One API response written as three lines; each result hangs off the line of its own call,
+    # so the parentUuid chain from the last line passes through only one of them.
+    edit = {
+        "type": "tool_use",
+        "id": "t-edit",
+        "name": "Edit",
+        "input": {"file_path": "/home/ci/repo/Makefile", "old_string": "a", "new_string": "b"},
+    }
+    lines = [
+        entry("p1", None, "user", "Make the build pass"),
+        entry("a1", "p1", "assistant", [use("t-1", "make build")], message_id="m1"),
+        entry("r1", "a1", "user", result("t-1", "Exit code 2\nmissing target", True)),
+        entry("a2", "r1", "assistant", [edit], message_id="m2"),
+        entry("a3", "a2", "assistant", [use("t-2", "make build")], message_id="m2"),
+        entry("a4", "a3", "assistant", [use("t-3", "git push")], message_id="m2"),
+        entry("r2", "a2", "user", result("t-edit", "The file has been updated.")),
+        entry("r3", "a3", "user", result("t-2", "built")),
+        entry(
+            "r4",
+            "a4",
+            "user",
+            result(
+                "t-3",
+                "The user doesn't want to proceed with this tool use. The tool use was rejected.",
+                True,
+            ),
+        ),
+        entry("a5", "r4", "assistant", [{"type": "text", "text": "Fixed the Makefile."}]),
+    ]
+
+    evidence = record_of(tmp_path, lines)["evidence"]
+
+    assert [(e["kind"], e.get("command") or e.get("path")) for e in evidence] == [
+        ("command", "make build"),
+        ("file", "Makefile"),
+        ("command", "make build"),
+        ("command", "git push"),
+    ]
+    assert [e.get("exit_code") for e in evidence] == [2, None, 0, None]
+    assert evidence[2]["output"] == "built"
+    assert evidence[3]["ran"] is False and "exit_code" not in evidence[3]
+
+
+def test_a_slash_command_s_arguments_are_the_task(tmp_path: Path) -> None:
+    prompt = (
+        "<command-message>fix-issue</command-message>\n<command-name>/fix-issue</command-name>\n"
+        "<command-args>the login form rejects valid emails</command-args>"
+    )
+    lines = [
+        entry("p1", None, "user", prompt),
+        entry("m1", "p1", "user", "Expanded command body", isMeta=True),
+        entry("a1", "m1", "assistant", [{"type": "text", "text": "Done."}]),
+    ]
+
+    assert record_of(tmp_path, lines)["task"] == "the login form rejects valid emails"
+
+
+def test_a_continued_turn_starts_at_the_stop_hook_feedback(tmp_path: Path) -> None:
+    lines = [
+        entry("p1", None, "user", "Fix the flaky test"),
+        entry("a1", "p1", "assistant", [use("t-1", "pytest -q")]),
+        entry("r1", "a1", "user", result("t-1", "1 failed", True)),
+        entry("a2", "r1", "assistant", [{"type": "text", "text": "It is flaky."}]),
+        entry("f1", "a2", "user", "Stop hook feedback:\n[check]: tests still fail"),
+        entry("a3", "f1", "assistant", [use("t-2", "pytest -q -p no:randomly")]),
+        entry("r2", "a3", "user", result("t-2", "42 passed")),
+        entry("a4", "r2", "assistant", [{"type": "text", "text": "Pinned the seed."}]),
+    ]
+
+    first = record_of(tmp_path, lines[:4])
+    continued = record_of(tmp_path, lines, stop_hook_active=True, last_assistant_message=None)
+
+    assert first["run_id"] == f"{SESSION}:p1"
+    assert continued["run_id"] == f"{SESSION}:f1"
+    assert continued["task"] == "Fix the flaky test"
+    assert continued["result"] == "Pinned the seed."
+    assert [e.get("command") for e in continued["evidence"] if e["kind"] == "command"] == [
+        "pytest -q -p no:randomly"
+    ]
+    assert {
+        "kind": "note",
+        "text": "A Stop hook continued the turn: [check]: tests still fail",
+    } in (continued["evidence"])
+
+
+def test_an_interrupted_command_is_not_run(tmp_path: Path) -> None:
+    lines = [
+        entry("p1", None, "user", "Run the slow suite"),
+        entry("a1", "p1", "assistant", [use("t-1", "make e2e")]),
+        entry(
+            "r1",
+            "a1",
+            "user",
+            result("t-1", "[Request interrupted by user for tool use]", True),
+            toolUseResult={"stdout": "", "stderr": "", "interrupted": True},
+        ),
+    ]
+
+    (command,) = [e for e in record_of(tmp_path, lines)["evidence"] if e["kind"] == "command"]
+
+    assert command["ran"] is False and "exit_code" not in command
+
+
+def test_a_not_run_command_survives_intake_and_is_no_failure(tmp_path: Path) -> None:
+    from wikimem.indexing.offline import find_fixes
+    from wikimem.intake.record import normalise
+    from wikimem.intake.snapshot import take
+
+    lines = [
+        entry("p1", None, "user", "Deploy it"),
+        entry("a1", "p1", "assistant", [use("t-1", "fly deploy")]),
+        entry(
+            "r1",
+            "a1",
+            "user",
+            result("t-1", "The user doesn't want to proceed with this tool use.", True),
+        ),
+        entry("a2", "r1", "assistant", [use("t-2", "fly deploy --dry-run")]),
+        entry("r2", "a2", "user", result("t-2", "ok")),
+    ]
+    run, _ = take(normalise(record_of(tmp_path, lines)))
+
+    rejected, dry = [e for e in run.evidence if e.kind == "command"]
+    assert (rejected.ran, rejected.exit_code, dry.ran, dry.exit_code) == (False, None, True, 0)
+    assert find_fixes(run.evidence) == []  # a rejected command is not a failure later fixed

@@ -32,7 +32,6 @@ FIRST_TURN_EVIDENCE = [
         "exit_code": 0,
         "output": "Europe/Berlin\nCEST\n",
     },
-    {"kind": "command", "command": "pytest -q", "exit_code": 0, "output": "42 passed in 1.20s\n"},
     {
         "kind": "file",
         "path": "tests/test_dates.py",
@@ -46,6 +45,7 @@ FIRST_TURN_EVIDENCE = [
         "path": "tests/conftest.py",
         "diff": "*** Add File: tests/conftest.py\n+import os\n+os.environ['TZ'] = 'UTC'\n",
     },
+    {"kind": "command", "command": "pytest -q", "exit_code": 0, "output": "42 passed in 1.20s\n"},
 ]
 
 
@@ -208,3 +208,131 @@ def test_detection_and_dispatch(codex_home: Path) -> None:
     )
     record = record_from_payload(fixture("notify.json"), {"CODEX_HOME": str(codex_home)})
     assert record["agent"]["name"] == "codex"
+
+
+def rollout_line(kind: str, payload: dict, second: int = 0) -> str:
+    return json.dumps(
+        {"timestamp": f"2026-08-01T10:00:{second:02d}Z", "type": kind, "payload": payload}
+    )
+
+
+def call(call_id: str, name: str, arguments: dict, **extra: object) -> str:
+    return rollout_line(
+        "response_item",
+        {
+            "type": "function_call",
+            "name": name,
+            "arguments": json.dumps(arguments),
+            "call_id": call_id,
+        }
+        | extra,
+    )
+
+
+def output(call_id: str, text: str) -> str:
+    return rollout_line(
+        "response_item", {"type": "function_call_output", "call_id": call_id, "output": text}
+    )
+
+
+def header(state: str, body: str) -> str:
+    return (
+        f"Chunk ID: 1f\nWall time: 10.0 seconds\n{state}\nOriginal token count: 9\nOutput:\n{body}"
+    )
+
+
+LONG_RUN = [
+    rollout_line("session_meta", {"id": THREAD, "cwd": "/home/ci/repo"}),
+    rollout_line("event_msg", {"type": "user_message", "message": "Make the build pass"}),
+    call("c-1", "exec_command", {"cmd": "npm run build", "yield_time_ms": 10000}),
+    output("c-1", header("Process running with session ID 31", "> vite build\n")),
+    call("c-2", "write_stdin", {"session_id": 31, "chars": "", "yield_time_ms": 30000}),
+    output("c-2", header("Process running with session ID 31", "transforming...\n")),
+    call("c-3", "write_stdin", {"session_id": 31, "chars": ""}),
+    output("c-3", header("Process exited with code 2", "error TS2345: bad argument\n")),
+    call("c-4", "search", {"query": "vite ts2345"}, namespace="mcp__docs"),
+    output("c-4", "3 results"),
+    rollout_line(
+        "response_item",
+        {
+            "type": "web_search_call",
+            "status": "completed",
+            "action": {"type": "search", "query": "TS2345 vite"},
+        },
+    ),
+    call("c-5", "exec_command", {"cmd": "git push"}),
+    output("c-5", "exec command rejected by user"),
+    rollout_line(
+        "event_msg", {"type": "task_complete", "last_agent_message": "The build fails: TS2345."}
+    ),
+]
+
+
+def test_a_long_running_command_takes_its_exit_code_from_the_polls(tmp_path: Path) -> None:
+    path = tmp_path / f"rollout-2026-08-01T10-00-00-{THREAD}.jsonl"
+    path.write_text("\n".join(LONG_RUN) + "\n")
+
+    record = record_from_codex(
+        {
+            "type": "agent-turn-complete",
+            "thread-id": THREAD,
+            "turn-id": "1",
+            "transcript_path": str(path),
+        }
+    )
+
+    assert record is not None
+    assert record["evidence"] == [
+        {
+            "kind": "command",
+            "command": "npm run build",
+            "output": "> vite build\ntransforming...\nerror TS2345: bad argument\n",
+            "exit_code": 2,
+        },
+        {"kind": "note", "text": 'Consulted MCP tool mcp__docs.search: {"query": "vite ts2345"}'},
+        {"kind": "note", "text": "Consulted web search: TS2345 vite"},
+        {
+            "kind": "command",
+            "command": "git push",
+            "output": "exec command rejected by user",
+            "ran": False,
+        },
+    ]
+    assert record["result"] == "The build fails: TS2345."
+
+
+def test_a_compressed_rollout_is_read(tmp_path: Path) -> None:
+    zstandard = pytest.importorskip("zstandard")
+    day = tmp_path / "sessions" / "2026" / "08" / "01"
+    day.mkdir(parents=True)
+    data = ("\n".join(LONG_RUN) + "\n").encode()
+    (day / f"rollout-2026-08-01T10-00-00-{THREAD}.jsonl.zst").write_bytes(
+        zstandard.ZstdCompressor().compress(data)
+    )
+
+    record = record_from_codex(
+        {"type": "agent-turn-complete", "thread-id": THREAD, "turn-id": "1"},
+        {"CODEX_HOME": str(tmp_path)},
+    )
+
+    assert record is not None
+    assert record["task"] == "Make the build pass"
+    assert record["evidence"][0]["exit_code"] == 2
+
+
+def test_a_broken_compressed_rollout_is_a_note_not_an_error(tmp_path: Path) -> None:
+    path = tmp_path / f"rollout-2026-08-01T10-00-00-{THREAD}.jsonl.zst"
+    path.write_bytes(b"not zstd at all")
+
+    record = record_from_codex(
+        {
+            "type": "agent-turn-complete",
+            "thread-id": THREAD,
+            "turn-id": "1",
+            "input-messages": ["Make the build pass"],
+            "transcript_path": str(path),
+        }
+    )
+
+    assert record is not None
+    assert record["evidence"][0]["text"].startswith("The rollout could not be read:")

@@ -87,17 +87,17 @@ def test_claude_stream_json_keeps_main_thread_tools(env: dict, provenance: dict)
                 "string ''",
             },
             {
+                "kind": "file",
+                "path": ".github/workflows/migrate.yml",
+                "diff": "@@ -2 +2,2 @@\n       PYTHONUNBUFFERED: 1\n"
+                "+      DATABASE_URL: ${{ secrets.DATABASE_URL }}\n",
+            },
+            {
                 "kind": "command",
                 "command": "DATABASE_URL=sqlite:///ci.db alembic upgrade head",
                 "exit_code": 0,
                 "output": "INFO  [alembic.runtime.migration] Running upgrade  -> 3f2a, create "
                 "users",
-            },
-            {
-                "kind": "file",
-                "path": ".github/workflows/migrate.yml",
-                "diff": "@@ -2 +2,2 @@\n       PYTHONUNBUFFERED: 1\n"
-                "+      DATABASE_URL: ${{ secrets.DATABASE_URL }}\n",
             },
         ],
         "source": {"format": "claude-stream-json", "session_id": SESSION, "github": provenance},
@@ -111,8 +111,8 @@ def test_claude_verbose_json_array_reads_like_the_stream(env: dict) -> None:
 
     assert [e.get("command") for e in record["evidence"]] == [
         "alembic upgrade head",
-        "DATABASE_URL=sqlite:///ci.db alembic upgrade head",
         None,
+        "DATABASE_URL=sqlite:///ci.db alembic upgrade head",
     ]
 
 
@@ -150,13 +150,13 @@ def test_codex_exec_json(env: dict, provenance: dict) -> None:
                 "output": "Error: no access token available. Please login with 'flyctl auth "
                 "login'\n",
             },
+            {"kind": "file", "path": ".github/workflows/deploy.yml"},
             {
                 "kind": "command",
                 "command": "actionlint .github/workflows/deploy.yml",
                 "exit_code": 0,
                 "output": "",
             },
-            {"kind": "file", "path": ".github/workflows/deploy.yml"},
         ],
         "source": {"format": "codex-exec-json", "thread_id": thread, "github": provenance},
     }

@@ -4,8 +4,10 @@ stops a model that listens (fence, path confinement, secret and command guards, 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -219,8 +221,8 @@ def run_record(output: str) -> dict:
     ),
 )
 def test_evidence_cannot_close_the_fence(output: str, trick: str) -> None:
-    nonce, _ = fence([run_record("x")])
-    runs = [run_record(output + trick.replace("{n}", nonce))]
+    nonce, _ = fence([RunRecord.from_dict(run_record("x"))])
+    runs = [RunRecord.from_dict(run_record(output + trick.replace("{n}", nonce)))]
     view = WikiView("", (), (), ())
     user = messages([], view, runs)[1]["content"]
     nonce, body = fence(runs)
@@ -230,7 +232,7 @@ def test_evidence_cannot_close_the_fence(output: str, trick: str) -> None:
     inside = lines[
         lines.index(f"RUN-DATA-{nonce} BEGIN") + 1 : lines.index(f"RUN-DATA-{nonce} END")
     ]
-    assert [json.loads(line) for line in inside] == runs  # every line is data, whole
+    assert [json.loads(line) for line in inside] == [run.to_dict() for run in runs]  # whole
 
 
 # ---- a hostile run through the whole pass ---------------------------------------------------
@@ -369,7 +371,17 @@ def test_wiping_memories_is_held_for_a_person(workspace: Path, openai_server: Op
     assert Queue(places.queue).state_of(done.job_id) == "review"
 
 
-def test_a_symlink_out_of_the_wiki_is_never_written_through(
+GOOD_EDIT = {
+    "action": "add",
+    "leaf": "build/ci",
+    "entry": "real",
+    "title": "Cache the toolchain",
+    "body": "The CI image lacks bun; the workflow installs it with setup-bun.",
+    "reason": "true and useful",
+}
+
+
+def test_a_symlink_out_of_the_wiki_is_rejected_alone_before_anything_is_written(
     workspace: Path, openai_server: OpenAIServer, tmp_path: Path
 ) -> None:
     places, settings = hostile_setup(workspace, openai_server)
@@ -377,26 +389,273 @@ def test_a_symlink_out_of_the_wiki_is_never_written_through(
     outside.mkdir()
     (outside / "MEMORY.md").write_text("not the wiki's\n")
     (places.wiki / "evil").symlink_to(outside, target_is_directory=True)
-    plan = {
-        "summary": "x",
-        "edits": [
-            {
-                "action": "add",
-                "leaf": "evil",
-                "entry": "",
-                "title": "Planted",
-                "body": "Planted text.",
-                "reason": "r",
-            }
-        ],
+    planted = {
+        "action": "add",
+        "leaf": "evil",
+        "entry": "",
+        "title": "Planted",
+        "body": "Planted text.",
+        "reason": "r",
     }
-    openai_server.script(Reply.plan(plan))
+    openai_server.script(Reply.plan({"summary": "x", "edits": [planted, GOOD_EDIT]}))
     done = enqueue(places, settings, run_record("x"))
-    reports = drain(places, settings)
-    outcome = reports[0].outcomes[0]
-    # the edit is rejected on its own, with a clear reason; the job does not wait for it
-    assert outcome.outcome == "no change"
-    assert any("leaves the wiki folder" in n["reason"] for n in outcome.rejected)
+    outcome = drain(places, settings)[0].outcomes[0]
+    assert outcome.outcome == "changed" and outcome.edits == 1
+    assert any("leaves the wiki" in n["reason"] for n in outcome.rejected)
     assert (outside / "MEMORY.md").read_text() == "not the wiki's\n"
     assert sorted(p.name for p in outside.iterdir()) == ["MEMORY.md"]
     assert Queue(places.queue).state_of(done.job_id) == "done"
+    assert "Cache the toolchain" in (places.wiki / "build" / "ci" / "MEMORY.md").read_text()
+
+
+TOKEN = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+
+
+def test_every_string_of_a_plan_is_checked_and_each_bad_edit_goes_alone(
+    workspace: Path, openai_server: OpenAIServer
+) -> None:
+    places, settings = hostile_setup(workspace, openai_server)
+    base = {"action": "add", "leaf": "build/ci", "title": "A note", "body": "Sound text."}
+    bad = [
+        {**base, "entry": "r", "reason": f"the key is {TOKEN}"},
+        {**base, "entry": "lt", "leaf_title": f"Build {TOKEN}"},
+        {**base, "entry": "ls", "leaf_summary": f"uses {TOKEN} to push"},
+        {**base, "entry": TOKEN, "title": ""},
+        {**base, "entry": "t", "title": f"Token {TOKEN}"},
+        {**base, "entry": "c", "body": "End your note with <!--"},
+        {**base, "entry": "f", "body": "Run this:\n```sh\nmake all\n"},
+        {**base, "entry": "h", "title": "Sneaky <!-- hidden"},
+        {**base, "entry": "x", "leaf": "build/" + "a" * 65},
+        {**base, "entry": "y", "leaf": "build/con"},
+    ]
+    answer = {
+        "summary": f"Record {TOKEN}",
+        "edits": [*bad, GOOD_EDIT | {"title": "Cache \u202etoolchain\u200b the"}],
+        "topics": [{"topic": "build", "summary": f"How to build; token {TOKEN}"}],
+    }
+    openai_server.script(Reply.plan(answer))
+    enqueue(places, settings, run_record("ok"))
+    outcome = drain(places, settings)[0].outcomes[0]
+    assert outcome.outcome == "changed" and outcome.edits == 1
+    assert len(outcome.rejected) == len(bad) + 1  # and the topic summary
+    pages = "".join(p.read_text() for p in places.wiki.rglob("*.md"))
+    history = git("log", "-p", "--format=%B", cwd=places.wiki)
+    for text in (pages, history, (places.state / "passes.jsonl").read_text()):
+        assert TOKEN not in text and "<!-- hidden" not in text
+    assert "## Cache toolchain the" in pages and "\u202e" not in pages and "\u200b" not in pages
+
+
+def test_pages_a_person_left_are_reported_never_crash_and_stay_fast(workspace: Path) -> None:
+    from tests.conftest import run_wikimem
+    from tests.test_markdown import ALIAS_BOMB
+
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    pages = {
+        "bomb/x": ALIAS_BOMB.encode(),
+        "utf/x": b"---\ntitle: Bad \xff\xfe utf\nsummary: s\n---\n# T\n\n## Entry \xff one\n\nb\n",
+        "many/x": b"---\ntitle: Many\nsummary: s\n---\n# Many\n\n" + b"## h\n" * 200_000,
+    }
+    for leaf, data in pages.items():
+        (places.wiki / leaf).mkdir(parents=True)
+        (places.wiki / leaf / "MEMORY.md").write_bytes(data)
+    for args in (["show", "utf/x"], ["show", "many/x"], ["lint"], ["search", "lol"], ["export"]):
+        done = run_wikimem(*args, cwd=workspace, timeout=60)
+        said = done.stdout.decode("utf-8") + done.stderr.decode("utf-8")  # strict: valid UTF-8
+        assert done.returncode in (0, 1), (args, said[-300:])
+        assert "unexpected error" not in said and "Traceback" not in said, (args, said[-300:])
+    lint = run_wikimem("lint", cwd=workspace).stdout.decode()
+    assert "bomb/x/MEMORY.md:1: " in lint and "aliases" in lint
+    assert "utf/x/MEMORY.md:1: " in lint and "not valid UTF-8" in lint
+
+
+def test_the_terminal_never_gets_escape_sequences_or_bidi_overrides_from_a_run(
+    workspace: Path,
+) -> None:
+    from tests.conftest import run_wikimem
+
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    task = "evil \x1b]52;c;ZWNobyBoaQ==\x07 task \x1b[2J\u202egnp.exe\r"
+    done = run_wikimem("enqueue", cwd=workspace, input=json.dumps({"task": task, "run_id": "r"}))
+    assert done.returncode == 0, done.stderr
+    listing = run_wikimem("queue", cwd=workspace)
+    out = listing.stdout.decode()
+    assert "evil ]52;c;ZWNobyBoaQ== task " in out and "gnp.exe" in out
+    assert not any(c in out for c in "\x1b\x07\u202e\r")
+
+
+# --- other local users -------------------------------------------------------------------------
+
+
+def _modes(root: Path) -> dict[str, int]:
+    return {
+        str(p.relative_to(root)): p.stat().st_mode & 0o777
+        for p in [root, *root.rglob("*")]
+        if not p.is_symlink() and not p.is_socket()
+    }
+
+
+def test_state_is_private_from_creation_whatever_the_umask(workspace: Path) -> None:
+    from tests.conftest import run_wikimem
+
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    old = os.umask(0)
+    try:
+        done = run_wikimem("enqueue", cwd=workspace, input=json.dumps({"task": "t", "run_id": "a"}))
+        assert done.returncode == 0, done.stderr
+        assert run_wikimem("index", cwd=workspace).returncode == 0
+    finally:
+        os.umask(old)
+    modes = _modes(places.state)
+    assert modes and places.pass_log.exists()
+    for name, mode in modes.items():
+        wanted = 0o700 if (places.state / name).is_dir() else 0o600
+        assert mode == wanted, (name, oct(mode))
+
+
+def test_a_state_folder_of_ours_that_others_can_read_is_tightened(workspace: Path) -> None:
+    from tests.conftest import run_wikimem
+
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    places.state.mkdir(parents=True, exist_ok=True)
+    places.state.chmod(0o755)
+    done = run_wikimem("enqueue", cwd=workspace, input=json.dumps({"task": "t", "run_id": "b"}))
+    assert done.returncode == 0, done.stderr
+    assert places.state.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_state_folder_others_can_write_is_refused_in_one_line(workspace: Path) -> None:
+    from tests.conftest import run_wikimem
+
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    (places.state / "queue" / "pending").mkdir(parents=True, exist_ok=True)
+    (places.state / "queue").chmod(0o777)  # a shared checkout someone else set up first
+    run = json.dumps({"task": "t", "run_id": "c"})
+    strict = run_wikimem("enqueue", cwd=workspace, input=run)
+    err = strict.stderr.decode()
+    assert strict.returncode == 1 and err.count("\n") == 1, err
+    assert "writable by group or others" in err and "Traceback" not in err
+    hook = run_wikimem("hook", cwd=workspace, input=run)
+    assert hook.returncode == 0 and "writable by group or others" in hook.stderr.decode()
+    assert not list((places.state / "queue" / "pending").iterdir())
+
+
+def test_a_state_folder_of_another_user_is_refused(workspace: Path) -> None:
+    from tests.conftest import run_wikimem
+
+    if os.getuid() != 0:
+        pytest.skip("only root can give a folder to another uid")
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    places.state.mkdir(parents=True, exist_ok=True)
+    os.chown(places.state, 54321, -1)
+    done = run_wikimem("enqueue", cwd=workspace, input=json.dumps({"task": "t", "run_id": "d"}))
+    err = done.stderr.decode()
+    assert done.returncode == 1 and "belongs to another user (uid 54321)" in err, err
+    assert not (places.state / "queue").exists()
+
+
+def test_a_symlinked_pass_log_is_never_followed(workspace: Path, tmp_path: Path) -> None:
+    from tests.conftest import run_wikimem
+
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    outside = tmp_path / "elsewhere.log"
+    outside.write_text("theirs\n")
+    done = run_wikimem("enqueue", cwd=workspace, input=json.dumps({"task": "t", "run_id": "e"}))
+    assert done.returncode == 0
+    places.pass_log.unlink(missing_ok=True)
+    places.pass_log.symlink_to(outside)
+    index = run_wikimem("index", cwd=workspace)
+    assert index.returncode == 1 and "symlink" in index.stderr.decode(), index.stderr
+    assert outside.read_text() == "theirs\n"
+    status = run_wikimem("status", cwd=workspace)
+    assert "Traceback" not in status.stderr.decode()
+
+
+# --- bounded logs ------------------------------------------------------------------------------
+
+
+def test_the_pass_log_rotates_caps_notes_and_is_read_from_its_tail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from wikimem.intake import passlog
+
+    monkeypatch.setattr(passlog, "ROTATE_BYTES", 400_000)
+    log = tmp_path / ".clarvis" / "state" / "passes.jsonl"
+    raw = "x" * 6_000_000
+    notes = [{"index": i, "what": raw[:100], "reason": raw} for i in range(500)]
+    outcome = passlog.Outcome("t", "p", "j", "r", "failed", rejected=notes, error=raw)
+    passlog.append(log, [outcome])
+    line = log.read_text()
+    assert len(line) < 40_000 and '"rejected_not_listed": 460' in line
+    for i in range(1000):
+        passlog.append(log, [passlog.Outcome("t", f"p{i}", "j", "r", "changed", note="y" * 400)])
+    assert log.stat().st_size <= passlog.ROTATE_BYTES + 2000
+    assert (log.parent / "passes.1.jsonl").exists()
+    started = time.process_time()
+    for _ in range(20):
+        assert passlog.failure_warning(log) is None
+    assert (time.process_time() - started) / 20 < 0.05  # the hook's read stays the tail's cost
+
+
+# --- checks of what other modules do with hostile input -----------------------------------------
+
+
+def test_lint_reports_a_symlinked_topic_page_and_goes_on(workspace: Path, tmp_path: Path) -> None:
+    from tests.conftest import run_wikimem
+
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    (places.wiki / "build" / "ci").mkdir(parents=True)
+    (places.wiki / "build" / "ci" / "MEMORY.md").write_text("---\ntitle: CI\n---\n# CI\n")
+    outside = tmp_path / "TOPIC.md"
+    outside.write_text("theirs\n")
+    (places.wiki / "build" / "TOPIC.md").symlink_to(outside)
+    done = run_wikimem("lint", cwd=workspace)
+    out = done.stdout.decode() + done.stderr.decode()
+    assert done.returncode == 1 and "Traceback" not in out and "unexpected" not in out
+    assert "build/TOPIC.md" in out and "symlink" in out
+    assert "build/ci/MEMORY.md" in out  # the other pages were still linted
+    assert outside.read_text() == "theirs\n"
+
+
+def test_a_newline_in_a_run_id_or_agent_name_forges_no_commit_trailer(workspace: Path) -> None:
+    from tests.conftest import run_wikimem
+
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    run = {
+        "run_id": "r1\nSigned-off-by: Mallory <m@evil.example>",
+        "task": "t",
+        "agent": {"name": "bot\nCo-authored-by: Mallory <m@evil.example>"},
+        "memory": [{"path": "build/ci", "title": "Cache", "content": "The CI caches bun."}],
+    }
+    assert run_wikimem("enqueue", cwd=workspace, input=json.dumps(run)).returncode == 0
+    assert run_wikimem("index", cwd=workspace).returncode == 0
+    messages = git("log", "--format=%B", cwd=places.wiki)
+    assert "Cache" in (places.wiki / "build" / "ci" / "MEMORY.md").read_text()
+    assert "\nSigned-off-by:" not in messages and "\nCo-authored-by:" not in messages
+    listed = run_wikimem("log", cwd=workspace).stdout.decode().splitlines()
+    assert not [line for line in listed if line.lstrip().startswith(("Signed-off", "Co-authored"))]
+
+
+def test_a_symlinked_lock_file_is_never_opened(workspace: Path, tmp_path: Path) -> None:
+    from tests.conftest import run_wikimem
+
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me\n")
+    run_wikimem("enqueue", cwd=workspace, input=json.dumps({"task": "t", "run_id": "l"}))
+    places.lock.unlink(missing_ok=True)
+    places.lock.symlink_to(target)
+    done = run_wikimem("index", cwd=workspace)
+    assert done.returncode == 1 and "symlink" in done.stderr.decode(), done.stderr
+    assert target.read_text() == "keep me\n"

@@ -1,4 +1,5 @@
-"""Installing the hook: Claude Code settings.json and Codex config.toml, idempotent and careful."""
+"""Installing the hooks: Claude Code settings, Codex config.toml and hooks.json; idempotent,
+careful, and undone exactly by uninstall."""
 
 from __future__ import annotations
 
@@ -9,7 +10,15 @@ from pathlib import Path
 import pytest
 
 from wikimem.errors import ConfigError
-from wikimem.runners.install import install_claude, install_codex
+from wikimem.runners.install import (
+    entry_point,
+    install_claude,
+    install_codex,
+    is_wikimem,
+    moving_reason,
+    uninstall_claude,
+    uninstall_codex,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -37,7 +46,11 @@ def test_claude_adds_stop_and_session_end_and_keeps_the_rest(tmp_path: Path) -> 
     settings.parent.mkdir()
     settings.write_text(EXISTING, encoding="utf-8")
 
-    assert install_claude(settings) is True
+    assert install_claude(settings) == {
+        "Stop": "wikimem hook",
+        "SessionEnd": "wikimem hook",
+        "SessionStart": "wikimem start --runner claude",
+    }
 
     text = settings.read_text(encoding="utf-8")
     data = json.loads(text)
@@ -52,6 +65,9 @@ def test_claude_adds_stop_and_session_end_and_keeps_the_rest(tmp_path: Path) -> 
     assert data["hooks"]["SessionEnd"] == [
         {"hooks": [{"type": "command", "command": "wikimem hook", "timeout": 10}]}
     ]
+    assert data["hooks"]["SessionStart"] == [
+        {"hooks": [{"type": "command", "command": "wikimem start --runner claude", "timeout": 10}]}
+    ]
     assert '\n    "model": "opus"' in text  # the file's own indentation
     assert "grüß dich" in text and text.endswith("}\n")
 
@@ -62,7 +78,7 @@ def test_claude_second_install_changes_nothing(tmp_path: Path) -> None:
     install_claude(settings)
     first = settings.read_bytes()
 
-    assert install_claude(settings) is False
+    assert install_claude(settings) == {}
     assert settings.read_bytes() == first
 
 
@@ -71,13 +87,13 @@ def test_claude_creates_a_missing_or_empty_file(tmp_path: Path) -> None:
     empty = tmp_path / "empty.json"
     empty.write_text("\n")
 
-    assert install_claude(missing, "wikimem hook -q") is True
-    assert install_claude(empty) is True
+    assert install_claude(missing, ["/opt/my tools/wikimem"])
+    assert install_claude(empty)
 
     assert json.loads(missing.read_text())["hooks"]["Stop"][0]["hooks"][0]["command"] == (
-        "wikimem hook -q"
+        "'/opt/my tools/wikimem' hook"
     )
-    assert set(json.loads(empty.read_text())["hooks"]) == {"Stop", "SessionEnd"}
+    assert set(json.loads(empty.read_text())["hooks"]) == {"Stop", "SessionEnd", "SessionStart"}
 
 
 @pytest.mark.parametrize(
@@ -109,7 +125,7 @@ def test_codex_adds_a_top_level_notify(tmp_path: Path) -> None:
     config.parent.mkdir()
     config.write_text(CODEX)
 
-    assert install_codex(config) is True
+    assert install_codex(config) == {"notify": '["wikimem", "hook"]'}
 
     text = config.read_text()
     assert text == 'notify = ["wikimem", "hook"]\n\n' + CODEX
@@ -124,7 +140,7 @@ def test_codex_second_install_changes_nothing(tmp_path: Path) -> None:
     install_codex(config)
     first = config.read_bytes()
 
-    assert install_codex(config) is False
+    assert install_codex(config) == {}
     assert config.read_bytes() == first
 
 
@@ -133,8 +149,8 @@ def test_codex_creates_a_missing_file_and_keeps_crlf(tmp_path: Path) -> None:
     crlf = tmp_path / "crlf.toml"
     crlf.write_bytes(b'model = "o4"\r\n')
 
-    assert install_codex(missing) is True
-    assert install_codex(crlf) is True
+    assert install_codex(missing)
+    assert install_codex(crlf)
 
     assert missing.read_text() == 'notify = ["wikimem", "hook"]\n'
     assert crlf.read_bytes() == b'notify = ["wikimem", "hook"]\r\n\r\nmodel = "o4"\r\n'
@@ -158,3 +174,106 @@ def test_codex_refuses_invalid_toml(tmp_path: Path) -> None:
         install_codex(config)
 
     assert config.read_text() == "model = \n"
+
+
+def test_claude_uninstall_gives_back_the_settings_as_they_were(tmp_path: Path) -> None:
+    settings = tmp_path / "settings.json"
+    settings.write_text(EXISTING, encoding="utf-8")
+    install_claude(settings, ["/home/ada/.local/bin/wikimem"])
+
+    assert uninstall_claude(settings) == ["Stop", "SessionEnd", "SessionStart"]
+
+    assert json.loads(settings.read_text(encoding="utf-8")) == json.loads(EXISTING)
+    assert uninstall_claude(settings) == []
+
+
+def test_claude_uninstall_removes_a_file_install_created(tmp_path: Path) -> None:
+    settings = tmp_path / ".claude" / "settings.local.json"
+    install_claude(settings, ["/venv/bin/wikimem"])
+
+    uninstall_claude(settings)
+
+    assert not settings.exists()
+
+
+def test_a_new_install_replaces_an_older_wikimem_handler(tmp_path: Path) -> None:
+    settings = tmp_path / "settings.json"
+    settings.write_text(EXISTING, encoding="utf-8")
+    install_claude(settings)  # an older install: bare `wikimem hook`, found on PATH
+
+    written = install_claude(settings, ["/home/ada/.local/bin/wikimem"])
+
+    assert written["Stop"] == "/home/ada/.local/bin/wikimem hook"
+    stop = json.loads(settings.read_text())["hooks"]["Stop"]
+    assert [h["command"] for group in stop for h in group["hooks"]] == [
+        "say done",
+        "/home/ada/.local/bin/wikimem hook",
+    ]
+
+
+def test_codex_hooks_json_and_uninstall(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    hooks = tmp_path / "hooks.json"
+    config.write_text(CODEX)
+    hooks.write_text('{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x"}]}]}}\n')
+    before = hooks.read_text()
+
+    written = install_codex(config, hooks, ["/venv/bin/wikimem"])
+
+    assert written == {
+        "notify": '["/venv/bin/wikimem", "hook"]',
+        "SessionStart": "/venv/bin/wikimem start --runner codex",
+    }
+    assert json.loads(hooks.read_text())["hooks"]["SessionStart"][0]["hooks"][0]["timeout"] == 10
+    assert uninstall_codex(config, hooks) == ["notify", "SessionStart"]
+    assert config.read_text() == CODEX
+    assert json.loads(hooks.read_text()) == json.loads(before)
+
+
+def test_codex_uninstall_leaves_another_notify_alone(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('notify = ["notify-send", "Codex"]\n')
+
+    assert uninstall_codex(config, tmp_path / "hooks.json") == []
+    assert config.read_text() == 'notify = ["notify-send", "Codex"]\n'
+
+
+@pytest.mark.parametrize(
+    ("command", "ours"),
+    [
+        ("wikimem hook", True),
+        ("'/home/ada/my venv/bin/wikimem' hook", True),
+        ("/usr/bin/python3 -m wikimem start --runner codex", True),
+        ("C:\\tools\\wikimem.exe hook", True),
+        ("say done", False),
+        ("wikimem-notes hook", False),
+        ("echo wikimem", False),
+    ],
+)
+def test_which_handlers_are_wikimem_s(command: str, ours: bool) -> None:
+    assert is_wikimem(command) is ours
+
+
+def test_the_entry_point_is_an_absolute_path(tmp_path: Path) -> None:
+    script = tmp_path / "bin" / "wikimem"
+    script.parent.mkdir()
+    script.write_text("#!/bin/sh\n")
+    python = tmp_path / "bin" / "python"
+
+    assert entry_point(str(script), str(python)) == [str(script)]
+    assert entry_point("/some/where/pytest", str(python)) == [str(script)]
+    assert entry_point("-c", str(tmp_path / "other" / "python")) == [
+        str(tmp_path / "other" / "python"),
+        "-m",
+        "wikimem",
+    ]
+
+
+def test_a_venv_inside_the_workspace_is_likely_to_move(tmp_path: Path) -> None:
+    workspace = tmp_path / "project"
+    (workspace / ".venv" / "bin").mkdir(parents=True)
+
+    reason = moving_reason([str(workspace / ".venv" / "bin" / "wikimem")], workspace)
+
+    assert reason is not None and "inside this workspace" in reason
+    assert moving_reason(["wikimem"], workspace) is None

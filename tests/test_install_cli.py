@@ -1,19 +1,25 @@
-"""`wikimem install claude|codex`: default places, idempotence, and what it prints."""
+"""`wikimem install|uninstall claude|codex`: where they write, what they print, and that the
+installed commands run from a shell without the venv, as Claude Code and Codex run them."""
 
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_wikimem
+from tests.conftest import git, run_wikimem
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
+
+FIXTURES = Path(__file__).parent / "fixtures" / "runners"
+ENTRY = str(Path(sys.executable).parent / "wikimem")
 
 
 def hook_commands(settings: Path, event: str) -> list[str]:
@@ -21,38 +27,47 @@ def hook_commands(settings: Path, event: str) -> list[str]:
     return [h["command"] for group in data["hooks"][event] for h in group["hooks"]]
 
 
-def test_claude_project_install_is_idempotent_and_keeps_other_settings(
-    workspace: Path, cli
-) -> None:
-    settings = workspace / ".claude" / "settings.json"
-    settings.parent.mkdir()
-    settings.write_text(
-        '{\n    "model": "opus",\n    "hooks": {"Stop": [{"hooks": '
-        '[{"type": "command", "command": "say done"}]}]}\n}\n'
-    )
+def test_claude_project_install_goes_to_the_personal_settings_file(workspace: Path, cli) -> None:
+    shared = workspace / ".claude" / "settings.json"
+    shared.parent.mkdir()
+    shared.write_text('{\n    "model": "opus"\n}\n')
+    personal = workspace / ".claude" / "settings.local.json"
+
     first = cli("install", "claude")
-    assert first.code == 0 and first.out.startswith("installed the wikimem hook")
-    assert str(settings) in first.out
-    assert hook_commands(settings, "Stop") == ["say done", "wikimem hook"]
-    assert hook_commands(settings, "SessionEnd") == ["wikimem hook"]
-    assert json.loads(settings.read_text())["model"] == "opus"
-    before = settings.read_bytes()
+
+    assert first.code == 0, first.err
+    assert first.out == (
+        f"wrote {personal}:\n"
+        f"  Stop: {ENTRY} hook\n"
+        f"  SessionEnd: {ENTRY} hook\n"
+        f"  SessionStart: {ENTRY} start --runner claude\n"
+    )
+    assert shared.read_text() == '{\n    "model": "opus"\n}\n'  # no personal path in it
+    assert hook_commands(personal, "Stop") == [f"{ENTRY} hook"]
+    before = personal.read_bytes()
     second = cli("install", "claude", "--project")
-    assert second.code == 0 and second.out == f"already installed in {settings}\n"
-    assert settings.read_bytes() == before
+    assert second.out == f"already installed in {personal}\n"
+    assert personal.read_bytes() == before
 
 
-def test_claude_user_scope_and_explicit_path(workspace: Path, isolated_env: Path, cli) -> None:
+def test_claude_user_scope_honours_claude_config_dir(
+    workspace: Path, isolated_env: Path, tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert cli("install", "claude", "--user").code == 0
-    assert hook_commands(isolated_env / ".claude" / "settings.json", "Stop") == ["wikimem hook"]
+    assert hook_commands(isolated_env / ".claude" / "settings.json", "Stop") == [f"{ENTRY} hook"]
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-config"))
+    assert cli("install", "claude", "--user").code == 0
+    assert hook_commands(tmp_path / "claude-config" / "settings.json", "SessionStart") == [
+        f"{ENTRY} start --runner claude"
+    ]
     assert not (workspace / ".claude").exists()
     target = workspace / "elsewhere" / "settings.json"
-    assert cli("install", "claude", "--settings", str(target)).code == 0
+    assert cli("install", "claude", "--settings", str(target), "--command", "wikimem").code == 0
     assert hook_commands(target, "SessionEnd") == ["wikimem hook"]
 
 
 def test_claude_refuses_a_broken_settings_file(workspace: Path, cli) -> None:
-    settings = workspace / ".claude" / "settings.json"
+    settings = workspace / ".claude" / "settings.local.json"
     settings.parent.mkdir()
     settings.write_text("{ not json")
     result = cli("install", "claude")
@@ -60,21 +75,52 @@ def test_claude_refuses_a_broken_settings_file(workspace: Path, cli) -> None:
     assert settings.read_text() == "{ not json"
 
 
-def test_codex_honours_codex_home_and_is_idempotent(
-    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_claude_uninstall_removes_what_install_added(workspace: Path, cli) -> None:
+    settings = workspace / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    mine = {
+        "permissions": {"allow": ["Bash(ls:*)"]},
+        "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]},
+    }
+    settings.write_text(json.dumps(mine))
+    assert cli("install", "claude").code == 0
+
+    result = cli("uninstall", "claude")
+
+    assert result.out == f"removed Stop, SessionEnd, SessionStart from {settings}\n"
+    assert json.loads(settings.read_text()) == mine
+    assert cli("uninstall", "claude").out == f"nothing to remove in {settings}\n"
+
+
+def test_a_venv_inside_the_workspace_gets_a_warning(workspace: Path, cli) -> None:
+    result = cli("install", "claude", "--command", str(workspace / ".venv" / "bin" / "wikimem"))
+
+    assert result.code == 0
+    assert result.err.startswith("warning: ") and "inside this workspace" in result.err
+    assert "pipx install wikimem" in result.err
+
+
+def test_codex_honours_codex_home_and_is_idempotent(workspace: Path, tmp_path: Path) -> None:
     home = tmp_path / "codex-home"
     home.mkdir()
     (home / "config.toml").write_text('model = "gpt-5.5"\n')
     env = {"CODEX_HOME": str(home)}
-    first = run_wikimem("install", "codex", cwd=workspace, env=env)
+    first = run_wikimem("install", "codex", "--command", "wikimem", cwd=workspace, env=env)
     assert first.returncode == 0, first.stderr
-    said = first.stdout.decode()
-    assert said == f"installed the wikimem hook (notify) in {home / 'config.toml'}\n"
+    assert first.stdout.decode().startswith(
+        f'wrote {home / "config.toml"}:\n  notify: ["wikimem", "hook"]\n'
+        f"wrote {home / 'hooks.json'}:\n  SessionStart: wikimem start --runner codex\n"
+    )
     data = tomllib.loads((home / "config.toml").read_text())
     assert data == {"notify": ["wikimem", "hook"], "model": "gpt-5.5"}
-    second = run_wikimem("install", "codex", cwd=workspace, env=env)
-    assert second.stdout.decode() == f"already installed in {home / 'config.toml'}\n"
+    second = run_wikimem("install", "codex", "--command", "wikimem", cwd=workspace, env=env)
+    assert second.stdout.decode() == (
+        f"already installed in {home / 'config.toml'} and {home / 'hooks.json'}\n"
+    )
+    undone = run_wikimem("uninstall", "codex", cwd=workspace, env=env)
+    assert undone.returncode == 0, undone.stderr
+    assert (home / "config.toml").read_text() == 'model = "gpt-5.5"\n'
+    assert not (home / "hooks.json").exists()
 
 
 def test_codex_default_is_under_home_and_config_overrides(
@@ -82,7 +128,7 @@ def test_codex_default_is_under_home_and_config_overrides(
 ) -> None:
     assert cli("install", "codex").code == 0
     assert tomllib.loads((isolated_env / ".codex" / "config.toml").read_text())["notify"] == [
-        "wikimem",
+        ENTRY,
         "hook",
     ]
     target = workspace / "codex.toml"
@@ -90,3 +136,125 @@ def test_codex_default_is_under_home_and_config_overrides(
     refused = cli("install", "codex", "--config", str(target))
     assert refused.code == 1 and "already sets notify" in refused.err
     assert target.read_text() == 'notify = ["my-notifier"]\n'
+
+
+# -- the installed commands, run as the runners run them ------------------------------------
+
+
+def bare_shell(command: str, cwd: Path, home: Path, stdin: str) -> subprocess.CompletedProcess:
+    """`command` through /bin/sh with a minimal PATH and no venv, as a runner starts a hook."""
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(home),
+        "WIKIMEM_HOME": str(home / ".clarvis"),
+        "WIKIMEM_LINGER": "0",
+    }
+    return subprocess.run(
+        ["/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items()), "/bin/sh", "-c", command],
+        cwd=cwd,
+        input=stdin.encode(),
+        capture_output=True,
+        timeout=120,
+    )
+
+
+def test_the_venv_is_not_on_the_minimal_path(workspace: Path, isolated_env: Path) -> None:
+    bare = bare_shell("wikimem --version", workspace, isolated_env, "")
+    assert bare.returncode == 127  # what a bare `wikimem hook` used to give the runner
+
+
+def test_the_installed_stop_hook_queues_the_run_without_the_venv(
+    workspace: Path, isolated_env: Path, cli
+) -> None:
+    assert cli("install", "claude").code == 0
+    (command,) = hook_commands(workspace / ".claude" / "settings.local.json", "Stop")
+    transcript = workspace / "transcript.jsonl"
+    shutil.copy(FIXTURES / "claude" / "transcript.jsonl", transcript)
+    payload = json.loads((FIXTURES / "claude" / "stop.json").read_text())
+    payload.update(transcript_path=str(transcript), cwd=str(workspace))
+
+    done = bare_shell(command, workspace, isolated_env, json.dumps(payload))
+
+    assert done.returncode == 0, done.stderr
+    jobs = list((workspace / ".clarvis" / "state" / "queue").glob("*/*.json"))
+    assert len(jobs) == 1
+    assert json.loads(jobs[0].read_text())["run"]["task"].startswith("The web build is red")
+
+
+LEAF = """---
+title: Bun
+summary: Installing and building with Bun.
+type: procedural
+updated: 2026-11-28
+---
+# Bun
+
+## Lockfile drift
+
+Run `bun install` and commit `bun.lockb` when the lockfile drifts.
+
+## Legacy bundle
+
+Build the old bundle with `bun run build:legacy`; it ignores the lockfile.
+"""
+PROFILE = """---
+title: acme-web
+summary: Web shop front end built with Bun.
+updated: 2026-11-28
+---
+# acme-web
+
+<!-- wikimem:begin -->
+## Topics
+
+- [build](build/TOPIC.md) — How the web app is built. (1 leaf)
+<!-- wikimem:end -->
+"""
+
+
+@pytest.mark.parametrize("runner", ["claude", "codex"])
+def test_the_installed_session_start_prints_fresh_context_without_the_venv(
+    runner: str, workspace: Path, isolated_env: Path, cli
+) -> None:
+    git("init", "-q", "-b", "bun-lockfile", cwd=workspace)
+    (workspace / "package.json").write_text('{"scripts": {"build": "vite build"}}')
+    (workspace / "bun.lockb").write_bytes(b"")
+    wiki = workspace / ".clarvis" / "memory"
+    (wiki / "build" / "bun").mkdir(parents=True)
+    (wiki / "PROFILE.md").write_text(PROFILE)
+    (wiki / "build" / "bun" / "MEMORY.md").write_text(LEAF)
+    assert cli("search", "lockfile").code == 0  # builds the index every pass keeps current
+    if runner == "claude":
+        assert cli("install", "claude").code == 0
+        hooks = workspace / ".claude" / "settings.local.json"
+    else:
+        assert cli("install", "codex").code == 0
+        hooks = isolated_env / ".codex" / "hooks.json"
+    (command,) = hook_commands(hooks, "SessionStart")
+    payload = {"hook_event_name": "SessionStart", "source": "startup", "cwd": str(workspace)}
+
+    shown = bare_shell(command, workspace, isolated_env, json.dumps(payload))
+
+    assert shown.returncode == 0 and shown.stderr == b""
+    text = shown.stdout.decode()
+    assert text.startswith("# acme-web\n")
+    assert "Lockfile drift" in text and "wikimem show build/bun#lockfile-drift" in text
+    assert "build:legacy" not in text  # package.json has no such script any more
+    assert "Left out 1 memory entry whose citations no longer match" in text
+    assert len(text) <= 6000
+
+
+def test_session_start_is_silent_when_paused_and_never_fails(
+    workspace: Path, isolated_env: Path, cli
+) -> None:
+    wiki = workspace / ".clarvis" / "memory"
+    wiki.mkdir(parents=True)
+    (wiki / "PROFILE.md").write_text(PROFILE)
+    assert cli("pause").code == 0
+    assert cli("start").out == ""
+    assert cli("resume").code == 0
+    assert cli("start", "--budget", "0").out == ""
+    (wiki / "PROFILE.md").write_bytes(b"---\n: [\n---\n\xff\xfe")  # garbage frontmatter
+    broken = run_wikimem("start", "--runner", "claude", cwd=workspace, input="not json")
+    assert broken.returncode == 0
+    assert b"Traceback" not in broken.stderr

@@ -22,10 +22,22 @@ ALLOWED: dict[str, set[str]] = {
     "runners": {"base", "redaction"},
     "intake": {"base", "redaction", "runners"},
     "wiki": {"base", "redaction"},
-    "indexing": {"base", "redaction", "runners", "intake", "wiki", "recall"},
+    "indexing": {"base", "redaction", "runners", "intake", "wiki", "recall", "providers"},
     "recall": {"base", "redaction", "intake", "wiki"},
+    # where memory goes: the wiki (read through recall, written through wiki) or another store
+    "providers": {"base", "redaction", "intake", "wiki", "recall"},
     "lifecycle": {"base", "redaction", "intake", "wiki", "indexing"},
-    "app": {"base", "redaction", "runners", "intake", "wiki", "indexing", "recall", "lifecycle"},
+    "app": {
+        "base",
+        "redaction",
+        "runners",
+        "intake",
+        "wiki",
+        "indexing",
+        "recall",
+        "lifecycle",
+        "providers",
+    },
     "cli": {
         "base",
         "redaction",
@@ -35,6 +47,7 @@ ALLOWED: dict[str, set[str]] = {
         "indexing",
         "recall",
         "lifecycle",
+        "providers",
         "app",
     },
 }
@@ -59,12 +72,21 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def imports_of(path: Path) -> set[str]:
-    """Every wikimem module `path` imports, relative imports resolved, wherever they stand."""
+def imports_of(path: Path, typing_only: bool = True) -> set[str]:
+    """Every wikimem module `path` imports, relative imports resolved, wherever they stand;
+    without `typing_only`, less those under `if TYPE_CHECKING:` (never imported at run time)."""
     me = module_name(path)
     package = me if path.name == "__init__.py" else me.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped: set[ast.AST] = set()
+    if not typing_only:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING"):
+                skipped.update(n for statement in node.body for n in ast.walk(statement))
+    for node in ast.walk(tree):
+        if node in skipped:
+            continue
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -73,19 +95,70 @@ def imports_of(path: Path) -> set[str]:
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            found.add(target)
-            # `from wikimem.x import y` may name the module wikimem.x.y
-            found.update(
-                f"{target}.{alias.name}"
-                for alias in node.names
-                if (PACKAGE.parent / f"{target}.{alias.name}".replace(".", "/")).exists()
-                or (PACKAGE.parent / (f"{target}.{alias.name}".replace(".", "/") + ".py")).exists()
-            )
+            # `from wikimem.x import y` may name the module wikimem.x.y; the package itself
+            # counts only when a name is not a module of it
+            modules = {f"{target}.{alias.name}" for alias in node.names} & ALL_MODULES
+            found.update(modules)
+            if len(modules) < len(node.names):
+                found.add(target)
     return {name for name in found if name == "wikimem" or name.startswith("wikimem.")}
 
 
 def sources() -> list[Path]:
     return sorted(PACKAGE.rglob("*.py"))
+
+
+ALL_MODULES = {module_name(path) for path in sources()}
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Which wikimem modules each one imports at run time."""
+    return {
+        module_name(path): imports_of(path, typing_only=False) & ALL_MODULES for path in sources()
+    }
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles of `graph`: its strongly connected components of more than one module
+    (or a module importing itself), each sorted (Tarjan's algorithm, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.get(root, ()))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1 or node in graph.get(node, ()):
+                    found.append(sorted(component))
+    return sorted(found)
 
 
 def test_every_import_goes_down_the_layers() -> None:
@@ -109,6 +182,21 @@ def test_recall_never_reaches_a_wiki_writer() -> None:
         if target in WIKI_WRITERS
     ]
     assert not wrong, "\n".join(wrong)
+
+
+def test_no_import_cycle_anywhere_in_the_package() -> None:
+    """Not even through an import inside a function: a cycle is two modules that cannot be
+    understood (or moved to another layer) one without the other. Imports for type hints
+    alone (`if TYPE_CHECKING:`) do not count."""
+    found = cycles(import_graph())
+    assert not found, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in found)
+
+
+def test_the_cycle_finder_sees_a_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"e"}, "f": {"d"}}
+    assert cycles(graph) == [["a", "b", "c"], ["e"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+    assert "wikimem.cli.context" in import_graph()["wikimem.cli.pipeline"]
 
 
 def test_every_stage_folder_says_what_it_is_for() -> None:

@@ -195,6 +195,9 @@ def test_through_the_listener_the_hook_loads_none_of_the_intake(ws: Path, warm: 
         "re",
         "socket",
         "enum",
+        "click",
+        "openai",
+        "git",
     }, sorted(loaded)
     assert warm.line().startswith("wikimem: queued job")
 
@@ -217,6 +220,8 @@ def test_the_socket_is_private_and_a_second_listener_steps_aside(ws: Path, warm:
     assert quiet.returncode == 0 and quiet.stderr == b""
     status = run_wikimem("listen", "--status", cwd=ws)
     assert f"pid {warm.proc.pid}, 0 run(s) taken".encode() in status.stdout
+    as_json = run_wikimem("listen", "--status", "--json", cwd=ws)
+    assert json.loads(as_json.stdout) == {"running": True, "pid": warm.proc.pid, "runs": 0}
     overview = run_wikimem("status", "--json", cwd=ws)
     assert json.loads(overview.stdout)["listener"] == {"pid": warm.proc.pid, "runs": 0}
 
@@ -238,6 +243,8 @@ def test_stop_removes_the_socket_and_hooks_go_on_without_it(
     assert served.line() == "wikimem: listener left (asked to stop)\n"
     assert served.close() == 0 and not served.socket.exists()
     assert b"no listener" in run_wikimem("listen", "--status", cwd=ws).stdout
+    none = run_wikimem("listen", "--status", "--json", cwd=ws).stdout
+    assert json.loads(none) == {"running": False, "pid": None, "runs": 0}
     assert hook(ws).returncode == 0 and [r["run_id"] for r in queued(ws)] == ["listener-1"]
 
 

@@ -672,3 +672,59 @@ def test_pages_without_entries_skip_markdown_it(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(markdown, "_markdown", fail)
     page = parse_page("---\ntitle: T\n---\n# T\n\nNo entries, `#` only.\n")
     assert page.entries == () and page.title == "T"
+
+
+ALIAS_BOMB = (
+    "---\n"
+    + "".join(
+        f"{c}: &{c} [{', '.join([f'*{p}'] * 9) if p else ', '.join(['lol'] * 9)}]\n"
+        for p, c in zip(["", "a", "b", "c", "d", "e", "f", "g"], "abcdefgh", strict=True)
+    )
+    + "title: Bomb\nsummary: boom\n---\n# Bomb\n\n## One\n\ntext\n"
+)
+
+
+def test_yaml_aliases_are_refused_before_anything_expands_them() -> None:
+    assert len(ALIAS_BOMB.encode()) < 600
+    page = markdown.parse_page(ALIAS_BOMB)
+    assert page.meta == {} and "aliases" in (page.frontmatter_error or "")
+    assert [e.id for e in page.entries] == ["one"] and page.render() == ALIAS_BOMB
+
+
+def test_a_plain_star_or_ampersand_is_not_an_alias() -> None:
+    text = "---\ntitle: Fix *all* the R&D builds\nsummary: '&a *a'\n---\n# X\n"
+    page = markdown.parse_page(text)
+    assert page.frontmatter_error is None and page.meta["title"] == "Fix *all* the R&D builds"
+
+
+@pytest.mark.parametrize(
+    "field",
+    ["title: [a, b]", "title: {x: 1}", "summary: " + "s" * 1001, "title: " + "t" * 201],
+)
+def test_title_and_summary_must_be_short_strings(field: str) -> None:
+    page = markdown.parse_page(f"---\n{field}\ntype: semantic\n---\n# X\n")
+    key = field.split(":")[0]
+    assert key not in page.meta and page.meta["type"] == "semantic"
+    assert "must be a string" in (page.frontmatter_error or "")
+    assert markdown.parse_page("---\ntitle: 2024\n---\n").meta["title"] == "2024"
+
+
+def test_bytes_that_are_not_utf8_never_reach_a_title() -> None:
+    raw = b"---\ntitle: Bad \xff\xfe\nsummary: s\n---\n# T\n\n## Entry \xff one\n\nbody \xfe\n"
+    text = raw.decode("utf-8", "surrogateescape")
+    page = markdown.parse_page(text)
+    assert page.meta == {} and page.frontmatter_error == "frontmatter is not valid UTF-8"
+    [entry] = page.entries
+    assert entry.title == "Entry \ufffd one" and entry.title.encode("utf-8")
+    assert page.render().encode("utf-8", "surrogateescape") == raw  # the bytes stay
+
+
+def test_a_page_of_200000_headings_parses_in_bounded_time() -> None:
+    import time
+
+    text = "---\ntitle: Many\n---\n# Many\n\n" + "## h\n" * 200_000
+    started = time.process_time()
+    page = markdown.parse_page(text)
+    spent = time.process_time() - started
+    assert len(page.entries) == markdown.MAX_ENTRIES and page.render() == text
+    assert spent < 3.0, spent

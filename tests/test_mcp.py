@@ -23,7 +23,7 @@ anyio = pytest.importorskip("anyio")
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
-READ_TOOLS = {"memory_search", "memory_show", "memory_context"}
+READ_TOOLS = {"memory_search", "memory_show", "memory_context", "memory_timeline"}
 LOCKFILE = (
     "`bun install --frozen-lockfile` fails when package.json changed without the "
     "lockfile. Run `bun install` and commit bun.lockb."

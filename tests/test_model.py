@@ -331,3 +331,44 @@ def test_server_lists_models_and_stops_promptly() -> None:
     caller.join(5)
     assert time.monotonic() - stopping < 1.0
     assert outcome == ["APIConnectionError"]
+
+
+FENCED_BODY_PLAN = {
+    "summary": "Record the lockfile fix",
+    "edits": [
+        {
+            "action": "add",
+            "leaf": "build/bun",
+            "entry": "lockfile",
+            "title": "Lockfile",
+            "body": "Run:\n\n```sh\nbun install\ngit add bun.lockb\n```\n\nthen commit.",
+            "reason": "verified",
+        }
+    ],
+}
+
+
+def test_a_plan_whose_body_holds_a_fence_is_parsed_as_the_json_it_is() -> None:
+    text = json.dumps(FENCED_BODY_PLAN, indent=2)
+    assert parse_json_object(text) == FENCED_BODY_PLAN
+    assert parse_json_object(f"```json\n{text}\n```") == FENCED_BODY_PLAN
+    assert parse_json_object(f"Here is the plan:\n{text}\nDone.") == FENCED_BODY_PLAN
+
+
+def test_a_fence_is_unwrapped_only_when_it_wraps_the_whole_answer() -> None:
+    # A fence inside prose is not the answer: the object in the text is.
+    inner = json.dumps({"summary": "inner", "edits": []})
+    outer = json.dumps({"summary": "outer", "edits": [], "note": f"```json\n{inner}\n```"})
+    assert parse_json_object(outer)["summary"] == "outer"
+
+
+def test_an_oversized_answer_is_refused_before_parsing(openai_server: OpenAIServer) -> None:
+    from wikimem.indexing.model import ANSWER_MAX
+
+    huge = json.dumps({"summary": "x", "edits": [], "pad": "y" * ANSWER_MAX})
+    with pytest.raises(PlanError, match="over the"):
+        parse_json_object(huge)
+    openai_server.script(Reply(huge), Reply(huge), Reply.plan(PLAN))
+    completion, plan = ask(settings(openai_server, "gpt-spare"))
+    assert plan == PLAN and completion.model == "gpt-spare"
+    assert all("over the" in a for a in completion.attempts)

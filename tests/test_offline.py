@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 
 import wikimem
-from wikimem.indexing.offline import NO_LESSON, offline_plan, signature
+from wikimem.indexing.layout import home
+from wikimem.indexing.offline import NO_LESSON, Known, offline_plan, rules_wrote, signature
 from wikimem.indexing.plan import MAX_BODY, MAX_TITLE, RawPlan, validate
+from wikimem.indexing.prose import placeholders
 from wikimem.intake.record import Candidate, Evidence, RunRecord, normalise
 from wikimem.intake.snapshot import take
 
@@ -63,28 +65,22 @@ def test_lockfile_failure_fixed_by_a_command_is_one_exact_procedural_entry():
     edit = only_edit(plan)
     assert plan.summary == "Record 1 lesson from run ci-7-1"
     assert edit["action"] == "add"
-    assert edit["leaf"] == "bun/troubleshooting"
-    assert edit["title"] == (
-        "`bun install --frozen-lockfile` fails: lockfile had changes, but lockfile is frozen"
-    )
-    assert edit["entry"] == (
-        "bun-install---frozen-lockfile-fails-lockfile-had-changes-but-lockfile-is-frozen"
-    )
+    assert edit["leaf"] == "build/bun"
+    assert edit["leaf_title"] == "Bun"
+    assert edit["title"] == "Lockfile had changes"
+    assert edit["entry"] == "lockfile-had-changes"
     assert edit["type"] == "procedural"
     assert edit["body"] == (
-        "**Symptom:** `bun install --frozen-lockfile` exited with code 1:\n"
+        "`bun install --frozen-lockfile` fails with exit code 1:\n"
         "\n"
         "```text\n"
         "error: lockfile had changes, but lockfile is frozen\n"
         "```\n"
         "\n"
-        "**Fix:** what the run did before the same command passed.\n"
+        "The output says why: `note: try re-running without --frozen-lockfile and commit the"
+        " updated lockfile`.\n"
         "\n"
-        "Ran:\n"
-        "\n"
-        "```sh\n"
-        "bun install\n"
-        "```"
+        "When it fails this way, run `bun install`; then the same command passes."
     )
 
 
@@ -117,7 +113,7 @@ def test_inspection_commands_between_failure_and_success_are_not_the_fix():
 
     body = only_edit(offline_plan([run(*evidence)]))["body"]
 
-    assert "```sh\nbun add @acme/ui@workspace:*\n```" in body
+    assert "run `bun add @acme/ui@workspace:*`; then the same command passes." in body
     for look in looks:
         assert look not in body
 
@@ -135,9 +131,9 @@ def test_failed_commands_in_between_are_not_the_fix_and_retries_make_one_lesson(
     )
 
     edit = only_edit(plan)
-    assert edit["leaf"] == "pytest/troubleshooting"
+    assert edit["leaf"] == "testing/pytest"
     assert "pip install" not in edit["body"]
-    assert "```sh\npytest -p no:randomly tests/\n```" in edit["body"]
+    assert "run it as `pytest -p no:randomly tests/` instead: that passes." in edit["body"]
 
 
 def test_a_changed_command_that_passed_is_the_fix():
@@ -154,10 +150,12 @@ def test_a_changed_command_that_passed_is_the_fix():
         )
     )
 
-    assert edit["leaf"] == "pytest/troubleshooting"
-    assert edit["title"] == "`pytest tests/` fails: AssertionError: assert 2 == 3"
-    assert "**Fix:** the command, changed, passed." in edit["body"]
-    assert "```sh\npytest -p no:randomly tests/\n```" in edit["body"]
+    assert edit["leaf"] == "testing/pytest"
+    assert edit["title"] == "AssertionError: assert 2 == 3"
+    assert edit["body"].startswith("`pytest tests/` fails with exit code 1:")
+    assert (
+        "When it fails this way, run it as `pytest -p no:randomly tests/` instead" in (edit["body"])
+    )
     assert "```text\nAssertionError: assert 2 == 3\n```" in edit["body"]
 
 
@@ -174,8 +172,10 @@ def test_a_changed_command_after_other_steps_comes_last_in_the_fix():
         )
     )["body"]
 
-    assert "passed (the last command below)." in body
-    assert "```sh\nrustup toolchain install 1.83\ncargo +1.83 build --locked\n```" in body
+    assert body.endswith(
+        "When it fails this way, run `rustup toolchain install 1.83`, then run it as"
+        " `cargo +1.83 build --locked` instead: that passes."
+    )
 
 
 def test_an_edited_file_is_part_of_the_fix_with_its_diff():
@@ -197,13 +197,12 @@ def test_an_edited_file_is_part_of_the_fix_with_its_diff():
         )
     )
 
-    assert edit["leaf"] == "fly/troubleshooting"
-    assert edit["title"] == (
-        "`fly deploy --app web-staging` fails: health checks for machine 4e1 never passed"
-    )
+    assert edit["leaf"] == "deploy/fly"
+    assert edit["title"] == "Health checks for machine 4e1 never passed"
     body = edit["body"]
-    assert "Edited `fly.toml`:\n\n```diff\n" + diff.rstrip("\n") + "\n```" in body
-    assert "Ran:" not in body  # `cat` only looked
+    assert "edit `fly.toml` as below; then the same command passes." in body
+    assert "`fly.toml`:\n\n```diff\n" + diff.rstrip("\n") + "\n```" in body
+    assert "cat fly.toml" not in body  # `cat` only looked
     assert "Seen in run" not in body  # provenance lives in commit trailers
 
 
@@ -221,14 +220,14 @@ def test_a_large_diff_is_named_not_copied():
         )
     )["body"]
 
-    assert "Edited `main.tf`." in body
+    assert "edit `main.tf`; then the same command passes." in body
     assert "line 399" not in body
 
 
 def test_many_commands_and_files_stay_under_the_body_limit():
     long = "x" * 2000
     evidence = [cmd("make release", 2, "make: *** [release] Error 1")]
-    evidence += [cmd(f"sed -i s/a/b/ src/file{i}.c {long}", 0) for i in range(12)]
+    evidence += [cmd(f"make step{i} ARGS={long}", 0) for i in range(12)]
     evidence += [edited(f"src/file{i}.c", "-a\n+b\n" * 100) for i in range(8)]
     evidence += [cmd("make release", 0, "ok")]
 
@@ -344,7 +343,8 @@ def test_a_long_candidate_title_is_bounded_so_validation_keeps_it():
     edit = only_edit(offline_plan([run(memory=(Candidate(path="build/x", content=content),))]))
 
     assert len(edit["title"]) <= MAX_TITLE
-    assert edit["title"].endswith("…")
+    assert len(edit["entry"]) <= 48
+    assert edit["title"].startswith("Always rebuild")
     assert (
         validate(offline_plan([run(memory=(Candidate("build/x", content),))]), no_lookup)
         .edits[0]
@@ -365,7 +365,7 @@ def test_several_runs_are_deduplicated_by_leaf_and_entry():
     plan = offline_plan([LOCKFILE_RUN, again, other])
 
     assert [(e["leaf"], e["entry"]) for e in plan.edits] == [
-        ("bun/troubleshooting", only_edit(offline_plan([LOCKFILE_RUN]))["entry"]),
+        ("build/bun", only_edit(offline_plan([LOCKFILE_RUN]))["entry"]),
         ("api", "timestamps"),
     ]
     assert "ci-7-1" not in plan.edits[0]["body"]
@@ -438,7 +438,7 @@ def examples() -> dict[str, RunRecord]:
     records = {}
     for path in example_files():
         snap, _ = take(normalise(json.loads(path.read_text(encoding="utf-8")), str(path)))
-        records[path.name] = RunRecord.from_dict(snap)
+        records[path.name] = snap
     return records
 
 
@@ -447,12 +447,12 @@ def load_examples() -> list[RunRecord]:
 
 
 EXPECTED_LEAVES = {
-    "01-uv-lockfile-drift.json": ["uv/troubleshooting"],
-    "02-xdist-sqlite-locked.json": ["pytest/troubleshooting"],
-    "03-cloud-run-port.json": ["gcloud/troubleshooting"],
+    "01-uv-lockfile-drift.json": ["build/uv"],
+    "02-xdist-sqlite-locked.json": ["testing/pytest"],
+    "03-cloud-run-port.json": ["deploy/gcloud"],
     "04-docs-typo.json": [],
-    "05-timestamp-decision.json": ["decisions/api", "api"],
-    "06-dispatch-with-token.json": ["curl/troubleshooting"],
+    "05-timestamp-decision.json": ["decisions/api", "api/client"],
+    "06-dispatch-with-token.json": ["ci/github-actions"],
     "07-e2e-browsers-missing.json": [],
 }
 
@@ -472,7 +472,7 @@ def test_each_example_gives_the_expected_edits_and_validates_cleanly(name: str):
     assert checked.rejected == ()
     assert len(checked.edits) == len(EXPECTED_LEAVES[name])
     for edit in plan.edits:
-        if edit["type"] == "procedural" and "/troubleshooting" in edit["leaf"]:
+        if edit["reason"].endswith("(offline rules)"):
             assert record.run_id not in edit["body"]
 
 
@@ -480,20 +480,19 @@ def test_example_fixes_name_the_right_steps():
     plans = {name: offline_plan([record]) for name, record in examples().items()}
 
     lock = only_edit(plans["01-uv-lockfile-drift.json"])["body"]
-    assert "```sh\nuv lock\ngit add uv.lock && git commit" in lock
-    assert "git log" not in lock and "git diff" not in lock
+    assert "When it fails this way, run `uv lock`; then the same command passes." in lock
+    assert "git " not in lock  # committing the fix is not the fix
     assert "needs to be updated, but `--locked` was provided" in lock
 
     changed = only_edit(plans["02-xdist-sqlite-locked.json"])
-    assert changed["title"] == (
-        "`pytest -n auto tests/integration -q` fails: sqlite3.OperationalError: database is locked"
-    )
-    assert "```sh\npytest -n 0 tests/integration -q\n```" in changed["body"]
+    assert changed["title"] == "OperationalError: database is locked"
+    assert "run it as `pytest -n 0 tests/integration -q` instead" in changed["body"]
     assert "grep" not in changed["body"]
 
-    deploy = only_edit(plans["03-cloud-run-port.json"])["body"]
-    assert "Edited `gunicorn.conf.py`:" in deploy
-    assert "logs read" not in deploy and "Ran:" not in deploy
+    deploy = only_edit(plans["03-cloud-run-port.json"])
+    assert deploy["title"] == "The user-provided container failed to start"
+    assert "edit `gunicorn.conf.py` as below" in deploy["body"]
+    assert "logs read" not in deploy["body"]
 
 
 def test_the_token_example_is_redacted_before_the_rules_see_it():
@@ -516,3 +515,218 @@ def test_all_examples_in_one_call():
     assert len(plan.edits) == sum(len(v) for v in EXPECTED_LEAVES.values())
     assert plan.summary == "Record 6 lessons from 5 runs"
     assert validate(plan, no_lookup).rejected == ()
+
+
+# -- entries a person would write ----------------------------------------------------------------
+
+
+def lock_run(lock_id: str, run_id: str, flags: str = "") -> RunRecord:
+    """Terraform's state lock, as a run meets it: a one-off lock id in the output and the fix."""
+    output = (
+        "Error: Error acquiring the state lock\n\n"
+        "Error message: ConditionalCheckFailedException: The conditional request failed\n"
+        "Lock Info:\n"
+        f"  ID:        {lock_id}\n"
+        "  Path:      acme-tfstate/prod/terraform.tfstate\n"
+        "  Created:   2026-11-29 10:02:11.482 +0000 UTC\n"
+    )
+    return run(
+        cmd(f"terraform plan{flags}", 1, output),
+        cmd("git status", 0, "clean"),
+        cmd("git commit -am wip", 0, "[main 1a2b3c4] wip"),
+        cmd(f"terraform force-unlock -force {lock_id}", 0, "Terraform state has been unlocked!"),
+        cmd(f"terraform plan{flags}", 0, "No changes."),
+        run_id=run_id,
+    )
+
+
+def test_one_off_values_become_named_placeholders_and_ids_stay_short():
+    edit = only_edit(offline_plan([lock_run("9db590f1-b6fe-c5f2-2678-8804f089deba", "a")]))
+
+    assert edit["leaf"] == "infra/terraform"
+    assert edit["leaf_title"] == "Terraform"
+    assert edit["title"] == "Error acquiring the state lock"
+    assert len(edit["entry"]) <= 48
+    body = edit["body"]
+    assert "9db590f1" not in body
+    assert "run `terraform force-unlock -force <LOCK_ID>`; then the same command passes." in body
+    assert "git commit" not in body  # not part of the fix
+
+
+def test_the_same_failure_seen_again_keys_to_the_same_entry():
+    first = only_edit(offline_plan([lock_run("9db590f1-b6fe-c5f2-2678-8804f089deba", "a")]))
+    again = only_edit(
+        offline_plan([lock_run("0c4e1d2a-7f3b-4a9e-8d21-5b6c7e8f9a01", "b", " -lock-timeout=30s")])
+    )
+
+    assert (again["leaf"], again["entry"]) == (first["leaf"], first["entry"])
+    written = {first["entry"]: first["body"]}
+    checked = validate(RawPlan("again", (again,)), lambda leaf: written)
+    assert [e.action for e in checked.edits] == ["update"]  # the entry, not a near-duplicate
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("lock 9db590f1-b6fe-c5f2-2678-8804f089deba held", "lock <LOCK_ID> held"),
+        ("request 9db590f1-b6fe-c5f2-2678-8804f089deba", "request <UUID>"),
+        ("at 2026-11-29T10:02:11Z and 10:02:11", "at <TIMESTAMP> and <TIME>"),
+        ("commit 3f2c9a1b7e4d5c6a8b9e0f1a2b3c4d5e6f7a8b9c", "commit <HASH>"),
+        ("bun v1.1.30 (7b5a6c6f)", "bun v1.1.30 (7b5a6c6f)"),
+        ("killed pid 48213", "killed pid <PID>"),
+        (
+            "listening on 127.0.0.1:49733 and localhost:6379",
+            "listening on 127.0.0.1:<PORT> and localhost:6379",
+        ),
+        ("wrote /tmp/pytest-of-ci/pytest-7/db0/test.db", "wrote <TMP_PATH>"),
+        ("revision api-00012-kav failed", "revision <REVISION> failed"),
+    ],
+)
+def test_placeholders(text: str, expected: str):
+    assert placeholders(text) == expected
+    assert placeholders(expected) == expected
+
+
+def test_a_tool_already_filed_elsewhere_keeps_its_leaf():
+    known = Known({"terraform": "platform/terraform"})
+
+    edit = only_edit(offline_plan([lock_run("9db590f1-b6fe-c5f2-2678-8804f089deba", "a")], known))
+
+    assert edit["leaf"] == "platform/terraform"
+    assert home("terraform", ["platform/terraform", "build/bun"]) == "platform/terraform"
+    assert home("bun", ["bun/troubleshooting"]) == "bun/troubleshooting"
+    assert home("terraform", []) == "infra/terraform"
+    assert home("frobnicate", []) == "tools/frobnicate"
+
+
+def test_a_failure_another_entry_describes_is_left_to_it():
+    page = (
+        "---\ntitle: Bun\n---\n# Bun\n\n## Lockfile drift on CI\n\n"
+        "`bun install --frozen-lockfile` fails with `lockfile had changes`. Run `bun install`.\n"
+    )
+    known = Known.from_view([("bun", "build/bun", True)], [("build/bun/MEMORY.md", page)])
+
+    assert offline_plan([LOCKFILE_RUN], known).edits == ()
+    # The rules' own entry is not "another": proposing it again updates it or changes nothing.
+    own = only_edit(offline_plan([LOCKFILE_RUN]))
+    mine = f"---\ntitle: Bun\n---\n# Bun\n\n## {own['title']}\n\n{own['body']}\n"
+    known = Known.from_view([("bun", "build/bun", True)], [("build/bun/MEMORY.md", mine)])
+    again = only_edit(offline_plan([LOCKFILE_RUN], known))
+    assert again["entry"] == own["entry"]
+    assert "leaf_summary" not in again  # an existing leaf keeps its own title and summary
+
+
+def test_an_entry_a_person_owns_is_not_proposed():
+    owned = lambda leaf, entry: (leaf, entry) == ("build/bun", "lockfile-had-changes")  # noqa: E731
+
+    assert offline_plan([LOCKFILE_RUN], owned=owned).edits == ()
+
+
+def test_a_script_fixed_by_editing_it_is_a_bug_fixed_not_a_lesson():
+    evidence = (
+        cmd("python upload_once.py", 1, "botocore.exceptions.ClientError: NoSuchBucket"),
+        edited("upload_once.py", "-BUCKET = 'acme-exprots'\n+BUCKET = 'acme-exports'\n"),
+        cmd("python upload_once.py", 0, "uploaded 3 files"),
+    )
+
+    assert offline_plan([run(*evidence)]).edits == ()
+
+
+def test_a_fix_the_runs_own_candidate_states_is_not_said_twice():
+    candidate = Candidate(
+        path="testing/e2e",
+        content="Run `npx playwright install --with-deps` before `npx playwright test`.",
+        title="Install browsers first",
+    )
+    evidence = (
+        cmd("npx playwright test", 1, "browserType.launch: Executable doesn't exist"),
+        cmd("npx playwright install --with-deps", 0, "done"),
+        cmd("npx playwright test", 0, "42 passed"),
+    )
+
+    plan = offline_plan([run(*evidence, memory=(candidate,))])
+
+    assert [e["leaf"] for e in plan.edits] == ["testing/e2e"]
+
+
+def test_commands_of_another_tool_belong_only_when_they_touch_the_failure():
+    evidence = (
+        cmd(
+            "npm ci",
+            1,
+            'npm ERR! code EBADENGINE\nnpm ERR! engine Unsupported engine: {"node":">=20"}',
+        ),
+        cmd("ruff check .", 0, "All checks passed"),
+        cmd("nvm use 20", 0, "Now using node v20.11.1"),
+        cmd("npm ci", 0, "added 812 packages"),
+    )
+
+    edit = only_edit(offline_plan([run(*evidence)]))
+
+    assert edit["title"] == "EBADENGINE: Unsupported engine"
+    assert "run `nvm use 20`; then the same command passes." in edit["body"]
+    assert "ruff" not in edit["body"]
+
+
+def test_a_generic_tool_fixed_in_a_workflow_file_is_filed_with_the_workflows():
+    evidence = (
+        cmd(
+            "curl -sf -X POST https://api.github.com/x/dispatches",
+            22,
+            '{"message":"Workflow does not have \'workflow_dispatch\' trigger"}',
+        ),
+        edited(".github/workflows/nightly.yml", "+  workflow_dispatch:\n"),
+        cmd("curl -sf -X POST https://api.github.com/x/dispatches", 0, ""),
+    )
+
+    edit = only_edit(offline_plan([run(*evidence)]))
+
+    assert edit["leaf"] == "ci/github-actions"
+    assert edit["title"] == "Workflow does not have 'workflow_dispatch' trigger"
+
+
+def test_an_entry_of_the_rules_a_person_added_to_is_theirs():
+    own = only_edit(offline_plan([lock_run("9db590f1-b6fe-c5f2-2678-8804f089deba", "a")]))
+    added = own["body"] + "\n\nAsk in #platform before unlocking: a plan may still be running."
+    page = f"---\ntitle: Terraform\n---\n# Terraform\n\n## {own['title']}\n\n{added}\n"
+    known = Known.from_view(
+        [("terraform", "infra/terraform", True)], [("infra/terraform/MEMORY.md", page)]
+    )
+    again = lock_run("0c4e1d2a-7f3b-4a9e-8d21-5b6c7e8f9a01", "b")
+
+    assert offline_plan([again], known).edits == ()
+    assert rules_wrote(own["body"]) and not rules_wrote(added)
+
+
+@pytest.mark.parametrize(
+    "evidence",
+    [
+        pytest.param(
+            (
+                cmd("pytest tests/test_totals.py", 1, "E       assert 41 == 42\n1 failed"),
+                edited("src/totals.py", "-    return total\n+    return total + fee\n"),
+                cmd("pytest tests/test_totals.py", 0, "3 passed"),
+            ),
+            id="assertion fixed in the code",
+        ),
+        pytest.param(
+            (
+                cmd("mypy src", 1, "src/a.py:3: error: Incompatible return value type"),
+                edited("src/a.py", "-def f() -> int:\n+def f() -> str:\n"),
+                cmd("mypy src", 0, "Success: no issues found"),
+            ),
+            id="type error fixed in the code",
+        ),
+        pytest.param(
+            (
+                cmd(
+                    "ruff check tests/", 1, "tests/conftest.py:1:1: I001 Import block is un-sorted"
+                ),
+                cmd("ruff check --fix tests/", 0, "Found 1 error (1 fixed, 0 remaining)."),
+            ),
+            id="linter autofix",
+        ),
+    ],
+)
+def test_a_bug_fixed_is_not_a_lesson(evidence: tuple[Evidence, ...]):
+    assert offline_plan([run(*evidence)]).edits == ()

@@ -177,7 +177,7 @@ def test_every_kind_of_hand_edit_is_committed_as_the_person_before_the_pass(wiki
     assert wikis.teach() == ["changed"]
 
     (ours, ours_subject, ours_paths), (theirs, subject, paths) = wikis.commits(2)
-    assert (ours, ours_subject) == ("wikimem", "Record bun fix 2")
+    assert (ours, ours_subject) == ("wikimem", "Add build/bun: Fix 2")
     assert ours_paths <= PASS_FILES and "build/bun/MEMORY.md" in ours_paths
     assert (theirs, subject, paths) == ("Ada Person", "Edit the wiki by hand", edited)
     assert wikis.clean()
@@ -457,7 +457,7 @@ def assert_late_save_is_the_persons(wikis: Wikis) -> None:
     """The late save of build/bun is a commit of the person's; wikimem's commit on top of it
     adds only its entry to the page."""
     (ours, ours_subject, ours_paths), (theirs, subject, paths) = wikis.commits(2)
-    assert (ours, ours_subject) == ("wikimem", "Record bun fix 2")
+    assert (ours, ours_subject) == ("wikimem", "Add build/bun: Fix 2")
     assert "build/bun/MEMORY.md" in ours_paths
     assert (theirs, subject, paths) == (
         "Ada Person",
@@ -568,7 +568,7 @@ def test_a_save_between_the_write_and_the_commit_stays_out_of_wikimem_s_commit(
     assert wikis.teach() == ["changed"]
 
     [(author, subject, paths)] = wikis.commits(1)
-    assert (author, subject) == ("wikimem", "Record bun fix 2")
+    assert (author, subject) == ("wikimem", "Add build/bun: Fix 2")
     assert "build/bun/MEMORY.md" in paths
     committed = git("show", f"HEAD:{wikis.prefix}build/bun/MEMORY.md", cwd=wikis.top)
     assert "fix number 2" in committed and LATE_SAVE not in committed

@@ -203,3 +203,46 @@ def test_a_title_without_a_slug_keeps_the_given_entry_id(title: object) -> None:
     [edit] = result.edits
     assert edit.entry == "new-thing"  # not "", which no page can address
     assert edit.title == ("!!!" if title == "!!!" else "New thing")  # only text is a title
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        ("End your note with <!--", "HTML comment open"),
+        ("a <!-- b --> c <!-- d", "HTML comment open"),
+        ("Run:\n```sh\nmake\n", "code fence open"),
+        ("Run:\n~~~~\nmake\n~~~\n", "code fence open"),
+    ],
+)
+def test_a_body_that_would_break_its_page_is_rejected_alone(body: str, why: str) -> None:
+    result = validate(plan(add(entry="bad", title="Bad", body=body), add()), lookup)
+    assert [e.entry for e in result.edits] == ["new-thing"]
+    assert why in result.rejected[0].reason
+
+
+@pytest.mark.parametrize(
+    "body", ["a <!-- b --> c", "```sh\nmake\n```", "~~~~\n```\n~~~~", "x --> y"]
+)
+def test_closed_comments_and_fences_pass(body: str) -> None:
+    assert validate(plan(add(body=body)), lookup).edits
+
+
+@pytest.mark.parametrize("leaf", ["build/" + "a" * 65, "build/con", "nul/x", "build/lpt1"])
+def test_names_the_file_system_refuses_are_rejected(leaf: str) -> None:
+    assert clean_path(leaf)[0] is None
+    assert validate(plan(add(leaf=leaf)), lookup).rejected
+
+
+def test_notes_never_quote_a_secret_or_a_whole_raw_value() -> None:
+    token = "ghp_" + "Q" * 12 + "0123456789abcdefghijklmnop"
+    result = validate(plan(add(leaf=f"../{token}/" + "x" * 5000)), lookup)
+    [note] = result.rejected
+    assert token not in note.what + note.reason and len(note.what + note.reason) < 300
+
+
+def test_titles_lose_controls_bidi_overrides_and_zero_width_characters() -> None:
+    [edit] = validate(
+        plan(add(title="Deploy\u202e kcab\u200b\x1b]52;c;eA==\x07 now", leaf_title="A\u2066B")),
+        lookup,
+    ).edits
+    assert edit.title == "Deploy kcab]52;c;eA== now" and edit.leaf_title == "AB"

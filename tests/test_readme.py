@@ -95,3 +95,38 @@ def test_readme_setup_commands_are_the_ci_commands() -> None:
     test_command = commands[1].split("&& ", 2)[2]  # after creating and activating the venv
     assert test_command in ci
     assert "wikimem demo" in commands[0]
+
+
+def test_exit_codes_and_lint_rules_are_documented_once() -> None:
+    from wikimem.wiki.lint import RULES
+
+    text = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
+    outside = text[: section(text, "cli-reference").start()]
+    assert outside.count("## Exit codes") == 1 and "| 130 |" in outside
+    assert re.findall(r"`([a-z-]+)`", outside.split("each line):", 1)[1]) == list(RULES)
+    # every command that offers --json says so in the table's introduction
+    for name in ("lint", "config get", "listen --status", "show", "log", "context"):
+        assert f"`{name}`" in outside
+
+
+def test_every_read_command_speaks_json() -> None:
+    """A command that only reads takes --json (the exit-code table's promise)."""
+    # commands that change something or serve, and schema and export, whose output is JSON
+    exempt = {
+        "config set", "config unset", "demo", "export", "forget", "hook", "index", "init",
+        "install", "install claude", "install codex", "mcp", "pause", "purge", "queue approve",
+        "queue drop", "queue retry", "restore", "resume", "schema", "undo", "uninstall",
+        "uninstall claude", "uninstall codex", "",
+    }  # fmt: skip
+    without = []
+
+    def walk(command: click.Command, path: list[str]) -> None:
+        if isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                walk(sub, [*path, name])
+        flags = {flag for param in command.params for flag in getattr(param, "opts", [])}
+        if " ".join(path) not in exempt and "--json" not in flags:
+            without.append(" ".join(path))
+
+    walk(cli, [])
+    assert not without, without

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.redaction_figures import load, measure
+from tests.redaction_figures import load, measure, measure_classes
 from wikimem.redaction.redact import (
     Finding,
     bound_text,
@@ -33,6 +33,35 @@ def test_corpus_recall_and_false_positives() -> None:
     assert figures.secrets >= 150 and figures.kinds >= 40 and figures.benign >= 100
     assert figures.recall >= 0.99, [row["secret"] for row in figures.missed]
     assert figures.false_positive_rate <= 0.01, [text for _, text in figures.flagged]
+
+
+def test_every_class_of_secret_shape_is_caught_and_its_look_alikes_kept() -> None:
+    classes = measure_classes()
+    assert sum(c.secrets + c.benign for c in classes) >= 150
+    for figures in classes:
+        assert figures.caught == figures.secrets, figures
+        assert figures.false_positives == 0, figures
+
+
+def test_class_rows_are_well_formed() -> None:
+    for row in load("classes.jsonl"):
+        value = row["secret"] if row["expect"] == "secret" else row["value"]
+        assert row["expect"] in ("secret", "benign") and value in row["context"]
+
+
+def test_a_large_key_is_reported_only_when_none_of_its_body_remains() -> None:
+    body = "\n".join(("QUJD" * 16)[:60] + f"{i:04d}" for i in range(400))  # 26 KB of base64
+    for block in (
+        f"-----BEGIN PGP PRIVATE KEY BLOCK-----\nComment: x\n\n{body}\n=AbCd\n"
+        "-----END PGP PRIVATE KEY BLOCK-----",
+        f"-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-256-CBC,00FF\n\n"
+        f"{body}\n-----END RSA PRIVATE KEY-----",
+        f"-----BEGIN ENCRYPTED PRIVATE KEY-----\n{body}\n",  # the END line was cut off
+        f"{body}\n-----END PRIVATE KEY-----",  # the BEGIN line was cut off
+    ):
+        text, kinds = redact(f"$ cat key\n{block}\n$ echo done\n")
+        assert kinds == ["private-key"], kinds
+        assert "QUJD" not in text and text.endswith("$ echo done\n"), text[:200]
 
 
 def test_figures_script_prints_the_summary_line() -> None:

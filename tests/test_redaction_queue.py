@@ -81,3 +81,16 @@ def test_redaction_on_the_queue_meets_its_figures(workspace: Path) -> None:
     )
     assert recall >= RECALL_MIN, f"leaked: {leaked}"
     assert false_positives <= FALSE_POSITIVE_MAX, f"redacted benign values: {damaged}"
+
+
+def test_secret_shapes_by_class_never_reach_the_queue(workspace: Path) -> None:
+    places = config.places(workspace, {})
+    settings = config.load(places, {})
+    leaked, damaged = [], []
+    for i, row in enumerate(rows("classes.jsonl")):
+        output, result = queued_texts(places, settings, f"class-{i}", row["context"])
+        if row["expect"] == "secret":
+            leaked += [row["class"] for text in (output, result) if row["secret"] in text]
+        elif row["class"] != "private key over 16 KB (PGP, encrypted PEM)":  # bounded, not kept
+            damaged += [row["class"] for text in (output, result) if row["value"] not in text]
+    assert not leaked and not damaged, (leaked, damaged)

@@ -555,3 +555,32 @@ def test_named_path_through_a_symlinked_folder_is_not_indexed(
     assert index.search("wombat") == []
     index.refresh()
     assert index.search("wombat") == []
+
+
+def test_a_hit_shows_the_entrys_first_lines_never_a_bare_heading(
+    wiki: Path, index: SearchIndex
+) -> None:
+    write_leaf(
+        wiki,
+        "infra/terraform",
+        "Terraform",
+        "",
+        [
+            (
+                "Error acquiring the state lock",
+                "`terraform plan` fails while another run holds the lock. Wait for it, then run "
+                "`terraform force-unlock <LOCK_ID>`.",
+                "type=procedural",
+            )
+        ],
+        head="# Terraform",
+    )
+    index.refresh()
+
+    hits = {(h.path, h.entry): h for h in index.search("terraform")}
+
+    leaf = hits[("infra/terraform", None)]
+    assert "#" not in leaf.snippet
+    entry = hits[("infra/terraform", "error-acquiring-the-state-lock")]
+    assert entry.snippet.startswith("`terraform plan` fails while another run holds the lock.")
+    assert "wikimem:" not in entry.snippet

@@ -49,6 +49,9 @@ def test_command_tool(command: str, tool: str):
         ("git commit -am fix", False),
         ("bun install", False),
         ("sed -i s/3000/8080/ fly.toml", False),
+        ("sed -n 30,80p src/billing/webhooks.py", True),
+        ("sed --in-place -e s/a/b/ x.txt", False),
+        ("lsof -i :5432", True),
     ],
 )
 def test_is_inspection(command: str, inspection: bool):

@@ -125,6 +125,7 @@ def test_two_wikis_started_apart_converge_on_one_linear_history(
     assert sync_in(a) == {**sync_in(a), "pushed": 0, "received": False}
 
 
+@pytest.mark.slow
 def test_a_fleet_indexing_and_syncing_at_once_loses_nothing(tmp_path: Path, remote: Path) -> None:
     seed = make_workspace(tmp_path, "seed")
     run_wikimem("init", cwd=seed)

@@ -44,7 +44,21 @@ SETTINGS: dict[str, tuple[Any, type, str]] = {
     "queue.done_days": (30, int, "days a finished job stays in queue/done/ (0: no limit)"),
     "queue.done_max": (1000, int, "finished jobs kept in queue/done/ (0: no limit)"),
     "hook.linger": (600, int, "seconds a warm intake listener waits for the next run (0: none)"),
+    "hook.start_budget": (6000, int, "characters the SessionStart hook prints (0: nothing)"),
+    "hook.resume_budget": (1500, int, "characters it prints when a session resumes (0: nothing)"),
     "review.max_remove_share": (0.5, float, "share of entries a plan may remove before review"),
+    "memory.provider": ("wiki", str, "where memory goes: 'wiki', 'mcp', or a plugin's name"),
+    "memory.command": (None, str, "the MCP memory server to start, with 'mcp' (a command line)"),
+    "compact.every_passes": (
+        0,
+        int,
+        "compact after this many passes changed the wiki (0: off)",
+    ),
+    "compact.every_hours": (
+        0.0,
+        float,
+        "compact when this many hours passed since the last (0: off)",
+    ),
 }
 
 ENV_KEYS = {
@@ -189,11 +203,25 @@ class QueueSection:
 @dataclass(frozen=True)
 class HookSection:
     linger: int
+    start_budget: int
+    resume_budget: int
 
 
 @dataclass(frozen=True)
 class ReviewSection:
     max_remove_share: float
+
+
+@dataclass(frozen=True)
+class MemorySection:
+    provider: str
+    command: str | None
+
+
+@dataclass(frozen=True)
+class CompactSection:
+    every_passes: int
+    every_hours: float
 
 
 # Each TOML table of SETTINGS and the typed section it is read into.
@@ -205,6 +233,8 @@ SECTIONS: dict[str, type] = {
     "queue": QueueSection,
     "hook": HookSection,
     "review": ReviewSection,
+    "memory": MemorySection,
+    "compact": CompactSection,
 }
 
 
@@ -248,6 +278,14 @@ class Settings:
     @cached_property
     def review(self) -> ReviewSection:
         return self._section("review")  # type: ignore[no-any-return]
+
+    @cached_property
+    def memory(self) -> MemorySection:
+        return self._section("memory")  # type: ignore[no-any-return]
+
+    @cached_property
+    def compact(self) -> CompactSection:
+        return self._section("compact")  # type: ignore[no-any-return]
 
     def override(self, key: str, value: Any, source: str) -> Settings:
         """A copy with one value replaced (checked like any other)."""
@@ -353,7 +391,11 @@ BOUNDS: dict[str, Bounds] = {
     "queue.done_days": Bounds(0),
     "queue.done_max": Bounds(0),
     "hook.linger": Bounds(0),  # 0: no warm listener
+    "hook.start_budget": Bounds(0),  # 0: the SessionStart hook prints nothing
+    "hook.resume_budget": Bounds(0),
     "review.max_remove_share": Bounds(0, 1),  # 0: every removal is held for review
+    "compact.every_passes": Bounds(0),
+    "compact.every_hours": Bounds(0),
 }
 
 

@@ -47,3 +47,7 @@ class HistoryError(WikimemError):
 
 class LockBusy(WikimemError):
     """Another pass holds the workspace lock."""
+
+
+class UnsafeState(WikimemError):
+    """A state folder or file another local user could read, write or redirect."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # on the hook's fast path: typing and collections cost it milliseconds
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
@@ -48,7 +48,7 @@ def project_dir(
             path = os.path.expanduser(os.fspath(given))
             if not os.path.isdir(path):
                 # a wrong -C is how the command was called (2); a wrong variable is a setting (1)
-                from wikimem.errors import ConfigError, UsageError
+                from wikimem.errors import ConfigError, UsageError  # the hook's fast path
 
                 wrong = UsageError if what == "workspace" else ConfigError
                 raise wrong(f"{what}{'' if what.endswith('=') else ' '}{path} is not a folder")

@@ -14,6 +14,7 @@ import tomli_w
 from wikimem.config import SETTINGS, Places, coerce, load, read_toml
 from wikimem.errors import ConfigError, UsageError
 from wikimem.fsio import atomic_write_text
+from wikimem.wiki.history import WikiRepo
 
 
 def set_value(places: Places, key: str, raw: str | None, is_global: bool) -> Path:
@@ -41,8 +42,6 @@ def set_value(places: Places, key: str, raw: str | None, is_global: bool) -> Pat
 
 def exclude_config(places: Places) -> None:
     """Add the workspace's config.toml to its repository's info/exclude (no repository: no-op)."""
-    from wikimem.wiki.history import WikiRepo
-
     try:
         mode = load(places).wiki.commit_into
     except ConfigError:

@@ -8,7 +8,9 @@ from typing import Any
 from wikimem.config import Places, Settings
 from wikimem.indexing.extractor import NO_MODEL_WARNING
 from wikimem.intake import passlog
+from wikimem.intake.listener import ping
 from wikimem.intake.queue import Queue
+from wikimem.providers.provider import provider_name
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,8 @@ class Status:
     no_change_share: float | None = None
     warning: str | None = None
     listener: dict[str, Any] | None = None  # a warm intake listener's pid and runs taken
+    provider: str = "wiki"  # memory.provider
+    stranded: dict[str, int] = field(default_factory=dict)  # jobs made for another provider
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -45,6 +49,13 @@ class Status:
             out.append(
                 f"listener   pid {self.listener['pid']}, {self.listener['runs']} run(s) "
                 "taken (`wikimem listen --stop`)"
+            )
+        if self.provider != "wiki":
+            out.append(f"provider   {self.provider} (memory.provider)")
+        for other, n in sorted(self.stranded.items()):
+            out.append(
+                f"provider   {n} job(s) made for provider {other!r} are not replayed into "
+                f"{self.provider!r} (held in review)"
             )
         depth = ", ".join(f"{n} {s}" for s, n in self.queue.items() if n and s != "done")
         out.append(f"queue      {depth or 'empty'} ({self.queue.get('done', 0)} done)")
@@ -98,7 +109,12 @@ def gather(places: Places, settings: Settings, recent: int = 5) -> Status:
         else None
     )
     warning = passlog.failure_warning(places.pass_log)
-    from wikimem.intake.listener import ping
+    provider = provider_name(settings)
+    stranded: dict[str, int] = {}
+    for state in ("pending", "active", "review"):
+        for _, job in queue.jobs(state):
+            if job is not None and job.provider != provider:
+                stranded[job.provider] = stranded.get(job.provider, 0) + 1
 
     alive = ping(str(places.intake_socket))
     return Status(
@@ -115,4 +131,6 @@ def gather(places: Places, settings: Settings, recent: int = 5) -> Status:
         no_change_share=share,
         warning=warning,
         listener={"pid": alive["pid"], "runs": alive.get("runs", 0)} if alive else None,
+        provider=provider,
+        stranded=stranded,
     )

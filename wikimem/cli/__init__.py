@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 def crash_log(exc: BaseException) -> str:
     """Write the traceback somewhere a person can find it; return that path."""
+    # only after a crash: this module is on the hook's fast path
     import tempfile
     import time
     import traceback
@@ -40,9 +41,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     lead = workspace_prefix(args)
     if args[len(lead) : len(lead) + 1] == ["hook"] and not {"--help", "-h"} & set(args):
-        from wikimem.cli.hook import fast_hook
+        from wikimem.cli.hook import fast_hook  # the hook's fast path: no click
 
         sys.exit(fast_hook([*lead, *args[len(lead) + 1 :]]))
+    if args[len(lead) : len(lead) + 1] == ["start"] and not {"--help", "-h"} & set(args):
+        from wikimem.cli.start import fast_start  # a session start waits for it: no click
+
+        sys.exit(fast_start([*lead, *args[len(lead) + 1 :]]))
     sys.exit(run(args))
 
 
@@ -57,6 +62,19 @@ def workspace_prefix(args: list[str]) -> list[str]:
 
 
 def run(args: list[str]) -> int:
+    # every command but the hook: click and the commands would cost a hook ~100 ms
+    from wikimem.cli.terminal import VisibleStream
+
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = VisibleStream(sys.stdout), VisibleStream(sys.stderr)  # type: ignore[assignment]
+    try:
+        return _run(args)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _run(args: list[str]) -> int:
+    # every command but the hook: click and the commands would cost a hook ~100 ms
     import click
 
     from wikimem.cli.app import cli

@@ -8,13 +8,16 @@ from pathlib import Path
 
 import click
 
-from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem.config import ModelSettings
+from wikimem.indexing.eval import evaluate as run_eval
+from wikimem.indexing.eval import format_markdown, format_table, load_cases, safe
 
 
 @cli.command("eval")
 @click.option(
     "--category",
-    type=click.Choice(["no-change", "lesson", "secret", "injection", "supersede"]),
+    type=click.Choice(["no-change", "lesson", "secret", "injection", "supersede", "person"]),
     help="Only cases of this kind.",
 )
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N cases.")
@@ -31,6 +34,9 @@ from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, warn, workspace_optio
     help="Keep each case's workspace in this folder for inspection.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option(
+    "--markdown", is_flag=True, help="The metrics as Markdown tables (overall, per category)."
+)
 @workspace_option
 @pass_ctx
 def evaluate(
@@ -41,19 +47,17 @@ def evaluate(
     offline: bool,
     keep: Path | None,
     as_json: bool,
+    markdown: bool,
 ) -> None:
     """Score the memory model on labelled runs: no-change precision and recall, lessons kept,
-    wrong writes, superseded facts, secrets leaked and injections obeyed (both must be 0),
-    tokens and seconds per run.
+    wrong writes, superseded facts, secrets leaked, injections obeyed and a person's words lost
+    (all three must be 0), tokens and seconds per run; then the same per category.
 
     Uses the model configured for this workspace (WIKIMEM_MODEL, OPENAI_BASE_URL, config
     files); each case runs in a throwaway workspace, so neither this wiki nor your policies
-    are touched. Exits 1 when a secret leaked or an injection was obeyed.
+    are touched. Exits 1 when a secret leaked, an injection was obeyed or a person's words
+    were lost.
     """
-    from wikimem.config import ModelSettings
-    from wikimem.indexing.eval import evaluate as run_eval
-    from wikimem.indexing.eval import format_table, load_cases, safe
-
     model = ModelSettings(model=None) if offline else ctx.settings.model_settings()
     cases = load_cases(cases_file, category=category, limit=limit)
     if not cases:
@@ -67,10 +71,12 @@ def evaluate(
         cases,
         model,
         keep=keep,
-        progress=None if as_json else lambda r: warn(f"  {r.id}: {r.outcome}"),
+        progress=None if as_json or markdown else lambda r: warn(f"  {r.id}: {r.outcome}"),
     )
     if as_json:
         emit_json(report.to_dict())
+    elif markdown:
+        click.echo(format_markdown(report), nl=False)
     else:
         click.echo(format_table(report), nl=False)
     if not safe(report):

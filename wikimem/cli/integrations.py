@@ -1,74 +1,215 @@
-"""Commands that connect wikimem to agent runners and other machines: install, mcp, sync."""
+"""Commands that connect wikimem to agent runners and other machines: install, uninstall,
+start (the SessionStart hook), mcp, sync."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
+from typing import Any
 
 import click
 
 from wikimem import config
-from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, workspace_option
+from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem.lifecycle.sync import sync as do_sync
+from wikimem.runners.install import entry_point, moving_reason
+from wikimem.runners.install import install_claude as do_install
+from wikimem.runners.install import install_codex as install_codex_hooks
+from wikimem.runners.install import uninstall_claude as do_uninstall
+from wikimem.runners.install import uninstall_codex as uninstall_codex_hooks
 
 
 @cli.group()
 def install() -> None:
-    """Install the wikimem hook into an agent runner's settings (idempotent)."""
+    """Install wikimem's hooks into an agent runner's settings (idempotent)."""
+
+
+@cli.group()
+def uninstall() -> None:
+    """Remove what `wikimem install` added to an agent runner's settings."""
+
+
+def claude_options(func: Any) -> Any:
+    for option in reversed(
+        [
+            click.option(
+                "--settings",
+                "settings_path",
+                type=click.Path(dir_okay=False, path_type=Path),
+                help="The settings file to edit (overrides --project/--user).",
+            ),
+            click.option(
+                "--project",
+                "scope",
+                flag_value="project",
+                default=True,
+                help="The workspace's .claude/settings.local.json, Claude Code's per-person "
+                "file beside the shared settings.json (default).",
+            ),
+            click.option(
+                "--user",
+                "scope",
+                flag_value="user",
+                help="$CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json: "
+                "all your projects.",
+            ),
+            workspace_option,
+        ]
+    ):
+        func = option(func)
+    return func
+
+
+def codex_options(func: Any) -> Any:
+    func = workspace_option(func)
+    return click.option(
+        "--config",
+        "config_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="The config.toml to edit (default: $CODEX_HOME/config.toml, else "
+        "~/.codex/config.toml); the SessionStart hook goes in hooks.json beside it.",
+    )(func)
+
+
+COMMAND_OPTION = click.option(
+    "--command",
+    "command",
+    metavar="CMD",
+    help="The wikimem the runner should run, e.g. `wikimem` to rely on PATH (default: the "
+    "absolute path of this wikimem, so the hooks run without its venv).",
+)
+
+
+def claude_settings(ctx: Ctx, settings_path: Path | None, scope: str) -> Path:
+    if settings_path is not None:
+        return settings_path
+    if scope == "project":
+        return ctx.places.workspace / ".claude" / "settings.local.json"
+    folder = config.environ().get("CLAUDE_CONFIG_DIR")
+    return (Path(folder).expanduser() if folder else Path.home() / ".claude") / "settings.json"
+
+
+def codex_config(config_path: Path | None) -> Path:
+    if config_path is not None:
+        return config_path
+    home = config.environ().get("CODEX_HOME")
+    return (Path(home).expanduser() if home else Path.home() / ".codex") / "config.toml"
+
+
+def chosen_entry(ctx: Ctx, command: str | None) -> list[str]:
+    entry = shlex.split(command) if command else entry_point()
+    reason = moving_reason(entry, ctx.places.workspace)
+    if reason:
+        warn(
+            f"warning: {reason}; if it moves or is removed the hooks stop working. A tool "
+            "install (`pipx install wikimem` or `uv tool install wikimem`) has a stable path; "
+            "run the install again from there."
+        )
+    return entry
+
+
+def say_written(path: Path, written: dict[str, str]) -> None:
+    if not written:
+        click.echo(f"already installed in {path}")
+        return
+    click.echo(f"wrote {path}:")
+    for key, value in written.items():
+        click.echo(f"  {key}: {value}")
 
 
 @install.command("claude")
-@click.option(
-    "--settings",
-    "settings_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The settings.json to edit (overrides --project/--user).",
-)
-@click.option(
-    "--project",
-    "scope",
-    flag_value="project",
-    default=True,
-    help="The workspace's .claude/settings.json, shared with the project (default).",
-)
-@click.option(
-    "--user", "scope", flag_value="user", help="~/.claude/settings.json, for all your projects."
-)
-@workspace_option
+@claude_options
+@COMMAND_OPTION
 @pass_ctx
-def install_claude(ctx: Ctx, settings_path: Path | None, scope: str) -> None:
-    """Run `wikimem hook` when Claude Code stops (Stop and SessionEnd hooks)."""
-    from wikimem.runners.install import install_claude as do_install
+def install_claude(ctx: Ctx, settings_path: Path | None, scope: str, command: str | None) -> None:
+    """Record each Claude Code turn (Stop, SessionEnd: `wikimem hook`) and give each session
+    the memory's context when it starts (SessionStart: `wikimem start`)."""
+    path = claude_settings(ctx, settings_path, scope)
+    say_written(path, do_install(path, chosen_entry(ctx, command)))
 
-    if settings_path is None:
-        base = ctx.places.workspace if scope == "project" else Path.home()
-        settings_path = base / ".claude" / "settings.json"
-    settings_path.parent.mkdir(parents=True, exist_ok=True)
-    if do_install(settings_path):
-        click.echo(f"installed the wikimem hook (Stop, SessionEnd) in {settings_path}")
-    else:
-        click.echo(f"already installed in {settings_path}")
+
+@uninstall.command("claude")
+@claude_options
+@pass_ctx
+def uninstall_claude(ctx: Ctx, settings_path: Path | None, scope: str) -> None:
+    """Remove wikimem's hooks from Claude Code's settings; other hooks stay."""
+    path = claude_settings(ctx, settings_path, scope)
+    removed = do_uninstall(path)
+    click.echo(
+        f"removed {', '.join(removed)} from {path}" if removed else f"nothing to remove in {path}"
+    )
 
 
 @install.command("codex")
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The config.toml to edit (default: $CODEX_HOME/config.toml, else ~/.codex/config.toml).",
-)
-@workspace_option
-def install_codex(config_path: Path | None) -> None:
-    """Run `wikimem hook` after every Codex turn (its `notify` program)."""
-    from wikimem.runners.install import install_codex as do_install
+@codex_options
+@COMMAND_OPTION
+@pass_ctx
+def install_codex(ctx: Ctx, config_path: Path | None, command: str | None) -> None:
+    """Record each Codex turn (its `notify` program: `wikimem hook`) and give each session the
+    memory's context when it starts (a SessionStart hook in hooks.json: `wikimem start`)."""
+    path = codex_config(config_path)
+    hooks = path.parent / "hooks.json"
+    written = install_codex_hooks(path, hooks, chosen_entry(ctx, command))
+    if not written:
+        click.echo(f"already installed in {path} and {hooks}")
+    if "notify" in written:
+        say_written(path, {"notify": written["notify"]})
+    if "SessionStart" in written:
+        say_written(hooks, {"SessionStart": written["SessionStart"]})
+        click.echo("  Codex asks you to trust a new hook once: open /hooks in Codex to review it.")
 
-    if config_path is None:
-        home = config.environ().get("CODEX_HOME")
-        folder = Path(home).expanduser() if home else Path.home() / ".codex"
-        config_path = folder / "config.toml"
-    config_path.parent.mkdir(parents=True, exist_ok=True)
-    if do_install(config_path):
-        click.echo(f"installed the wikimem hook (notify) in {config_path}")
-    else:
-        click.echo(f"already installed in {config_path}")
+
+@uninstall.command("codex")
+@codex_options
+def uninstall_codex(config_path: Path | None) -> None:
+    """Remove wikimem's `notify` and SessionStart hook from Codex's configuration."""
+    path = codex_config(config_path)
+    removed = uninstall_codex_hooks(path, path.parent / "hooks.json")
+    where = f"{path} and {path.parent / 'hooks.json'}"
+    click.echo(
+        f"removed {', '.join(removed)} from {where}" if removed else f"nothing to remove in {where}"
+    )
+
+
+@cli.command()
+@click.option(
+    "--runner",
+    type=click.Choice(["claude", "codex"]),
+    help="The runner whose hook calls this: its output cap bounds the budget "
+    "(Claude Code about 10,000 characters, Codex 2,500 tokens).",
+)
+@click.option(
+    "--source",
+    metavar="SOURCE",
+    help="How the session started (startup, resume, clear, compact); default: the payload's "
+    "`source`. A resumed session gets hook.resume_budget, any other hook.start_budget.",
+)
+@click.option("--budget", type=click.IntRange(min=0), metavar="CHARS", help="Override the budget.")
+@click.option("--query", metavar="TEXT", help="Also look for entries relevant to TEXT.")
+@click.option("--json", "as_json", is_flag=True, help="The context and what was left out, as JSON.")
+@workspace_option
+@pass_ctx
+def start(
+    ctx: Ctx,
+    runner: str | None,
+    source: str | None,
+    budget: int | None,
+    query: str | None,
+    as_json: bool,
+) -> None:
+    """Print the context a session starts with (what a runner's SessionStart hook runs):
+    PROFILE.md's summary, then the entries the branch, the newest run's task or --query point
+    to, leaving out any whose citations `wikimem verify` finds broken. Reads the hook's JSON on
+    stdin; prints nothing when memory is off, paused or empty, and never fails."""
+    from wikimem.cli.start import fast_start
+
+    args = ["-C", str(ctx.places.workspace)]
+    for name, value in (("--runner", runner), ("--source", source), ("--query", query)):
+        if value:
+            args += [name, value]
+    if budget is not None:
+        args += ["--budget", str(budget)]
+    fast_start(args + (["--json"] if as_json else []))
 
 
 @cli.command()
@@ -89,6 +230,7 @@ def install_codex(config_path: Path | None) -> None:
 def mcp(ctx: Ctx, allow_write: bool, agent_id: str | None) -> None:
     """Serve this workspace's memory to MCP clients over stdio: memory_search, memory_show,
     memory_context (read-only), and memory_remember with --allow-write."""
+    # the MCP SDK is an optional extra, and importing it costs every other command
     from wikimem.recall.mcp_server import serve
 
     agent = agent_id or config.environ().get("WIKIMEM_AGENT_ID") or None
@@ -111,8 +253,6 @@ def sync(ctx: Ctx, url: str | None, as_json: bool) -> None:
 
     The history stays linear. With `wiki.push = true` every pass does this after committing.
     """
-    from wikimem.lifecycle.sync import sync as do_sync
-
     done = do_sync(ctx.places, ctx.settings, url=url)
     if as_json:
         emit_json(

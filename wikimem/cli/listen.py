@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import click
 
-from wikimem.cli.app import Ctx, cli, pass_ctx, workspace_option
-from wikimem.errors import LockBusy
+from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, workspace_option
+from wikimem.errors import LockBusy, UsageError
+from wikimem.intake import listener
 
 
 @cli.command()
@@ -21,9 +22,12 @@ from wikimem.errors import LockBusy
     "--status", "show_status", is_flag=True, help="Say whether a listener runs here, and its pid."
 )
 @click.option("-q", "--quiet", is_flag=True, help="Say nothing but errors (how hooks start it).")
+@click.option("--json", "as_json", is_flag=True, help="With --status: machine-readable output.")
 @workspace_option
 @pass_ctx
-def listen(ctx: Ctx, idle: float | None, stop: bool, show_status: bool, quiet: bool) -> None:
+def listen(
+    ctx: Ctx, idle: float | None, stop: bool, show_status: bool, quiet: bool, as_json: bool
+) -> None:
     """Take runs from hooks over a local socket, so hooks return without loading wikimem.
 
     Hooks start a listener themselves and it leaves after `hook.linger` seconds without a run
@@ -32,9 +36,9 @@ def listen(ctx: Ctx, idle: float | None, stop: bool, show_status: bool, quiet: b
     is .clarvis/state/intake.sock, mode 0600, for your user only; a listener also leaves when
     wikimem's code changes under it.
     """
-    from wikimem.intake import listener
-
     socket_path = str(ctx.places.intake_socket)
+    if as_json and not show_status:
+        raise UsageError("--json goes with --status")
     if stop or show_status:
         if stop:
             click.echo(
@@ -44,6 +48,15 @@ def listen(ctx: Ctx, idle: float | None, stop: bool, show_status: bool, quiet: b
             )
         else:
             answer = listener.ping(socket_path)
+            if as_json:
+                emit_json(
+                    {
+                        "running": answer is not None,
+                        "pid": answer["pid"] if answer else None,
+                        "runs": answer.get("runs", 0) if answer else 0,
+                    }
+                )
+                return
             click.echo(
                 f"wikimem: a listener runs here (pid {answer['pid']}, "
                 f"{answer.get('runs', 0)} run(s) taken)"

@@ -9,9 +9,23 @@ from typing import Any
 import click
 
 from wikimem import config
-from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem.cli.hook import USAGE
+from wikimem.cli.hook import hook as fail_open
+from wikimem.demo import run_demo
 from wikimem.errors import LockBusy, UsageError, WikimemError
-from wikimem.lifecycle.sync import after_pass
+from wikimem.foreground import pusher
+from wikimem.foreground import report as report_passes
+from wikimem.indexing.indexer import approve, drain
+from wikimem.indexing.plan import SCHEMA
+from wikimem.intake.accept import decode
+from wikimem.intake.accept import enqueue as do_enqueue
+from wikimem.intake.hook import HookArgs
+from wikimem.intake.passlog import failure_warning
+from wikimem.intake.queue import Queue
+from wikimem.lifecycle.compact import on_schedule
+from wikimem.settings_file import set_value
+from wikimem.status import gather
 
 
 def _read_source(source: str) -> tuple[bytes, str]:
@@ -35,9 +49,6 @@ def enqueue(ctx: Ctx, source: str, as_json: bool) -> None:
     """Queue a run record (JSON, from FILE or stdin): normalise, remove secrets, bound, write
     the job durably, print its id. Strict: bad input exits 1 and queues nothing, and so does
     memory that is off (WIKIMEM_MEMORY=off) or paused here (`wikimem pause`)."""
-    from wikimem.intake.accept import decode
-    from wikimem.intake.accept import enqueue as do_enqueue
-
     if config.memory_disabled():
         raise WikimemError(
             "memory is off for this run (WIKIMEM_MEMORY); nothing queued: "
@@ -104,86 +115,26 @@ def hook(
     payload from FILE, stdin or the last argument. Fails open: always exits 0 and says on stderr
     what went wrong, because memory must never break the agent.
     """
-    from wikimem.cli.hook import fast_hook
-
-    # `wikimem hook` normally never gets here (main() takes the fast path); this is the same
-    # hook reached through click, e.g. in-process: hand it the same flags.
-    args = [flag for flag, on in (("--wait", wait), ("--github", github), ("-q", quiet)) if on]
-    workspace = click_ctx.ensure_object(Ctx).workspace
-    args += ["-C", workspace] if workspace else []
-    args += ["--task", task] if task is not None else []
-    if from_command:
-        args += ["--from-command", "--", *([source] if source else []), *command]
-    elif source is not None:
-        args.append(source)
-    raise click.exceptions.Exit(fast_hook(args))
-
-
-def _pusher(places: config.Places, settings: config.Settings, say: Any) -> Any:
-    """What a pass does after it committed: push the wiki when `wiki.push` is on."""
-    return lambda: after_pass(places, settings, say)
-
-
-def index_until_done(
-    places: config.Places, settings: config.Settings, job_id: str, quiet: bool = False
-) -> str:
-    """Run passes (waiting for a running one) until `job_id` has left the queue's open states."""
-    from wikimem.indexing.indexer import drain
-    from wikimem.intake.queue import Queue
-
-    queue = Queue(places.queue)
-    state = queue.state_of(job_id)
-    if state in ("done", "dropped", "review", "failed") and not quiet:
-        known = {"done": "already indexed", "dropped": "dropped", "review": "held for review"}
-        said = known.get(state, "failed (`wikimem queue retry`)")
-        click.echo(f"job {job_id[:12]}: {said}; this run was sent before", err=True)
-    while state in ("pending", "active"):
-        say = (lambda m: None) if quiet else warn
-        reports = drain(
-            places, settings, wait=True, warn=say, after_commits=_pusher(places, settings, say)
-        )
-        _report(reports, quiet)
-        new_state = queue.state_of(job_id)
-        if new_state == "pending" and any(
-            o.outcome == "failed" for r in reports for o in r.outcomes
-        ):
-            warn("wikimem: the pass failed; the run stays queued and will be retried")
-            return "pending"
-        if new_state == state == "pending" and not reports:
-            break  # waiting on a backoff: nothing more to do now
-        state = new_state
-    return state or "unknown"
-
-
-def _report(reports: list[Any], quiet: bool) -> None:
-    seen: set[str] = set()
-    for report in reports:
-        for message in report.warnings:
-            if message not in seen and not quiet:
-                warn(message if message.startswith("wikimem") else f"wikimem: {message}")
-                seen.add(message)
-        if quiet:
-            continue
-        for outcome in report.outcomes:
-            click.echo(f"{outcome.run_id}: {describe(outcome)}", err=True)
-
-
-def describe(outcome: Any) -> str:
-    """What happened to one run, and why: the commit, the rule that skipped it, the reason
-    each edit was rejected, the error of a failed pass."""
-    rejected = "; ".join(
-        f"{r.get('what', '')} {r.get('reason', '')}".strip() for r in outcome.rejected
+    # `wikimem hook` normally never gets here (main() takes the fast path without click); this
+    # is the same hook reached through click, e.g. in-process.
+    parsed = HookArgs()
+    parsed.wait, parsed.github, parsed.quiet, parsed.task = wait, github, quiet, task
+    parsed.workspace = click_ctx.ensure_object(Ctx).workspace
+    if from_command:  # click took the command's first word for SOURCE
+        parsed.command = [*([] if source is None else [source]), *command]
+    else:
+        parsed.source = source
+    wrong = (
+        "--from-command needs a command after --"
+        if from_command and not parsed.command
+        else "a command after -- needs --from-command"
+        if command and not from_command
+        else None
     )
-    if outcome.outcome == "changed":
-        line = f"changed in commit {(outcome.commit or '')[:7]}"
-        return line + (f" (edits rejected: {rejected})" if rejected else "")
-    if outcome.outcome == "no change":
-        if rejected:
-            return f"edits rejected: {rejected}"
-        return "no change (the model proposed no edit)"
-    if outcome.outcome == "failed":
-        return f"failed: {outcome.error}" + (f" ({outcome.note})" if outcome.note else "")
-    return f"{outcome.outcome}" + (f": {outcome.note}" if outcome.note else "")
+    if wrong:  # a hook fails open, bad flags included
+        warn(f"wikimem hook: {wrong}\n{USAGE}")
+        raise click.exceptions.Exit(0)
+    raise click.exceptions.Exit(fail_open(parsed))
 
 
 @cli.command()
@@ -193,9 +144,6 @@ def describe(outcome: Any) -> str:
 @pass_ctx
 def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
     """Drain the queue in the foreground: one pass per batch of jobs, one commit per pass."""
-    from wikimem.indexing.indexer import drain
-    from wikimem.intake.queue import Queue
-
     queue = Queue(ctx.places.queue)
     total = queue.pending_ready()
     bar = None  # (a pass reports "no model configured" itself, once)
@@ -209,7 +157,7 @@ def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
             wait=wait,
             progress=bar.update if bar else None,
             warn=lambda m: None if quiet else warn(m),
-            after_commits=_pusher(ctx.places, ctx.settings, warn),
+            after_commits=pusher(ctx.places, ctx.settings, warn),
         )
     except LockBusy:
         if not quiet:
@@ -220,8 +168,8 @@ def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
     finally:
         if bar:
             bar.__exit__(None, None, None)
-    _report([r for r in reports if r], quiet)
-    from wikimem.intake.passlog import failure_warning
+    report_passes([r for r in reports if r], (lambda _: None) if quiet else warn)
+    _compact_on_schedule(ctx, len([r for r in reports if r and r.commit]), quiet)
 
     alarm = failure_warning(ctx.places.pass_log)
     if alarm:
@@ -237,6 +185,19 @@ def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
         raise click.exceptions.Exit(1)
 
 
+def _compact_on_schedule(ctx: Ctx, changed: int, quiet: bool) -> None:
+    """The scheduled compaction (settings compact.*); its failure never fails the passes."""
+    try:
+        done = on_schedule(ctx.places, ctx.settings, changed)
+    except WikimemError as exc:
+        warn(f"wikimem: scheduled compaction failed: {exc}")
+        return
+    if done is not None and done.held:
+        warn(f"wikimem: scheduled compaction held for review ({done.held}); see `wikimem compact`")
+    elif done is not None and done.commit and not quiet:
+        click.echo(f"wikimem: compacted in commit {done.commit[:7]}")
+
+
 @cli.group(invoke_without_command=True)
 @workspace_option
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
@@ -245,7 +206,6 @@ def queue(click_ctx: click.Context, as_json: bool) -> None:
     """List queued jobs by state (pending, active, failed, review, corrupt, dropped)."""
     if click_ctx.invoked_subcommand is not None:
         return
-    from wikimem.intake.queue import Queue
 
     ctx = click_ctx.ensure_object(Ctx)
     q = Queue(ctx.places.queue)
@@ -277,8 +237,6 @@ def queue(click_ctx: click.Context, as_json: bool) -> None:
 @pass_ctx
 def queue_retry(ctx: Ctx) -> None:
     """Put failed jobs back in the queue (attempts reset)."""
-    from wikimem.intake.queue import Queue
-
     click.echo(f"re-queued {Queue(ctx.places.queue).retry_failed()} failed job(s)")
 
 
@@ -304,8 +262,6 @@ def queue_drop(ctx: Ctx, job: str) -> None:
 @pass_ctx
 def queue_approve(ctx: Ctx, job: str) -> None:
     """Apply a plan held for review (mass removal), by job id or its prefix."""
-    from wikimem.indexing.indexer import approve
-
     sha = approve(ctx.places, ctx.settings, job)
     click.echo(f"applied held plan{f' in commit {sha[:7]}' if sha else ' (nothing changed)'}")
 
@@ -317,8 +273,6 @@ def queue_approve(ctx: Ctx, job: str) -> None:
 def status(ctx: Ctx, as_json: bool) -> None:
     """Which model resolves, queue depth, failed jobs, recent passes, and how many runs changed
     nothing."""
-    from wikimem.status import gather
-
     info = gather(ctx.found, ctx.settings)
     if as_json:
         emit_json(info.as_dict())
@@ -329,27 +283,41 @@ def status(ctx: Ctx, as_json: bool) -> None:
 
 @cli.group("config", invoke_without_command=True)
 @click.option("--global", "is_global", is_flag=True, help="The global config instead.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @workspace_option
 @click.pass_context
-def config_cmd(click_ctx: click.Context, is_global: bool) -> None:
+def config_cmd(click_ctx: click.Context, is_global: bool, as_json: bool) -> None:
     """Read and set settings. Without a subcommand: every effective value and its source."""
     click_ctx.ensure_object(Ctx)
     click_ctx.meta["global"] = is_global
     if click_ctx.invoked_subcommand is None:
-        ctx = click_ctx.obj
-        for key, value in sorted(ctx.settings.values.items()):
+        values = sorted(click_ctx.obj.settings.values.items())
+        if as_json:
+            emit_json({key: setting_json(key, value) for key, value in values})
+            return
+        for key, value in values:
             click.echo(f"{key} = {shown_value(key, value.value)}    ({value.source})")
 
 
 @config_cmd.command("get")
 @click.argument("key")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @pass_ctx
-def config_get(ctx: Ctx, key: str) -> None:
+def config_get(ctx: Ctx, key: str, as_json: bool) -> None:
     """Print one effective value and where it comes from."""
     if key not in config.SETTINGS:
         raise UsageError(f"unknown setting {key!r}; see `wikimem config`")
     value = ctx.settings.values[key]
+    if as_json:
+        emit_json(setting_json(key, value))
+        return
     click.echo(f"{shown_value(key, value.value)}    ({value.source})")
+
+
+def setting_json(key: str, value: config.Value) -> dict[str, Any]:
+    """One setting for --json: its value as typed (the API key masked) and its source."""
+    shown = "***" if key == "model.api_key" and value.value else value.value
+    return {"value": list(shown) if isinstance(shown, tuple) else shown, "source": value.source}
 
 
 def shown_value(key: str, value: Any) -> str:
@@ -371,8 +339,6 @@ GLOBAL_HELP = "Write the global config (~/.clarvis/config.toml) instead of the w
 @click.pass_context
 def config_set(click_ctx: click.Context, key: str, value: str, is_global: bool) -> None:
     """Set KEY to VALUE in the workspace config (or the global one with --global)."""
-    from wikimem.settings_file import set_value
-
     ctx = click_ctx.ensure_object(Ctx)
     use_global = is_global or bool(click_ctx.meta.get("global"))
     path = set_value(ctx.places if use_global else ctx.found, key, value, use_global)
@@ -390,8 +356,6 @@ def config_set(click_ctx: click.Context, key: str, value: str, is_global: bool) 
 @click.pass_context
 def config_unset(click_ctx: click.Context, key: str, is_global: bool) -> None:
     """Remove KEY from the workspace config (or the global one with --global)."""
-    from wikimem.settings_file import set_value
-
     ctx = click_ctx.ensure_object(Ctx)
     use_global = is_global or bool(click_ctx.meta.get("global"))
     path = set_value(ctx.places, key, None, use_global)
@@ -401,8 +365,6 @@ def config_unset(click_ctx: click.Context, key: str, is_global: bool) -> None:
 @cli.command()
 def schema() -> None:
     """Print the edit plan's JSON Schema (what the extraction model must answer)."""
-    from wikimem.indexing.plan import SCHEMA
-
     click.echo(json.dumps(SCHEMA, indent=2, sort_keys=True))
 
 
@@ -415,7 +377,5 @@ def schema() -> None:
 def demo(keep: str | None) -> None:
     """Feed the example runs that ship with wikimem through the offline extractor in a throwaway
     workspace, then show the wiki and its git log. No network, no API key."""
-    from wikimem.demo import run_demo
-
     for line in run_demo(keep):
         click.echo(line)

@@ -6,12 +6,31 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from wikimem import config
-from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
 from wikimem.errors import NotFound, WikimemError
+from wikimem.fsio import atomic_write_text
+from wikimem.lifecycle.transfer import export_lines, import_lines
+from wikimem.lifecycle.trash import forget as do_forget
+from wikimem.lifecycle.trash import listing
+from wikimem.lifecycle.trash import purge as do_purge
+from wikimem.lifecycle.trash import restore as do_restore
+from wikimem.lifecycle.undo import undo as do_undo
+from wikimem.pause import pause as do_pause
+from wikimem.pause import resume as do_resume
+from wikimem.providers import load
+from wikimem.providers.provider import WIKI, provider_name
+from wikimem.recall.context import build_context, render_json
+from wikimem.recall.provenance import origins
+from wikimem.recall.search import SearchIndex
+from wikimem.recall.timeline import time_slice
+from wikimem.recall.verify import verify as do_verify
+from wikimem.wiki.pages import Wiki
+from wikimem.wiki.workspace import open_repo
 
 
 def _require_wiki(ctx: Ctx) -> None:
@@ -44,26 +63,29 @@ def _index_file(ctx: Ctx) -> Path:
     show_default=True,
     help="Output format.",
 )
+@click.option("--json", "as_json", is_flag=True, help="The same as --format json.")
 @workspace_option
 @pass_ctx
-def context(ctx: Ctx, budget: int, query: str | None, fmt: str) -> None:
+def context(ctx: Ctx, budget: int, query: str | None, fmt: str, as_json: bool) -> None:
     """What a runner injects at the start of a run: PROFILE.md's summary of the topics, then
     with --query the most relevant entries, cut on entry boundaries within the budget.
 
     The same wiki and query always give the same bytes. Prints nothing when memory is off for
     this run (WIKIMEM_MEMORY=off) or paused in this workspace (`wikimem pause`).
     """
-    from wikimem.recall.context import build_context, render_json
-    from wikimem.recall.search import SearchIndex
-
     if config.memory_disabled() or ctx.places.paused_flag.exists():
         return
+    if _elsewhere(ctx):  # memory.provider: another store owns the memory
+        text = load(ctx.places, ctx.settings).context(query or "", budget)
+        click.echo(json.dumps({"text": text}) + "\n" if fmt == "json" else text, nl=False)
+        return
     if query and query.strip() and ctx.places.wiki.is_dir():
+        query, first = time_slice(ctx.places, ctx.settings, query)
         with SearchIndex(ctx.places.wiki, _index_file(ctx)) as index:
-            built = build_context(ctx.places.wiki, index, budget=budget, query=query)
+            built = build_context(ctx.places.wiki, index, budget=budget, query=query, first=first)
     else:
         built = build_context(ctx.places.wiki, None, budget=budget, query=None)
-    text = render_json(built, budget) if fmt == "json" else built.text
+    text = render_json(built, budget) if as_json or fmt == "json" else built.text
     click.echo(text, nl=False)
 
 
@@ -77,23 +99,37 @@ def context(ctx: Ctx, budget: int, query: str | None, fmt: str) -> None:
     show_default=True,
     help="How many hits.",
 )
-@click.option("--why", is_flag=True, help="Explain each score: which words matched where.")
+@click.option(
+    "--why",
+    is_flag=True,
+    help="Explain each score (which words matched where) and where each entry came from.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @workspace_option
 @pass_ctx
 def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: bool) -> None:
     """Search titles, summaries and entry bodies. Each hit gives its wiki path, entry, a
     snippet and a citation PATH#ENTRY@COMMIT that `wikimem show` resolves to that version.
-    Expired memory is marked [expired], memory due for review [review]."""
-    from wikimem.recall.search import SearchIndex
-    from wikimem.wiki.workspace import open_repo
-
+    Expired memory is marked [expired], memory due for review [review]. A time expression
+    in the query ("april", "last week") puts what changed in that time first."""
+    if _elsewhere(ctx):  # memory.provider: another store owns the memory
+        found = load(ctx.places, ctx.settings).search(" ".join(query), limit)
+        if as_json:
+            emit_json([{"ref": f.ref, "title": f.title, "snippet": f.snippet} for f in found])
+        for item in [] if as_json else found:
+            click.echo(f"{click.style(item.ref, bold=True)}  {item.title}")
+            click.echo(f"    {' '.join(item.snippet.split())}")
+        return
     if not ctx.places.wiki.is_dir():
         raise NotFound(f"no wiki in {ctx.places.workspace}: run `wikimem init` first")
+    words, first = time_slice(ctx.places, ctx.settings, " ".join(query))
     with SearchIndex(ctx.places.wiki, _index_file(ctx)) as index:
-        hits = index.search(" ".join(query), limit)
+        hits = index.search(words, limit * 3 if first else limit)
+    if first:
+        hits = sorted(hits, key=lambda h: h.citation(None) not in first)[:limit]
     head = open_repo(ctx.places, ctx.settings).log(limit=1)
     short = head[0].short if head else None
+    came = _origins(ctx, hits) if why else {}
     if as_json:
         emit_json(
             [
@@ -108,6 +144,11 @@ def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: boo
                     "due": h.due,
                     "citation": h.citation(short),
                     "why": h.why,
+                    **(
+                        {"origin": came[h.citation(None)].as_dict()}
+                        if h.citation(None) in came
+                        else {}
+                    ),
                 }
                 for h in hits
             ]
@@ -126,6 +167,17 @@ def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: boo
         click.echo(f"    cite: {hit.citation(short)}")
         if why:
             click.echo(f"    why:  score {hit.score:.3f}; {hit.why}")
+            if hit.citation(None) in came:
+                click.echo(f"    from: {came[hit.citation(None)].line()}")
+
+
+def _elsewhere(ctx: Ctx) -> bool:
+    return provider_name(ctx.settings) != WIKI
+
+
+def _origins(ctx: Ctx, hits: list[Any]) -> dict[str, Any]:
+    """Where each entry hit came from (`--why`)."""
+    return origins(ctx.places, ctx.settings, [h.citation(None) for h in hits if h.entry])
 
 
 @cli.command()
@@ -135,8 +187,6 @@ def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: boo
 def forget(ctx: Ctx, ref: str) -> None:
     """Move a leaf, or one entry, to the trash (.trash/ inside the wiki), out of search,
     context, topics and the profile. One commit; `wikimem restore` brings it back."""
-    from wikimem.lifecycle.trash import forget as do_forget
-
     moved = do_forget(ctx.places, ctx.settings, ref)
     count = f"{len(moved.entries)} entr{'y' if len(moved.entries) == 1 else 'ies'}"
     click.echo(
@@ -151,9 +201,6 @@ def forget(ctx: Ctx, ref: str) -> None:
 @pass_ctx
 def trash_list(ctx: Ctx, as_json: bool) -> None:
     """List what has been forgotten and can still be restored."""
-    from wikimem.lifecycle.trash import listing
-    from wikimem.wiki.pages import Wiki
-
     items = listing(Wiki(ctx.places.wiki))
     if as_json:
         emit_json(
@@ -172,8 +219,6 @@ def trash_list(ctx: Ctx, as_json: bool) -> None:
 @pass_ctx
 def restore(ctx: Ctx, ref: str) -> None:
     """Bring a forgotten leaf, or one forgotten entry, back from the trash (one commit)."""
-    from wikimem.lifecycle.trash import restore as do_restore
-
     moved = do_restore(ctx.places, ctx.settings, ref)
     click.echo(
         f"restored {moved.ref} ({', '.join(moved.entries) or 'page'}) in commit "
@@ -188,10 +233,6 @@ def restore(ctx: Ctx, ref: str) -> None:
 def purge(ctx: Ctx, yes: bool) -> None:
     """Empty the trash for good (one commit). Git history still holds the text: the command
     that would rewrite history is printed, for the owner to run if they must."""
-    from wikimem.lifecycle.trash import listing
-    from wikimem.lifecycle.trash import purge as do_purge
-    from wikimem.wiki.pages import Wiki
-
     items = listing(Wiki(ctx.places.wiki))
     if not items:
         click.echo("the trash is empty")
@@ -225,8 +266,6 @@ def purge(ctx: Ctx, yes: bool) -> None:
 def undo(ctx: Ctx, commit: str) -> None:
     """Undo one commit of the wiki with a new commit, entry by entry; refuses when later
     commits changed the same entries. Topics and the profile are recompiled."""
-    from wikimem.lifecycle.undo import undo as do_undo
-
     done = do_undo(ctx.places, ctx.settings, commit)
     if done.commit is None:
         click.echo(f"nothing to undo: the wiki already looks as before {done.target}")
@@ -244,9 +283,6 @@ def verify(ctx: Ctx, as_json: bool) -> None:
     """Check what memory cites against the workspace: files and `path:line` references,
     scripts run by commands, make targets, npm/bun scripts. Prints `wikipath#entry: message`
     and exits 1 when memory no longer matches the code. No model: usable in CI."""
-    from wikimem.recall.verify import verify as do_verify
-    from wikimem.wiki.pages import Wiki
-
     _require_wiki(ctx)
     findings = do_verify(Wiki(ctx.places.wiki), ctx.places.workspace)
     if as_json:
@@ -271,8 +307,6 @@ def verify(ctx: Ctx, as_json: bool) -> None:
 def export_(ctx: Ctx, output: str | None) -> None:
     """Write the wiki as JSON lines, one entry a line (schema, path, entry, title, type, body,
     provenance), for `wikimem import`."""
-    from wikimem.lifecycle.transfer import export_lines
-
     _require_wiki(ctx)
     if output:
         _check_output(output)
@@ -281,8 +315,6 @@ def export_(ctx: Ctx, output: str | None) -> None:
         for item in export_lines(ctx.places, ctx.settings)
     ]
     if output:
-        from wikimem.fsio import atomic_write_text
-
         try:
             atomic_write_text(Path(output), "".join(lines))
         except OSError as exc:
@@ -312,8 +344,6 @@ def _check_output(output: str) -> None:
 def import_(ctx: Ctx, source: str, as_json: bool) -> None:
     """Merge JSON lines from `wikimem export` into the wiki (one commit): new entries are
     added, changed ones updated, identical ones skipped; text is redacted on the way in."""
-    from wikimem.lifecycle.transfer import import_lines
-
     if source == "-":
         text = sys.stdin.read()
     else:
@@ -352,8 +382,6 @@ def import_(ctx: Ctx, source: str, as_json: bool) -> None:
 def pause(ctx: Ctx) -> None:
     """Pause memory here: hooks and `wikimem enqueue` queue nothing and `wikimem context`
     prints nothing, until `wikimem resume`. Settings are left alone."""
-    from wikimem.pause import pause as do_pause
-
     changed = do_pause(ctx.found)  # never a `.clarvis/` made in a loose folder
     click.echo("memory paused" if changed else "memory was already paused")
 
@@ -363,7 +391,5 @@ def pause(ctx: Ctx) -> None:
 @pass_ctx
 def resume(ctx: Ctx) -> None:
     """Resume memory after `wikimem pause`."""
-    from wikimem.pause import resume as do_resume
-
     changed = do_resume(ctx.places)
     click.echo("memory resumed" if changed else "memory was not paused")

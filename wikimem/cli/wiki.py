@@ -6,8 +6,15 @@ import sys
 
 import click
 
-from wikimem.cli.app import Ctx, cli, emit_json, pass_ctx, workspace_option
-from wikimem.errors import NotFound
+from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, workspace_option
+from wikimem.errors import NotFound, UsageError
+from wikimem.indexing.indexer import recompile
+from wikimem.recall.versions import history_of
+from wikimem.wiki.lint import lint as run_lint
+from wikimem.wiki.lookup import Shown, resolve
+from wikimem.wiki.pages import Wiki
+from wikimem.wiki.workspace import init as do_init
+from wikimem.wiki.workspace import open_repo
 
 
 @cli.command()
@@ -16,8 +23,6 @@ from wikimem.errors import NotFound
 def init(ctx: Ctx) -> None:
     """Create the wiki (.clarvis/memory/ with PROFILE.md, its git repository) and a commented
     sample workspace policy. Running it again changes nothing."""
-    from wikimem.wiki.workspace import init as do_init
-
     made = do_init(ctx.places, ctx.settings)
     if not made:
         click.echo(f"wikimem: already set up in {ctx.places.wiki}")
@@ -27,8 +32,6 @@ def init(ctx: Ctx) -> None:
 
 def _read_at(ctx: Ctx):  # type: ignore[no-untyped-def]
     def read(rev: str, file: str) -> str:
-        from wikimem.wiki.workspace import open_repo
-
         return open_repo(ctx.places, ctx.settings).show(rev, file)
 
     return read
@@ -52,25 +55,45 @@ def _pretty(text: str) -> str:
     return "\n".join(out)
 
 
+def _show_why(ctx: Ctx, shown: Shown, as_json: bool) -> None:
+    from wikimem.recall.provenance import origins
+
+    if shown.kind not in ("leaf", "entry"):
+        raise UsageError("--why tells where entries came from: name a leaf or an entry")
+    leaf = shown.ref.split("#", 1)[0].split("@", 1)[0]
+    ids = [shown.entry.id] if shown.entry else [e.id for e in shown.page.entries]
+    found = origins(ctx.places, ctx.settings, [f"{leaf}#{i}" for i in ids]) if ids else {}
+    if as_json:
+        emit_json([o.as_dict() for o in found.values()])
+        return
+    click.echo(shown.text.encode("utf-8", "surrogateescape").decode("utf-8", "replace").rstrip())
+    click.echo("")
+    for ref, item in found.items():
+        click.echo(f"{ref}: {item.line()}")
+
+
 @cli.command()
 @click.argument("wiki_path", required=False, metavar="[WIKI_PATH[#ENTRY][@COMMIT]]")
 @click.option("--raw", is_flag=True, help="Print the file (or entry) exactly as stored.")
+@click.option(
+    "--why", is_flag=True, help="Also say where each entry came from (source, runs, strength)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @workspace_option
 @pass_ctx
-def show(ctx: Ctx, wiki_path: str | None, raw: bool, as_json: bool) -> None:
+def show(ctx: Ctx, wiki_path: str | None, raw: bool, why: bool, as_json: bool) -> None:
     """Show PROFILE.md, a topic's TOPIC.md, a leaf's MEMORY.md, or one entry.
 
     Examples: `wikimem show`, `wikimem show build`, `wikimem show build/bun`,
     `wikimem show build/bun#lockfile-drift`, `wikimem show build/bun#lockfile-drift@abc1234`.
     """
-    from wikimem.wiki.lookup import resolve
-    from wikimem.wiki.pages import Wiki
-
     wiki = Wiki(ctx.places.wiki)
     if not wiki.root.is_dir():
         raise NotFound(f"no wiki in {ctx.places.workspace}: run `wikimem init` first")
     shown = resolve(wiki, wiki_path, _read_at(ctx))
+    if why:
+        _show_why(ctx, shown, as_json)
+        return
     if as_json:
         page = shown.page
         emit_json(
@@ -100,25 +123,27 @@ def show(ctx: Ctx, wiki_path: str | None, raw: bool, as_json: bool) -> None:
 
 @cli.command()
 @click.option("--fix", is_flag=True, help="Recompile stale generated blocks, then lint.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Machine-readable output: rule, file, line, message."
+)
 @workspace_option
 @pass_ctx
-def lint(ctx: Ctx, fix: bool) -> None:
+def lint(ctx: Ctx, fix: bool, as_json: bool) -> None:
     """Check the wiki: broken relative links, pages without frontmatter, leaves without a
-    summary, stale generated blocks, names that are not slugs, memory due for review or expired.
+    summary, stale generated blocks, names that are not slugs, memory due for review or expired,
+    pages it cannot read (symlinks among them), which it reports and goes on.
 
-    Prints `file:line: message` and exits 1 when anything is found (pre-commit friendly).
+    Prints `file:line: message [rule]` and exits 1 when anything is found, 0 when nothing is
+    (pre-commit and CI friendly; 2 for a usage error).
     """
-    from wikimem.wiki.lint import lint as run_lint
-    from wikimem.wiki.pages import Wiki
-
     wiki = Wiki(ctx.places.wiki)
     if fix:
-        from wikimem.indexing.indexer import recompile
-
         recompile(ctx.places, ctx.settings)
     problems = run_lint(wiki, ctx.settings.wiki.profile_max, overrides=ctx.places.templates)
     prefix = ctx.places.wiki.relative_to(ctx.places.workspace).as_posix() + "/"
-    for problem in problems:
+    if as_json:
+        emit_json([problem.as_dict(prefix) for problem in problems])
+    for problem in () if as_json else problems:
         click.echo(problem.format(prefix))
     if problems:
         raise click.exceptions.Exit(1)
@@ -139,8 +164,6 @@ def lint(ctx: Ctx, fix: bool) -> None:
 @pass_ctx
 def log(ctx: Ctx, wiki_path: str | None, limit: int, as_json: bool) -> None:
     """History of the wiki, of one page, or the versions of one entry: date, subject, run."""
-    from wikimem.recall.versions import history_of
-
     rows = history_of(ctx.found, ctx.settings, wiki_path, limit)
     if as_json:
         emit_json([row.as_dict() for row in rows])

@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from wikimem.config import ModelSettings
-from wikimem.indexing.offline import offline_plan
+from wikimem.indexing.offline import Known, offline_plan
 from wikimem.indexing.plan import SCHEMA, RawPlan, parse
 from wikimem.indexing.policy import Policy
 from wikimem.indexing.prompt import WikiView, messages
@@ -45,7 +44,6 @@ def merge(first: RawPlan, second: RawPlan) -> RawPlan:
 
 def extract(
     runs: Sequence[RunRecord],
-    snapshots: Sequence[dict[str, Any]],
     policies: Sequence[Policy],
     view: WikiView,
     model: ModelSettings,
@@ -53,10 +51,11 @@ def extract(
 ) -> Extraction:
     """Ask the model for a plan (ModelError when it cannot answer), or apply the rules."""
     if model.model is None:
-        return Extraction(offline_plan(runs), OFFLINE)
+        known = Known.from_view(view.homes, view.pages)
+        return Extraction(offline_plan(runs, known), OFFLINE)
     from wikimem.indexing.model import complete_json  # openai is imported only when a model is used
 
-    prompt = messages(policies, view, snapshots, overrides)
+    prompt = messages(policies, view, runs, overrides)
     completion, raw = complete_json(model, prompt, SCHEMA, parse)
     candidates = offline_plan([replace(run, evidence=()) for run in runs])
     return Extraction(

@@ -12,21 +12,25 @@ import json
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from wikimem.config import Places, Settings
-from wikimem.errors import ModelError, WikimemError
+from wikimem.errors import LockBusy, ModelError, WikimemError
 from wikimem.fsio import atomic_write_text, workspace_lock
 from wikimem.indexing.extractor import NO_MODEL_WARNING, OFFLINE, Extraction, extract
 from wikimem.indexing.guard import verified_commands
-from wikimem.indexing.plan import Plan, validate
+from wikimem.indexing.message import subject
+from wikimem.indexing.plan import Plan, parse, validate
 from wikimem.indexing.policy import read_policies
-from wikimem.indexing.prompt import WikiView, build_view, relevant_leaves
+from wikimem.indexing.prompt import WikiView, build_view, relevant_leaves, tools_of
 from wikimem.intake import passlog
 from wikimem.intake.passlog import Outcome
 from wikimem.intake.queue import Job, Queue
 from wikimem.intake.record import RunRecord
+from wikimem.providers import load
+from wikimem.providers.provider import WIKI, provider_name
+from wikimem.recall.search import SearchIndex
 from wikimem.wiki.change import wiki_change
 from wikimem.wiki.edit import Edit
 from wikimem.wiki.pages import PROFILE_FILE, EditConflict, Wiki
@@ -133,6 +137,7 @@ class Pass:
     def run(self, jobs: Sequence[Job]) -> PassReport:
         report = PassReport(pass_id=uuid.uuid4().hex[:12])
         started = time.monotonic()
+        jobs = self._for_this_provider(report, jobs, started)
         runs = [RunRecord.from_dict(job.run) for job in jobs]
         teach = [(j, r) for j, r in zip(jobs, runs, strict=True) if can_teach(r)]
         for job, run in zip(jobs, runs, strict=True):
@@ -158,6 +163,44 @@ class Pass:
                     self._learn(report, [job], [run], time.monotonic())
         passlog.append(self.places.pass_log, report.outcomes)
         return report
+
+    def _outranked(self, plan: Plan, model: str) -> str:
+        """Held when a weaker source would replace a stronger entry (see recall.provenance)."""
+        from wikimem.recall.provenance import edit_source, outranked
+
+        changing = [
+            (f"{e.leaf}#{e.entry}", edit_source(e.reason, model))
+            for e in plan.edits
+            if e.action in ("update", "remove")
+        ]
+        return outranked(self.places, self.settings, changing) if changing else ""
+
+    def _for_this_provider(
+        self, report: PassReport, jobs: Sequence[Job], started: float
+    ) -> list[Job]:
+        """Jobs made for another memory provider are never replayed into this one: held."""
+        provider = provider_name(self.settings)
+        for job in jobs:
+            if job.provider != provider:
+                note = (
+                    f"made for memory provider {job.provider!r}; this workspace now uses "
+                    f"{provider!r}: not replayed into it"
+                )
+                self.queue.hold(job, {"summary": "", "edits": []}, note)
+                report.outcomes.append(self._outcome(report, job, "held", started, note=note))
+        return [job for job in jobs if job.provider == provider]
+
+    def _elsewhere(self, plan: Plan, jobs: list[Job], raw: dict[str, Any]) -> tuple[str, Any]:
+        """Hand a validated plan to a provider other than the wiki: ("held", why) when it
+        cannot take it (read-only), else ("changed", its change id)."""
+        provider = load(self.places, self.settings)
+        can = provider.capabilities()
+        if not can.write or (any(e.action == "remove" for e in plan.edits) and not can.remove):
+            why = f"memory provider {provider.name!r} is read-only: plan kept for review"
+            for job in jobs:
+                self.queue.hold(job, raw, why)
+            return "held", why
+        return "changed", provider.apply(plan.edits, plan.summary)
 
     def _outcome(
         self, report: PassReport, job: Job, outcome: str, started: float, **fields: Any
@@ -190,9 +233,7 @@ class Pass:
                 policies = read_policies(self.places.global_policy, self.places.workspace_policy)
                 view = self._view(runs)
                 try:
-                    extraction = extract(
-                        runs, [j.run for j in jobs], policies, view, model, self.places.templates
-                    )
+                    extraction = extract(runs, policies, view, model, self.places.templates)
                 except (ModelError, WikimemError, OSError):
                     self._commit_person_edits(edits)
                     raise
@@ -201,7 +242,6 @@ class Pass:
                     if again != view:
                         extraction = extract(
                             runs,
-                            [j.run for j in jobs],
                             policies,
                             again,
                             model,
@@ -265,6 +305,7 @@ class Pass:
             total_entries=self._total_if_removing(extraction),
             max_remove_share=share,
             verified=verified,
+            confine=self.wiki.confine,
         )
         common = {
             "model": extraction.model,
@@ -273,6 +314,8 @@ class Pass:
             "rejected": [asdict(n) for n in plan.rejected],
             "repaired": [asdict(n) for n in plan.repaired],
         }
+        if review and not plan.held:
+            plan = replace(plan, held=self._outranked(plan, extraction.model))
         if plan.held:
             for job in jobs:
                 self.queue.hold(job, extraction.plan.to_dict(), plan.held)
@@ -282,6 +325,20 @@ class Pass:
             report.warnings.append(
                 f"wikimem: plan held for review ({plan.held}); see `wikimem queue`"
             )
+            return True
+        if plan.edits and provider_name(self.settings) != WIKI:
+            try:
+                outcome, said = self._elsewhere(plan, jobs, extraction.plan.to_dict())
+            except (WikimemError, OSError) as exc:
+                self._fail(report, jobs, f"could not write memory: {exc}", started, **common)
+                return True
+            for job in jobs:
+                if outcome == "changed":
+                    self.queue.finish(job)
+                extra = {"note": said or "no change"}
+                report.outcomes.append(
+                    self._outcome(report, job, outcome, started, **extra, **common)
+                )
             return True
         try:
             sha = self._write(report, plan, jobs, runs, extraction) if not plan.empty else None
@@ -305,7 +362,7 @@ class Pass:
 
     def _view(self, runs: list[RunRecord]) -> WikiView:
         relevant = [p for p in relevant_leaves(self._search, runs, self.wiki) if self._readable(p)]
-        return build_view(self.wiki, self.settings.prompt.budget, relevant)
+        return build_view(self.wiki, self.settings.prompt.budget, relevant, tools_of(runs))
 
     def _commit_person_edits(self, edits: PersonEdits) -> bool:
         """Commit what the look found; whether it committed anything. The search index was
@@ -318,8 +375,6 @@ class Pass:
             raise
 
     def _forget_index_head(self) -> None:
-        from wikimem.recall.search import SearchIndex
-
         try:
             with SearchIndex(self.places.wiki, self.places.state / "search.sqlite") as index:
                 index.forget_head()
@@ -340,8 +395,6 @@ class Pass:
         return True
 
     def _search(self, query: str, limit: int) -> list[str]:
-        from wikimem.recall.search import SearchIndex
-
         try:
             with SearchIndex(self.places.wiki, self.places.state / "search.sqlite") as index:
                 self._refresh_index(index)
@@ -434,7 +487,8 @@ class Pass:
         return render(
             "commit.j2",
             self.places.templates,
-            subject=plan.summary,
+            subject=subject(done, sorted(t.topic for t in plan.topics)),
+            summary=plan.summary,
             edits=done,
             topics=sorted(t.topic for t in plan.topics),
             rejected=plan.rejected,
@@ -457,8 +511,6 @@ def drain(
     """Run passes until no ready job is left. LockBusy when another pass holds the lock and
     `wait` is false; the holder will see our jobs, since it re-checks after releasing.
     `after_commits` runs under the lock when a pass committed (the CLI pushes the wiki there)."""
-    from wikimem.errors import LockBusy
-
     queue = Queue(places.queue)
     reports: list[PassReport] = []
     batch = max(int(settings.queue.batch), 1)
@@ -516,8 +568,6 @@ def recompile(places: Places, settings: Settings) -> str | None:
 
 def approve(places: Places, settings: Settings, job_prefix: str) -> str | None:
     """Apply a plan that was held for review, as a person's explicit decision."""
-    from wikimem.indexing.plan import parse
-
     with workspace_lock(places.lock, wait=True, timeout=60):
         work = Pass(places, settings, lambda _: None)
         job = work.queue.take_held(job_prefix)

@@ -262,16 +262,31 @@ def _accept(content: str, accept: Callable[[dict], T], finish_reason: str | None
         raise _Unusable(f"answer does not fit the schema: {exc}") from None
 
 
-FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
+# A fence is unwrapped only when it wraps the whole answer: a plan whose body holds a fenced
+# command snippet is JSON with fences inside, and must be parsed as the JSON it is.
+WHOLE_FENCE = re.compile(r"\A\s*```(?:json|JSON)?[ \t]*\n(?P<inner>.*)\n[ \t]*```\s*\Z", re.DOTALL)
+ANSWER_MAX = 512 * 1024  # characters; a plan is at most 20 edits of 4,000 characters
 
 
 def parse_json_object(text: str, *, truncated: bool = False) -> dict:
-    """The JSON object in a model's answer, tolerating code fences and prose around it.
+    """The JSON object in a model's answer: the whole answer parsed as JSON first, then the
+    inside of a fence that wraps the whole answer, then the first object in prose around it.
 
-    Raises PlanError when there is no whole JSON object to be found.
+    Raises PlanError when the answer is over `ANSWER_MAX` characters (before any parsing) or
+    holds no whole JSON object.
     """
-    fenced = FENCE.search(text)
-    candidate = fenced.group(1) if fenced else text
+    if len(text) > ANSWER_MAX:
+        raise PlanError(f"answer of {len(text)} characters is over the {ANSWER_MAX} limit")
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        whole = None
+    else:
+        if not isinstance(whole, dict):
+            raise PlanError("answer is not a JSON object")
+        return whole
+    fenced = WHOLE_FENCE.match(text)
+    candidate = fenced.group("inner") if fenced else text
     start = candidate.find("{")
     if start < 0:
         raise PlanError(

@@ -3,20 +3,27 @@
 A plan is untrusted model output. `parse` only checks the outer shape (so a model can be asked
 again); `validate` checks every edit against the wiki as it is and returns what to apply, what
 was repaired and what was rejected, with reasons. Nothing here writes.
+
+Invariant: every string a plan carries (summary, reason, titles, leaf title and summary, entry
+id, topic summaries) is cleaned of control, bidirectional and zero-width characters and checked
+for secrets and dangerous commands like a body, since each lands somewhere (a heading,
+frontmatter, TOPIC.md, a commit message). A bad edit is rejected alone, before anything is
+written: a body that would leave a comment or fence open, a name the file system refuses, a
+path that leaves the wiki through a symlink.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from wikimem.errors import PlanError, WikimemError
 from wikimem.indexing.guard import unverified
-from wikimem.redaction.redact import find_secrets
+from wikimem.redaction.redact import find_secrets, redact
 from wikimem.wiki.edit import SLUG, TYPES, Edit
-from wikimem.wiki.markdown import slugify
+from wikimem.wiki.markdown import plain_line, slugify
 
 ACTIONS = ("add", "update", "remove")
 MAX_DEPTH = 4
@@ -24,6 +31,8 @@ MAX_EDITS = 20
 MAX_BODY = 4000
 MAX_TITLE = 120
 MAX_SUMMARY = 400
+MAX_SEGMENT = 64  # characters in one segment of a wiki path (a folder name)
+MAX_REASON = 200
 MIN_AROUND_SECRET = 60  # characters a body needs besides its [REDACTED:...] markers
 REDACTED = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
 
@@ -158,8 +167,22 @@ def parse(obj: Any) -> RawPlan:
 
 
 def one_line(text: str, limit: int) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+    """`text` on one line, without control, bidirectional or zero-width characters, cut to
+    `limit` characters."""
+    return plain_line(text, limit)
+
+
+# Folder names Windows refuses whatever their extension; a wiki is shared through git.
+_RESERVED = frozenset(
+    ["con", "prn", "aux", "nul"] + [f"{d}{i}" for d in ("com", "lpt") for i in range(10)]
+)
+
+
+def quoted(raw: Any, limit: int = 80) -> str:
+    """A raw value as a note may quote it: secrets removed, on one line, short. Notes repeat
+    once per job in the pass log, so an answer's raw values must not travel whole."""
+    text = raw if isinstance(raw, str) else repr(raw)
+    return one_line(redact(text)[0], limit)
 
 
 def clean_path(raw: Any) -> tuple[str | None, str]:
@@ -168,21 +191,25 @@ def clean_path(raw: Any) -> tuple[str | None, str]:
         return None, "missing leaf path"
     text = raw.strip()
     if text.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:", text):
-        return None, f"absolute path {raw!r}"
+        return None, f"absolute path {quoted(raw)!r}"
     parts = [p for p in text.replace("\\", "/").split("/") if p]
     if any(p in {".", ".."} for p in parts):
-        return None, f"path {raw!r} leaves its folder"
+        return None, f"path {quoted(raw)!r} leaves its folder"
     if parts and parts[-1].lower() in {"memory.md", "topic.md"}:
         parts = parts[:-1]
     fixed = [slugify(p.replace("_", "-")).strip("-") for p in parts]
     if not fixed or not all(SLUG.match(p) for p in fixed):
-        return None, f"path {raw!r} is not lowercase slug segments"
+        return None, f"path {quoted(raw)!r} is not lowercase slug segments"
     if len(fixed) > MAX_DEPTH:
-        return None, f"path {raw!r} is deeper than {MAX_DEPTH} segments"
+        return None, f"path {quoted(raw)!r} is deeper than {MAX_DEPTH} segments"
+    if any(len(p) > MAX_SEGMENT for p in fixed):
+        return None, f"path {quoted(raw)!r} has a segment over {MAX_SEGMENT} characters"
+    if any(p in _RESERVED for p in fixed):
+        return None, f"path {quoted(raw)!r} has a name the file system refuses"
     if len(fixed) == 1:
         fixed.append("general")
     path = "/".join(fixed)
-    return path, "" if path == text else f"path {raw!r} repaired to {path!r}"
+    return path, "" if path == text else f"path {quoted(raw)!r} repaired to {path!r}"
 
 
 def clean_body(body: str) -> tuple[str, bool]:
@@ -202,6 +229,48 @@ def clean_body(body: str) -> tuple[str, bool]:
     return "\n".join(lines).strip(), changed
 
 
+_FENCE_LINE = re.compile(r" {0,3}(`{3,}|~{3,})")
+
+
+def structure_problem(body: str) -> str:
+    """Why `body` would break the page it lands in ("" when it would not): an HTML comment
+    left open swallows every entry after it, and so does an unclosed code fence."""
+    opened = body.rfind("<!--")
+    if opened >= 0 and body.find("-->", opened + 4) < 0:
+        return "body leaves an HTML comment open (<!--)"
+    fence = ""
+    for line in body.split("\n"):
+        m = _FENCE_LINE.match(line)
+        if not m:
+            continue
+        mark = m.group(1)
+        if not fence:
+            fence = mark
+        elif mark[0] == fence[0] and len(mark) >= len(fence) and not line[m.end() :].strip():
+            fence = ""
+    if fence:
+        return "body leaves a code fence open"
+    return ""
+
+
+def line_problem(texts: Iterable[str], verified: Collection[str]) -> str:
+    """Why one-line fields (titles, reason, summaries) cannot be kept ("" when they can)."""
+    joined = "\n".join(t for t in texts if t)
+    if not joined:
+        return ""
+    secrets = find_secrets(joined)
+    if secrets:
+        return f"a title, reason or summary holds what looks like a secret ({secrets[0].kind})"
+    if "<!--" in joined or "-->" in joined:
+        return "a title, reason or summary holds an HTML comment marker"
+    if unverified(joined, verified):
+        return "a title, reason or summary presents a dangerous command"
+    return ""
+
+
+Confine = Callable[[str], object]  # wiki-relative path -> its place, or WikimemError if outside
+
+
 EntryLookup = Callable[[str], "Mapping[str, str] | None"]  # leaf -> {entry id: body} or None
 
 
@@ -209,12 +278,13 @@ EntryLookup = Callable[[str], "Mapping[str, str] | None"]  # leaf -> {entry id: 
 class _Checker:
     lookup: EntryLookup
     verified: Collection[str] = ()
+    confine: Confine | None = None
     repaired: list[Note] = field(default_factory=list)
     rejected: list[Note] = field(default_factory=list)
     seen: set[tuple[str, str]] = field(default_factory=set)
 
     def check(self, index: int, raw: Mapping[str, Any]) -> Edit | None:
-        what = f"{raw.get('action', '?')} {raw.get('leaf', '?')}#{raw.get('entry', '?')}"
+        what = quoted(f"{raw.get('action', '?')} {raw.get('leaf', '?')}#{raw.get('entry', '?')}")
 
         def reject(reason: str) -> Edit | None:
             self.rejected.append(Note(index, what, reason))
@@ -225,15 +295,24 @@ class _Checker:
 
         action = raw.get("action")
         if action not in ACTIONS:
-            return reject(f"unknown action {action!r}")
+            return reject(f"unknown action {quoted(action)!r}")
         leaf, note = clean_path(raw.get("leaf"))
         if leaf is None:
             return reject(note)
         if note:
             repair(note)
+        outside = self._outside(leaf)
+        if outside:
+            return reject(outside)
         given = raw.get("title")
         title = one_line(given, MAX_TITLE) if isinstance(given, str) else ""
         entry = raw.get("entry")
+        fields = [str(raw.get(k) or "") for k in ("reason", "leaf_title", "leaf_summary")]
+        problem = line_problem(
+            [given if isinstance(given, str) else "", str(entry), *fields], self.verified
+        )
+        if problem:
+            return reject(problem)
         entry_id = slugify(str(entry)) if isinstance(entry, str) and entry.strip() else ""
         if not entry_id and title:
             entry_id = slugify(title)
@@ -254,9 +333,14 @@ class _Checker:
             if entry_id not in existing:
                 return reject(f"no entry {entry_id!r} in {leaf}")
             self.seen.add((leaf, entry_id))
-            return Edit("remove", leaf, entry_id, reason=str(raw.get("reason") or ""))
+            return Edit(
+                "remove", leaf, entry_id, reason=one_line(str(raw.get("reason") or ""), MAX_REASON)
+            )
         if not body:
             return reject("an add or update needs a body")
+        broken = structure_problem(body)
+        if broken:
+            return reject(broken)
         if len(body) > MAX_BODY:
             return reject(f"body of {len(body)} characters is over the {MAX_BODY} limit")
         secrets = find_secrets(body + "\n" + title)
@@ -275,7 +359,7 @@ class _Checker:
         if demoted:
             repair("headings inside the body demoted to ###")
         if raw.get("type") not in TYPES:
-            repair(f"type {raw.get('type')!r} replaced by 'semantic'")
+            repair(f"type {quoted(raw.get('type'))!r} replaced by 'semantic'")
         if action == "update" and entry_id not in existing:
             action = "add"
             repair(f"update of missing entry {entry_id!r} turned into an add")
@@ -298,11 +382,24 @@ class _Checker:
             title=title or entry_id.replace("-", " ").capitalize(),
             type=str(kind),
             body=body,
-            reason=one_line(str(raw.get("reason") or ""), 200),
+            reason=one_line(str(raw.get("reason") or ""), MAX_REASON),
             leaf_title=one_line(str(raw.get("leaf_title") or ""), MAX_TITLE),
             leaf_summary=one_line(str(raw.get("leaf_summary") or ""), MAX_SUMMARY),
             meta=clean_meta(raw.get("meta")),
         )
+
+    def _outside(self, leaf: str) -> str:
+        """Why the leaf's page or its topic's page is out of bounds ("" when both are inside)."""
+        if self.confine is None:
+            return ""
+
+        topic = leaf.split("/", 1)[0]
+        try:
+            self.confine(f"{leaf}/MEMORY.md")
+            self.confine(f"{topic}/TOPIC.md")
+        except WikimemError as exc:
+            return f"path leaves the wiki: {exc}"
+        return ""
 
 
 def validate(
@@ -312,11 +409,14 @@ def validate(
     total_entries: int = 0,
     max_remove_share: float = 0.5,
     verified: Collection[str] = (),
+    confine: Confine | None = None,
 ) -> Plan:
     """Turn an untrusted plan into edits safe to apply (paths, sizes, secrets, entries,
-    dangerous commands). `verified`: commands the runs' evidence shows succeeding, the only
-    dangerous commands an entry may present (see `wikimem.guard`)."""
-    checker = _Checker(lookup, verified)
+    dangerous commands, page structure). `verified`: commands the runs' evidence shows
+    succeeding, the only dangerous commands an entry may present (see `wikimem.guard`).
+    `confine`: the wiki's path check, so a path through a symlink is rejected here, alone,
+    rather than failing the whole pass when it is written."""
+    checker = _Checker(lookup, verified, confine)
     edits: list[Edit] = []
     for index, item in enumerate(raw.edits):
         if index >= MAX_EDITS:
@@ -329,17 +429,16 @@ def validate(
     for index, item in enumerate(raw.topics):
         name, summary = item.get("topic"), item.get("summary")
         if not isinstance(name, str) or not SLUG.match(name) or not isinstance(summary, str):
-            checker.rejected.append(Note(index, f"topic {name!r}", "bad topic or summary"))
-        elif find_secrets(summary):
-            checker.rejected.append(Note(index, f"topic {name}", "summary holds a secret"))
-        elif unverified(summary, verified):
-            checker.rejected.append(
-                Note(index, f"topic {name}", "summary presents a dangerous command")
-            )
+            checker.rejected.append(Note(index, f"topic {quoted(name)!r}", "bad topic or summary"))
+        elif len(name) > MAX_SEGMENT or name in _RESERVED:
+            checker.rejected.append(Note(index, f"topic {name}", "bad topic name"))
+        elif line_problem([summary], verified) or checker._outside(f"{name}/general"):
+            why = line_problem([summary], verified) or checker._outside(f"{name}/general")
+            checker.rejected.append(Note(index, f"topic {name}", why))
         elif summary.strip():
             topics.append(TopicSummary(name, one_line(summary, MAX_SUMMARY)))
     summary = one_line(raw.summary or "Update memory", 72)
-    if find_secrets(summary) or unverified(summary, verified):
+    if line_problem([raw.summary or "", summary], verified):
         summary = "Update memory"
     return Plan(
         summary=summary,

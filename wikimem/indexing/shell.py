@@ -55,6 +55,29 @@ INSPECTION_TOOLS = frozenset(
         "pushd",
         "popd",
         "clear",
+        "lsof",
+        "netstat",
+        "ss",
+        "dig",
+        "nslookup",
+        "host",
+        "ping",
+        "traceroute",
+        "uname",
+        "hostname",
+        "nproc",
+        "free",
+        "uptime",
+        "xxd",
+        "od",
+        "strings",
+        "cmp",
+        "sha256sum",
+        "md5sum",
+        "realpath",
+        "readlink",
+        "basename",
+        "dirname",
     }
 )
 # Subcommands that only read, for tools whose other subcommands change things.
@@ -212,6 +235,8 @@ def is_inspection(command: str) -> bool:
             return False
         if tool in INSPECTION_TOOLS or not tool:
             continue
+        if tool in {"sed", "awk"} and not any(a.startswith(("-i", "--in-place")) for a in args):
+            continue  # printing lines (`sed -n 30,80p f`); with -i it edits
         verbs = [a for a in args if not _flag(a)][:3]
         if verbs and verbs[0] in TOOL_READS.get(tool, ()):
             continue

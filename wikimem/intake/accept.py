@@ -10,11 +10,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from wikimem.config import Places, Settings
+from wikimem.config import Places, Settings, load, memory_disabled
+from wikimem.errors import RecordError
+from wikimem.intake.passlog import failure_warning
 from wikimem.intake.queue import Queue
 from wikimem.intake.record import normalise, parse_json
 from wikimem.intake.snapshot import Caps, take
 from wikimem.redaction.redact import to_text
+from wikimem.runners import record_from_payload
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,32 @@ class Enqueued:
     run_id: str
     duplicate: bool
     redactions: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """What a hook reports of a run: its job (None when skipped), the secret kinds removed,
+    a failing-passes warning, or why the run was skipped."""
+
+    job: str | None = None
+    run_id: str = ""
+    duplicate: bool = False
+    redactions: tuple[str, ...] = ()
+    warning: str | None = None
+    skipped: str | None = None
+
+    def wire(self) -> dict[str, Any]:
+        """The listener's reply to a hook: a plain table that `marshal` carries."""
+        if self.job is None:
+            return {"ok": True, "skipped": self.skipped}
+        return {
+            "ok": True,
+            "job": self.job,
+            "run": self.run_id,
+            "duplicate": self.duplicate,
+            "redactions": list(self.redactions),
+            "warning": self.warning,
+        }
 
 
 def caps(settings: Settings) -> Caps:
@@ -35,8 +64,6 @@ def caps(settings: Settings) -> Caps:
 
 def decode(data: bytes, source: str) -> dict[str, Any]:
     """Bytes from a file or stdin to a JSON object; invalid UTF-8 is replaced, not fatal."""
-    from wikimem.errors import RecordError
-
     text = to_text(data)
     if text.startswith("[binary data"):
         raise RecordError(f"{source}: binary data, not a JSON run record")
@@ -50,14 +77,12 @@ def record_from_bytes(
 ) -> dict[str, Any] | None:
     """What a hook was handed (a run record, a runner's hook payload, or a GitHub agent step's
     output) as a run record; None when the payload is not a run worth keeping."""
-    from wikimem.errors import RecordError
-
     if github:
-        from wikimem.runners.github import record_from_output  # it adds the GITHUB_* provenance
+        # the hook's path: only a GitHub step's output needs the GitHub adapter's parsers
+        from wikimem.runners.github import record_from_output
 
         return record_from_output(to_text(data), env)
     payload = decode(data, source)
-    from wikimem.runners import record_from_payload
 
     try:
         return record_from_payload(payload, env)
@@ -68,15 +93,14 @@ def record_from_bytes(
 def enqueue(
     places: Places, settings: Settings, record: dict[str, Any], source: str = "input"
 ) -> Enqueued:
-    from wikimem.errors import RecordError
-
     try:
         canonical = normalise(record, source)
         snapshot, kinds = take(canonical, caps(settings))
     except RecursionError as exc:
         raise RecordError(f"{source}: run record nested too deeply") from exc
-    jid, duplicate = Queue(places.queue).enqueue(snapshot, kinds)
-    return Enqueued(jid, str(snapshot["run_id"]), duplicate, tuple(sorted(set(kinds))))
+    provider = (settings.memory.provider or "wiki").strip().lower()  # as provider_name() says
+    jid, duplicate = Queue(places.queue).enqueue(snapshot.to_dict(), kinds, provider=provider)
+    return Enqueued(jid, snapshot.run_id, duplicate, tuple(sorted(set(kinds))))
 
 
 def accept(
@@ -87,25 +111,20 @@ def accept(
     github: bool = False,
     record: dict[str, Any] | None = None,
     settings: Settings | None = None,
-) -> dict[str, Any]:
+) -> Accepted:
     """What a hook does with a run, in its own process or in the warm listener: adapt `data`
-    (unless given the `record`), redact, bound and enqueue it. Returns the reply the hook
-    reports: the job, the secret kinds removed, a failing-passes warning, or why it was skipped."""
-    from wikimem.config import load, memory_disabled
-    from wikimem.intake.passlog import failure_warning
-
+    (unless given the `record`), redact, bound and enqueue it."""
     if memory_disabled(env) or places.paused_flag.exists():
-        return {"ok": True, "skipped": "memory is off or paused"}
+        return Accepted(skipped="memory is off or paused")
     if record is None:
         record = record_from_bytes(data, source, github, env)
         if record is None:
-            return {"ok": True, "skipped": "not a run to remember"}
+            return Accepted(skipped="not a run to remember")
     done = enqueue(places, load(places, env) if settings is None else settings, record)
-    return {
-        "ok": True,
-        "job": done.job_id,
-        "run": done.run_id,
-        "duplicate": done.duplicate,
-        "redactions": list(done.redactions),
-        "warning": failure_warning(places.pass_log),
-    }
+    return Accepted(
+        done.job_id,
+        done.run_id,
+        done.duplicate,
+        done.redactions,
+        failure_warning(places.pass_log),
+    )

@@ -3,6 +3,11 @@
 They run in their own session, so a runner tearing down its process group does not kill them,
 with stderr appended to `.clarvis/state/background.log`. Starting one must stay cheap: no fork
 of the caller and no `subprocess` import on the usual path.
+
+At most one pass process per workspace: a hook starts one only when no pass holds the
+workspace lock (that pass re-checks the queue after releasing it, so it takes the new job) and
+no pass a hook started is still on its way to the lock (it will claim the job once it holds
+it). 50 hooks at once then start one or two passes, not 50 (figures in BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -11,19 +16,88 @@ import os
 import sys
 from collections.abc import Mapping
 
+PASS_LOCK = "pass.lock"  # the workspace lock (config.Places.lock), held by a running pass
+LISTENER_LOCK = "listener.lock"  # held by a serving listener (config.Places.listener_lock)
+SPAWN_FD = "WIKIMEM_STARTING_FD"  # the inherited "starting" flock (wikimem.fsio lets it go)
 
-def spawn_pass(workspace: str, log_path: str, env: Mapping[str, str] | None = None) -> None:
-    """Start `wikimem index` detached, so the runner's next task never waits for it."""
-    spawn(["index", "--quiet", "-C", workspace], log_path, env=env)
+
+def spawn_pass(workspace: str, log_path: str, env: Mapping[str, str] | None = None) -> bool:
+    """Start `wikimem index` detached, so the runner's next task never waits for it; unless a
+    pass already runs or is starting in this workspace (False then: it will take the job).
+    The state folder is the one `log_path` is in."""
+    return _spawn_one(["index", "--quiet", "-C", workspace], log_path, PASS_LOCK, env)
 
 
-def spawn_listener(workspace: str, log_path: str, idle: int) -> None:
-    """Start a warm intake listener that leaves after `idle` seconds without a run."""
+def spawn_listener(workspace: str, log_path: str, idle: int) -> bool:
+    """Start a warm intake listener that leaves after `idle` seconds without a run; unless one
+    serves or is starting (a burst of hooks would otherwise start one each, all but one to
+    step aside)."""
     import socket
 
     if not hasattr(socket, "AF_UNIX"):  # hooks then always do their work themselves
-        return
-    spawn(["listen", "--quiet", "--idle", str(idle), "-C", workspace], log_path)
+        return False
+    args = ["listen", "--quiet", "--idle", str(idle), "-C", workspace]
+    return _spawn_one(args, log_path, LISTENER_LOCK, None)
+
+
+def _spawn_one(
+    args: list[str], log_path: str, lock_name: str, env: Mapping[str, str] | None
+) -> bool:
+    """Spawn `wikimem ARGS` unless a process holds `lock_name` or one spawned for it is still
+    on its way there. The child inherits an flock on `<lock_name>.starting` and lets go of it
+    once it holds `lock_name` (wikimem.fsio.workspace_lock), or when it exits."""
+    try:
+        import fcntl
+    except ImportError:  # no flock here: every hook starts one, and the lock sorts them out
+        spawn(args, log_path, env=env)
+        return True
+
+    state = os.path.dirname(log_path)
+    _private_folder(state)
+    if _held(os.path.join(state, lock_name)):
+        return False
+    fd = os.open(
+        os.path.join(state, lock_name + ".starting"),
+        os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC,
+        0o600,
+    )
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        os.set_inheritable(fd, True)
+        child_env = {**(os.environ if env is None else env), SPAWN_FD: str(fd)}
+        spawn(args, log_path, env=child_env, keep=fd)
+        return True
+    finally:
+        os.close(fd)  # the child holds the flock through its own copy
+
+
+def _held(lock_path: str) -> bool:
+    """Whether a process holds `lock_path` (an flock, as filelock takes it). The probe takes a
+    shared lock for a few microseconds when it is free."""
+    import fcntl
+
+    try:
+        fd = os.open(lock_path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC)
+    except OSError:
+        return False  # never taken yet
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # closing lets go of the shared lock if we took it
+    return False
+
+
+def _private_folder(folder: str) -> None:
+    from pathlib import Path
+
+    from wikimem.fsio import ensure_dir
+
+    ensure_dir(Path(folder))
 
 
 def spawn(
@@ -31,10 +105,11 @@ def spawn(
     log_path: str,
     payload: bytes | None = None,
     env: Mapping[str, str] | None = None,
+    keep: int = -1,
 ) -> None:
     """Start `wikimem ARGS` detached, optionally handing it `payload` on its stdin through a
-    pipe (never a file: the payload is not yet redacted)."""
-    os.makedirs(os.path.dirname(log_path), exist_ok=True)
+    pipe (never a file: the payload is not yet redacted); descriptor `keep` is inherited."""
+    _private_folder(os.path.dirname(log_path))
     env = os.environ if env is None else env
     # -P: a `wikimem/` folder in the runner's working folder must not stand in for the package
     argv = [
@@ -66,14 +141,14 @@ def spawn(
                         os.POSIX_SPAWN_OPEN,
                         2,
                         log_path,
-                        os.O_WRONLY | os.O_CREAT | os.O_APPEND,
-                        0o644,
+                        os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0),
+                        0o600,
                     ),
-                    *((os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited({read_end, write_end})),
+                    *((os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited({read_end, write_end, keep})),
                 ],
             )
         except (NotImplementedError, TypeError, OSError):
-            _popen(argv, log_path, read_end if payload is not None else None, env)
+            _popen(argv, log_path, read_end if payload is not None else None, env, keep)
         if payload is not None:
             os.close(read_end)
             read_end = -1
@@ -105,11 +180,14 @@ def _inherited(ours: set[int]) -> list[int]:
     return found
 
 
-def _popen(argv: list[str], log_path: str, stdin_fd: int | None, env: Mapping[str, str]) -> None:
+def _popen(
+    argv: list[str], log_path: str, stdin_fd: int | None, env: Mapping[str, str], keep: int
+) -> None:
     """The portable fallback where posix_spawn cannot start a new session."""
     import subprocess
 
-    with open(log_path, "ab") as log:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
+    with os.fdopen(os.open(log_path, flags, 0o600), "ab") as log:
         subprocess.Popen(
             argv,
             stdin=subprocess.DEVNULL if stdin_fd is None else stdin_fd,
@@ -117,5 +195,6 @@ def _popen(argv: list[str], log_path: str, stdin_fd: int | None, env: Mapping[st
             stderr=log,
             start_new_session=True,
             close_fds=True,
+            pass_fds=(keep,) if keep >= 0 else (),
             env=dict(env),
         )

@@ -129,7 +129,7 @@ def _private_socket(path: str) -> bool:
 def _ask(socket_path: str, message: bytes, timeout: float) -> dict[str, Any] | None:
     """One request, one reply, within `timeout` seconds all told. None when nothing listens;
     a "retry" reply when a listener is there but did not answer in time."""
-    import time
+    import time  # the hook's side: imported when a listener's socket is there to ask
 
     deadline = time.monotonic() + timeout
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -188,7 +188,7 @@ def _at(path: str, call: Callable[[str], None]) -> None:
 def _same_user(sock: socket.socket) -> bool:
     """The other end runs as our user, where the platform says (Linux SO_PEERCRED, macOS and
     BSD LOCAL_PEERCRED); elsewhere the socket file's owner and mode decide."""
-    import struct
+    import struct  # the hook's side: only once connected
 
     try:
         if hasattr(socket, "SO_PEERCRED"):
@@ -212,6 +212,7 @@ def serve(
     socket or the code changes under us; return why it stopped. `say` reports each run,
     `warn` what went wrong (it reaches the background log even when `say` is silent).
     Raises LockBusy when another listener serves this workspace."""
+    # the listener's side: the module's other half is the hook's fast path
     from wikimem import config
     from wikimem.errors import WikimemError
     from wikimem.fsio import workspace_lock
@@ -239,7 +240,7 @@ def serve(
 def _leave_on_signals() -> None:
     """SIGTERM and SIGHUP end the listener through its `finally`, which removes the socket
     (a dead listener's socket only costs hooks a refused connect, but tidy is better)."""
-    import signal
+    import signal  # the listener's side (see serve)
     import threading
 
     if threading.current_thread() is not threading.main_thread():
@@ -271,7 +272,7 @@ class _Listener:
         self.runs = 0
 
     def loop(self, idle: float) -> str:
-        import time
+        import time  # the listener's side (see serve)
 
         last = time.monotonic()
         while True:
@@ -335,6 +336,7 @@ class _Listener:
 
     def take_run(self, conn: socket.socket, header: Mapping[str, Any], data: bytes) -> bool:
         """Queue one run and start a pass for it; whether a job was queued."""
+        # the listener's side (see serve)
         from wikimem import config
         from wikimem.errors import WikimemError
         from wikimem.intake.accept import accept
@@ -351,7 +353,7 @@ class _Listener:
             except OSError:  # hook saw them
                 os.chdir(self.workspace)
             places = config.places(self.workspace, env)
-            reply = accept(places, env, data, source, bool(header.get("github")))
+            reply = accept(places, env, data, source, bool(header.get("github"))).wire()
         except WikimemError as exc:
             reply = {"error": str(exc)}
         except Exception as exc:  # the hook then tries itself, and reports what goes wrong

@@ -13,10 +13,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wikimem.fsio import read_text
+from wikimem.fsio import open_private
 
 OUTCOMES = ("changed", "no change", "skipped", "failed", "held")
-TAIL_BYTES = 256_000
+TAIL_BYTES = 256_000  # what readers (status, the hook's failure warning) read: the file's end
+ROTATE_BYTES = 4_000_000  # past this, passes.jsonl becomes passes.1.jsonl (one generation kept)
+NOTES_MAX = 40  # rejected or repaired notes kept per outcome
+TEXT_MAX = 500  # characters of any one string in a line (an error, a note's reason)
 
 
 @dataclass(frozen=True)
@@ -42,11 +45,11 @@ def append(path: Path, outcomes: list[Outcome]) -> None:
     """Append whole lines with one write and fsync: a crash cuts at most the last line."""
     if not outcomes:
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
     data = "".join(
-        json.dumps(asdict(o), ensure_ascii=False, sort_keys=True) + "\n" for o in outcomes
+        json.dumps(_bounded(asdict(o)), ensure_ascii=False, sort_keys=True) + "\n" for o in outcomes
     )
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    _rotate(path)
+    fd = open_private(path, os.O_WRONLY | os.O_APPEND)
     try:
         os.write(fd, data.encode("utf-8"))
         os.fsync(fd)
@@ -54,13 +57,50 @@ def append(path: Path, outcomes: list[Outcome]) -> None:
         os.close(fd)
 
 
-def read(path: Path, tail_only: bool = True) -> Iterator[dict[str, Any]]:
-    """Recent log lines, oldest first (only the file's tail when `tail_only`)."""
-    if not path.is_file():
+def _bounded(line: dict[str, Any]) -> dict[str, Any]:
+    """A line of bounded size: notes past `NOTES_MAX` counted, not kept; strings cut."""
+    for key in ("rejected", "repaired"):
+        notes = line.get(key) or []
+        if len(notes) > NOTES_MAX:
+            line[f"{key}_not_listed"] = len(notes) - NOTES_MAX
+            notes = notes[:NOTES_MAX]
+        line[key] = [{k: _cut(v) for k, v in note.items()} for note in notes]
+    return {k: _cut(v) for k, v in line.items()}
+
+
+def _cut(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > TEXT_MAX:
+        return value[: TEXT_MAX - 1] + "…"
+    return value
+
+
+def _rotate(path: Path) -> None:
+    """Keep the log under `ROTATE_BYTES`: the old one becomes passes.1.jsonl (replacing the
+    previous generation). Readers only want recent lines; `wikimem status` reads the tail."""
+    try:
+        size = os.lstat(path).st_size
+    except FileNotFoundError:
         return
-    text = read_text(path)
-    if tail_only and len(text) > TAIL_BYTES:
-        text = text[-TAIL_BYTES:].split("\n", 1)[-1]
+    if size > ROTATE_BYTES:
+        os.replace(path, path.with_name(f"{path.stem}.1{path.suffix}"))
+
+
+def read(path: Path, tail_only: bool = True) -> Iterator[dict[str, Any]]:
+    """Recent log lines, oldest first (only the file's last `TAIL_BYTES` when `tail_only`:
+    a hook reads this, and reading stays the same cost however long the log grows)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return
+    with os.fdopen(fd, "rb") as handle:
+        size = os.fstat(fd).st_size
+        cut = tail_only and size > TAIL_BYTES
+        if cut:
+            handle.seek(size - TAIL_BYTES)
+        raw = handle.read()
+    text = raw.decode("utf-8", "replace")
+    if cut:
+        text = text.split("\n", 1)[-1]
     for line in text.splitlines():
         try:
             item = json.loads(line)

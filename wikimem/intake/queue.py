@@ -42,6 +42,7 @@ class Job:
     held_plan: dict[str, Any] | None = None  # a plan kept for review
     held_reason: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    provider: str = "wiki"  # the memory provider the job was made for (memory.provider)
 
     @property
     def run_id(self) -> str:
@@ -57,6 +58,7 @@ class Job:
             "last_error": self.last_error,
             "redactions": list(self.redactions),
             "run": self.run,
+            "provider": self.provider,
         }
         if self.held_plan is not None:
             data["held_plan"] = self.held_plan
@@ -79,6 +81,7 @@ class Job:
                 redactions=tuple(data.get("redactions", ())),
                 held_plan=data.get("held_plan"),
                 held_reason=str(data.get("held_reason", "")),
+                provider=str(data.get("provider") or "wiki"),
             )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise RecordError(f"corrupt job file: {exc}") from exc
@@ -105,7 +108,11 @@ class Queue:
         return None
 
     def enqueue(
-        self, snapshot: dict[str, Any], redactions: list[str], now: float | None = None
+        self,
+        snapshot: dict[str, Any],
+        redactions: list[str],
+        now: float | None = None,
+        provider: str = "wiki",
     ) -> tuple[str, bool]:
         """Write a job durably; return (job id, False) or (id, True) when already known."""
         jid = job_id(str(snapshot["run_id"]))
@@ -116,6 +123,7 @@ class Queue:
             run=snapshot,
             enqueued_at=time.time() if now is None else now,
             redactions=tuple(sorted(set(redactions))),
+            provider=provider,
         )
         atomic_write_text(self.path("pending", jid), job.to_json())
         return jid, False

@@ -1,14 +1,17 @@
 """The run record: parsed and checked once at the boundary, into frozen dataclasses.
 
-`normalise` turns untrusted JSON (a runner's record, an adapter's output) into the canonical
-dict that is redacted, bounded and queued; `RunRecord.from_dict` reads that canonical dict back
-inside a pass. Only `task` is required; unknown fields are kept in `extra` and ignored.
+`normalise` turns untrusted JSON (a runner's record, an adapter's output) into a RunRecord; the
+same type is redacted and bounded (snapshot), queued, and handed to the pass and the prompt.
+Its dict form (`to_dict`, read back by `from_dict`) exists only where a run leaves memory: the
+queue's job file and the prompt's JSON. Only `task` is required; unknown fields are kept in
+`extra` and ignored.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,7 +19,11 @@ from typing import Any
 from wikimem.errors import RecordError
 
 EVIDENCE_KINDS = ("command", "file", "note")
-MEMORY_TYPES = ("semantic", "episodic", "procedural", "working", "identity")
+ID_MAX = 128  # a run id or agent name rides in commit trailers and the pass log
+# What survives of a run id and an agent's name and instance: letters, digits and a few marks;
+# never a newline or another control character, which would forge a commit trailer.
+UNSAFE_ID = re.compile(r"[^\w.:@+=/-]+")
+UNSAFE_NAME = re.compile(r"[^\w .:@+=/()-]+")
 KNOWN_FIELDS = {
     "run_id",
     "task",
@@ -39,6 +46,18 @@ class Evidence:
     path: str = ""
     diff: str = ""
     text: str = ""
+    ran: bool = True  # False: the runner rejected or interrupted the command before it ran
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields of its kind only, as normalise writes them."""
+        fields: tuple[str, ...]
+        if self.kind == "command":
+            fields = ("command", "exit_code", "output") + (() if self.ran else ("ran",))
+        elif self.kind == "file":
+            fields = ("path", "diff")
+        else:
+            fields = ("text",)
+        return {"kind": self.kind, **{name: getattr(self, name) for name in fields}}
 
 
 @dataclass(frozen=True)
@@ -82,6 +101,24 @@ class RunRecord:
             memory=tuple(Candidate(**item) for item in data.get("memory") or ()),
             extra={k: v for k, v in data.items() if k not in KNOWN_FIELDS},
         )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The canonical dict: what the queue stores and the prompt shows; from_dict's inverse."""
+        return {
+            **self.extra,
+            "run_id": self.run_id,
+            "task": self.task,
+            "status": self.status,
+            "result": self.result,
+            "agent": {"name": self.agent_name, "instance_id": self.agent_instance},
+            "started_at": self.started_at,
+            "ended_at": self.ended_at,
+            "evidence": [item.to_dict() for item in self.evidence],
+            "memory": [
+                {"path": c.path, "content": c.content, "title": c.title, "type": c.type}
+                for c in self.memory
+            ],
+        }
 
     @property
     def agent(self) -> str:
@@ -130,12 +167,15 @@ def _evidence(item: Any) -> dict[str, Any]:
         output = item.get("output")
         if output is None:
             output = "\n".join(_text(item.get(k)) for k in ("stdout", "stderr") if item.get(k))
-        return {
+        command = {
             "kind": "command",
             "command": _text(item.get("command")),
             "exit_code": _exit_code(item.get("exit_code")),
             "output": _text(output),
         }
+        if item.get("ran") is False:  # rejected or interrupted: not a failure, no exit code
+            command.update(exit_code=None, ran=False)
+        return command
     if kind == "file":
         return {"kind": "file", "path": _text(item.get("path")), "diff": _text(item.get("diff"))}
     text = item.get("text")
@@ -158,14 +198,21 @@ def _candidate(item: Any, index: int) -> dict[str, Any]:
     }
 
 
+def safe_id(value: Any, unsafe: re.Pattern[str] = UNSAFE_ID) -> str:
+    """`value` reduced to the safe set: each run of other characters becomes one `-`,
+    spaces are collapsed, and the whole is capped at ID_MAX characters."""
+    text = " ".join(unsafe.sub("-", _text(value)).split())
+    return text.strip("-")[:ID_MAX].strip()
+
+
 def derive_run_id(data: Mapping[str, Any]) -> str:
     """A stable id for records without one, so the same record enqueued twice is one job."""
     digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
     return f"run-{digest[:12]}"
 
 
-def normalise(data: Mapping[str, Any], source: str = "input") -> dict[str, Any]:
-    """Check an untrusted record and return its canonical dict (not yet redacted or bounded)."""
+def normalise(data: Mapping[str, Any], source: str = "input") -> RunRecord:
+    """Check an untrusted record and return it typed (not yet redacted or bounded)."""
     task = data.get("task")
     if not isinstance(task, str) or not task.strip():
         raise RecordError(f"{source}: a run record needs a non-empty 'task' string")
@@ -180,17 +227,17 @@ def normalise(data: Mapping[str, Any], source: str = "input") -> dict[str, Any]:
         agent = {"name": agent}
     if not isinstance(agent, Mapping):
         raise RecordError(f"{source}: 'agent' must be an object")
-    run_id = data.get("run_id")
+    run_id = safe_id(data.get("run_id"))
     canonical: dict[str, Any] = {k: v for k, v in data.items() if k not in KNOWN_FIELDS}
     canonical.update(
         {
-            "run_id": str(run_id).strip() if run_id not in (None, "") else derive_run_id(data),
+            "run_id": run_id or derive_run_id(data),
             "task": task.strip(),
             "status": _text(data.get("status")),
             "result": _text(data.get("result")),
             "agent": {
-                "name": _text(agent.get("name")),
-                "instance_id": _text(agent.get("instance_id")),
+                "name": safe_id(agent.get("name"), UNSAFE_NAME),
+                "instance_id": safe_id(agent.get("instance_id"), UNSAFE_NAME),
             },
             "started_at": _text(data.get("started_at")),
             "ended_at": _text(data.get("ended_at")),
@@ -198,4 +245,4 @@ def normalise(data: Mapping[str, Any], source: str = "input") -> dict[str, Any]:
             "memory": [_candidate(item, i) for i, item in enumerate(memory)],
         }
     )
-    return canonical
+    return RunRecord.from_dict(canonical)

@@ -1,5 +1,8 @@
 """The snapshot: a normalised run record with secrets removed and every text bounded.
 
+The redaction engine walks JSON-like values, so the record is taken apart into its dict form
+here and put back together as a RunRecord.
+
 Invariant: the snapshot is the only form of a run that is written to disk or sent anywhere.
 Order matters: text is cleaned, then redacted, then bounded, so a secret straddling a cut is
 never left half-visible and the cut marker itself is never mistaken for a secret.
@@ -11,6 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from wikimem.intake.record import RunRecord
 from wikimem.redaction.redact import bound_text, redact_value, to_text
 
 # Fields that are not evidence output get caps of their own: a task or result is prose.
@@ -69,9 +73,9 @@ def _shrink(record: dict[str, Any], cap: int) -> None:
         record["result"] = _cut(record["result"], max(cap // 4, 200))
 
 
-def take(record: dict[str, Any], caps: Caps = Caps()) -> tuple[dict[str, Any], list[str]]:
+def take(record: RunRecord, caps: Caps = Caps()) -> tuple[RunRecord, list[str]]:
     """Return (snapshot, kinds of secrets removed) for a normalised record."""
-    cleaned = _clean(record)
+    cleaned = _clean(record.to_dict())
     redacted, kinds = redact_value(cleaned)
     snap: dict[str, Any] = redacted  # type: ignore[assignment]
     snap["task"] = _cut(snap["task"], TASK_MAX)
@@ -83,4 +87,4 @@ def take(record: dict[str, Any], caps: Caps = Caps()) -> tuple[dict[str, Any], l
     for item in snap["memory"]:
         item["content"] = _cut(item["content"], MEMORY_MAX)
     _shrink(snap, caps.snapshot_max)
-    return snap, list(kinds)
+    return RunRecord.from_dict(snap), list(kinds)

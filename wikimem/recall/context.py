@@ -8,17 +8,18 @@ and query give the same bytes (no clock, ties broken on path and entry id), so p
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from wikimem.fsio import read_text
-from wikimem.recall.search import LEAF_FILE, SearchIndex, clean
+from wikimem.recall.search import LEAF_FILE, SearchIndex, clean, readable
 from wikimem.wiki import markdown
 
 DEFAULT_BUDGET = 4000
 MAX_ENTRIES = 20
+FIRST_LINES = 300  # of a leaf's first entry, when a hit is the leaf and its head is a title
 PROFILE_FILE = "PROFILE.md"
 HEADING = "\n## Relevant memory\n"
 MORE = "\nMore in memory: wikimem show PATH, wikimem search QUERY\n"
@@ -112,15 +113,26 @@ def context_entry(path: str, entry_id: str | None, page: markdown.Page) -> Conte
     leaf_title = page.title or path
     leaf_type = str(meta["type"]) if meta.get("type") else None
     if entry_id is None:
-        body = "\n\n".join(
-            p for p in (str(meta.get("summary") or "").strip(), page.head.strip()) if p
-        )
+        parts = [str(meta.get("summary") or "").strip(), readable(page.head)]
+        if page.entries and not parts[1]:  # a head that is only its title: show what follows
+            first = page.entries[0]
+            parts.append(f"{first.title.strip()}: {opening(first.body, FIRST_LINES)}")
+        body = "\n\n".join(p for p in parts if p)
         return ContextEntry(path, None, leaf_title, leaf_title, body, leaf_type)
     item = page.entry(entry_id)
     if item is None:
         return None  # the index is older than the page; the entry is gone
     kind = item.meta.get("type") or leaf_type
     return ContextEntry(path, item.id, item.title.strip(), leaf_title, item.body, kind)
+
+
+def opening(text: str, room: int) -> str:
+    """The first lines of `text` within `room` characters, the first line cut if it is longer."""
+    text = readable(text)
+    kept = fit_lines(text, room).rstrip()
+    if kept or not text:
+        return kept
+    return text[: room - 1].rsplit(" ", 1)[0] + "…"
 
 
 def fit_lines(text: str, room: int) -> str:
@@ -160,9 +172,15 @@ def assemble(profile: str, entries: list[ContextEntry], budget: int, more: bool)
 
 
 def build_context(
-    wiki: Path, index: SearchIndex | None, *, budget: int = DEFAULT_BUDGET, query: str | None = None
+    wiki: Path,
+    index: SearchIndex | None,
+    *,
+    budget: int = DEFAULT_BUDGET,
+    query: str | None = None,
+    first: Collection[str] = (),
 ) -> Context:
-    """The start-of-run context for `wiki`, never longer than `budget` characters."""
+    """The start-of-run context for `wiki`, never longer than `budget` characters; entries
+    whose ref (`path#entry`, or `path`) is in `first` lead, in their order of relevance."""
     budget = max(0, budget)
     if not Path(wiki).is_dir():
         return assemble(EMPTY, [], budget, False)
@@ -175,6 +193,8 @@ def build_context(
                 entries, more = relevant(Path(wiki), scratch, query)
         else:
             entries, more = relevant(Path(wiki), index, query)
+    if first:
+        entries.sort(key=lambda e: (f"{e.path}#{e.entry}" if e.entry else e.path) not in first)
     return assemble(profile, entries, budget, more)
 
 

@@ -16,11 +16,15 @@ from typing import Any
 
 from wikimem import config
 from wikimem.errors import WikimemError
+from wikimem.intake.accept import enqueue
+from wikimem.intake.background import spawn_pass
 from wikimem.recall.context import DEFAULT_BUDGET, build_context
 from wikimem.recall.search import SearchIndex
+from wikimem.recall.timeline import time_slice, timeline
 from wikimem.wiki.edit import TYPES
 from wikimem.wiki.lookup import resolve
 from wikimem.wiki.pages import Wiki
+from wikimem.wiki.workspace import open_repo
 
 try:  # mcp >= 2
     from mcp.server import MCPServer as Server
@@ -44,7 +48,8 @@ READ_ONLY_REFUSAL = (
 INSTRUCTIONS = (
     "Project memory kept by wikimem: a Markdown wiki of what earlier agent runs "
     "learned here. Call memory_context at the start of a task, memory_search to "
-    "look something up, memory_show to read a page or entry (PATH or PATH#entry)."
+    "look something up, memory_show to read a page or entry (PATH or PATH#entry), "
+    "memory_timeline to ask what was done when."
 )
 
 
@@ -57,9 +62,13 @@ class Memory:
     agent_id: str | None = None  # the operator's name for the calling agent instance
 
     def search(self, query: str, limit: int = 5) -> list[dict[str, Any]]:
+        limit = max(1, min(limit, MAX_LIMIT))
+        words, first = time_slice(self.places, self.settings, query)
         with SearchIndex(self.places.wiki, self.places.state / "search.sqlite") as index:
             index.refresh()  # a long-lived server must see passes that ran since the last call
-            hits = index.search(query, max(1, min(limit, MAX_LIMIT)))
+            hits = index.search(words, limit * 3 if first else limit)
+        if first:  # what changed in the time the query names comes first
+            hits = sorted(hits, key=lambda h: h.citation(None) not in first)[:limit]
         return [
             {
                 "ref": hit.citation(None),
@@ -74,22 +83,29 @@ class Memory:
         ]
 
     def show(self, ref: str) -> str:
-        from wikimem.wiki.workspace import open_repo
-
         repo = open_repo(self.places, self.settings)
         return resolve(Wiki(self.places.wiki), ref, repo.show).text
 
     def context(self, query: str = "", budget: int = DEFAULT_BUDGET) -> str:
+        query, first = time_slice(self.places, self.settings, query) if query else (query, set())
         with SearchIndex(self.places.wiki, self.places.state / "search.sqlite") as index:
             index.refresh()
-            return build_context(self.places.wiki, index, budget=budget, query=query).text
+            built = build_context(self.places.wiki, index, budget=budget, query=query, first=first)
+            return built.text
+
+    def timeline(self, query: str = "", limit: int = 20) -> dict[str, Any]:
+        found = timeline(self.places, self.settings, query, max(1, min(limit, MAX_LIMIT)))
+        window = found.window
+        return {
+            "window": None if window is None else window.label(),
+            "words": list(found.words),
+            "events": [event.as_dict() for event in found.events],
+        }
 
     def remember(
         self, content: str, path: str, type: str, title: str | None, caller: str | None
     ) -> dict[str, Any]:
         """Queue an explicit memory candidate as a run of its own; start a pass for it."""
-        from wikimem.intake.accept import enqueue
-
         kind = type.strip().lower()
         if kind not in TYPES:
             raise WikimemError(f"type must be one of {', '.join(TYPES)}, not {type!r}")
@@ -112,8 +128,6 @@ class Memory:
         }
         done = enqueue(self.places, self.settings, record, source="mcp")
         if not done.duplicate:
-            from wikimem.intake.background import spawn_pass
-
             spawn_pass(str(self.places.workspace), str(self.places.background_log))
         return {
             "queued": not done.duplicate,
@@ -186,6 +200,13 @@ def build_server(memory: Memory, allow_write: bool = False) -> Any:
         """The start-of-task context: the memory profile, then entries relevant to `query`,
         never longer than `budget` characters."""
         return guarded(memory.context, query, budget)
+
+    @server.tool(title="Memory timeline", annotations=reading)
+    def memory_timeline(query: str = "", limit: int = 20) -> dict[str, Any]:
+        """Dated history of the memory, newest first: which run changed which entries, when.
+        `query` may hold a time expression ("last week", "april", "2026-04", "3 months ago",
+        an ISO date) and words each event must contain."""
+        return guarded(memory.timeline, query, limit)
 
     if allow_write:
         writing = ToolAnnotations.model_validate(

@@ -15,7 +15,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from wikimem.redaction import command_lines
 from wikimem.redaction.key_names import KEYWORDS, is_weak_name, named_kind, secret_name_kind
+from wikimem.redaction.layouts import scan_key_bodies, scan_pairs, scan_putty_keys, scan_tables
 from wikimem.redaction.placeholders import is_placeholder, is_random
 from wikimem.redaction.scanners import (
     scan_assignments,
@@ -43,9 +45,13 @@ class Finding:
 _Scan = Callable[[str], Iterator[tuple[str, int, int]]]
 _KEYS: tuple[tuple[str, ...], _Scan] = (("-----begin",), scan_private_keys)
 _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
-    [_KEYS]
+    [_KEYS, (("-----end",), scan_key_bodies), (("private-lines",), scan_putty_keys)]
     + [(rule.needles, rule.scan) for rule in RULES]
+    + [(rule.needles, rule.scan) for rule in command_lines.RULES]
     + [
+        (("identified", "password"), command_lines.scan_sql),
+        (("value",), scan_pairs),
+        (("value",), scan_tables),
         (("q~",), scan_azure_secrets),
         (("kind:",), scan_k8s_secrets),
         (("</",), scan_xml),

@@ -112,10 +112,12 @@ QUOTED_OR_BARE = (
 _PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = re.compile(r"-----END[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----")
 # A block cut short (by `head`, by a log limit): its header lines and base64 lines.
+# Blank lines count: PGP and encrypted PEM blocks have one after their header lines.
 _PEM_LINES = re.compile(
-    r"(?:(?:\\r)?(?:\\n|\r?\n)[ \t]*(?:[A-Za-z-]+: [^\r\n\\]*|[A-Za-z0-9+/=]{16,}))+"
+    r"(?:(?:\\r)?(?:\\n|\r?\n)[ \t]*(?:[A-Za-z-]+: [^\r\n\\]*|[A-Za-z0-9+/]{16,}={0,2}"
+    r"|[A-Za-z0-9+/]{1,15}={1,2}|=[A-Za-z0-9+/]{4}|(?=(?:\\r)?(?:\\n|\r?\n))))+"
 )
-_PEM_MAX = 16384
+_PEM_MAX = 1 << 20  # a 4096-bit PGP key with subkeys runs past 16 KB; keys are not that large
 
 
 def scan_private_keys(text: str) -> Iterator[tuple[str, int, int]]:
@@ -156,7 +158,8 @@ def scan_azure_secrets(text: str) -> Iterator[tuple[str, int, int]]:
 # Found separator first: `=` and `:` are rarer than the letters a key name starts with. The
 # value is matched only once the name before it qualifies, so most separators cost next to nothing.
 _SEPARATOR = re.compile(r":=|=>|=|:")
-_VALUE = re.compile(r"[ \t]*" + QUOTED_OR_BARE)
+# An escaped quote first: JSON inside a JSON string (a log line) quotes as `\"value\"`.
+_VALUE = re.compile(r'[ \t]*(?:\\"(?P<ve>(?:[^"\\\n]|\\[^"])+)\\"|' + QUOTED_OR_BARE[3:])
 _NAME_CHARS = WORD | frozenset(".-")
 _LINE_START = re.compile(
     r"[ \t]*(?:[-*+>][ \t]+)?(?:export[ \t]+|set[ \t]+|ENV[ \t]+|\$env:)?[{\[ \t\"',]*"
@@ -184,7 +187,10 @@ def scan_assignments(text: str) -> Iterator[tuple[str, int, int]]:
     for sep in _SEPARATOR.finditer(text):
         if sep.start() < covered:
             continue
-        start, end = _name_before(text, sep.start())
+        at = sep.start()
+        if text[at - 1 : at] == '"' and text[at - 2 : at - 1] == "\\":
+            at -= 2  # an escaped quote: `{\"password\":\"...\"}` in a JSON string
+        start, end = _name_before(text, at)
         name = text[start:end].lstrip("-.")
         keyword, name_kind, weak = name_info(name) if name else (False, None, False)
         if not keyword or (start and text[start - 1] == "$"):
@@ -192,7 +198,7 @@ def scan_assignments(text: str) -> Iterator[tuple[str, int, int]]:
         m = _VALUE.match(text, sep.end())
         if m is None:
             continue
-        group = "vd" if m.group("vd") is not None else "vs" if m.group("vs") is not None else "vb"
+        group = next(g for g in ("ve", "vd", "vs", "vb") if m.group(g) is not None)
         vstart, vend = trim(text, *m.span(group))
         value = text[vstart:vend]
         kind = named_kind(name, value)

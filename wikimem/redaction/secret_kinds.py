@@ -37,7 +37,7 @@ def _discord_id(value: str) -> bool:
     """The first part of a Discord bot token is a user id (digits) in base64."""
     first = value.split(".", 1)[0]
     try:
-        import base64
+        import base64  # the hook's path: only for the rare value that looks like an id
 
         return base64.b64decode(first + "=" * (-len(first) % 4), validate=True).isdigit()
     except ValueError:  # binascii.Error is a ValueError
@@ -95,6 +95,7 @@ def _on_curl_line(value: str, m: re.Match[str], text: str) -> str | None:
 _E = r"(?![A-Za-z0-9_])"  # token end
 _ED = r"(?![A-Za-z0-9_-])"  # token end where the alphabet has '-'
 _CLI = _unless_placeholder("cli-password")
+_UUID = r"[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}"
 
 
 def _tok(prefix: str, rest: str) -> str:
@@ -247,6 +248,41 @@ RULES = [
     rule("doppler-token", _tok(r"dp\.", r"(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}" + _E)),
     rule("newrelic-key", _tok("NRAK-", r"[A-Z0-9]{27}" + _E)),
     rule("netlify-token", _tok("nfp_", r"[A-Za-z0-9]{36}" + _E)),
+    # Prefixes from each vendor's token format documentation.
+    rule("rubygems-key", _tok("rubygems_", r"[a-f0-9]{48}" + _E)),
+    rule("figma-token", _tok("figd_", r"[A-Za-z0-9_-]{38,60}" + _ED)),
+    rule("nuget-key", _tok("oy2", r"[a-z0-9]{43}" + _E), "", _when(is_random, "nuget-key")),
+    rule("dynatrace-token", _tok(r"dt0[a-z]\d{2}\.", r"[A-Z0-9]{24}\.[A-Z0-9]{64}" + _E)),
+    rule("prefect-key", _tok("pnu_", r"[A-Za-z0-9]{36}" + _E)),
+    rule("nvidia-key", _tok("nvapi-", r"[A-Za-z0-9_-]{60,70}" + _ED)),
+    rule("pinecone-key", _tok("pcsk_", r"[A-Za-z0-9]{4,10}_[A-Za-z0-9]{40,80}" + _E)),
+    rule(
+        "render-key", _tok("rnd_", r"[A-Za-z0-9]{28,40}" + _E), "", _when(is_random, "render-key")
+    ),
+    rule("brevo-key", _tok("xkeysib-", r"[a-f0-9]{64}-[A-Za-z0-9]{16}" + _E)),
+    rule("hubspot-token", _tok("pat-", r"(?:na|eu|ap)\d-" + _UUID + _E)),
+    rule("jfrog-key", _tok("AKCp", r"[A-Za-z0-9]{64,80}" + _E)),
+    rule("jfrog-key", _tok("cmVmdGtuOjAxOj", r"[A-Za-z0-9+/=]{40,80}")),
+    rule("shippo-token", _tok("shippo_", r"(?:live|test)_[a-f0-9]{40}" + _E)),
+    rule("contentful-token", _tok("CFPAT-", r"[A-Za-z0-9_-]{40,50}" + _ED)),
+    rule("onepassword-token", _tok("ops_", r"eyJ[A-Za-z0-9+/=_-]{40,4096}")),
+    rule("duffel-token", _tok("duffel_", r"(?:live|test)_[A-Za-z0-9_=-]{40,50}" + _ED)),
+    rule("flutterwave-key", _tok("FLWSECK", r"(?:_TEST)?-[a-f0-9]{32}-X" + _E)),
+    rule("posthog-key", _tok("phx_", r"[A-Za-z0-9]{40,50}" + _E)),
+    rule("easypost-key", _tok("EZ[AT]K", r"[A-Za-z0-9]{50,60}" + _E), "ezak eztk"),
+    rule(
+        "dropbox-token",
+        _tok(r"sl\.", r"[A-Za-z0-9_=-]{100,1400}" + _ED),
+        "",
+        _when(is_random, "dropbox-token"),
+    ),
+    rule("airtable-token", _tok("pat", r"[A-Za-z0-9]{14}\.[a-f0-9]{64}" + _E)),
+    rule("mapbox-token", _tok(r"sk\.eyJ", r"[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}" + _ED)),
+    rule("langfuse-key", _tok("sk-lf-", _UUID + _E)),
+    rule("vercel-token", _tok("vc[pika]_", r"[A-Za-z0-9]{40,80}" + _E), "vcp_ vci_ vck_ vca_"),
+    rule(
+        "scaleway-key", _tok("SCW", r"[A-Z0-9]{17}" + _E), "", _when(is_random, "scaleway-key")
+    ),
     # Context: the secret is recognised by what stands next to it.
     rule(
         "sentry-dsn",
@@ -259,6 +295,22 @@ RULES = [
         r"://[^\s:/@?#\"'<>]*:(?P<v>[^\s/?\"'<>]+)@(?=[\w\[])",
         "",
         _unless_placeholder("url-credentials"),
+    ),
+    rule(
+        "url-credentials",
+        r"://(?P<v>[A-Za-z0-9_.~%+-]{20,512})@(?=[\w\[])",
+        "",
+        lambda value, m, text: (
+            "url-credentials" if is_random(value) and not is_placeholder(value) else None
+        ),
+    ),
+    rule(
+        "url-secret-param",
+        r"(?:%3[Ff]|%26|[?&])(?P<name>(?i:access_token|refresh_token|id_token|token|api_key|apikey|ap"
+        r"i-key|client_secret|secret|password|passwd|pwd|sig|signature|x-amz-signature|x-amz-secu"
+        r"rity-token|session_token|private_token|auth|key))%3[Dd](?P<v>(?:(?!%26)[^&\s#\"'<>])+)",
+        "%3d",
+        _url_param,
     ),
     rule(
         "url-secret-param",

@@ -14,9 +14,17 @@ One record describes one turn: the evidence from the turn's prompt onward, the s
 first prompt as the task. Its run_id, `<session>:<uuid of the turn's prompt>`, is the same
 whether Stop or SessionEnd builds it, so a turn reported twice is one run.
 
+Tool results are joined to their calls by `tool_use_id`, not along the chain: when Claude runs
+tools in parallel, one API response is written as several lines and the results hang off sibling
+branches. Lines of the same response (`message.id`) and the results answering the branch's calls
+belong to the branch; sidechains (subagents) never do. Evidence keeps the file's order: commands
+and edits interleaved, as they happened. A call the person rejected or interrupted is recorded as
+not run (`"ran": false`, no exit code), never as a failure.
+
 SubagentStop yields None: a subagent works for its parent, whose Stop records the whole turn,
 so a subagent's stop never writes memory on its own authority. A Stop that a Stop hook forced
-(`stop_hook_active`) yields None too: the stop it continued was already recorded.
+(`stop_hook_active`) records the continued turn under its own run id (the uuid of the hook's
+feedback line, which starts that turn), so each continuation is one run.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from wikimem.runners import clip, parse_jsonl, text_of
+from wikimem.runners.transcripts import clip, parse_jsonl, text_of
 
 END_EVENTS = frozenset({"Stop", "StopFailure", "SubagentStop", "SessionEnd"})
 FILE_TOOLS = {
@@ -49,6 +57,15 @@ NOT_PROMPTS = (
     "[Request interrupted by user",
 )
 EXIT_CODE = re.compile(r"\A\s*(?:Error: )?Exit code (-?\d+)[^\n]*\n?")
+COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+STOP_FEEDBACK = "Stop hook feedback:"
+# What Claude Code answers instead of running a call: a rejection, an interrupt, a denial, a
+# validation error or a blocking PreToolUse hook.
+NOT_RUN = re.compile(
+    r"The user doesn't want to (?:proceed|take this action)|tool use was rejected"
+    r"|\[Request interrupted by user|Permission to use [^\n]{0,400}? has been denied"
+    r"|haven't granted it yet|<tool_use_error>|hook (?:returned )?blocking error"
+)
 
 
 @dataclass(frozen=True)
@@ -65,6 +82,7 @@ class ToolResult:
     text: str
     stdout: str | None = None
     stderr: str | None = None
+    interrupted: bool = False
 
 
 @dataclass(frozen=True)
@@ -77,6 +95,7 @@ class Entry:
     sidechain: bool = False
     timestamp: str | None = None
     prompt: str | None = None
+    feedback: str | None = None  # a Stop hook's reason to continue: starts a continued turn
     message_id: str | None = None
     text: str = ""
     tool_uses: tuple[ToolUse, ...] = ()
@@ -93,6 +112,7 @@ class Turn:
     result: str | None = None
     started_at: str | None = None
     ended_at: str | None = None
+    feedback: str | None = None  # set when the turn is one a Stop hook continued
     evidence: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -108,7 +128,7 @@ def is_claude_payload(payload: Mapping[str, Any]) -> bool:
 def record_from_claude(payload: Mapping[str, Any]) -> dict[str, Any] | None:
     """The run record of the turn a Claude Code hook reports, or None when there is none."""
     event = payload.get("hook_event_name")
-    if event == "SubagentStop" or payload.get("stop_hook_active"):
+    if event == "SubagentStop":
         return None
     session = str(payload.get("session_id") or "")
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
@@ -121,8 +141,11 @@ def record_from_claude(payload: Mapping[str, Any]) -> dict[str, Any] | None:
     result = _string(payload.get("last_assistant_message")) or turn.result
     if turn.task is None and not result:
         return None
+    turn_id = turn.prompt_uuid or _string(payload.get("prompt_id"))
+    if payload.get("stop_hook_active") and turn.feedback is None and turn_id:
+        turn_id += ":continued"  # the feedback line is not written yet: still its own run
     record: dict[str, Any] = {
-        "run_id": _run_id(session, turn.prompt_uuid or _string(payload.get("prompt_id"))),
+        "run_id": _run_id(session, turn_id),
         "task": turn.task or f"Claude Code session in {PurePath(cwd or '.').name or cwd}",
         "agent": {
             "name": "claude-code",
@@ -197,82 +220,120 @@ def entry_from_line(line: Mapping[str, Any]) -> Entry | None:
             **common, message_id=_string(message.get("id")), text=text_of(content), tool_uses=uses
         )
     results = _tool_results(content, line.get("toolUseResult", line.get("tool_use_result")))
-    prompt = None if results else _prompt(line, content)
-    return Entry(**common, prompt=prompt, tool_results=results)
+    if results:
+        return Entry(**common, tool_results=results)
+    text = text_of(content).strip()
+    if text.startswith(STOP_FEEDBACK):
+        return Entry(**common, feedback=text[len(STOP_FEEDBACK) :].strip() or text)
+    return Entry(**common, prompt=_prompt(line, text))
 
 
 def active_branch(entries: Iterable[Entry]) -> list[Entry]:
-    """Walk back from the last main-thread message to the root; return that path root first."""
+    """The active branch in file order: the `parentUuid` path from the last main-thread
+    message back to the root, with the lines of its parallel tool calls that hang off it."""
     by_uuid: dict[str, Entry] = {}
-    unchained: list[Entry] = []
+    kept: list[Entry] = []
     leaf: Entry | None = None
     for entry in entries:
         if entry.sidechain:
             continue
+        kept.append(entry)
         if entry.uuid:
             by_uuid[entry.uuid] = entry
-        else:
-            unchained.append(entry)
         if entry.type in ("user", "assistant"):
             leaf = entry
     if leaf is None:
         return []
     if not leaf.uuid:  # a format without uuids (stream-json): the order is the branch
-        return [e for e in unchained if e.type in ("user", "assistant")]
-    path: list[Entry] = []
+        return [e for e in kept if not e.uuid and e.type in ("user", "assistant")]
     seen: set[str] = set()
     current: Entry | None = leaf
-    while current is not None and current.uuid not in seen:
-        seen.add(current.uuid or "")
-        path.append(current)
+    while current is not None and current.uuid and current.uuid not in seen:
+        seen.add(current.uuid)
         current = by_uuid.get(current.parent) if current.parent else None
-    path.reverse()
-    return path
+    return _with_siblings([e for e in kept if e.uuid in seen], kept, seen)
+
+
+def _with_siblings(path: list[Entry], kept: list[Entry], seen: set[str]) -> list[Entry]:
+    """Add the off-path lines of the path's API responses, then the results of their calls."""
+    responses = {e.message_id for e in path if e.message_id}
+    calls = {use.id for e in path for use in e.tool_uses}
+    joined = set(seen)
+    for entry in kept:
+        if entry.uuid not in joined and entry.message_id in responses and entry.message_id:
+            joined.add(entry.uuid or "")
+            calls.update(use.id for use in entry.tool_uses)
+    for entry in kept:
+        if entry.uuid not in joined and any(r.tool_use_id in calls for r in entry.tool_results):
+            joined.add(entry.uuid or "")
+    chosen: list[Entry] = []
+    for entry in kept:  # file order; a line written twice counts once
+        if entry.uuid in joined:
+            joined.discard(entry.uuid)
+            chosen.append(entry)
+    return chosen
 
 
 def summarise(entries: Sequence[Entry], cwd: str | None = None) -> Turn:
     """Task (first prompt), the last turn's prompt, result and evidence of that turn."""
     prompts = [i for i, entry in enumerate(entries) if entry.prompt]
+    starts = [i for i, entry in enumerate(entries) if entry.prompt or entry.feedback]
     if not entries:
         return Turn()
-    start = prompts[-1] if prompts else 0
+    start = starts[-1] if starts else 0
     turn = entries[start:]
     return Turn(
         task=entries[prompts[0]].prompt if prompts else None,
-        prompt=entries[start].prompt if prompts else None,
-        prompt_uuid=entries[start].uuid if prompts else None,
+        prompt=entries[prompts[-1]].prompt if prompts else None,
+        prompt_uuid=entries[start].uuid if starts else None,
         result=_last_text(turn),
         started_at=turn[0].timestamp,
         ended_at=next((e.timestamp for e in reversed(turn) if e.timestamp), None),
+        feedback=entries[start].feedback if starts else None,
         evidence=evidence_from(turn, cwd),
     )
 
 
 def evidence_from(entries: Iterable[Entry], cwd: str | None = None) -> list[dict[str, Any]]:
-    """Bash commands joined to their results, then the files the turn edited."""
-    commands: dict[str, dict[str, Any]] = {}
-    files: dict[str, list[str]] = {}
+    """Bash commands with their outcomes and file edits, in the order they were called.
+
+    An edit whose call failed (rejected, or its text not found) changed nothing and is left
+    out; successive edits of one file merge into one item."""
+    calls: list[ToolUse] = []
+    results: dict[str, ToolResult] = {}
     for entry in entries:
-        for use in entry.tool_uses:
-            if use.name == "Bash" and isinstance(use.input.get("command"), str):
-                commands[use.id] = {"kind": "command", "command": use.input["command"]}
-            elif use.name in FILE_TOOLS and isinstance(use.input.get(FILE_TOOLS[use.name]), str):
-                diffs = files.setdefault(_relative(use.input[FILE_TOOLS[use.name]], cwd), [])
-                diffs.extend(_diffs(use))
-        for result in entry.tool_results:
-            if result.tool_use_id in commands:
-                commands[result.tool_use_id].update(_outcome(result))
-    evidence = list(commands.values())
-    for path, diffs in files.items():
-        item: dict[str, Any] = {"kind": "file", "path": path}
-        if diffs:
-            item["diff"] = clip("".join(diffs))
-        evidence.append(item)
+        calls.extend(entry.tool_uses)
+        for answer in entry.tool_results:
+            results.setdefault(answer.tool_use_id, answer)
+    evidence: list[dict[str, Any]] = []
+    diffs: dict[int, list[str]] = {}
+    done: set[str] = set()
+    for use in calls:
+        result = results.get(use.id)
+        if use.id in done:
+            continue
+        done.add(use.id)
+        if use.name == "Bash" and isinstance(use.input.get("command"), str):
+            item = {"kind": "command", "command": use.input["command"]}
+            evidence.append(item | (_outcome(result) if result else {}))
+        elif use.name in FILE_TOOLS and isinstance(use.input.get(FILE_TOOLS[use.name]), str):
+            if result is not None and result.is_error:
+                continue
+            path = _relative(use.input[FILE_TOOLS[use.name]], cwd)
+            last = evidence[-1] if evidence else None
+            if not (last and last["kind"] == "file" and last["path"] == path):
+                evidence.append({"kind": "file", "path": path})
+            diffs.setdefault(len(evidence) - 1, []).extend(_diffs(use))
+    for index, parts in diffs.items():
+        if parts:
+            evidence[index]["diff"] = clip("".join(parts))
     return evidence
 
 
 def _outcome(result: ToolResult) -> dict[str, Any]:
     """Exit code and output of a Bash result; the transcript has no numeric exit status."""
+    if result.interrupted or (result.is_error and NOT_RUN.search(result.text[:2000])):
+        return {"ran": False, "output": clip(result.text)}
     if result.is_error:
         match = EXIT_CODE.match(result.text)
         code = int(match.group(1)) if match else 1
@@ -300,15 +361,19 @@ def _tool_results(content: Any, structured: Any) -> tuple[ToolResult, ...]:
             text=clip(text_of(b.get("content"))),
             stdout=_clipped(streams.get("stdout")),
             stderr=_clipped(streams.get("stderr")),
+            interrupted=streams.get("interrupted") is True,
         )
         for b in blocks
     )
 
 
-def _prompt(line: Mapping[str, Any], content: Any) -> str | None:
+def _prompt(line: Mapping[str, Any], text: str) -> str | None:
+    """The request a user line makes; for a slash command, the text of its arguments."""
     if line.get("isMeta") or line.get("isCompactSummary") or line.get("isVisibleInTranscriptOnly"):
         return None
-    text = text_of(content).strip()
+    if text.startswith(("<command-name>", "<command-message>")):
+        args = COMMAND_ARGS.search(text)
+        return args.group(1).strip() or None if args else None
     if not text or text.startswith(NOT_PROMPTS):
         return None
     return text
@@ -337,7 +402,7 @@ def _slim_input(value: Any) -> Mapping[str, Any]:
 
 def _diffs(use: ToolUse) -> list[str]:
     """A unified diff of each replacement an Edit or MultiEdit made (Write has none)."""
-    import difflib
+    import difflib  # the hook's path: only Edit and MultiEdit calls need it
 
     pairs = use.input.get("edits") if use.name == "MultiEdit" else [use.input]
     diffs = []
@@ -376,6 +441,8 @@ def _notes(payload: Mapping[str, Any], turn: Turn, unread: str | None) -> list[d
         )
     if turn.prompt and turn.prompt != turn.task:
         notes.append({"kind": "note", "text": f"Prompt of this turn: {turn.prompt}"})
+    if turn.feedback:
+        notes.append({"kind": "note", "text": f"A Stop hook continued the turn: {turn.feedback}"})
     if payload.get("hook_event_name") == "StopFailure":
         error = " ".join(str(payload[k]) for k in ("error", "error_details") if payload.get(k))
         notes.append({"kind": "note", "text": f"The turn ended on an API error: {error}"})

@@ -5,7 +5,12 @@ session rollout (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jso
 unstable internal format) gives the task and the evidence. Commands come from
 `exec_command_end` events when the rollout has them; recent Codex versions no longer persist
 those, so a shell call's `function_call` joined to its `function_call_output` by `call_id` is
-read as well, its exit code parsed from the output's header. Files come from apply_patch calls.
+read as well, its exit code parsed from the output's header. A command still running when its
+first call returns ("Process running with session ID N") takes its later output and its real
+exit code from the `write_stdin` calls that poll session N. Files come from apply_patch calls;
+MCP tool calls and web searches are kept as short notes of what was consulted. Evidence keeps
+the rollout's order. Rollouts stored compressed (`.jsonl.zst`) are read with the interpreter's
+zstd module or the `zstandard` package (the `zstd` extra).
 
 One record describes one turn (the evidence after the last user message); the task is the
 session's first user message. Invariant: a missing, late or half-written rollout only costs
@@ -14,15 +19,16 @@ evidence; it never raises.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shlex
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
-from wikimem.runners import clip, read_jsonl, text_of
+from wikimem.runners.transcripts import clip, parse_jsonl, read_jsonl, text_of
 
 SHELLS = {"bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell"}
 SHELL_TOOLS = {"shell", "container.exec", "exec_command", "shell_command", "local_shell"}
@@ -36,6 +42,11 @@ INJECTED = (
     "<turn_aborted>",
 )
 EXIT_HEADER = re.compile(r"^(?:Exit code:|Process exited with code)\s*(-?\d+)\s*$", re.M)
+RUNNING = re.compile(r"^Process running with session ID\s*(\d+)\s*$", re.M)
+HEADER_LINE = re.compile(r"^(?:Chunk ID|Wall time|Original token count|Exit code|Process )")
+NOT_RUN = re.compile(r"rejected by user|aborted by user|declined by (?:the )?user", re.I)
+POLL_TOOLS = {"write_stdin"}
+NOTE_CHARS = 300
 PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$")
 THREAD_ID = re.compile(r"^[A-Za-z0-9-]+$")
 
@@ -53,8 +64,11 @@ class Summary:
     ended_at: str | None = None
     failed: bool = False
     prompt_events: bool = False
-    calls: dict[str, dict[str, Any]] = field(default_factory=dict)
-    files: dict[str, list[str]] = field(default_factory=dict)
+    unread: str | None = None  # why the rollout could not be read, when it could not
+    items: list[dict[str, Any]] = field(default_factory=list)  # the turn's evidence, in order
+    calls: dict[str, dict[str, Any]] = field(default_factory=dict)  # call_id -> its item
+    sessions: dict[str, dict[str, Any]] = field(default_factory=dict)  # exec session -> item
+    polls: dict[str, dict[str, Any]] = field(default_factory=dict)  # poll call_id -> item
 
     def new_turn(self, prompt: str, timestamp: str | None, *, event: bool = False) -> None:
         # `user_message` events hold exactly what the person typed; raw user messages are
@@ -63,21 +77,35 @@ class Summary:
             self.task, self.prompt_events = prompt, True
         self.task = self.task or prompt
         # The raw message and its event repeat one prompt; only a new prompt starts a turn.
-        if prompt != self.prompt or self.calls or self.files:
+        if prompt != self.prompt or self.items:
             self.prompt, self.started_at, self.failed = prompt, timestamp, False
-            self.calls, self.files = {}, {}
+            self.items, self.calls, self.sessions, self.polls = [], {}, {}, {}
+
+    def add(self, item: dict[str, Any], call_id: str | None = None) -> dict[str, Any]:
+        self.items.append(item)
+        if call_id is not None:
+            self.calls[call_id] = item
+        return item
+
+    def add_file(self, path: str, lines: list[str]) -> list[str]:
+        """The diff lines of `path`, one item for successive changes of the same file."""
+        last = self.items[-1] if self.items else None
+        if not (last and last["kind"] == "file" and last["path"] == path):
+            last = self.add({"kind": "file", "path": path, "_diff": []})
+        last["_diff"].extend(lines)
+        return last["_diff"]
 
     def evidence(self) -> list[dict[str, Any]]:
-        items = [
-            {k: v for k, v in call.items() if not k.startswith("_")}
-            for call in self.calls.values()
-            if "command" in call
-        ]
-        for path, diffs in self.files.items():
-            item: dict[str, Any] = {"kind": "file", "path": _relative(path, self.cwd)}
-            if diffs:
-                item["diff"] = clip("".join(diffs))
-            items.append(item)
+        items = []
+        for item in self.items:
+            if item["kind"] == "command" and "command" not in item:
+                continue
+            clean = {k: v for k, v in item.items() if not k.startswith("_")}
+            if item["kind"] == "file":
+                clean["path"] = _relative(item["path"], self.cwd)
+                if item.get("_diff"):
+                    clean["diff"] = clip("".join(item["_diff"]))
+            items.append(clean)
         return items
 
 
@@ -106,7 +134,7 @@ def record_from_codex(
     turn_id = _string(payload.get("turn-id" if notify else "turn_id"))
     result = _string(payload.get("last-assistant-message" if notify else "last_assistant_message"))
     path = _string(payload.get("transcript_path")) or find_rollout(thread, env or {})
-    summary = summarise_rollout(read_jsonl(path)) if path else Summary()
+    summary = read_rollout(path) if path else Summary()
     summary.cwd = _string(payload.get("cwd")) or summary.cwd
     inputs = [m for m in payload.get("input-messages") or [] if isinstance(m, str) and m]
     if summary.task is None and inputs:
@@ -149,6 +177,8 @@ def record_from_summary(summary: Summary, result: str | None = None) -> dict[str
     if summary.ended_at:
         record["ended_at"] = summary.ended_at
     notes = []
+    if summary.unread:
+        notes.append({"kind": "note", "text": f"The rollout could not be read: {summary.unread}"})
     if summary.prompt and summary.prompt != summary.task:
         notes.append({"kind": "note", "text": f"Prompt of this turn: {summary.prompt}"})
     record["evidence"] = notes + summary.evidence()
@@ -160,8 +190,49 @@ def find_rollout(thread: str | None, env: Mapping[str, str]) -> Path | None:
     home = env.get("CODEX_HOME") or (env.get("HOME") and str(Path(env["HOME"], ".codex")))
     if not thread or not home or not THREAD_ID.match(thread):
         return None
-    found = sorted(Path(home, "sessions").glob(f"*/*/*/rollout-*-{thread}.jsonl"))
+    sessions = Path(home, "sessions")
+    found = sorted(
+        [
+            *sessions.glob(f"*/*/*/rollout-*-{thread}.jsonl"),
+            *sessions.glob(f"*/*/*/rollout-*-{thread}.jsonl.zst"),
+        ],
+        key=lambda p: p.name.removesuffix(".zst"),
+    )
     return found[-1] if found else None
+
+
+def read_rollout(path: str | Path) -> Summary:
+    """The summary of a rollout file, plain or zstd-compressed."""
+    if not str(path).endswith(".zst"):
+        return summarise_rollout(read_jsonl(path))
+    try:
+        lines = list(_zstd_lines(Path(path)))
+    except Exception as exc:  # each zstd module has its own error class; a bad file never raises
+        summary = Summary()
+        summary.unread = f"{Path(path).name}: {exc}"
+        return summary
+    return summarise_rollout(parse_jsonl(lines))
+
+
+def _zstd_lines(path: Path) -> Iterator[str]:
+    """The lines of a .zst file (compression.zstd from Python 3.14, else `zstandard`)."""
+    try:
+        from compression import zstd  # type: ignore[import-not-found]
+
+        with zstd.open(path, "rt", encoding="utf-8", errors="replace") as handle:
+            yield from handle
+        return
+    except ImportError:
+        pass
+    try:
+        import zstandard
+    except ImportError:
+        raise ImportError(
+            "no zstd module in this Python; install the `zstandard` package "
+            "(pip install 'wikimem[zstd]')"
+        ) from None
+    with open(path, "rb") as raw, zstandard.ZstdDecompressor().stream_reader(raw) as reader:
+        yield from io.TextIOWrapper(reader, encoding="utf-8", errors="replace")
 
 
 def summarise_rollout(lines: Iterable[Mapping[str, Any]]) -> Summary:
@@ -206,11 +277,16 @@ def summarise_exec_events(events: Iterable[Mapping[str, Any]]) -> Summary:
                 }
                 if isinstance(item.get("exit_code"), int):
                     call["exit_code"] = item["exit_code"]
-                summary.calls[str(item.get("id", len(summary.calls)))] = call
+                summary.add(call, str(item.get("id", len(summary.items))))
             elif itype == "file_change":
                 for change in item.get("changes") or []:
                     if isinstance(change, Mapping) and _string(change.get("path")):
-                        summary.files.setdefault(change["path"], [])
+                        summary.add_file(change["path"], [])
+            elif itype == "mcp_tool_call":
+                name = ".".join(str(item.get(k)) for k in ("server", "tool") if item.get(k))
+                summary.add(_consulted(f"MCP tool {name}", item.get("arguments")))
+            elif itype == "web_search" and _string(item.get("query")):
+                summary.add(_consulted("web search", item["query"]))
     return summary
 
 
@@ -224,7 +300,8 @@ def _read_event(summary: Summary, sub: Any, payload: Mapping[str, Any], stamp: s
     elif sub == "turn_aborted":
         summary.failed = True
     elif sub == "exec_command_end":
-        call = summary.calls.setdefault(str(payload.get("call_id", "")), {"kind": "command"})
+        call_id = str(payload.get("call_id", ""))
+        call = summary.calls.get(call_id) or summary.add({"kind": "command"}, call_id)
         call["command"] = _command(payload.get("command")) or call.get("command", "")
         output = payload.get("aggregated_output") or "\n".join(
             part
@@ -246,18 +323,60 @@ def _read_item(summary: Summary, sub: Any, payload: Mapping[str, Any], stamp: st
     elif sub == "message" and payload.get("role") == "assistant":
         summary.result = text_of(payload.get("content")) or summary.result
     elif sub in ("function_call", "custom_tool_call", "local_shell_call"):
-        arguments = _arguments(payload)
-        if payload.get("name") == "apply_patch":
-            patch = arguments.get("input") or payload.get("input")
-            _read_patch(summary, patch if isinstance(patch, str) else "")
-        elif sub == "local_shell_call" or payload.get("name") in SHELL_TOOLS:
-            command = _command(arguments.get("cmd") or arguments.get("command"))
-            if command:
-                summary.calls.setdefault(call_id, {"kind": "command", "command": command})
-    elif sub == "function_call_output" and call_id in summary.calls:
-        call = summary.calls[call_id]
-        if not call.pop("_final", False):
-            call.update(_parse_output(payload.get("output")))
+        _read_call(summary, sub, payload, call_id)
+    elif sub == "web_search_call":
+        action = payload.get("action")
+        query = action.get("query") if isinstance(action, Mapping) else None
+        if _string(query):
+            summary.add(_consulted("web search", query))
+    elif sub in ("function_call_output", "custom_tool_call_output"):
+        _read_output(summary, call_id, payload.get("output"))
+
+
+def _read_call(summary: Summary, sub: Any, payload: Mapping[str, Any], call_id: str) -> None:
+    arguments = _arguments(payload)
+    name = str(payload.get("name") or "")
+    if name == "apply_patch":
+        patch = arguments.get("input") or payload.get("input")
+        _read_patch(summary, patch if isinstance(patch, str) else "")
+    elif sub == "local_shell_call" or name in SHELL_TOOLS:
+        command = _command(arguments.get("cmd") or arguments.get("command"))
+        if command and call_id not in summary.calls:
+            summary.add({"kind": "command", "command": command}, call_id)
+    elif name in POLL_TOOLS or ("session_id" in arguments and "cmd" not in arguments):
+        target = summary.sessions.get(str(arguments.get("session_id")))
+        if target is not None:
+            summary.polls[call_id] = target
+    elif name.startswith("mcp__") or str(payload.get("namespace") or "").startswith("mcp"):
+        tool = f"{payload['namespace']}.{name}" if payload.get("namespace") else name
+        summary.add(_consulted(f"MCP tool {tool}", payload.get("arguments")))
+
+
+def _read_output(summary: Summary, call_id: str, raw: Any) -> None:
+    """A call's output: a command's outcome, or the next chunk of a command still running."""
+    target = summary.polls.pop(call_id, None)
+    call = target or summary.calls.get(call_id)
+    if call is None or call["kind"] != "command" or call.get("_final"):
+        return
+    parsed = _parse_output(raw)
+    session = parsed.pop("_session", None)
+    if target is not None:  # a poll: its output continues the command's
+        before = call.get("output") or ""
+        parsed["output"] = clip(before + parsed["output"]) if before else parsed["output"]
+    call.update(parsed)
+    if session is not None:
+        summary.sessions[session] = call
+    elif "exit_code" in call or call.get("ran") is False:
+        summary.sessions = {k: v for k, v in summary.sessions.items() if v is not call}
+
+
+def _consulted(what: str, detail: Any) -> dict[str, Any]:
+    """A short note of a tool the agent consulted (its answer is not kept)."""
+    text = detail if isinstance(detail, str) else json.dumps(detail, ensure_ascii=False)
+    text = " ".join(text.split())
+    if len(text) > NOTE_CHARS:
+        text = text[: NOTE_CHARS - 1] + "…"
+    return {"kind": "note", "text": f"Consulted {what}: {text}" if text else f"Consulted {what}"}
 
 
 def _arguments(payload: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -286,10 +405,17 @@ def _parse_output(raw: Any) -> dict[str, Any]:
         code = metadata.get("exit_code") if isinstance(metadata, Mapping) else None
         return _outcome(value["output"], code)
     head, marker, body = text.partition("Output:\n")
-    match = EXIT_HEADER.search(head) if marker else None
-    if match:
-        return _outcome(body, int(match.group(1)))
-    return _outcome(text, None)
+    if not marker and all(HEADER_LINE.match(line) for line in text.strip().splitlines() or ["-"]):
+        head, body = text, ""  # a header with no output at all
+    elif not marker or not all(HEADER_LINE.match(line) for line in head.strip().splitlines()):
+        head, body = "", text
+    exit_code, running = EXIT_HEADER.search(head), RUNNING.search(head)
+    result = _outcome(body, int(exit_code.group(1)) if exit_code else None)
+    if running:
+        result["_session"] = running.group(1)
+    elif exit_code is None and NOT_RUN.search(body[:500]):
+        result["ran"] = False
+    return result
 
 
 def _outcome(output: str, code: Any) -> dict[str, Any]:
@@ -305,7 +431,7 @@ def _read_patch(summary: Summary, patch: str) -> None:
     for line in patch.splitlines(keepends=True):
         match = PATCH_FILE.match(line.rstrip("\r\n"))
         if match:
-            current = summary.files.setdefault(match.group(1).strip(), [])
+            current = summary.add_file(match.group(1).strip(), [])
             current.append(line if line.endswith("\n") else line + "\n")
         elif line.startswith("*** End Patch"):
             current = None

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import IO, Any
 
-from wikimem.runners import OUTPUT_LIMIT
+from wikimem.runners.transcripts import OUTPUT_LIMIT
 
 CHUNK = 65536
 

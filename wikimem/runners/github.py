@@ -16,7 +16,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from wikimem.runners import OUTPUT_LIMIT, claude, codex, parse_jsonl
+from wikimem.runners import claude, codex
+from wikimem.runners.transcripts import OUTPUT_LIMIT, parse_jsonl
 
 PROVENANCE = {
     "run_id": "GITHUB_RUN_ID",

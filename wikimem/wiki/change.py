@@ -24,10 +24,12 @@ from pathlib import Path
 from wikimem.config import Places, Settings
 from wikimem.errors import NotFound
 from wikimem.fsio import checkpoint, workspace_lock
-from wikimem.wiki.compile import MARKER_BEGIN, MARKER_END, compile_profile, compile_topic
+from wikimem.wiki.compile import compile_profile, compile_topic
 from wikimem.wiki.edit import Edit
 from wikimem.wiki.history import WikiRepo
 from wikimem.wiki.history.commits import WIKIMEM, Identity
+from wikimem.wiki.markdown import BEGIN_MARKER as MARKER_BEGIN
+from wikimem.wiki.markdown import END_MARKER as MARKER_END
 from wikimem.wiki.markdown import Page
 from wikimem.wiki.pages import LEAF_FILE, PROFILE_FILE, TOPIC_FILE, Applied, Wiki
 from wikimem.wiki.workspace import ensure_wiki, open_repo, today

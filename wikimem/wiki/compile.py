@@ -2,20 +2,25 @@
 
 Only the text between the generated markers is ours; every other byte a person wrote survives.
 A page is rewritten only when its generated text changes, so a rerun writes nothing.
+
+A topic's summary is the one a person or the model set (`summary` in its frontmatter); until
+there is one, `about` says what the topic's leaves hold, compiled from their summaries within
+MAX_ABOUT characters and recompiled as leaves come and go.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from wikimem.wiki import markdown
 from wikimem.wiki.pages import PROFILE_FILE, Wiki, title_from_slug
 from wikimem.wiki.render import render
 
 MAX_ENTRIES_LISTED = 12
-MARKER_BEGIN = "<!-- wikimem:begin -->"
-MARKER_END = "<!-- wikimem:end -->"
+MAX_ABOUT = 300
 
 
 @dataclass(frozen=True)
@@ -84,16 +89,41 @@ def topic_lines(wiki: Wiki, topic: str) -> list[LeafLine]:
     return lines
 
 
+def about(leaves: list[LeafLine], cap: int = MAX_ABOUT) -> str:
+    """What a topic's leaves hold, from their summaries: each a sentence, named by its leaf when
+    the summary does not say it, as many as fit in `cap`, then how many more."""
+    sentences = []
+    for leaf in leaves:
+        text = leaf.summary.strip() or leaf.title
+        if leaf.title.lower() not in text.lower():
+            text = f"{leaf.title}: {text}"
+        sentences.append(text if text.endswith((".", "!", "?")) else text + ".")
+    shown: list[str] = []
+    for k, sentence in enumerate(sentences):
+        rest = len(sentences) - k - 1
+        more = f" And {rest} more." if rest else ""
+        if len(" ".join([*shown, sentence]) + more) > cap:
+            left = len(sentences) - k
+            return " ".join([*shown, f"And {left} more."]) if shown else sentence[: cap - 1] + "…"
+        shown.append(sentence)
+    return " ".join(shown)
+
+
+def topic_summary(meta: Mapping[str, Any]) -> str:
+    """The summary a topic shows: the one set by a person or the model, else `about`."""
+    return str(meta.get("summary") or meta.get("about") or "")
+
+
 def topic_block(
     wiki: Wiki, topic: str, summary: str | None = None, overrides: Path | None = None
 ) -> tuple[str, str, int]:
-    """(generated text, summary, leaf count) that TOPIC.md should hold now."""
+    """(generated text, summary shown, leaf count) that TOPIC.md should hold now."""
     page = wiki.read_page(wiki.topic_file(topic))
     leaves = topic_lines(wiki, topic)
-    summary = summary or (str(page.meta.get("summary") or "") if page else "")
-    if not summary and len(leaves) == 1:
-        summary = leaves[0].summary  # a one-leaf topic is what its leaf is about
-    return render("topic.md.j2", overrides, summary=summary, leaves=leaves), summary, len(leaves)
+    # The page's own summary heads the block; `about` is not repeated there, since the leaves
+    # listed under it carry the same summaries.
+    shown = summary or (str(page.meta.get("summary") or "") if page else "")
+    return render("topic.md.j2", overrides, summary=shown, leaves=leaves), shown, len(leaves)
 
 
 def compile_topic(
@@ -102,20 +132,16 @@ def compile_topic(
     """Recompile one TOPIC.md; return its wiki-relative path when it changed."""
     relpath = wiki.topic_file(topic)
     page = wiki.read_page(relpath)
-    content, summary, count = topic_block(wiki, topic, summary, overrides)
-    updates = {"leaves": str(count)}
+    content, _, count = topic_block(wiki, topic, summary, overrides)
+    updates = {"leaves": str(count), "about": about(topic_lines(wiki, topic))}
     if summary:
         updates["summary"] = summary
     title = (page.title if page else "") or title_from_slug(topic)
-    changed = _write_generated(
-        wiki,
-        relpath,
-        content,
-        {"title": title, "summary": summary, "leaves": str(count)},
-        title,
-        today,
-        updates,
-    )
+    meta_new = {"title": title, "leaves": str(count)}
+    if summary:
+        meta_new["summary"] = summary
+    meta_new["about"] = updates["about"]
+    changed = _write_generated(wiki, relpath, content, meta_new, title, today, updates)
     return relpath if changed else None
 
 
@@ -133,7 +159,7 @@ def profile_topics(wiki: Wiki) -> list[TopicLine]:
             TopicLine(
                 topic,
                 page.title or title_from_slug(topic),
-                str(page.meta.get("summary") or ""),
+                topic_summary(page.meta),
                 count,
             )
         )

@@ -1,9 +1,12 @@
-"""Lint: what is wrong with the wiki as files, reported as `file:line: message`.
+"""Lint: what is wrong with the wiki as files, reported as `file:line: message [rule]`.
 
 A read path usable as a pre-commit hook: broken relative links, pages without frontmatter,
 leaves without a summary, stale generated blocks, names that are not slugs (the pages under such
 a name are still checked), entries whose headings give the same id, memory past its review or
-expiry date.
+expiry date, and pages or folders it cannot read (a symlink, a loop, a permission): each is one
+problem, and the lint goes on with the rest.
+
+Every problem carries a rule id from RULES, stable for scripts and CI (`wikimem lint --json`).
 """
 
 from __future__ import annotations
@@ -11,8 +14,9 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from wikimem.errors import WikiError
@@ -20,6 +24,27 @@ from wikimem.wiki import markdown
 from wikimem.wiki.compile import profile_block, topic_block
 from wikimem.wiki.edit import SLUG
 from wikimem.wiki.pages import LEAF_FILE, PROFILE_FILE, TOPIC_FILE, Wiki
+
+RULES = {
+    "missing-profile": "the wiki has no PROFILE.md",
+    "unreadable": "a page or folder that cannot be read",
+    "symlink": "a page or folder that is a symlink (wikimem never reads or writes through one)",
+    "no-frontmatter": "a page without YAML frontmatter",
+    "bad-frontmatter": "frontmatter that is not valid YAML",
+    "no-summary": "a leaf without a summary",
+    "expired": "memory past its `expires` date",
+    "review-due": "memory past its `review-by` date",
+    "duplicate-entry-id": "two entries whose headings give the same id",
+    "broken-link": "a relative link to a file or entry that does not exist",
+    "link-leaves-wiki": "a relative link to a file outside the wiki",
+    "no-generated-block": "a TOPIC.md or PROFILE.md without its generated block",
+    "stale-block": "a generated block that differs from what compiling gives now",
+    "not-a-slug": "a folder name that is not a lowercase slug",
+    "no-topic-page": "a topic folder without TOPIC.md",
+}
+# What reading a page can raise besides WikiError: a permission, a symlink loop (RuntimeError
+# from Path.resolve), bytes that are not text.
+UNREADABLE = (WikiError, OSError, RuntimeError, UnicodeDecodeError)
 
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 FENCE = re.compile(r"^ {0,3}(```|~~~)")
@@ -29,10 +54,19 @@ FENCE = re.compile(r"^ {0,3}(```|~~~)")
 class Problem:
     file: str  # wiki-relative
     line: int
+    rule: str  # a key of RULES
     message: str
 
     def format(self, prefix: str = "") -> str:
-        return f"{prefix}{self.file}:{self.line}: {self.message}"
+        return f"{prefix}{self.file}:{self.line}: {self.message} [{self.rule}]"
+
+    def as_dict(self, prefix: str = "") -> dict[str, object]:
+        return {
+            "rule": self.rule,
+            "file": prefix + self.file,
+            "line": self.line,
+            "message": self.message,
+        }
 
 
 def _links(text: str) -> Iterator[tuple[int, str]]:
@@ -47,7 +81,7 @@ def _links(text: str) -> Iterator[tuple[int, str]]:
             yield number, match.group(1)
 
 
-def _check_link(wiki: Wiki, file: str, target: str) -> str | None:
+def _check_link(wiki: Wiki, file: str, target: str) -> tuple[str, str] | None:
     if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith("#"):
         return None
     path, _, anchor = target.partition("#")
@@ -57,41 +91,49 @@ def _check_link(wiki: Wiki, file: str, target: str) -> str | None:
     except ValueError:
         inside = False
     if not resolved.exists():
-        return f"broken link to {target}"
+        return "broken-link", f"broken link to {target}"
     if not inside:
-        return f"link to {target} leaves the wiki"
+        return "link-leaves-wiki", f"link to {target} leaves the wiki"
     if anchor and resolved.name == LEAF_FILE:
-        page = markdown.parse_page(resolved.read_text(encoding="utf-8", errors="replace"))
-        if page.entry(anchor) is None:
-            return f"broken link to {target}: no such entry"
+        try:
+            text = resolved.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None  # the page's own lint says it cannot be read
+        if markdown.parse_page(text).entry(anchor) is None:
+            return "broken-link", f"broken link to {target}: no such entry"
     return None
 
 
-def _dates(meta: dict, today: str) -> list[str]:
+def _dates(meta: dict, today: str) -> list[tuple[str, str]]:
     found = []
-    for key, word in (("expires", "expired"), ("review-by", "due for review")):
+    for key, word, rule in (
+        ("expires", "expired", "expired"),
+        ("review-by", "due for review", "review-due"),
+    ):
         value = str(meta.get(key) or "")
         if value and value <= today:
-            found.append(f"{word} ({key}: {value})")
+            found.append((rule, f"{word} ({key}: {value})"))
     return found
 
 
 def lint_page(wiki: Wiki, file: str, today: str) -> Iterator[Problem]:
     try:
         page = wiki.read_page(file)
-    except (WikiError, UnicodeDecodeError) as exc:
-        yield Problem(file, 1, str(exc))
+    except UNREADABLE as exc:
+        yield unreadable(file, exc)
         return
     if page is None:
         return
     if not page.frontmatter:
-        yield Problem(file, 1, "page has no frontmatter")
+        yield Problem(file, 1, "no-frontmatter", "page has no frontmatter")
     elif page.frontmatter_error:
-        yield Problem(file, 1, f"frontmatter is not valid YAML: {page.frontmatter_error}")
+        yield Problem(
+            file, 1, "bad-frontmatter", f"frontmatter is not valid YAML: {page.frontmatter_error}"
+        )
     if file.endswith(LEAF_FILE) and not str(page.meta.get("summary") or "").strip():
-        yield Problem(file, 1, "leaf has no summary")
-    for message in _dates(dict(page.meta), today):
-        yield Problem(file, 1, f"leaf {message}")
+        yield Problem(file, 1, "no-summary", "leaf has no summary")
+    for rule, message in _dates(dict(page.meta), today):
+        yield Problem(file, 1, rule, f"leaf {message}")
     holder = {entry.id: entry.line for entry in page.entries}
     for entry in page.entries:
         slug = markdown.slugify(entry.title)
@@ -100,28 +142,43 @@ def lint_page(wiki: Wiki, file: str, today: str) -> Iterator[Problem]:
             yield Problem(
                 file,
                 entry.line,
+                "duplicate-entry-id",
                 f"duplicate entry id {slug!r} (also line "
                 f"{holder[slug]}): this entry is #{entry.id} for now; rename it",
             )
-        for message in _dates(dict(entry.meta), today):
-            yield Problem(file, entry.line, f"entry {entry.id} {message}")
+        for rule, message in _dates(dict(entry.meta), today):
+            yield Problem(file, entry.line, rule, f"entry {entry.id} {message}")
     for number, target in _links(page.render()):
         problem = _check_link(wiki, file, target)
         if problem:
-            yield Problem(file, number, problem)
+            yield Problem(file, number, *problem)
 
 
-def _stale(wiki: Wiki, file: str, expected: str) -> Iterator[Problem]:
-    text = (wiki.root / file).read_text(encoding="utf-8", errors="replace")
+def unreadable(file: str, exc: BaseException) -> Problem:
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return Problem(file, 1, "unreadable", f"cannot read: {reason}")
+
+
+def _stale(wiki: Wiki, file: str, expected: Callable[[], str]) -> Iterator[Problem]:
+    try:
+        text = (wiki.root / file).read_text(encoding="utf-8", errors="replace")
+        want = expected()
+    except UNREADABLE:
+        return  # the page's own lint, or its leaves', says what cannot be read
     span = markdown.generated_block(text)
     if span is None:
-        yield Problem(file, 1, "no generated block (<!-- wikimem:begin --> ... end)")
+        yield Problem(
+            file, 1, "no-generated-block", "no generated block (<!-- wikimem:begin --> ... end)"
+        )
         return
     current = text[span[0] : span[1]].replace("\r\n", "\n")
-    if current.strip() != expected.strip():
+    if current.strip() != want.strip():
         line = text[: span[0]].count("\n") + 1
         yield Problem(
-            file, line, "generated block is stale (run `wikimem index` or `wikimem lint --fix`)"
+            file,
+            line,
+            "stale-block",
+            "generated block is stale (run `wikimem index` or `wikimem lint --fix`)",
         )
 
 
@@ -129,27 +186,72 @@ def lint(
     wiki: Wiki, profile_cap: int, today: str | None = None, overrides: Path | None = None
 ) -> list[Problem]:
     today = today or _dt.date.today().isoformat()
-    problems: list[Problem] = []
-    if not (wiki.root / PROFILE_FILE).is_file():
-        return [Problem(PROFILE_FILE, 1, "missing: run `wikimem init`")]
-    problems.extend(lint_page(wiki, PROFILE_FILE, today))
-    problems.extend(_stale(wiki, PROFILE_FILE, profile_block(wiki, profile_cap, overrides)))
-    for folder, dirs, files in os.walk(wiki.root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+    profile = wiki.root / PROFILE_FILE
+    if profile.is_symlink():
+        return [_symlink(PROFILE_FILE)]
+    if not profile.is_file():
+        return [Problem(PROFILE_FILE, 1, "missing-profile", "missing: run `wikimem init`")]
+    problems = list(lint_page(wiki, PROFILE_FILE, today))
+    problems.extend(_stale(wiki, PROFILE_FILE, lambda: profile_block(wiki, profile_cap, overrides)))
+    for folder, dirs, files in os.walk(
+        wiki.root, onerror=lambda e: problems.append(_walk(wiki, e))
+    ):
         rel = Path(folder).relative_to(wiki.root).as_posix()
-        for name in dirs:
-            if not SLUG.match(name):
-                where = f"{rel}/{name}" if rel != "." else name
-                problems.append(Problem(where, 1, "folder name is not a lowercase slug"))
+        for name in sorted(d for d in dirs if not d.startswith(".")):
+            if os.path.islink(os.path.join(folder, name)):
+                problems.append(_symlink(_under(rel, name)))
+            elif not SLUG.match(name):
+                problems.append(
+                    Problem(
+                        _under(rel, name), 1, "not-a-slug", "folder name is not a lowercase slug"
+                    )
+                )
+        dirs[:] = sorted(
+            d for d in dirs if not d.startswith(".") and not os.path.islink(os.path.join(folder, d))
+        )
         if rel == ".":
             continue
-        for name in sorted(files):
+        pages = [name for name in sorted(files) if name in (LEAF_FILE, TOPIC_FILE)]
+        for name in pages:
             # also under a badly named folder: its name is one problem, the page's are others
-            if name in (LEAF_FILE, TOPIC_FILE):
-                problems.extend(lint_page(wiki, f"{rel}/{name}", today))
-        if TOPIC_FILE in files and "/" not in rel and SLUG.match(rel):
-            expected, _, _ = topic_block(wiki, rel, None, overrides)
-            problems.extend(_stale(wiki, f"{rel}/{TOPIC_FILE}", expected))
-        elif "/" not in rel and SLUG.match(rel) and not (Path(folder) / TOPIC_FILE).exists():
-            problems.append(Problem(f"{rel}/{TOPIC_FILE}", 1, "topic has no TOPIC.md"))
-    return sorted(problems, key=lambda p: (p.file, p.line, p.message))
+            if os.path.islink(os.path.join(folder, name)):
+                problems.append(_symlink(_under(rel, name)))
+            else:
+                problems.extend(lint_page(wiki, _under(rel, name), today))
+        is_topic = "/" not in rel and SLUG.match(rel)
+        if (
+            is_topic
+            and TOPIC_FILE in pages
+            and not os.path.islink(os.path.join(folder, TOPIC_FILE))
+        ):
+            problems.extend(
+                _stale(
+                    wiki,
+                    _under(rel, TOPIC_FILE),
+                    partial(_topic_text, wiki, rel, overrides),
+                )
+            )
+        elif is_topic and TOPIC_FILE not in pages:
+            problems.append(
+                Problem(_under(rel, TOPIC_FILE), 1, "no-topic-page", "topic has no TOPIC.md")
+            )
+    return sorted(problems, key=lambda p: (p.file, p.line, p.rule, p.message))
+
+
+def _topic_text(wiki: Wiki, topic: str, overrides: Path | None) -> str:
+    return topic_block(wiki, topic, None, overrides)[0]
+
+
+def _under(rel: str, name: str) -> str:
+    return name if rel == "." else f"{rel}/{name}"
+
+
+def _symlink(file: str) -> Problem:
+    return Problem(file, 1, "symlink", "a symlink: wikimem neither reads nor writes through it")
+
+
+def _walk(wiki: Wiki, error: OSError) -> Problem:
+    """A folder os.walk could not list."""
+    where = Path(error.filename or wiki.root)
+    rel = where.relative_to(wiki.root).as_posix() if where.is_relative_to(wiki.root) else "."
+    return unreadable(rel, error)

@@ -96,7 +96,7 @@ def parse_page(text: str) -> Page:
     frontmatter, rest = text[:fm_end], text[fm_end:]
     crlf = text.count("\r\n")
     newline = "\r\n" if crlf > text.count("\n") - crlf else "\n"
-    headings = _h2_headings(rest) if "##" in rest else []
+    headings = _h2_headings(_up_to_entry_cap(rest)) if "##" in rest else []
     if not headings:
         return Page(frontmatter, meta, rest, (), newline, error)
     starts = _line_starts(rest)
@@ -106,8 +106,23 @@ def parse_page(text: str) -> Page:
     entries = []
     for k, (line, title) in enumerate(headings):
         section = rest[bounds[k] : bounds[k + 1]]
+        if _SURROGATE.search(title):  # bytes that are not UTF-8 stay in the text, not the title
+            title = _SURROGATE.sub("\ufffd", title)
         entries.append(Entry(ids[k], title, offset + line + 1, section, _entry_meta(section)))
     return Page(frontmatter, meta, rest[: bounds[0]], tuple(entries), newline, error)
+
+
+# Characters that change how a line reads without being seen: C0 and C1 controls,
+# bidirectional overrides and isolates, zero-width characters.
+_INVISIBLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+)
+
+
+def plain_line(text: str, limit: int) -> str:
+    """`text` on one line without invisible characters, cut to `limit` characters (with …)."""
+    line = " ".join(_INVISIBLE.sub("", " ".join(text.split())).split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
 @lru_cache(maxsize=4096)  # the same headings come back on every pass
@@ -272,6 +287,19 @@ def _yaml_handler() -> Any:
     return YAMLHandler()
 
 
+MAX_ENTRIES = 2000  # `##` sections a page may have; later ones fold into the last entry
+_H2_CANDIDATE = re.compile(r"^ {0,3}##(?:[ \t]|$)", re.M)
+
+
+def _up_to_entry_cap(text: str) -> str:
+    """`text` cut before its (MAX_ENTRIES + 1)th `##` line, so parsing stays bounded on a page
+    of 200,000 headings; what follows belongs to the last entry, byte for byte."""
+    for count, m in enumerate(_H2_CANDIDATE.finditer(text), 1):
+        if count > MAX_ENTRIES:
+            return text[: m.start()]
+    return text
+
+
 def _h2_headings(text: str) -> list[tuple[int, str]]:
     """(0-based line, heading text) of each top-level `##` ATX heading."""
     tokens = _markdown().parse(text)
@@ -294,14 +322,29 @@ def _split_frontmatter(text: str) -> tuple[int, dict[str, Any], str | None]:
     return close.end(), meta, error
 
 
+MAX_FRONTMATTER = 65536  # characters; frontmatter is a handful of one-line fields
+MAX_TITLE = 200  # characters of a page's frontmatter title
+MAX_SUMMARY = 1000  # characters of a page's frontmatter summary
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _load_yaml(source: str) -> tuple[dict[str, Any], str | None]:
+    """Frontmatter as a mapping, or ({}, why not). Refused before parsing: more than
+    `MAX_FRONTMATTER` characters, bytes that are not UTF-8, YAML aliases (437 bytes of nested
+    aliases expand to gigabytes in whoever serialises the result)."""
     if not source.strip():
         return {}, None
+    if len(source) > MAX_FRONTMATTER:
+        return {}, f"frontmatter is over {MAX_FRONTMATTER} characters"
+    if _SURROGATE.search(source):
+        return {}, "frontmatter is not valid UTF-8"
     import yaml
 
     # libyaml's C loader where PyYAML was built with it: the same safe subset, ~10× faster
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
+        if "*" in source and "&" in source and _has_alias(source, loader):
+            return {}, "frontmatter uses YAML aliases (&anchor / *alias); write values out"
         data = _yaml_handler().load(source, Loader=loader)
     except yaml.YAMLError as exc:
         return {}, "invalid YAML frontmatter: " + " ".join(str(exc).split())
@@ -309,7 +352,28 @@ def _load_yaml(source: str) -> tuple[dict[str, Any], str | None]:
         return {}, None
     if not isinstance(data, dict):
         return {}, f"frontmatter is a {type(data).__name__}, not a mapping"
-    return data, None
+    return _short_strings(data)
+
+
+def _has_alias(source: str, loader: Any) -> bool:
+    import yaml
+
+    return any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(source, Loader=loader))
+
+
+def _short_strings(data: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """`title` and `summary` must be short strings; a page whose are not loses them."""
+    error = None
+    for key, limit in (("title", MAX_TITLE), ("summary", MAX_SUMMARY)):
+        value = data.get(key)
+        if value is None or (isinstance(value, str) and len(value) <= limit):
+            continue
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            data[key] = str(value)  # `title: 2024` is a title
+            continue
+        data.pop(key)
+        error = error or f"frontmatter {key} must be a string of at most {limit} characters"
+    return data, error
 
 
 def _line_starts(text: str) -> list[int]:

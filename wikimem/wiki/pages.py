@@ -68,8 +68,17 @@ def split_ref(ref: str) -> tuple[str, str | None, str | None]:
     return path.strip("/"), entry or None, rev or None
 
 
+# Words a slug lowercases that a person writes in capitals (`ci` is CI, not "Ci").
+ACRONYMS = frozenset(
+    "ai api aws cd ci cli cpu css db dns e2e ffi gcp gpu grpc html http https iam io json jwt"  # noqa: SIM905
+    " k8s llm ml os rpc sdk sql ssh ssl tls ui url ux vm xml yaml".split()
+)
+
+
 def title_from_slug(slug: str) -> str:
-    return slug.replace("-", " ").capitalize()
+    words = slug.split("-")
+    words[0] = words[0].capitalize()
+    return " ".join(w.upper() if w.lower() in ACRONYMS else w for w in words)
 
 
 class PageCache:

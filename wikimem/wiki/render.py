@@ -13,6 +13,8 @@ from typing import Any
 
 import jinja2
 
+from wikimem.errors import WikimemError
+
 PACKAGED = Path(__file__).parent.parent / "templates"
 SOURCE_TREE = Path(__file__).parent.parent.parent / "templates"  # editable installs and checkouts
 
@@ -38,8 +40,6 @@ def environment(overrides: Path | None = None) -> jinja2.Environment:
 
 
 def render(name: str, overrides: Path | None = None, **context: Any) -> str:
-    from wikimem.errors import WikimemError
-
     try:
         # Without an overrides folder every workspace shares one environment (and its
         # compiled templates); a folder created later is seen at the next render.

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from wikimem.config import Places, Settings
 from wikimem.fsio import atomic_write_text
 from wikimem.wiki.compile import compile_profile
+from wikimem.wiki.history import WikiRepo
 from wikimem.wiki.pages import PROFILE_FILE, Wiki
 from wikimem.wiki.render import render
 
@@ -24,8 +25,6 @@ def today() -> str:
 
 
 def open_repo(places: Places, settings: Settings) -> WikiRepo:
-    from wikimem.wiki.history import WikiRepo
-
     return WikiRepo(places.wiki, places.workspace, settings.wiki.commit_into)
 
 

@@ -36,6 +36,7 @@ from wikimem.recall.search.terms import (
     match_expression,
     matched_terms,
     query_terms,
+    readable,
     snippet,
     tokens,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "matched_terms",
     "page_rows",
     "query_terms",
+    "readable",
     "scan",
     "snippet",
     "tokens",

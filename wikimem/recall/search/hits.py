@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wikimem.recall.search.store import COLUMNS, WEIGHTS
-from wikimem.recall.search.terms import match_expression, matched_terms, snippet
+from wikimem.recall.search.terms import match_expression, matched_terms, readable, snippet
 
 
 @dataclass(frozen=True)
@@ -101,9 +101,15 @@ def matches(
 def hit_of(row: sqlite3.Row, terms: list[str], day: str) -> Hit:
     per_column = {name: matched_terms(terms, row[name]) for name in COLUMNS}
     matched = tuple(t for t in terms if any(t in found for found in per_column.values()))
-    source = next(
-        (row[c] for c in ("body", "summary", "title") if per_column[c]),
-        row["body"] or row["summary"] or row["title"],
+    # The entry's own words first (where the terms are, else its first lines), then the summary;
+    # the title is the hit's heading already, so it is the snippet only when nothing else is.
+    body = readable(row["body"])
+    summary = row["summary"].strip()
+    source = (
+        (body if per_column["body"] or not (per_column["summary"] and summary) else "")
+        or summary
+        or body
+        or row["title"]
     )
     parts = [f"{name}: {', '.join(found)}" for name, found in per_column.items() if found]
     coverage = (

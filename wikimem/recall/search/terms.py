@@ -100,6 +100,10 @@ def tokens(text: str) -> list[str]:
     return [word for word in found if len(word) >= 2 and word not in STOPWORDS]
 
 
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+
+
 def query_terms(query: str) -> list[str]:
     """Distinct query words in first-seen order, capped so a pasted essay stays cheap."""
     return list(dict.fromkeys(tokens(query)))[:MAX_TERMS]
@@ -128,6 +132,13 @@ def matched_terms(terms: list[str], text: str) -> list[str]:
         if hit:
             found.append(term)
     return found
+
+
+def readable(text: str) -> str:
+    """Text as a reader sees it in a snippet: headings and HTML comments (wikimem's meta line)
+    dropped, so a hit spends its room on what an entry says, never on `# Terraform`."""
+    text = _COMMENT.sub("", text)
+    return "\n".join(line for line in text.splitlines() if not _HEADING.match(line)).strip()
 
 
 def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:

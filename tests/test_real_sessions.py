@@ -1,0 +1,107 @@
+"""The adapters on output of real sessions (see tests/fixtures/runners/real/README.md): no command
+whose result is in the file loses its outcome, order follows the file, task and answer are right."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from wikimem.runners.claude import active_branch, entry_from_line, evidence_from, record_from_claude
+from wikimem.runners.github import record_from_output
+from wikimem.runners.transcripts import read_jsonl
+
+REAL = Path(__file__).parent / "fixtures" / "runners" / "real"
+CLAUDE = REAL / "claude-2.1.14-parallel-stop-hook.jsonl"
+SESSION = "c64cc478-3430-40fe-8e9c-4ee9986e9754"
+TASK = (
+    "Add a function called multiply_numbers(a: int, b: int) -> int that multiplies two numbers "
+    "together. Add a test for it."
+)
+
+
+def tool_calls(path: Path) -> tuple[list[tuple[str, str, dict]], dict[str, dict]]:
+    """Every tool call of the main thread in file order, and every tool result by call id."""
+    calls, results = [], {}
+    for line in read_jsonl(path):
+        content = (line.get("message") or {}).get("content")
+        if line.get("isSidechain") or not isinstance(content, list):
+            continue
+        for block in content:
+            if block.get("type") == "tool_use":
+                calls.append((block["id"], block["name"], block["input"]))
+            elif block.get("type") == "tool_result":
+                results[block["tool_use_id"]] = block
+    return calls, results
+
+
+def test_every_call_of_a_parallel_response_is_joined_to_its_result() -> None:
+    branch = active_branch(e for line in read_jsonl(CLAUDE) if (e := entry_from_line(line)))
+    joined = {r.tool_use_id for entry in branch for r in entry.tool_results}
+    calls, results = tool_calls(CLAUDE)
+
+    # Two of the file's results hang off a sibling of the last line's parentUuid chain.
+    assert {call_id for call_id, _, _ in calls} == set(results) == joined
+
+
+def test_every_command_with_a_result_has_its_outcome_in_file_order() -> None:
+    branch = active_branch(e for line in read_jsonl(CLAUDE) if (e := entry_from_line(line)))
+    evidence = evidence_from(branch, "/tmp/tmpw6sk2trg")
+    calls, _ = tool_calls(CLAUDE)
+    wanted = [
+        ("command", use["command"]) if name == "Bash" else ("file", use["file_path"][17:])
+        for _, name, use in calls
+        if name in ("Bash", "Edit")
+    ]
+
+    # The two edits of one response come before the commands that followed them, as in the file.
+    assert [(e["kind"], e.get("command") or e["path"]) for e in evidence] == wanted
+    assert wanted[:2] == [("file", "src/math_utils.py"), ("file", "tests/test_math_utils.py")]
+    commands = [e for e in evidence if e["kind"] == "command"]
+    assert len(commands) == sum(1 for _, name, _ in calls if name == "Bash")
+    assert all("exit_code" in c and c["output"] for c in commands)
+    assert [c["exit_code"] for c in commands] == [0, 0, 0, 0, 1]
+    assert commands[1]["output"].endswith("2 passed in 0.00s ===============================")
+
+
+def test_the_stop_after_a_stop_hook_continuation_is_its_own_run() -> None:
+    final = (
+        "The `.gitignore` was already committed (a hook or linter committed it). The working "
+        "tree is now clean with all generated files properly ignored. The task is complete."
+    )
+    payload = {
+        "session_id": SESSION,
+        "transcript_path": str(CLAUDE),
+        "cwd": "/tmp/tmpw6sk2trg",
+        "hook_event_name": "Stop",
+        "stop_hook_active": True,
+        "last_assistant_message": final,
+    }
+
+    record = record_from_claude(payload)
+
+    assert record is not None
+    assert record["task"] == TASK
+    assert record["result"] == final
+    assert record["run_id"] == f"{SESSION}:cc8325f0-bbf3-40a4-8438-f14639128bf2"
+    assert record["evidence"][0]["text"].startswith("A Stop hook continued the turn: [")
+    assert [(e["kind"], e.get("command", e.get("path"))) for e in record["evidence"][1:]] == [
+        ("file", ".gitignore"),
+        ("command", "git status"),
+        ("command", record["evidence"][3]["command"]),
+    ]
+    assert record["evidence"][3]["command"].startswith("git add .gitignore && git commit")
+    assert record["evidence"][3]["exit_code"] == 1
+
+
+def test_a_real_codex_exec_stream_keeps_the_command_and_the_mcp_call() -> None:
+    command = record_from_output((REAL / "codex-exec-0.149.0-command.jsonl").read_text(), {})
+    mcp = record_from_output((REAL / "codex-exec-0.149.0-mcp.jsonl").read_text(), {})
+
+    (run,) = command["evidence"]
+    assert run["command"] == "sed -n '1,240p' ~/.agents/skills/using-superpowers/SKILL.md"
+    assert run["exit_code"] == 0 and run["output"].startswith("---\nname: using-superpowers")
+    assert json.loads(command["result"]) == {"answer": "Два плюс два — четыре.", "n": 4}
+    assert mcp["evidence"] == [
+        {"kind": "note", "text": 'Consulted MCP tool probe.echo: {"message": "ping"}'}
+    ]
+    assert mcp["result"] == "ping"

@@ -1,0 +1,112 @@
+"""`wikimem start`: what a runner's SessionStart hook runs. It prints the memory's bounded
+context on stdout, which Claude Code and Codex add to the agent's context.
+
+Like `wikimem hook` it takes a fast path without click (`cli.main` sends it here): a session
+waits for it. It fails open: whatever goes wrong, it exits 0, prints nothing on stdout and one
+line on stderr (which runners keep out of the agent's context), so a broken memory never shows
+the agent an error. Nothing is printed when memory is off or paused, or when the workspace has
+no wiki yet. The click command in `cli/integrations.py` gives it its help and documentation.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+TYPE_CHECKING = False  # the hook's fast path does not import typing
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+USAGE = (
+    "usage: wikimem start [--runner claude|codex] [--source SOURCE] [--budget CHARS] "
+    "[--query TEXT] [--json] [-C DIR]"
+)
+# Claude Code cuts hook output near 10,000 characters; Codex moves output past 2,500 tokens to
+# a file. The budget is held under both, whatever the settings say.
+RUNNER_CAPS = {"claude": 9500, "codex": 7500}
+OPTIONS = {"--runner", "--source", "--budget", "--query", "-C", "--workspace"}
+
+
+def fast_start(args: Sequence[str]) -> int:
+    """Parse the flags by hand, print the context; always 0."""
+    try:
+        options, as_json = parse_args(args)
+        text = context(options, read_payload(), as_json)
+    except Exception as exc:  # fail open: the agent must never see an error from memory
+        print(f"wikimem start: {exc}", file=sys.stderr)
+        return 0
+    sys.stdout.write(text)
+    return 0
+
+
+def parse_args(args: Sequence[str]) -> tuple[dict[str, str], bool]:
+    options: dict[str, str] = {}
+    as_json = False
+    items = list(args)
+    while items:
+        arg = items.pop(0)
+        name, _, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        if arg == "--json":
+            as_json = True
+        elif name in OPTIONS:
+            if not value:
+                if not items:
+                    raise ValueError(f"{name} needs a value\n{USAGE}")
+                value = items.pop(0)
+            options["--workspace" if name == "-C" else name] = value
+        else:
+            raise ValueError(f"unexpected argument {arg!r}\n{USAGE}")
+    if options.get("--runner", "claude") not in RUNNER_CAPS:
+        raise ValueError(f"--runner must be one of {', '.join(sorted(RUNNER_CAPS))}")
+    return options, as_json
+
+
+def context(options: dict[str, str], payload: dict[str, Any], as_json: bool) -> str:
+    from wikimem import config
+
+    if config.memory_disabled():
+        return ""
+    places = config.places(options.get("--workspace"))
+    if places.paused_flag.exists() or not places.wiki.is_dir():
+        return ""
+    from wikimem.recall.start import budget_for, hints, start_context
+
+    if "--budget" in options:
+        budget = max(0, int(options["--budget"]))
+    else:
+        hook = config.load(places).hook
+        source = options.get("--source") or payload.get("source")
+        budget = budget_for(source, hook.start_budget, hook.resume_budget)
+    if options.get("--runner"):
+        budget = min(budget, RUNNER_CAPS[options["--runner"]])
+    if budget <= 0:
+        return ""
+    hinted = hints(payload, places.workspace, places.queue)
+    words = " ".join(p for p in (options.get("--query", ""), hinted) if p)
+    built = start_context(
+        places.wiki, places.workspace, places.state / "search.sqlite", words, budget
+    )
+    if not as_json:
+        return built.text
+    data = {
+        "text": built.text,
+        "chars": len(built.text),
+        "budget": budget,
+        "query": built.query,
+        "entries": [e.source for e in built.entries],
+        "stale": list(built.stale),
+    }
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def read_payload() -> dict[str, Any]:
+    """The hook's JSON on stdin; nothing when a person runs the command in a terminal."""
+    stream = sys.stdin
+    try:
+        if stream is None or stream.isatty():
+            return {}
+        value = json.loads(stream.read() or "{}")
+    except (OSError, ValueError):  # no stdin to read, or not JSON: a start without hints
+        return {}
+    return value if isinstance(value, dict) else {}

@@ -1,0 +1,209 @@
+"""An external MCP memory server as the provider: started from `memory.command` over stdio.
+
+Its tools are mapped by name: search (`search_nodes`, `memory_search`, `search`), read
+(`open_nodes`, `memory_show`, `read`), write (`create_entities` + `add_observations`,
+`memory_remember`, `write`) and remove (`delete_entities`). A server without a write tool is
+read-only: the indexer never sends it a plan. Every operation starts the server, talks over one
+session and closes it: nothing outlives the call.
+
+Invariants: a tool error or a server that fails to start is one ProviderError line; an entry is
+named `leaf#entry` on the server, so what wikimem wrote can be found and removed again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+from wikimem.config import Settings
+from wikimem.errors import ConfigError, WikimemError
+from wikimem.providers.provider import MCP, Capabilities, Found
+from wikimem.wiki.edit import Edit
+
+T = TypeVar("T")
+SEARCH = ("search_nodes", "memory_search", "search")
+READ = ("open_nodes", "memory_show", "read")
+WRITE = ("create_entities", "memory_remember", "write")
+REMOVE = ("delete_entities",)
+PASSED_ENV = ("HOME", "PATH", "LANG", "SYSTEMROOT", "TMPDIR")
+
+
+class ProviderError(WikimemError):
+    """The external memory server failed: it did not start, or a tool call failed."""
+
+
+class McpProvider:
+    name = MCP
+
+    def __init__(self, argv: Sequence[str], env: dict[str, str] | None = None) -> None:
+        self.argv = list(argv)
+        self.env = env
+        self._tools: frozenset[str] | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> McpProvider:
+        command = settings.memory.command
+        if not command or not command.strip():
+            raise ConfigError("memory.provider = 'mcp' needs memory.command (the server to start)")
+        return cls(shlex.split(command))
+
+    # -- talking to the server --------------------------------------------------------------
+
+    def _session(self, work: Callable[[Any], Awaitable[T]]) -> T:
+        try:
+            import anyio
+            from mcp import ClientSession, StdioServerParameters
+            from mcp.client.stdio import stdio_client
+        except ImportError as exc:
+            raise ConfigError("memory.provider = 'mcp' needs the MCP SDK: pip install mcp") from exc
+        env = self.env or {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
+        params = StdioServerParameters(command=self.argv[0], args=self.argv[1:], env=env)
+
+        async def main() -> T:
+            with open(os.devnull, "w") as errlog:
+                async with (
+                    stdio_client(params, errlog=errlog) as (read, write),
+                    ClientSession(read, write) as session,
+                ):
+                    await session.initialize()
+                    if self._tools is None:
+                        listed = await session.list_tools()
+                        self._tools = frozenset(tool.name for tool in listed.tools)
+                    return await work(session)
+
+        try:
+            return anyio.run(main)
+        except WikimemError:
+            raise
+        except Exception as exc:  # the SDK's and the process's failures, one line each
+            raise ProviderError(f"MCP memory server {self.argv[0]!r}: {_first_line(exc)}") from exc
+
+    def tools(self) -> frozenset[str]:
+        if self._tools is None:
+            self._session(_nothing)
+        return self._tools or frozenset()
+
+    def _pick(self, names: Sequence[str]) -> str | None:
+        return next((n for n in names if n in self.tools()), None)
+
+    def _call(self, name: str, arguments: dict[str, Any]) -> Any:
+        async def work(session: Any) -> Any:
+            return await _checked(session, name, arguments)
+
+        return self._session(work)
+
+    # -- the provider interface -----------------------------------------------------------------
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities(
+            read=self._pick(READ) is not None,
+            search=self._pick(SEARCH) is not None,
+            context=self._pick(SEARCH) is not None,
+            write=self._pick(WRITE) is not None,
+            remove=self._pick(REMOVE) is not None,
+        )
+
+    def search(self, query: str, limit: int) -> list[Found]:
+        tool = self._pick(SEARCH)
+        if tool is None:
+            raise ProviderError("the MCP memory server has no search tool")
+        args = {"query": query} if tool == "search_nodes" else {"query": query, "limit": limit}
+        return found_in(self._call(tool, args))[:limit]
+
+    def read(self, ref: str) -> str:
+        tool = self._pick(READ)
+        if tool is None:
+            raise ProviderError("the MCP memory server has no read tool")
+        args = {"names": [ref]} if tool == "open_nodes" else {"ref": ref}
+        return text_of(self._call(tool, args))
+
+    def context(self, query: str, budget: int) -> str:
+        found = self.search(query, 10) if query else []
+        lines = [f"- {f.title}: {' '.join(f.snippet.split())}" for f in found]
+        text = "# Memory\n\n" + "\n".join(lines) + ("\n" if lines else "")
+        return text[:budget]
+
+    def apply(self, edits: Sequence[Edit], summary: str) -> str | None:
+        write, remove = self._pick(WRITE), self._pick(REMOVE)
+        if write is None:
+            raise ProviderError("the MCP memory server is read-only: it has no write tool")
+
+        async def work(session: Any) -> str | None:
+            done = 0
+            for edit in edits:
+                name = f"{edit.leaf}#{edit.entry}"
+                if edit.action == "remove" or (edit.action == "update" and remove):
+                    if remove is None:
+                        raise ProviderError("the MCP memory server cannot remove entries")
+                    await _checked(session, remove, {"entityNames": [name]})
+                if edit.action != "remove":
+                    await _checked(session, write, write_arguments(write, name, edit))
+                done += 1
+            return f"{done} edit(s) to {os.path.basename(self.argv[0])}" if done else None
+
+        return self._session(work)
+
+
+def write_arguments(tool: str, name: str, edit: Edit) -> dict[str, Any]:
+    text = f"{edit.title}\n\n{edit.body}".strip()
+    if tool == "create_entities":
+        entity = {"name": name, "entityType": edit.type, "observations": [text]}
+        return {"entities": [entity]}
+    return {"content": text, "path": edit.leaf, "type": edit.type, "title": edit.title}
+
+
+async def _nothing(session: Any) -> None:
+    return None
+
+
+async def _checked(session: Any, name: str, arguments: dict[str, Any]) -> Any:
+    result = await session.call_tool(name, arguments)
+    if getattr(result, "is_error", None) or getattr(result, "isError", None):
+        raise ProviderError(f"tool {name} failed: {_first_line(text_of(result))}")
+    return result
+
+
+def text_of(result: Any) -> str:
+    return "".join(p.text for p in getattr(result, "content", []) if getattr(p, "text", None))
+
+
+def found_in(result: Any) -> list[Found]:
+    """Search results of either shape: a knowledge graph ({"entities": [...]}) or a list of
+    hits ({"ref", "title", "snippet"})."""
+    structured = getattr(result, "structured_content", None) or getattr(
+        result, "structuredContent", None
+    )
+    data: Any = structured
+    if data is None:
+        try:
+            data = json.loads(text_of(result) or "null")
+        except ValueError:
+            return []
+    if isinstance(data, dict) and "result" in data and len(data) == 1:
+        data = data["result"]
+    if isinstance(data, dict) and isinstance(data.get("entities"), list):
+        return [
+            Found(
+                str(e.get("name", "")), str(e.get("name", "")), " ".join(e.get("observations", []))
+            )
+            for e in data["entities"]
+            if isinstance(e, dict)
+        ]
+    if isinstance(data, list):
+        return [
+            Found(str(h.get("ref", "")), str(h.get("title", "")), str(h.get("snippet", "")))
+            for h in data
+            if isinstance(h, dict)
+        ]
+    return []
+
+
+def _first_line(exc: object) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    inner = getattr(exc, "exceptions", None)  # anyio wraps what went wrong in a task group
+    if isinstance(inner, (list, tuple)) and inner:
+        text = "; ".join(_first_line(e) for e in inner)
+    return text.splitlines()[0][:200]

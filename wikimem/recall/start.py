@@ -1,0 +1,253 @@
+"""What a runner's SessionStart hook adds to the agent's context: the bounded profile and the
+entries the workspace hints at, none of them contradicted by the code as it is now.
+
+The hints are what the start offers before any prompt: the payload's prompt when a runner
+sends one, the branch checked out (read from `.git/HEAD`, without git), and the task of the
+newest run queued in this workspace. Entries come from `context.relevant` and are checked with
+`verify.check_text`: one citing a file, script or target that no longer exists is left out,
+and a last line says how many were, so the agent never starts from a claim the code already
+contradicts. The budget follows the start's `source`: a resumed session already holds what its
+start printed, so it gets the smaller budget.
+
+Invariants: the text never exceeds the budget; the same wiki, workspace and hints give the
+same bytes; reading never writes the wiki (only the derived search index).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wikimem.fsio import read_text
+from wikimem.recall.context import (
+    FIRST_LINES,
+    MAX_ENTRIES,
+    NO_PROFILE,
+    PROFILE_FILE,
+    ContextEntry,
+    assemble,
+    opening,
+    plain,
+)
+from wikimem.recall.search.hits import focused_terms, matches
+from wikimem.recall.search.store import SCHEMA
+from wikimem.recall.search.terms import match_expression, query_terms, readable
+from wikimem.recall.verify import Workspace, check_text
+from wikimem.wiki import markdown
+
+SOURCES = ("startup", "resume", "clear", "compact")
+RESUMED = frozenset({"resume"})
+QUERY_WORDS = 12
+MAIN_BRANCHES = frozenset({"main", "master", "trunk", "develop", "dev"})
+TASK_CHARS = 300
+STALE = (
+    "\n(Left out {n} memory entr{ies} whose citations no longer match the workspace: "
+    "wikimem verify)\n"
+)
+JOB_STATES = ("pending", "active", "done")
+FRONTMATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
+PLAIN_FIELD = re.compile(r"([A-Za-z_][\w-]*):[ \t]+([^\s'\"\[\]{}>|&*!%@`#,?:-][^\n]*?)[ \t]*")
+FIRST_ENTRY = (
+    "SELECT d.title, fts.body FROM docs AS d JOIN fts ON fts.rowid = d.id"
+    " WHERE d.path = ? AND d.entry != '' ORDER BY d.id LIMIT 1"
+)
+YAML_WORDS = frozenset({"null", "~", "true", "false", "yes", "no", "on", "off", ".nan", ".inf"})
+
+
+@dataclass(frozen=True)
+class Start:
+    """The text to print and what was left out, for tests and `--json`."""
+
+    text: str
+    entries: tuple[ContextEntry, ...]
+    stale: tuple[str, ...]
+    query: str
+
+
+def budget_for(source: Any, start_budget: int, resume_budget: int) -> int:
+    """The budget of this start: resumed sessions already hold the context of their start."""
+    return resume_budget if source in RESUMED else start_budget
+
+
+def hints(payload: Mapping[str, Any], workspace: Path, queue: Path) -> str:
+    """Words that say what this session is likely about: a prompt, the branch, a recent task."""
+    parts = [
+        str(payload[k]) for k in ("prompt", "initial_prompt") if isinstance(payload.get(k), str)
+    ]
+    branch = current_branch(workspace)
+    if branch and branch not in MAIN_BRANCHES:
+        parts.append(re.sub(r"[/_.-]+", " ", branch))
+    task = recent_task(queue)
+    if task:
+        parts.append(task[:TASK_CHARS])
+    return " ".join(p.strip() for p in parts if p.strip())
+
+
+def current_branch(workspace: Path) -> str | None:
+    """The branch checked out in `workspace`, read from its HEAD file (worktrees included)."""
+    dot_git = workspace / ".git"
+    try:
+        if dot_git.is_file():  # a worktree or submodule: "gitdir: <path>"
+            pointer = dot_git.read_text(encoding="utf-8").strip()
+            if not pointer.startswith("gitdir:"):
+                return None
+            dot_git = (workspace / pointer.removeprefix("gitdir:").strip()).resolve()
+        head = (dot_git / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return head.removeprefix("ref: refs/heads/") if head.startswith("ref: refs/heads/") else None
+
+
+def recent_task(queue: Path) -> str | None:
+    """The task of the newest run queued in this workspace (already redacted when queued)."""
+    newest: tuple[float, Path] | None = None
+    for state in JOB_STATES:
+        try:
+            with_times = [(p.stat().st_mtime, p) for p in (queue / state).glob("*.json")]
+        except OSError:
+            continue
+        for item in with_times:
+            if newest is None or item > newest:
+                newest = item
+    if newest is None:
+        return None
+    try:
+        task = json.loads(newest[1].read_text(encoding="utf-8"))["run"]["task"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return task if isinstance(task, str) else None
+
+
+def start_context(
+    wiki: Path, workspace: Path, index_file: Path | None, query: str, budget: int
+) -> Start:
+    """The profile, then the fresh entries `query` finds, within `budget` characters."""
+    budget = max(0, budget)
+    profile = profile_summary(wiki)
+    entries, more = indexed(index_file, query) if query.strip() else ([], False)
+    ws = Workspace(workspace)
+    fresh = [e for e in entries if not stale(e, ws, wiki)]
+    dropped = tuple(e.source for e in entries if e not in fresh)
+    note = STALE.format(n=len(dropped), ies="y" if len(dropped) == 1 else "ies") if dropped else ""
+    if len(note) > budget:
+        note = ""
+    built = assemble(profile, fresh, budget - len(note), more)
+    return Start(built.text + note, built.entries, dropped, query)
+
+
+def stale(entry: ContextEntry, ws: Workspace, wiki: Path) -> bool:
+    """Whether the entry cites something `wikimem verify` finds broken."""
+    return next(check_text(entry.body, ws, wiki / entry.path), None) is not None
+
+
+def profile_summary(wiki: Path) -> str:
+    """`context.profile_text`, reading only PROFILE.md's frontmatter and head as a page: the
+    generated block is taken as it stands, so no Markdown parser is loaded for it (the parser's
+    import alone costs a session start about 60 ms)."""
+    path = wiki / PROFILE_FILE
+    if not path.is_file():
+        return NO_PROFILE
+    text = plain(read_text(path))
+    span = markdown.generated_block(text)
+    meta = plain_meta(text)
+    if meta is not None and meta.get("title"):
+        title = meta["title"]
+    else:
+        page = markdown.parse_page(text[: span[0]] if span else text)
+        meta = dict(page.meta) if isinstance(page.meta, Mapping) else {}
+        title = page.title
+    block = text[span[0] : span[1]] if span else markdown.parse_page(text).head
+    parts = [f"# {title or 'Project memory'}"]
+    if meta.get("summary"):
+        parts.append(plain(str(meta["summary"])).strip())
+    if block.strip():
+        parts.append(block.strip())
+    return "\n\n".join(parts) + "\n"
+
+
+def plain_meta(text: str) -> dict[str, str] | None:
+    """The frontmatter when every line is `key: plain text`, as wikimem writes PROFILE.md; None
+    for anything YAML could read differently (quotes, lists, comments, null...).
+
+    A fenced speed trick: loading the YAML parser costs a session start about 30 ms of its
+    ~150 (bench/start.py); a frontmatter this cannot read goes through the page parser."""
+    match = FRONTMATTER.match(text)
+    if match is None:
+        return None
+    meta: dict[str, str] = {}
+    for line in match.group(1).splitlines():
+        field_match = PLAIN_FIELD.fullmatch(line)
+        if field_match is None:
+            return None
+        value = field_match.group(2)
+        if ": " in value or " #" in value or value.lower() in YAML_WORDS:
+            return None
+        meta[field_match.group(1)] = value
+    return meta
+
+
+def indexed(index_file: Path | None, query: str) -> tuple[list[ContextEntry], bool]:
+    """Unexpired entries for `query`, best first, as the search index holds them; whether
+    there were more.
+
+    The index is opened read-only and never refreshed here: checking 10,000 leaves for changes
+    takes about half a second and rebuilding them seconds, while a session start must be quick.
+    Every pass refreshes the index after it commits and the index keeps each entry's body as
+    the page had it, so what a start misses is at most a person's edits since the last pass or
+    search. Without an index file (no pass or search yet) there are no entries, only the
+    profile."""
+    if index_file is None or not index_file.is_file():
+        return [], False
+    try:
+        db = sqlite3.connect(f"{index_file.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return [], False
+    try:
+        if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
+            return [], False
+        terms = query_terms(focused_terms(db, query_terms(query), QUERY_WORDS))
+        rows = best_rows(db, terms, MAX_ENTRIES + 1) if terms else []
+        found = [entry_of(db, row) for row in rows[:MAX_ENTRIES]]
+    except sqlite3.Error:
+        return [], False  # busy or damaged: the next search rebuilds it
+    finally:
+        db.close()
+    return found, len(rows) > MAX_ENTRIES
+
+
+def best_rows(db: sqlite3.Connection, terms: list[str], limit: int) -> list[sqlite3.Row]:
+    """Rows matching every term first, then those matching some (as `hits.find` ranks)."""
+    day = dt.date.today().isoformat()
+    found: list[sqlite3.Row] = []
+    seen: set[tuple[str, str]] = set()
+    for operator in ["AND", "OR"] if len(terms) > 1 else ["AND"]:
+        for row in matches(db, match_expression(terms, operator), limit + len(seen), False, day):
+            key = (row["path"], row["entry"])
+            if key not in seen and len(found) < limit:
+                seen.add(key)
+                found.append(row)
+        if len(found) >= limit:
+            break
+    return found
+
+
+def entry_of(db: sqlite3.Connection, row: sqlite3.Row) -> ContextEntry:
+    """What `context.context_entry` makes of the page, from the rows indexed from that page
+    (the same titles and bodies; a test holds the two equal)."""
+    path, leaf_title = str(row["path"]), str(row["leaf_title"] or row["path"])
+    if row["entry"]:
+        title, body = str(row["name"]).strip(), plain(str(row["body"]))
+        return ContextEntry(path, str(row["entry"]), title, leaf_title, body, row["type"])
+    parts = [str(row["summary"] or "").strip(), readable(plain(str(row["body"] or "")))]
+    if not parts[1]:  # a head that is only its title: context shows the first entry's opening
+        first = db.execute(FIRST_ENTRY, (path,)).fetchone()
+        if first is not None:
+            parts.append(f"{str(first[0]).strip()}: {opening(plain(str(first[1])), FIRST_LINES)}")
+    body = "\n\n".join(p for p in parts if p)
+    return ContextEntry(path, None, leaf_title, leaf_title, body, row["type"])

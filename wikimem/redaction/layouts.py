@@ -1,0 +1,172 @@
+"""Secrets laid out apart from their names, and key bodies without their first line.
+
+Owns the scanners for a value whose name sits in another field or column: a Kubernetes or
+ECS `name:`/`value:` pair, a CLI table with a key column (`vault kv get`, `az storage account
+keys list -o table`, a Markdown table); and for key material that no single pattern spans: a
+PuTTY `.ppk` body, a PEM body whose BEGIN line was cut off (by `tail`, by a log limit), and a
+PEM block larger than the window the BEGIN scanner looks through. Invariant: each yields the
+span of the value or the whole key body, never the name, the header or the column title.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+
+from wikimem.redaction.key_names import is_weak_name, secret_name_kind
+from wikimem.redaction.placeholders import is_mask, is_placeholder, is_random
+from wikimem.redaction.scanners import QUOTED_OR_BARE
+
+
+@functools.cache
+def _re(source: str, flags: int = 0) -> re.Pattern[str]:
+    return re.compile(source, flags)  # compiled on first use: the hook pays only for what it meets
+
+
+def _secret_name(name: str, value: str) -> bool:
+    kind = secret_name_kind(name)
+    if kind is None or is_placeholder(value) or is_mask(value):
+        return False
+    return not (is_weak_name(name) and not is_random(value))
+
+
+# --- name/value pairs: Kubernetes env, ECS container definitions, CloudFormation parameters ----
+
+_PAIR = (
+    r"(?i:\b(?:name|key|parameterkey|variable))[\"']?[ \t]*[:=][ \t]*[\"']?(?P<name>[\w.-]{2,100})"
+    r"[\"']?[ \t]*,?[ \t]*(?:\r?\n[ \t-]*)?[ \t]*[\"']?(?i:value|parametervalue)[\"']?[ \t]*[:=]"
+    r"[ \t]*" + QUOTED_OR_BARE
+)
+
+
+def scan_pairs(text: str) -> Iterator[tuple[str, int, int]]:
+    for m in _re(_PAIR).finditer(text):
+        group = next(g for g in ("vd", "vs", "vb") if m.group(g) is not None)
+        value = m.group(group).rstrip(",}]")
+        if _secret_name(m.group("name"), value):
+            yield "env-secret", m.start(group), m.start(group) + len(value)
+
+
+# --- tables with a key column ------------------------------------------------------------------
+
+_HEADER = r"^[ \t|]*(?P<key>key|name|field|keyname|setting|variable)\b[^\n]*?\bvalue\b[^\n]*$"
+_RULE_LINE = r"[ \t|:+=-]*"
+_KEY_ROW = r"(?i)(?:primary|secondary)?[ _-]?key[ _-]?\d|(?:primary|secondary)key"
+
+
+def _cells(line: str, piped: bool) -> list[tuple[int, int]]:
+    """Spans of the cells of one row, split at `|` or at runs of two or more blanks."""
+    sep = r"\|" if piped else r"[ \t]{2,}|\t"
+    spans, pos = [], 0
+    for m in re.finditer(sep, line):
+        spans.append((pos, m.start()))
+        pos = m.end()
+    spans.append((pos, len(line)))
+    out = []
+    for a, b in spans:
+        cell = line[a:b]
+        stripped = cell.strip()
+        if stripped:
+            lead = len(cell) - len(cell.lstrip())
+            out.append((a + lead, a + lead + len(stripped)))
+    return out
+
+
+def scan_tables(text: str) -> Iterator[tuple[str, int, int]]:
+    for header in _re(_HEADER, re.I | re.M).finditer(text):
+        line = header.group()
+        piped = "|" in line
+        titles = [line[a:b].lower() for a, b in _cells(line, piped)]
+        value_col = next((i for i, t in enumerate(titles) if t == "value"), None)
+        key_col = next((i for i, t in enumerate(titles) if t.startswith(header["key"].lower())), 0)
+        if value_col is None:
+            continue
+        pos = header.end() + 1
+        rows = 0
+        while pos < len(text) and rows < 500:
+            end = text.find("\n", pos)
+            end = len(text) if end < 0 else end
+            row = text[pos:end].rstrip("\r")
+            pos = end + 1
+            if not row.strip():
+                break
+            if _re(_RULE_LINE).fullmatch(row):
+                continue
+            rows += 1
+            cells = _cells(row, piped)
+            if len(cells) <= max(value_col, key_col):
+                continue
+            name = row[slice(*cells[key_col])]
+            a, b = cells[value_col]
+            value = row[a:b]
+            key_row = (
+                _re(_KEY_ROW).fullmatch(name) and not is_placeholder(value) and len(value) >= 16
+            )
+            if key_row or _secret_name(name, value):
+                yield "table-secret", end - len(row) + a, end - len(row) + b
+
+
+# --- key bodies ---------------------------------------------------------------------------------
+
+# A base64 line of a key body (or a PEM header line, or the blank line after the headers); the
+# PGP checksum line `=AbCd` closes it.
+_BODY_LINE = (
+    r"[ \t]*(?:[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9+/]{1,15}={1,2}|=[A-Za-z0-9+/]{4}"
+    r"|(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset): [^\r\n]*|)"
+)
+_PEM_END = r"-----END[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----"
+
+
+def scan_key_bodies(text: str) -> Iterator[tuple[str, int, int]]:
+    """A PEM private key body up to its END line, however long and wherever its BEGIN went."""
+    for end in _re(_PEM_END).finditer(text):
+        start = _body_start(text, end.start())
+        if start < end.start():
+            yield "private-key", start, end.end()
+
+
+def _body_start(text: str, pos: int) -> int:
+    """Walk back over body lines (base64, PEM headers, blank lines) from the END line at `pos`;
+    stop at a BEGIN line (kept) or at the first line that is not key material."""
+    start = pos
+    line_re = _re(_BODY_LINE)
+    while start > 0:
+        cut = start
+        # the newline (real or JSON-escaped) just before `start`
+        if text.endswith("\\n", 0, cut):
+            cut -= 2
+            if text.endswith("\\r", 0, cut):
+                cut -= 2
+        elif text.endswith("\n", 0, cut):
+            cut -= 1
+            if text.endswith("\r", 0, cut):
+                cut -= 1
+        elif start != pos:
+            break
+        real = text.rfind("\n", 0, cut)
+        escaped = text.rfind("\\n", 0, cut)
+        begin = max(real + 1, escaped + 2 if escaped >= 0 else 0)
+        line = text[begin:cut]
+        if "-----BEGIN" in line:
+            return start
+        if not line_re.fullmatch(line):
+            if start == pos and line.strip():
+                # the body's last line shares its line with the END marker's prefix
+                tail = re.search(r"[A-Za-z0-9+/=]+$", line)
+                return begin + tail.start() if tail else start
+            return start
+        start = begin
+    return start
+
+
+_PUTTY = (
+    r"PuTTY-User-Key-File-\d+:[^\r\n]*(?:\r?\n[^\r\n]*){0,40}?\r?\nPrivate-Lines:[ \t]*\d+"
+    r"[ \t]*\r?\n(?P<v>(?:[A-Za-z0-9+/=]+[ \t]*\r?\n?){1,200}(?:Private-(?:MAC|Hash):[ \t]*"
+    r"[0-9a-fA-F]+)?)"
+)
+
+
+def scan_putty_keys(text: str) -> Iterator[tuple[str, int, int]]:
+    for m in _re(_PUTTY).finditer(text):
+        yield "private-key", m.start("v"), m.end("v")
