@@ -10,8 +10,8 @@ The package's modules: `session` (the only importer of GitPython: one open repos
 every git call), `commits` (Identity, Commit, reading the log), `trees` (trees and commit
 objects written without an index), `index` (the private index, and the repository's own kept
 in step), `person_edits` (a person's uncommitted edits and the status that finds them),
-`writes` (committing, restoring and reverting), `sharing` (remotes, fetch, push, merges and
-scratch work trees for a sync).
+`writes` (committing, restoring and reverting), `blame` (who last wrote each line),
+`sharing` (remotes, fetch, push, merges and scratch work trees for a sync).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from wikimem.errors import HistoryError, NotFound
 from wikimem.fsio import atomic_write_text, read_text
-from wikimem.wiki.history import sharing, writes
+from wikimem.wiki.history import blame, sharing, writes
 from wikimem.wiki.history.commits import EDITOR, LOG_FORMAT, WIKIMEM, Commit, Identity, parse_commit
 from wikimem.wiki.history.index import IndexUpdate, stage, sync_index
 from wikimem.wiki.history.person_edits import PERSON_EDIT_MESSAGE, PersonEdits, status_paths
@@ -195,6 +195,14 @@ class WikiRepo:
             decode(name).strip() if name else EDITOR.name,
             decode(email).strip() if email else EDITOR.email,
         )
+
+    def person_lines(self, path: str) -> list[bool] | None:
+        """For each line of the wiki file `path`, whether a person wrote it since wikimem last
+        did (see `blame`); None when the history cannot say."""
+        if not self.has_repo():
+            return None
+        with self.session() as s:
+            return blame.person_lines(s, path)
 
     def log(
         self, path: str | None = None, limit: int = 50, with_paths: bool = False
