@@ -30,6 +30,7 @@ class Status:
     listener: dict[str, Any] | None = None  # a warm intake listener's pid and runs taken
     provider: str = "wiki"  # memory.provider
     stranded: dict[str, int] = field(default_factory=dict)  # jobs made for another provider
+    held_jobs: list[dict[str, Any]] = field(default_factory=list)  # in review, with the reason
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -61,6 +62,11 @@ class Status:
         out.append(f"queue      {depth or 'empty'} ({self.queue.get('done', 0)} done)")
         for job in self.failed_jobs:
             out.append(f"  failed   {job['job']} {job['run_id']}: {job['error']}")
+        for job in self.held_jobs:
+            out.append(
+                f"  held     {job['job']} {job['run_id']}: {job['reason']} "
+                f"(`wikimem queue approve {job['job']}` or `wikimem queue drop {job['job']}`)"
+            )
         if self.no_change_share is not None:
             out.append(f"no change  {self.no_change_share:.0%} of the last {self.runs_seen} runs")
         if self.passes:
@@ -88,6 +94,11 @@ def gather(places: Places, settings: Settings, recent: int = 5) -> Status:
             "error": j.last_error if j else "unreadable",
         }
         for p, j in queue.jobs("failed")
+    ]
+    held = [
+        {"job": p.stem, "run_id": j.run_id, "reason": j.held_reason or "held for review"}
+        for p, j in queue.jobs("review")
+        if j is not None
     ]
     grouped = passlog.passes(places.pass_log)
     passes = []
@@ -133,4 +144,5 @@ def gather(places: Places, settings: Settings, recent: int = 5) -> Status:
         listener={"pid": alive["pid"], "runs": alive.get("runs", 0)} if alive else None,
         provider=provider,
         stranded=stranded,
+        held_jobs=held,
     )

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from wikimem.config import Places, Settings
 from wikimem.errors import LockBusy, ModelError, WikimemError
-from wikimem.fsio import atomic_write_text, workspace_lock
+from wikimem.fsio import atomic_write_text, read_text, workspace_lock
+from wikimem.indexing import ownership
 from wikimem.indexing.extractor import NO_MODEL_WARNING, OFFLINE, Extraction, extract
 from wikimem.indexing.guard import verified_commands
 from wikimem.indexing.message import subject
@@ -175,6 +176,27 @@ class Pass:
         ]
         return outranked(self.places, self.settings, changing) if changing else ""
 
+    def _persons(self, plan: Plan) -> str:
+        """Held when an update or remove would drop or rewrite lines a person wrote in the
+        entry since wikimem last wrote it (see `ownership`); the whole plan waits."""
+        reasons = []
+        owners: dict[str, list[bool] | None] = {}
+        for edit in plan.edits:
+            if edit.action not in ("update", "remove"):
+                continue
+            page = self.wiki.leaf_file(edit.leaf)
+            if page not in owners:
+                owners[page] = self.repo.person_lines(page)
+            lines = owners[page]
+            if not lines or not any(lines):
+                continue
+            text = read_text(self.wiki.confine(page))
+            person = ownership.entry_person_lines(text, lines, edit.entry)
+            lost = ownership.dropped(person, edit.body if edit.action == "update" else None)
+            if lost:
+                reasons.append(ownership.hold_reason(f"{edit.leaf}#{edit.entry}", lost))
+        return "; ".join(reasons)
+
     def _for_this_provider(
         self, report: PassReport, jobs: Sequence[Job], started: float
     ) -> list[Job]:
@@ -316,6 +338,8 @@ class Pass:
         }
         if review and not plan.held:
             plan = replace(plan, held=self._outranked(plan, extraction.model))
+        if review and not plan.held:
+            plan = replace(plan, held=self._persons(plan))
         if plan.held:
             for job in jobs:
                 self.queue.hold(job, extraction.plan.to_dict(), plan.held)
