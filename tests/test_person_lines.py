@@ -37,6 +37,14 @@ def add_my_line(wikis: Wikis) -> None:
     leaf(wikis).write_text(text.replace(FIRST, f"{FIRST}\n{MINE}"))
 
 
+def bun_in_prompt(wikis: Wikis) -> str:
+    """The bun page's part of the last prompt, with the note after it."""
+    prompt = wikis.server.completions[-1]["messages"][-1]["content"]
+    return str(
+        prompt.split("## build/bun/MEMORY.md in full")[1].split("\n````\n", 1)[1].split("\n## ")[0]
+    )
+
+
 def update(wikis: Wikis, body: str, n: int = 2) -> tuple[list[str], str]:
     """A run whose plan updates build/bun#fix-1 to `body`: its outcomes and its job id."""
     plan = {
@@ -99,12 +107,15 @@ def test_an_update_that_only_adds_goes_straight_through(wikis: Wikis) -> None:
     assert outcomes == ["changed"]
     text = leaf(wikis).read_text()
     assert MINE in text and "Then pin bun." in text
+    # the model was told which entry holds the person's lines
+    assert "lines a person wrote by hand: note, fix-1." in bun_in_prompt(wikis)
     assert not list(Queue(wikis.places.queue).jobs("review"))
 
 
 def test_an_update_of_wikimem_s_own_lines_goes_through(wikis: Wikis) -> None:
     outcomes, _ = update(wikis, "Run `bun install` and commit the lockfile.")
     assert outcomes == ["changed"]
+    assert "lines a person wrote by hand: note." in bun_in_prompt(wikis)  # not fix-1
     assert FIRST not in leaf(wikis).read_text()
 
 

@@ -386,7 +386,15 @@ class Pass:
 
     def _view(self, runs: list[RunRecord]) -> WikiView:
         relevant = [p for p in relevant_leaves(self._search, runs, self.wiki) if self._readable(p)]
-        return build_view(self.wiki, self.settings.prompt.budget, relevant, tools_of(runs))
+        view = build_view(self.wiki, self.settings.prompt.budget, relevant, tools_of(runs))
+        persons = []
+        for file, text in view.pages:
+            owners = self.repo.person_lines(file)
+            if owners and any(owners):
+                ids = ownership.person_entries(text, owners)
+                if ids:
+                    persons.append((file, ids))
+        return replace(view, persons=tuple(persons))
 
     def _commit_person_edits(self, edits: PersonEdits) -> bool:
         """Commit what the look found; whether it committed anything. The search index was

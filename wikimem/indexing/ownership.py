@@ -32,6 +32,15 @@ def entry_person_lines(text: str, owners: Sequence[bool], entry_id: str) -> list
     return found
 
 
+def person_entries(text: str, owners: Sequence[bool]) -> tuple[str, ...]:
+    """Ids of the entries of a page's `text` that hold lines a person wrote (for the prompt)."""
+    return tuple(
+        entry.id
+        for entry in markdown.parse_page(text).entries
+        if entry_person_lines(text, owners, entry.id)
+    )
+
+
 def dropped(person: Sequence[str], new_body: str | None) -> list[str]:
     """The person's lines a new body (None: the entry removed) would drop or rewrite."""
     if new_body is None:

@@ -67,6 +67,11 @@ class WikiView:
     pages: tuple[tuple[str, str], ...]  # (wiki-relative file, full text)
     written: tuple[PersonText, ...] = ()  # PROFILE.md, then the relevant TOPIC.md pages
     homes: tuple[tuple[str, str, bool], ...] = ()  # (tool, its lessons' leaf, leaf exists)
+    # (file, ids of its entries holding lines a person wrote since wikimem last wrote them)
+    persons: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def person_entries(self, file: str) -> tuple[str, ...]:
+        return next((ids for path, ids in self.persons if path == file), ())
 
     @property
     def chars(self) -> int:
