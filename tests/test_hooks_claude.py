@@ -628,7 +628,7 @@ def test_a_not_run_command_survives_intake_and_is_no_failure(tmp_path: Path) -> 
     ]
     snapshot, _ = take(normalise(record_of(tmp_path, lines)))
 
-    run = RunRecord.from_dict(snapshot)
+    run = RunRecord.from_dict(snapshot.to_dict())  # as a pass reads it back from the queue
 
     rejected, dry = [e for e in run.evidence if e.kind == "command"]
     assert (rejected.ran, rejected.exit_code, dry.ran, dry.exit_code) == (False, None, True, 0)

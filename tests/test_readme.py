@@ -115,7 +115,7 @@ def test_every_read_command_speaks_json() -> None:
     exempt = {
         "config set", "config unset", "demo", "export", "forget", "hook", "index", "init",
         "install", "install claude", "install codex", "mcp", "pause", "purge", "queue approve",
-        "queue retry", "restore", "resume", "schema", "undo", "uninstall", "uninstall claude",
+        "queue drop", "queue retry", "restore", "resume", "schema", "undo", "uninstall", "uninstall claude",
         "uninstall codex", "",
     }  # fmt: skip
     without = []

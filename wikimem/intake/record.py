@@ -57,7 +57,10 @@ class Evidence:
             fields = ("path", "diff")
         else:
             fields = ("text",)
-        return {"kind": self.kind, **{name: getattr(self, name) for name in fields}}
+        shown = {"kind": self.kind, **{name: getattr(self, name) for name in fields}}
+        if self.kind == "command" and not self.ran:  # normalise writes it only when False
+            shown["ran"] = False
+        return shown
 
 
 @dataclass(frozen=True)
