@@ -47,7 +47,8 @@ def test_the_view_shows_the_persons_words_and_where_tools_live(workspace: Path) 
     assert PERSON_PROFILE in view.written[0].person
     assert PERSON_PROFILE not in view.written[0].generated
     assert PERSON_TOPIC in view.written[1].person
-    assert "summary:" in view.written[1].person or "about:" in view.written[1].person
+    assert view.written[1].summary == "Terraform: Plans, applies and the state lock."
+    assert "leaves:" not in view.written[1].person  # wikimem's frontmatter is not the person's
     assert view.homes == (("terraform", "infra/terraform", True), ("bun", "build/bun", False))
     assert prompt.index("Written by a person") < prompt.index(PERSON_PROFILE)
     assert "- terraform: infra/terraform\n" in prompt
@@ -75,8 +76,8 @@ def test_split_written_keeps_text_on_both_sides_of_the_markers() -> None:
 
     split = split_written("infra/TOPIC.md", text, 1000)
 
-    assert "Before." in split.person and "After." in split.person
-    assert "wikimem:begin" not in split.person
+    assert split.person == "Before.\n\nAfter."
+    assert split.summary == ""
     assert split.generated == "- [x](x)"
 
 

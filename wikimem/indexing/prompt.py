@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wikimem.indexing.layout import home
-from wikimem.indexing.plan import SCHEMA
+from wikimem.indexing.plan import SCHEMA, one_line
 from wikimem.indexing.policy import Policy
 from wikimem.indexing.shell import command_tool
 from wikimem.intake.record import RunRecord
@@ -46,16 +46,17 @@ class LeafView:
 
 @dataclass(frozen=True)
 class PersonText:
-    """A compiled page as the model sees it: what a person wrote (frontmatter and the text
-    outside the generated markers) apart from what wikimem generated."""
+    """A compiled page as the model sees it: its summary, what a person wrote (the text outside
+    the generated markers) apart from what wikimem generated."""
 
     file: str
+    summary: str
     person: str
     generated: str
 
     @property
     def chars(self) -> int:
-        return len(self.file) + len(self.person) + len(self.generated)
+        return len(self.file) + len(self.summary) + len(self.person) + len(self.generated)
 
 
 @dataclass(frozen=True)
@@ -112,20 +113,28 @@ def tools_of(runs: Sequence[RunRecord]) -> list[str]:
 
 
 def split_written(file: str, text: str, limit: int) -> PersonText:
-    """A compiled page split into the person's part and the generated block, cut to `limit`."""
-    text = text.replace("\r\n", "\n")
-    span = markdown.generated_block(text)
+    """A compiled page split into its summary, the person's words (outside the generated
+    markers, frontmatter and title left out) and the generated block, cut to `limit`."""
+    page = markdown.parse_page(text.replace("\r\n", "\n"))
+    meta = page.meta if isinstance(page.meta, dict) else {}
+    summary = one_line(str(meta.get("summary") or meta.get("about") or ""), 400)
+    body = text.replace("\r\n", "\n")[len(page.frontmatter) :]
+    span = markdown.generated_block(body)
     if span is None:
-        person, generated = text, ""
+        person, generated = body, ""
     else:
-        begin = text.rfind("\n", 0, max(span[0] - 1, 0)) + 1
-        end = text.find("\n", span[1])
-        tail = text[end + 1 :] if end >= 0 else ""
-        person = (text[:begin].rstrip() + "\n\n" + tail.strip()).strip() + "\n"
-        generated = text[span[0] : span[1]].strip()
-    person = _cut(person, max(limit // 2, limit - len(generated)))
-    generated = _cut(generated, max(limit - len(person), 0)) if generated else ""
-    return PersonText(file, person, generated)
+        begin = body.rfind("\n", 0, max(span[0] - 1, 0)) + 1
+        end = body.find("\n", span[1])
+        person = body[:begin].strip() + "\n\n" + (body[end + 1 :].strip() if end >= 0 else "")
+        generated = body[span[0] : span[1]].strip()
+    lines = [line for line in person.strip().split("\n")]
+    if lines and lines[0].startswith("# "):
+        lines = lines[1:]  # the page's title, which the heading above names
+    person = "\n".join(lines).strip()
+    room = limit - len(summary)
+    person = _cut(person, max(room // 2, room - len(generated))) if person else ""
+    generated = _cut(generated, max(room - len(person), 0)) if generated else ""
+    return PersonText(file, summary, person, generated)
 
 
 def build_view(

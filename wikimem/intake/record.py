@@ -52,15 +52,12 @@ class Evidence:
         """The fields of its kind only, as normalise writes them."""
         fields: tuple[str, ...]
         if self.kind == "command":
-            fields = ("command", "exit_code", "output")
+            fields = ("command", "exit_code", "output") + (() if self.ran else ("ran",))
         elif self.kind == "file":
             fields = ("path", "diff")
         else:
             fields = ("text",)
-        shown = {"kind": self.kind, **{name: getattr(self, name) for name in fields}}
-        if self.kind == "command" and not self.ran:  # normalise writes it only when False
-            shown["ran"] = False
-        return shown
+        return {"kind": self.kind, **{name: getattr(self, name) for name in fields}}
 
 
 @dataclass(frozen=True)

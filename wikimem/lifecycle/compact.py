@@ -393,6 +393,12 @@ def compact(
         return done
 
     def work(change: Change) -> None:
+        leaves = {e.leaf for e in plan.edits}
+        # held before reading: a save landing now is a conflict, never lost under our write
+        change.hold(
+            [change.wiki.leaf_file(p) for p in leaves]
+            + [f"{TRASH}/{p}/{LEAF_FILE}" for p in leaves]
+        )
         for file, (_, after) in rewrite(change.wiki, plan, change.date).items():
             change.write(file, after)
             if not file.startswith(TRASH + "/"):

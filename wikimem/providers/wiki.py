@@ -13,7 +13,7 @@ from wikimem.config import Places, Settings
 from wikimem.providers.provider import WIKI, Capabilities, Found
 from wikimem.recall.context import build_context
 from wikimem.recall.search import SearchIndex
-from wikimem.wiki.change import Change, commit_change
+from wikimem.wiki.change import wiki_change
 from wikimem.wiki.edit import Edit
 from wikimem.wiki.lookup import resolve
 from wikimem.wiki.pages import Wiki
@@ -44,10 +44,6 @@ class WikiProvider:
             return build_context(self.places.wiki, index, budget=budget, query=query).text
 
     def apply(self, edits: Sequence[Edit], summary: str) -> str | None:
-        def work(change: Change) -> None:
-            # recorded before writing, so a failure half way puts every leaf back
-            change.files.update(change.wiki.leaf_file(e.leaf) for e in edits)
-            applied = change.wiki.apply(edits, change.date)
-            change.topics.update(applied.topics)
-
-        return commit_change(self.places, self.settings, f"{summary}\n", work)
+        with wiki_change(self.places, self.settings) as change:
+            change.apply(edits)
+            return change.commit(f"{summary}\n")
