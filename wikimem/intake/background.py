@@ -77,7 +77,7 @@ def _spawn_one(
 def _held(lock_path: str) -> bool:
     """Whether a process holds `lock_path` (an flock, as filelock takes it). The probe takes a
     shared lock for a few microseconds when it is free."""
-    import fcntl
+    import fcntl  # POSIX only, like the spawn; on the hook's path
 
     try:
         fd = os.open(lock_path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC)
