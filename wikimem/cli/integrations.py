@@ -96,8 +96,12 @@ def codex_config(config_path: Path | None) -> Path:
     return (Path(home).expanduser() if home else Path.home() / ".codex") / "config.toml"
 
 
-def chosen_entry(ctx: Ctx, command: str | None) -> list[str]:
-    entry = shlex.split(command) if command else entry_point()
+def chosen_entry(command: str | None) -> list[str]:
+    return shlex.split(command) if command else entry_point()
+
+
+def warn_if_moving(ctx: Ctx, entry: list[str]) -> None:
+    """After an install that wrote something: say when the command written may move."""
     reason = moving_reason(entry, ctx.places.workspace)
     if reason:
         warn(
@@ -105,7 +109,6 @@ def chosen_entry(ctx: Ctx, command: str | None) -> list[str]:
             "install (`pipx install wikimem` or `uv tool install wikimem`) has a stable path; "
             "run the install again from there."
         )
-    return entry
 
 
 def say_written(path: Path, written: dict[str, str]) -> None:
@@ -125,7 +128,9 @@ def install_claude(ctx: Ctx, settings_path: Path | None, scope: str, command: st
     """Record each Claude Code turn (Stop, SessionEnd: `wikimem hook`) and give each session
     the memory's context when it starts (SessionStart: `wikimem start`)."""
     path = claude_settings(ctx, settings_path, scope)
-    say_written(path, do_install(path, chosen_entry(ctx, command)))
+    entry = chosen_entry(command)
+    say_written(path, do_install(path, entry))
+    warn_if_moving(ctx, entry)
 
 
 @uninstall.command("claude")
@@ -149,7 +154,8 @@ def install_codex(ctx: Ctx, config_path: Path | None, command: str | None) -> No
     memory's context when it starts (a SessionStart hook in hooks.json: `wikimem start`)."""
     path = codex_config(config_path)
     hooks = path.parent / "hooks.json"
-    written = install_codex_hooks(path, hooks, chosen_entry(ctx, command))
+    entry = chosen_entry(command)
+    written = install_codex_hooks(path, hooks, entry)
     if not written:
         click.echo(f"already installed in {path} and {hooks}")
     if "notify" in written:
@@ -157,6 +163,7 @@ def install_codex(ctx: Ctx, config_path: Path | None, command: str | None) -> No
     if "SessionStart" in written:
         say_written(hooks, {"SessionStart": written["SessionStart"]})
         click.echo("  Codex asks you to trust a new hook once: open /hooks in Codex to review it.")
+    warn_if_moving(ctx, entry)
 
 
 @uninstall.command("codex")

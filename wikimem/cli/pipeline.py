@@ -16,6 +16,7 @@ from wikimem.demo import run_demo
 from wikimem.errors import LockBusy, UsageError, WikimemError
 from wikimem.foreground import pusher
 from wikimem.foreground import report as report_passes
+from wikimem.fsio import workspace_lock
 from wikimem.indexing.indexer import approve, drain
 from wikimem.indexing.plan import SCHEMA
 from wikimem.intake.accept import decode
@@ -247,9 +248,6 @@ def queue_retry(ctx: Ctx) -> None:
 def queue_drop(ctx: Ctx, job: str) -> None:
     """Drop a pending, failed, held or corrupt job (by id or its prefix): it is never indexed,
     and is kept in queue/dropped/ as a record."""
-    from wikimem.fsio import workspace_lock
-    from wikimem.intake.queue import Queue
-
     with workspace_lock(ctx.places.lock, wait=True, timeout=60):
         dropped, state = Queue(ctx.places.queue).drop(job)
     run = f" (run {dropped.run_id})" if dropped else ""

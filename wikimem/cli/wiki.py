@@ -9,6 +9,7 @@ import click
 from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, workspace_option
 from wikimem.errors import NotFound, UsageError
 from wikimem.indexing.indexer import recompile
+from wikimem.recall.provenance import origins
 from wikimem.recall.versions import history_of
 from wikimem.wiki.lint import lint as run_lint
 from wikimem.wiki.lookup import Shown, resolve
@@ -56,8 +57,6 @@ def _pretty(text: str) -> str:
 
 
 def _show_why(ctx: Ctx, shown: Shown, as_json: bool) -> None:
-    from wikimem.recall.provenance import origins
-
     if shown.kind not in ("leaf", "entry"):
         raise UsageError("--why tells where entries came from: name a leaf or an entry")
     leaf = shown.ref.split("#", 1)[0].split("@", 1)[0]

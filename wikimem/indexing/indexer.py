@@ -31,6 +31,7 @@ from wikimem.intake.queue import Job, Queue
 from wikimem.intake.record import RunRecord
 from wikimem.providers import load
 from wikimem.providers.provider import WIKI, provider_name
+from wikimem.recall.provenance import edit_source, outranked
 from wikimem.recall.search import SearchIndex
 from wikimem.wiki.change import wiki_change
 from wikimem.wiki.edit import Edit
@@ -167,8 +168,6 @@ class Pass:
 
     def _outranked(self, plan: Plan, model: str) -> str:
         """Held when a weaker source would replace a stronger entry (see recall.provenance)."""
-        from wikimem.recall.provenance import edit_source, outranked
-
         changing = [
             (f"{e.leaf}#{e.entry}", edit_source(e.reason, model))
             for e in plan.edits

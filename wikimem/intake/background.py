@@ -32,7 +32,7 @@ def spawn_listener(workspace: str, log_path: str, idle: int) -> bool:
     """Start a warm intake listener that leaves after `idle` seconds without a run; unless one
     serves or is starting (a burst of hooks would otherwise start one each, all but one to
     step aside)."""
-    import socket
+    import socket  # the hook's path: socket and its enums cost a hook milliseconds
 
     if not hasattr(socket, "AF_UNIX"):  # hooks then always do their work themselves
         return False
@@ -77,7 +77,7 @@ def _spawn_one(
 def _held(lock_path: str) -> bool:
     """Whether a process holds `lock_path` (an flock, as filelock takes it). The probe takes a
     shared lock for a few microseconds when it is free."""
-    import fcntl
+    import fcntl  # POSIX only, like the spawn; on the hook's path
 
     try:
         fd = os.open(lock_path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC)
@@ -93,6 +93,7 @@ def _held(lock_path: str) -> bool:
 
 
 def _private_folder(folder: str) -> None:
+    # the hook's path: pathlib and fsio load only when a pass or listener is actually started
     from pathlib import Path
 
     from wikimem.fsio import ensure_dir
@@ -184,7 +185,7 @@ def _popen(
     argv: list[str], log_path: str, stdin_fd: int | None, env: Mapping[str, str], keep: int
 ) -> None:
     """The portable fallback where posix_spawn cannot start a new session."""
-    import subprocess
+    import subprocess  # off the hook's usual path (see the module docstring)
 
     flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
     with os.fdopen(os.open(log_path, flags, 0o600), "ab") as log:
