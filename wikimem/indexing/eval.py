@@ -174,13 +174,17 @@ def model_config(model: ModelSettings) -> tuple[str, dict[str, str]]:
 def seed(
     places: config.Places, settings: config.Settings, pages: Sequence[Mapping[str, str]]
 ) -> None:
-    """Write a case's earlier memory as a person would, then compile and commit it."""
+    """Write a case's earlier memory as wikimem's earlier passes would have (its leaves
+    committed as wikimem's), then a person's words added to compiled pages, committed as theirs."""
     if not pages:
         return
     wiki = Wiki(places.wiki)
+    leaves = [wiki.leaf_file(page["page"]) for page in pages if "page" in page]
     for page in pages:
         if "page" in page:
             wiki.write(wiki.leaf_file(page["page"]), page["text"])
+    if leaves:  # a person's lines in them would hold a supersede for review
+        open_repo(places, settings).commit("Remember earlier runs", leaves)
     recompile(places, settings)
     added = [page for page in pages if "file" in page]
     for page in added:
