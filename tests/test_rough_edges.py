@@ -381,6 +381,10 @@ def test_commands_know_where_they_are(
         assert paused.code == 1 and not (folder / ".clarvis" / "state").exists()
         set_here = cli("config", "set", "queue.batch", "2")
         assert set_here.code == 1
+    monkeypatch.chdir(isolated_env)  # HOME: `init` would make a wiki inside the global folder
+    refused = cli("init")
+    assert refused.code == 2 and "is the global folder" in refused.err
+    assert not (isolated_env / ".clarvis" / "memory-policy.md").exists()
     assert not (isolated_env / ".clarvis" / "memory").exists()
     # a hook in a folder of no project records nothing, says so once, exits 0
     monkeypatch.chdir(loose)

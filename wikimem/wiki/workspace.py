@@ -10,6 +10,7 @@ import datetime as _dt
 from typing import TYPE_CHECKING
 
 from wikimem.config import Places, Settings
+from wikimem.errors import UsageError
 from wikimem.fsio import atomic_write_text
 from wikimem.wiki.compile import compile_profile
 from wikimem.wiki.history import WikiRepo
@@ -44,7 +45,14 @@ def ensure_wiki(places: Places, settings: Settings, repo: WikiRepo) -> str | Non
 
 
 def init(places: Places, settings: Settings) -> list[str]:
-    """Create what is missing; return what was created (empty on a second run)."""
+    """Create what is missing; return what was created (empty on a second run). Refuses the
+    folder whose `.clarvis` is the global one (HOME, usually): a wiki there would sit inside
+    the global folder, and its sample policy would overwrite the global policy's place."""
+    if places.clarvis.resolve() == places.global_dir.resolve():
+        raise UsageError(
+            f"{places.workspace}'s .clarvis is the global folder (global policy and config); "
+            "run `wikimem init` in a project folder, or pass -C DIR"
+        )
     made: list[str] = []
     repo = open_repo(places, settings)
     if not places.workspace_policy.exists():
