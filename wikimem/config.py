@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from wikimem import locate
 from wikimem.errors import ConfigError
@@ -238,6 +238,9 @@ SECTIONS: dict[str, type] = {
 }
 
 
+S = TypeVar("S")
+
+
 @dataclass(frozen=True)
 class Settings:
     """Effective settings: typed sections (`settings.queue.batch`) for the code, and each
@@ -245,47 +248,48 @@ class Settings:
 
     values: Mapping[str, Value] = field(default_factory=dict)
 
-    def _section(self, name: str) -> Any:
+    def _section(self, name: str, kind: type[S]) -> S:
+        """The table `name` of SETTINGS, read into its typed section `kind`."""
         prefix = f"{name}."
         defaults = {k: d for k, (d, _, _) in SETTINGS.items() if k.startswith(prefix)}
         chosen = {k: (self.values[k].value if k in self.values else d) for k, d in defaults.items()}
-        return SECTIONS[name](**{k[len(prefix) :]: v for k, v in chosen.items()})
+        return kind(**{k[len(prefix) :]: v for k, v in chosen.items()})
 
     @cached_property
     def model(self) -> ModelSection:
-        return self._section("model")  # type: ignore[no-any-return]
+        return self._section("model", ModelSection)
 
     @cached_property
     def capture(self) -> CaptureSection:
-        return self._section("capture")  # type: ignore[no-any-return]
+        return self._section("capture", CaptureSection)
 
     @cached_property
     def prompt(self) -> PromptSection:
-        return self._section("prompt")  # type: ignore[no-any-return]
+        return self._section("prompt", PromptSection)
 
     @cached_property
     def wiki(self) -> WikiSection:
-        return self._section("wiki")  # type: ignore[no-any-return]
+        return self._section("wiki", WikiSection)
 
     @cached_property
     def queue(self) -> QueueSection:
-        return self._section("queue")  # type: ignore[no-any-return]
+        return self._section("queue", QueueSection)
 
     @cached_property
     def hook(self) -> HookSection:
-        return self._section("hook")  # type: ignore[no-any-return]
+        return self._section("hook", HookSection)
 
     @cached_property
     def review(self) -> ReviewSection:
-        return self._section("review")  # type: ignore[no-any-return]
+        return self._section("review", ReviewSection)
 
     @cached_property
     def memory(self) -> MemorySection:
-        return self._section("memory")  # type: ignore[no-any-return]
+        return self._section("memory", MemorySection)
 
     @cached_property
     def compact(self) -> CompactSection:
-        return self._section("compact")  # type: ignore[no-any-return]
+        return self._section("compact", CompactSection)
 
     def override(self, key: str, value: Any, source: str) -> Settings:
         """A copy with one value replaced (checked like any other)."""
