@@ -7,7 +7,11 @@ taking (places, settings) and returning an object with the `Provider` methods.
 
 Invariants: the effective provider owns storage and says what it can do (`Capabilities`); a
 provider that cannot write never receives a write (the indexer keeps such plans for review);
-a plan reaching `apply` has been validated like any plan bound for the wiki.
+a plan reaching `apply` has been validated like any plan bound for the wiki. Every read path
+(search, context, show, start, the MCP server's tools, the pass's prompt) asks the effective
+provider; a command that works on the wiki's files or history refuses under another
+(`wiki_only`). A provider other than the wiki comes wrapped in `Checked`: held to its
+capabilities, its failures one line.
 """
 
 from __future__ import annotations
@@ -22,13 +26,24 @@ from wikimem.providers.provider import (
     MCP,
     WIKI,
     Capabilities,
+    Checked,
     Found,
     Provider,
+    ProviderError,
     provider_name,
+    wiki_only,
 )
 from wikimem.providers.wiki import WikiProvider
 
-__all__ = ["Capabilities", "Found", "Provider", "load", "provider_name"]
+__all__ = [
+    "Capabilities",
+    "Found",
+    "Provider",
+    "ProviderError",
+    "load",
+    "provider_name",
+    "wiki_only",
+]
 
 
 def load(places: Places, settings: Settings) -> Provider:
@@ -37,7 +52,7 @@ def load(places: Places, settings: Settings) -> Provider:
     if name == WIKI:
         return WikiProvider(places, settings)
     if name == MCP:
-        return McpProvider.from_settings(settings)
+        return Checked(McpProvider.from_settings(settings))
     found = [ep for ep in entry_points(group=ENTRY_POINTS) if ep.name == name]
     if not found:
         raise ConfigError(
@@ -50,4 +65,4 @@ def load(places: Places, settings: Settings) -> Provider:
         raise ConfigError(f"memory provider {name!r} failed to start: {exc}") from exc
     if not isinstance(made, Provider):
         raise ConfigError(f"memory provider {name!r} lacks the provider methods")
-    return made
+    return Checked(made)

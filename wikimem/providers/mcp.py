@@ -12,15 +12,18 @@ named `leaf#entry` on the server, so what wikimem wrote can be found and removed
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import re
 import shlex
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from wikimem.config import Settings
-from wikimem.errors import ConfigError, WikimemError
-from wikimem.providers.provider import MCP, Capabilities, Found
+from wikimem.errors import ConfigError, NotFound, WikimemError
+from wikimem.providers.provider import MCP, Capabilities, Found, ProviderError, first_line
 from wikimem.wiki.edit import Edit
 
 T = TypeVar("T")
@@ -29,10 +32,8 @@ READ = ("open_nodes", "memory_show", "read")
 WRITE = ("create_entities", "memory_remember", "write")
 REMOVE = ("delete_entities",)
 PASSED_ENV = ("HOME", "PATH", "LANG", "SYSTEMROOT", "TMPDIR")
-
-
-class ProviderError(WikimemError):
-    """The external memory server failed: it did not start, or a tool call failed."""
+CONTEXT_ENTRIES = 10
+CONTEXT_WORDS = 6  # searches after the whole query, for a start-of-task context
 
 
 class McpProvider:
@@ -75,11 +76,11 @@ class McpProvider:
                     return await work(session)
 
         try:
-            return anyio.run(main)
+            return _run(anyio.run, main)
         except WikimemError:
             raise
         except Exception as exc:  # the SDK's and the process's failures, one line each
-            raise ProviderError(f"MCP memory server {self.argv[0]!r}: {_first_line(exc)}") from exc
+            raise ProviderError(f"MCP memory server {self.argv[0]!r}: {first_line(exc)}") from exc
 
     def tools(self) -> frozenset[str]:
         if self._tools is None:
@@ -89,11 +90,12 @@ class McpProvider:
     def _pick(self, names: Sequence[str]) -> str | None:
         return next((n for n in names if n in self.tools()), None)
 
-    def _call(self, name: str, arguments: dict[str, Any]) -> Any:
-        async def work(session: Any) -> Any:
-            return await _checked(session, name, arguments)
-
-        return self._session(work)
+    def _tool(self, names: Sequence[str], what: str) -> str:
+        """The server's tool for `what`, once its tools are known (inside a session)."""
+        tool = next((n for n in names if n in (self._tools or ())), None)
+        if tool is None:
+            raise ProviderError(f"the MCP memory server has no {what} tool")
+        return tool
 
     # -- the provider interface -----------------------------------------------------------------
 
@@ -107,31 +109,45 @@ class McpProvider:
         )
 
     def search(self, query: str, limit: int) -> list[Found]:
-        tool = self._pick(SEARCH)
-        if tool is None:
-            raise ProviderError("the MCP memory server has no search tool")
-        args = {"query": query} if tool == "search_nodes" else {"query": query, "limit": limit}
-        return found_in(self._call(tool, args))[:limit]
+        async def work(session: Any) -> list[Found]:
+            tool = self._tool(SEARCH, "search")
+            return found_in(await _checked(session, tool, search_arguments(tool, query, limit)))
+
+        return self._session(work)[:limit]
 
     def read(self, ref: str) -> str:
-        tool = self._pick(READ)
-        if tool is None:
-            raise ProviderError("the MCP memory server has no read tool")
-        args = {"names": [ref]} if tool == "open_nodes" else {"ref": ref}
-        return text_of(self._call(tool, args))
+        async def work(session: Any) -> Any:
+            tool = self._tool(READ, "read")
+            args = {"names": [ref]} if tool == "open_nodes" else {"ref": ref}
+            return await _checked(session, tool, args)
+
+        return shown(self._session(work), ref)
 
     def context(self, query: str, budget: int) -> str:
-        found = self.search(query, 10) if query else []
+        """The entries the query finds, then those its distinctive words find (a memory
+        server's search often matches the query as one phrase), at most CONTEXT_ENTRIES,
+        all asked in one session."""
+
+        async def work(session: Any) -> list[Found]:
+            tool = self._tool(SEARCH, "search")
+            found: dict[str, Found] = {}
+            for asked in queries(query):
+                result = await _checked(session, tool, search_arguments(tool, asked, 10))
+                for item in found_in(result):
+                    found.setdefault(item.ref, item)
+                if len(found) >= CONTEXT_ENTRIES:
+                    break
+            return list(found.values())[:CONTEXT_ENTRIES]
+
+        found = self._session(work) if query.strip() else []
         lines = [f"- {f.title}: {' '.join(f.snippet.split())}" for f in found]
         text = "# Memory\n\n" + "\n".join(lines) + ("\n" if lines else "")
-        return text[:budget]
+        return text[: max(0, budget)]
 
     def apply(self, edits: Sequence[Edit], summary: str) -> str | None:
-        write, remove = self._pick(WRITE), self._pick(REMOVE)
-        if write is None:
-            raise ProviderError("the MCP memory server is read-only: it has no write tool")
-
         async def work(session: Any) -> str | None:
+            write = self._tool(WRITE, "write")
+            remove = next((n for n in REMOVE if n in (self._tools or ())), None)
             done = 0
             for edit in edits:
                 name = f"{edit.leaf}#{edit.entry}"
@@ -144,7 +160,49 @@ class McpProvider:
                 done += 1
             return f"{done} edit(s) to {os.path.basename(self.argv[0])}" if done else None
 
+        if self._tools is not None and self._pick(WRITE) is None:
+            raise ProviderError("the MCP memory server is read-only: it has no write tool")
         return self._session(work)
+
+
+def _run(run: Callable[[Callable[[], Awaitable[T]]], T], main: Callable[[], Awaitable[T]]) -> T:
+    """Run the session's event loop; in a thread of its own when this thread already runs one
+    (an MCP server's tool handler, under SDKs that call sync tools in the loop)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return run(main)
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(run, main).result()
+
+
+def queries(query: str) -> list[str]:
+    """The query, then its longest distinct words (the most distinctive, as a rule)."""
+    words = list(dict.fromkeys(w for w in re.findall(r"[\w./#-]{4,}", query.lower())))
+    words.sort(key=len, reverse=True)
+    return list(dict.fromkeys([query.strip(), *words[:CONTEXT_WORDS]]))
+
+
+def search_arguments(tool: str, query: str, limit: int) -> dict[str, Any]:
+    return {"query": query} if tool == "search_nodes" else {"query": query, "limit": limit}
+
+
+def shown(result: Any, ref: str) -> str:
+    """What a read tool returned, as Markdown: a knowledge graph's entities as sections of
+    their observations, any other answer as its text. NotFound when it holds nothing."""
+    data = data_of(result)
+    if isinstance(data, dict) and isinstance(data.get("entities"), list):
+        parts = [
+            f"## {e.get('name', '')}\n\n" + "\n\n".join(map(str, e.get("observations", [])))
+            for e in data["entities"]
+            if isinstance(e, dict)
+        ]
+        text = "\n\n".join(parts)
+    else:
+        text = text_of(result)
+    if not text.strip():
+        raise NotFound(f"no memory named {ref!r} in the MCP memory server")
+    return text.rstrip("\n") + "\n"
 
 
 def write_arguments(tool: str, name: str, edit: Edit) -> dict[str, Any]:
@@ -162,7 +220,7 @@ async def _nothing(session: Any) -> None:
 async def _checked(session: Any, name: str, arguments: dict[str, Any]) -> Any:
     result = await session.call_tool(name, arguments)
     if getattr(result, "is_error", None) or getattr(result, "isError", None):
-        raise ProviderError(f"tool {name} failed: {_first_line(text_of(result))}")
+        raise ProviderError(f"tool {name} failed: {first_line(text_of(result))}")
     return result
 
 
@@ -170,20 +228,26 @@ def text_of(result: Any) -> str:
     return "".join(p.text for p in getattr(result, "content", []) if getattr(p, "text", None))
 
 
-def found_in(result: Any) -> list[Found]:
-    """Search results of either shape: a knowledge graph ({"entities": [...]}) or a list of
-    hits ({"ref", "title", "snippet"})."""
-    structured = getattr(result, "structured_content", None) or getattr(
+def data_of(result: Any) -> Any:
+    """A tool's answer as data: its structured content, else its text read as JSON (None when
+    it is not JSON)."""
+    data: Any = getattr(result, "structured_content", None) or getattr(
         result, "structuredContent", None
     )
-    data: Any = structured
     if data is None:
         try:
             data = json.loads(text_of(result) or "null")
         except ValueError:
-            return []
+            return None
     if isinstance(data, dict) and "result" in data and len(data) == 1:
         data = data["result"]
+    return data
+
+
+def found_in(result: Any) -> list[Found]:
+    """Search results of either shape: a knowledge graph ({"entities": [...]}) or a list of
+    hits ({"ref", "title", "snippet"})."""
+    data = data_of(result)
     if isinstance(data, dict) and isinstance(data.get("entities"), list):
         return [
             Found(
@@ -199,11 +263,3 @@ def found_in(result: Any) -> list[Found]:
             if isinstance(h, dict)
         ]
     return []
-
-
-def _first_line(exc: object) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    inner = getattr(exc, "exceptions", None)  # anyio wraps what went wrong in a task group
-    if isinstance(inner, (list, tuple)) and inner:
-        text = "; ".join(_first_line(e) for e in inner)
-    return text.splitlines()[0][:200]

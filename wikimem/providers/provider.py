@@ -1,21 +1,31 @@
 """The provider interface: what wikimem asks of a memory backend, and what one can do.
 
-Invariant: a provider says what it can do (`Capabilities`) and is never asked for more; edits
-reaching `apply` have been validated like any plan bound for the wiki.
+Invariants: a provider says what it can do (`Capabilities`) and is never asked for more (`Checked`
+refuses it in one line); whatever goes wrong inside a provider reaches the user as one
+ProviderError line; edits reaching `apply` have been validated like any plan bound for the wiki;
+a command that works on the wiki's own files or history refuses, in one line, when another
+provider owns the memory (`wiki_only`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 from wikimem.config import Settings
+from wikimem.errors import WikimemError
 from wikimem.wiki.edit import Edit
 
 ENTRY_POINTS = "wikimem.providers"
 WIKI = "wiki"
 MCP = "mcp"
+T = TypeVar("T")
+
+
+class ProviderError(WikimemError):
+    """A memory provider failed (a server that did not start, a plugin that raised), or was
+    asked for what it cannot do."""
 
 
 @dataclass(frozen=True)
@@ -62,3 +72,68 @@ class Provider(Protocol):
 def provider_name(settings: Settings) -> str:
     """The provider `memory.provider` names, as jobs record it."""
     return (settings.memory.provider or WIKI).strip().lower()
+
+
+def wiki_only(settings: Settings, command: str) -> None:
+    """Refuse `command` in one line when the memory is not the wiki: it works on the wiki's
+    files or git history, which another provider does not have."""
+    name = provider_name(settings)
+    if name != WIKI:
+        raise ProviderError(
+            f"memory.provider is {name!r}: `{command}` works on the wiki provider only"
+        )
+
+
+class Checked:
+    """A provider other than the wiki, held to its word: a call its capabilities deny is
+    refused before it reaches the provider, a context is cut to its budget, and any failure
+    inside it (a plugin's exception, a server that died) is one ProviderError line."""
+
+    def __init__(self, inner: Provider) -> None:
+        self.inner = inner
+        self.name = str(inner.name)
+        self._can: Capabilities | None = None
+
+    def capabilities(self) -> Capabilities:
+        if self._can is None:
+            self._can = self._run(self.inner.capabilities)
+        return self._can
+
+    def read(self, ref: str) -> str:
+        self._need(self.capabilities().read, "read memory")
+        return str(self._run(self.inner.read, ref))
+
+    def search(self, query: str, limit: int) -> list[Found]:
+        self._need(self.capabilities().search, "search memory")
+        return list(self._run(self.inner.search, query, limit))[:limit]
+
+    def context(self, query: str, budget: int) -> str:
+        self._need(self.capabilities().context, "give a start-of-task context")
+        return str(self._run(self.inner.context, query, budget))[: max(0, budget)]
+
+    def apply(self, edits: Sequence[Edit], summary: str) -> str | None:
+        can = self.capabilities()
+        self._need(can.write, "store memory (it is read-only)")
+        self._need(can.remove or all(e.action != "remove" for e in edits), "remove memory")
+        return self._run(self.inner.apply, edits, summary)
+
+    def _need(self, able: bool, what: str) -> None:
+        if not able:
+            raise ProviderError(f"memory provider {self.name!r} cannot {what}")
+
+    def _run(self, work: Callable[..., T], *args: object) -> T:
+        try:
+            return work(*args)
+        except WikimemError:
+            raise
+        except Exception as exc:  # a plugin's failure is one line, never a traceback
+            raise ProviderError(f"memory provider {self.name!r} failed: {first_line(exc)}") from exc
+
+
+def first_line(exc: object) -> str:
+    """An exception as one short line (anyio wraps what went wrong in a task group)."""
+    text = str(exc).strip() or type(exc).__name__
+    inner = getattr(exc, "exceptions", None)
+    if isinstance(inner, (list, tuple)) and inner:
+        text = "; ".join(first_line(e) for e in inner)
+    return text.splitlines()[0][:200] if text else type(exc).__name__
