@@ -12,6 +12,7 @@ import click
 from wikimem import config
 from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
 from wikimem.lifecycle.sync import sync as do_sync
+from wikimem.providers import wiki_only
 from wikimem.runners.install import entry_point, moving_reason
 from wikimem.runners.install import install_claude as do_install
 from wikimem.runners.install import install_codex as install_codex_hooks
@@ -238,10 +239,11 @@ def mcp(ctx: Ctx, allow_write: bool, agent_id: str | None) -> None:
     """Serve this workspace's memory to MCP clients over stdio: memory_search, memory_show,
     memory_context (read-only), and memory_remember with --allow-write."""
     # the MCP SDK is an optional extra, and importing it costs every other command
+    from wikimem.providers.tools import memory_for
     from wikimem.recall.mcp_server import serve
 
     agent = agent_id or config.environ().get("WIKIMEM_AGENT_ID") or None
-    serve(ctx.places, ctx.settings, allow_write=allow_write, agent_id=agent)
+    serve(memory_for(ctx.places, ctx.settings, agent), allow_write=allow_write)
 
 
 @cli.command()
@@ -260,6 +262,7 @@ def sync(ctx: Ctx, url: str | None, as_json: bool) -> None:
 
     The history stays linear. With `wiki.push = true` every pass does this after committing.
     """
+    wiki_only(ctx.settings, "wikimem sync")
     done = do_sync(ctx.places, ctx.settings, url=url)
     if as_json:
         emit_json(

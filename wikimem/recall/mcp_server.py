@@ -1,4 +1,9 @@
-"""The MCP server: the wiki's memory for any MCP client, over stdio.
+"""The MCP server: the workspace's memory for any MCP client, over stdio.
+
+`Memory` serves the wiki; when another memory provider owns the memory, the command line
+hands in a `Memory` of that provider's (`providers.tools`), which answers from it and names the
+tools it cannot serve (`unavailable`): those are not listed, and a call to one is refused with
+the reason.
 
 Invariants: the read tools (search, show, context) never write anything but the search cache; the
 write tool exists only on a server started with `allow_write`, and even then it never edits the
@@ -11,8 +16,9 @@ Works with `mcp` 2.x (`MCPServer`) and 1.x (`FastMCP`); `mcp` is an optional dep
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from wikimem import config
 from wikimem.errors import WikimemError
@@ -60,6 +66,11 @@ class Memory:
     places: config.Places
     settings: config.Settings
     agent_id: str | None = None  # the operator's name for the calling agent instance
+    instructions: ClassVar[str] = INSTRUCTIONS
+
+    def unavailable(self) -> Mapping[str, str]:
+        """Tools this memory cannot serve, each with the line a call to it is refused with."""
+        return {}
 
     def search(self, query: str, limit: int = 5) -> list[dict[str, Any]]:
         limit = max(1, min(limit, MAX_LIMIT))
@@ -154,19 +165,24 @@ def caller_of(ctx: Any) -> str | None:
 
 
 def build_server(memory: Memory, allow_write: bool = False) -> Any:
-    """The MCP server object with the read tools, and the write tool when `allow_write`."""
+    """The MCP server object with the read tools, and the write tool when `allow_write`,
+    less those `memory` cannot serve."""
     if Server is None:
         raise WikimemError(f"`wikimem mcp` needs the MCP SDK: {INSTALL_HINT}")
     from mcp.types import ToolAnnotations
 
+    refused = dict(memory.unavailable())
+    if not allow_write:
+        refused.setdefault("memory_remember", READ_ONLY_REFUSAL)
+
     class WikimemServer(Server):  # type: ignore[misc,valid-type]
         async def call_tool(self, name: str, *args: Any, **kwargs: Any) -> Any:
             # An unknown-tool error would not tell the caller why, nor how to get the tool.
-            if name == "memory_remember" and not allow_write:
-                raise ToolError(READ_ONLY_REFUSAL)
+            if name in refused:
+                raise ToolError(refused[name])
             return await super().call_tool(name, *args, **kwargs)
 
-    server = WikimemServer(NAME, instructions=INSTRUCTIONS)
+    server = WikimemServer(NAME, instructions=memory.instructions)
     # The wire (camelCase) names validate in both SDKs; 2.x renamed the Python attributes.
     reading = ToolAnnotations.model_validate(
         {
@@ -201,14 +217,16 @@ def build_server(memory: Memory, allow_write: bool = False) -> Any:
         never longer than `budget` characters."""
         return guarded(memory.context, query, budget)
 
-    @server.tool(title="Memory timeline", annotations=reading)
     def memory_timeline(query: str = "", limit: int = 20) -> dict[str, Any]:
         """Dated history of the memory, newest first: which run changed which entries, when.
         `query` may hold a time expression ("last week", "april", "2026-04", "3 months ago",
         an ISO date) and words each event must contain."""
         return guarded(memory.timeline, query, limit)
 
-    if allow_write:
+    if "memory_timeline" not in refused:
+        server.tool(title="Memory timeline", annotations=reading)(memory_timeline)
+
+    if allow_write and "memory_remember" not in refused:
         writing = ToolAnnotations.model_validate(
             {
                 "readOnlyHint": False,
@@ -231,12 +249,6 @@ def build_server(memory: Memory, allow_write: bool = False) -> Any:
     return server
 
 
-def serve(
-    places: config.Places,
-    settings: config.Settings,
-    *,
-    allow_write: bool = False,
-    agent_id: str | None = None,
-) -> None:
-    """Serve over stdio until the client closes the connection."""
-    build_server(Memory(places, settings, agent_id), allow_write).run()
+def serve(memory: Memory, *, allow_write: bool = False) -> None:
+    """Serve `memory` over stdio until the client closes the connection."""
+    build_server(memory, allow_write).run()
