@@ -5,7 +5,9 @@ Like `wikimem hook` it takes a fast path without click (`cli.main` sends it here
 waits for it. It fails open: whatever goes wrong, it exits 0, prints nothing on stdout and one
 line on stderr (which runners keep out of the agent's context), so a broken memory never shows
 the agent an error. Nothing is printed when memory is off or paused, or when the workspace has
-no wiki yet. The click command in `cli/integrations.py` gives it its help and documentation.
+no wiki yet. When `memory.provider` names another store, the context is that provider's
+(loaded only then: the wiki's start stays as quick as it was). The click command in
+`cli/integrations.py` gives it its help and documentation.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ TYPE_CHECKING = False  # the hook's fast path does not import typing
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
+
+    from wikimem.config import Places, Settings
 
 USAGE = (
     "usage: wikimem start [--runner claude|codex] [--source SOURCE] [--budget CHARS] "
@@ -68,14 +72,19 @@ def context(options: dict[str, str], payload: dict[str, Any], as_json: bool) -> 
     if config.memory_disabled():
         return ""
     places = config.places(options.get("--workspace"))
-    if places.paused_flag.exists() or not places.wiki.is_dir():
+    if places.paused_flag.exists():
+        return ""
+    settings = config.load(places)
+    # providers.provider_name, spelled out: importing the providers package costs a start
+    provider = (settings.memory.provider or "wiki").strip().lower()
+    if provider == "wiki" and not places.wiki.is_dir():
         return ""
     from wikimem.recall.start import budget_for, hints, start_context
 
     if "--budget" in options:
         budget = max(0, int(options["--budget"]))
     else:
-        hook = config.load(places).hook
+        hook = settings.hook
         source = options.get("--source") or payload.get("source")
         budget = budget_for(source, hook.start_budget, hook.resume_budget)
     if options.get("--runner"):
@@ -84,6 +93,8 @@ def context(options: dict[str, str], payload: dict[str, Any], as_json: bool) -> 
         return ""
     hinted = hints(payload, places.workspace, places.queue)
     words = " ".join(p for p in (options.get("--query", ""), hinted) if p)
+    if provider != "wiki":
+        return elsewhere(places, settings, words, budget, as_json)
     built = start_context(
         places.wiki, places.workspace, places.state / "search.sqlite", words, budget
     )
@@ -97,6 +108,20 @@ def context(options: dict[str, str], payload: dict[str, Any], as_json: bool) -> 
         "entries": [e.source for e in built.entries],
         "stale": list(built.stale),
     }
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def elsewhere(places: Places, settings: Settings, words: str, budget: int, as_json: bool) -> str:
+    """The start's context from the memory provider that owns the memory (not the wiki),
+    within the same budget; its failure fails open like any other."""
+    from wikimem.providers import load
+
+    provider = load(places, settings)
+    text = provider.context(words, budget)[:budget]
+    if not as_json:
+        return text
+    data = {"text": text, "chars": len(text), "budget": budget, "query": words}
+    data["provider"] = provider.name
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
