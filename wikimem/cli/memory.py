@@ -7,6 +7,7 @@ import click
 from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
 from wikimem.errors import NotFound
 from wikimem.lifecycle.compact import compact as run
+from wikimem.providers import wiki_only
 from wikimem.recall.timeline import timeline as build
 
 
@@ -28,6 +29,7 @@ def timeline(ctx: Ctx, query: tuple[str, ...], limit: int, as_json: bool) -> Non
     what episodic entries say happened. QUERY may hold a time expression ("last week",
     "april", "2026-04", "3 months ago", "2026-04-03", "since 2026-04-01",
     "2026-04-01..2026-04-15") and words every event shown must contain."""
+    wiki_only(ctx.settings, "wikimem timeline")
     if not ctx.places.wiki.is_dir():
         raise NotFound(f"no wiki in {ctx.places.workspace}: run `wikimem init` first")
     found = build(ctx.places, ctx.settings, " ".join(query), limit)
@@ -81,6 +83,7 @@ def compact(
     ones (one model call per topic). Retired entries go to the trash (`wikimem restore`).
     A plan that removes a large share, or changes entries a person wrote, is held: it is
     shown and applied only with --approve."""
+    wiki_only(ctx.settings, "wikimem compact")
     if not ctx.places.wiki.is_dir():
         raise NotFound(f"no wiki in {ctx.places.workspace}: run `wikimem init` first")
     done = run(

@@ -25,6 +25,7 @@ from wikimem.intake.hook import HookArgs
 from wikimem.intake.passlog import failure_warning
 from wikimem.intake.queue import Queue
 from wikimem.lifecycle.compact import on_schedule
+from wikimem.providers.provider import WIKI, provider_name
 from wikimem.settings_file import set_value
 from wikimem.status import gather
 
@@ -188,6 +189,8 @@ def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
 
 def _compact_on_schedule(ctx: Ctx, changed: int, quiet: bool) -> None:
     """The scheduled compaction (settings compact.*); its failure never fails the passes."""
+    if provider_name(ctx.settings) != WIKI:  # compaction works on the wiki provider only
+        return
     try:
         done = on_schedule(ctx.places, ctx.settings, changed)
     except WikimemError as exc:

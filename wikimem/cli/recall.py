@@ -22,7 +22,7 @@ from wikimem.lifecycle.trash import restore as do_restore
 from wikimem.lifecycle.undo import undo as do_undo
 from wikimem.pause import pause as do_pause
 from wikimem.pause import resume as do_resume
-from wikimem.providers import load
+from wikimem.providers import load, wiki_only
 from wikimem.providers.provider import WIKI, provider_name
 from wikimem.recall.context import build_context, render_json
 from wikimem.recall.provenance import origins
@@ -76,8 +76,11 @@ def context(ctx: Ctx, budget: int, query: str | None, fmt: str, as_json: bool) -
     if config.memory_disabled() or ctx.places.paused_flag.exists():
         return
     if _elsewhere(ctx):  # memory.provider: another store owns the memory
-        text = load(ctx.places, ctx.settings).context(query or "", budget)
-        click.echo(json.dumps({"text": text}) + "\n" if fmt == "json" else text, nl=False)
+        provider = load(ctx.places, ctx.settings)
+        text = provider.context(query or "", budget)
+        if as_json or fmt == "json":
+            text = json.dumps({"text": text, "chars": len(text), "provider": provider.name}) + "\n"
+        click.echo(text, nl=False)
         return
     if query and query.strip() and ctx.places.wiki.is_dir():
         query, first = time_slice(ctx.places, ctx.settings, query)
@@ -113,6 +116,8 @@ def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: boo
     Expired memory is marked [expired], memory due for review [review]. A time expression
     in the query ("april", "last week") puts what changed in that time first."""
     if _elsewhere(ctx):  # memory.provider: another store owns the memory
+        if why:
+            wiki_only(ctx.settings, "wikimem search --why")
         found = load(ctx.places, ctx.settings).search(" ".join(query), limit)
         if as_json:
             emit_json([{"ref": f.ref, "title": f.title, "snippet": f.snippet} for f in found])
@@ -187,6 +192,7 @@ def _origins(ctx: Ctx, hits: list[Any]) -> dict[str, Any]:
 def forget(ctx: Ctx, ref: str) -> None:
     """Move a leaf, or one entry, to the trash (.trash/ inside the wiki), out of search,
     context, topics and the profile. One commit; `wikimem restore` brings it back."""
+    wiki_only(ctx.settings, "wikimem forget")
     moved = do_forget(ctx.places, ctx.settings, ref)
     count = f"{len(moved.entries)} entr{'y' if len(moved.entries) == 1 else 'ies'}"
     click.echo(
@@ -201,6 +207,7 @@ def forget(ctx: Ctx, ref: str) -> None:
 @pass_ctx
 def trash_list(ctx: Ctx, as_json: bool) -> None:
     """List what has been forgotten and can still be restored."""
+    wiki_only(ctx.settings, "wikimem trash")
     items = listing(Wiki(ctx.places.wiki))
     if as_json:
         emit_json(
@@ -219,6 +226,7 @@ def trash_list(ctx: Ctx, as_json: bool) -> None:
 @pass_ctx
 def restore(ctx: Ctx, ref: str) -> None:
     """Bring a forgotten leaf, or one forgotten entry, back from the trash (one commit)."""
+    wiki_only(ctx.settings, "wikimem restore")
     moved = do_restore(ctx.places, ctx.settings, ref)
     click.echo(
         f"restored {moved.ref} ({', '.join(moved.entries) or 'page'}) in commit "
@@ -233,6 +241,7 @@ def restore(ctx: Ctx, ref: str) -> None:
 def purge(ctx: Ctx, yes: bool) -> None:
     """Empty the trash for good (one commit). Git history still holds the text: the command
     that would rewrite history is printed, for the owner to run if they must."""
+    wiki_only(ctx.settings, "wikimem purge")
     items = listing(Wiki(ctx.places.wiki))
     if not items:
         click.echo("the trash is empty")
@@ -266,6 +275,7 @@ def purge(ctx: Ctx, yes: bool) -> None:
 def undo(ctx: Ctx, commit: str) -> None:
     """Undo one commit of the wiki with a new commit, entry by entry; refuses when later
     commits changed the same entries. Topics and the profile are recompiled."""
+    wiki_only(ctx.settings, "wikimem undo")
     done = do_undo(ctx.places, ctx.settings, commit)
     if done.commit is None:
         click.echo(f"nothing to undo: the wiki already looks as before {done.target}")
@@ -283,6 +293,7 @@ def verify(ctx: Ctx, as_json: bool) -> None:
     """Check what memory cites against the workspace: files and `path:line` references,
     scripts run by commands, make targets, npm/bun scripts. Prints `wikipath#entry: message`
     and exits 1 when memory no longer matches the code. No model: usable in CI."""
+    wiki_only(ctx.settings, "wikimem verify")
     _require_wiki(ctx)
     findings = do_verify(Wiki(ctx.places.wiki), ctx.places.workspace)
     if as_json:
@@ -307,6 +318,7 @@ def verify(ctx: Ctx, as_json: bool) -> None:
 def export_(ctx: Ctx, output: str | None) -> None:
     """Write the wiki as JSON lines, one entry a line (schema, path, entry, title, type, body,
     provenance), for `wikimem import`."""
+    wiki_only(ctx.settings, "wikimem export")
     _require_wiki(ctx)
     if output:
         _check_output(output)
@@ -344,6 +356,7 @@ def _check_output(output: str) -> None:
 def import_(ctx: Ctx, source: str, as_json: bool) -> None:
     """Merge JSON lines from `wikimem export` into the wiki (one commit): new entries are
     added, changed ones updated, identical ones skipped; text is redacted on the way in."""
+    wiki_only(ctx.settings, "wikimem import")
     if source == "-":
         text = sys.stdin.read()
     else:

@@ -9,6 +9,9 @@ import click
 from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, workspace_option
 from wikimem.errors import NotFound, UsageError
 from wikimem.indexing.indexer import recompile
+from wikimem.providers import ProviderError, load, wiki_only
+from wikimem.providers.provider import WIKI, provider_name
+from wikimem.recall.context import DEFAULT_BUDGET
 from wikimem.recall.provenance import origins
 from wikimem.recall.versions import history_of
 from wikimem.wiki.lint import lint as run_lint
@@ -71,6 +74,26 @@ def _show_why(ctx: Ctx, shown: Shown, as_json: bool) -> None:
         click.echo(f"{ref}: {item.line()}")
 
 
+def _show_elsewhere(ctx: Ctx, ref: str | None, why: bool, as_json: bool) -> None:
+    """`show` when another provider owns the memory: what it reads for REF, or its context."""
+    if why:
+        wiki_only(ctx.settings, "wikimem show --why")
+    provider = load(ctx.places, ctx.settings)
+    if ref and ref.strip():
+        text = provider.read(ref)
+    elif provider.capabilities().context:
+        text = provider.context("", DEFAULT_BUDGET)
+    else:
+        raise ProviderError(
+            f"memory provider {provider.name!r} gives no overview: name what to show "
+            "(`wikimem search` gives refs)"
+        )
+    if as_json:
+        emit_json({"ref": ref or "", "provider": provider.name, "text": text})
+        return
+    click.echo(text.removesuffix("\n"))
+
+
 @cli.command()
 @click.argument("wiki_path", required=False, metavar="[WIKI_PATH[#ENTRY][@COMMIT]]")
 @click.option("--raw", is_flag=True, help="Print the file (or entry) exactly as stored.")
@@ -85,7 +108,12 @@ def show(ctx: Ctx, wiki_path: str | None, raw: bool, why: bool, as_json: bool) -
 
     Examples: `wikimem show`, `wikimem show build`, `wikimem show build/bun`,
     `wikimem show build/bun#lockfile-drift`, `wikimem show build/bun#lockfile-drift@abc1234`.
+    When memory.provider names another store, REF is what its search gives, and with no
+    REF the command prints that provider's overview (its context).
     """
+    if provider_name(ctx.settings) != WIKI:
+        _show_elsewhere(ctx, wiki_path, why, as_json)
+        return
     wiki = Wiki(ctx.places.wiki)
     if not wiki.root.is_dir():
         raise NotFound(f"no wiki in {ctx.places.workspace}: run `wikimem init` first")
@@ -135,6 +163,7 @@ def lint(ctx: Ctx, fix: bool, as_json: bool) -> None:
     Prints `file:line: message [rule]` and exits 1 when anything is found, 0 when nothing is
     (pre-commit and CI friendly; 2 for a usage error).
     """
+    wiki_only(ctx.settings, "wikimem lint")
     wiki = Wiki(ctx.places.wiki)
     if fix:
         recompile(ctx.places, ctx.settings)
@@ -163,6 +192,7 @@ def lint(ctx: Ctx, fix: bool, as_json: bool) -> None:
 @pass_ctx
 def log(ctx: Ctx, wiki_path: str | None, limit: int, as_json: bool) -> None:
     """History of the wiki, of one page, or the versions of one entry: date, subject, run."""
+    wiki_only(ctx.settings, "wikimem log")
     rows = history_of(ctx.found, ctx.settings, wiki_path, limit)
     if as_json:
         emit_json([row.as_dict() for row in rows])
