@@ -24,7 +24,13 @@ from wikimem.indexing.guard import verified_commands
 from wikimem.indexing.message import subject
 from wikimem.indexing.plan import Plan, parse, validate
 from wikimem.indexing.policy import read_policies
-from wikimem.indexing.prompt import WikiView, build_view, relevant_leaves, tools_of
+from wikimem.indexing.prompt import (
+    WikiView,
+    build_view,
+    provider_view,
+    relevant_leaves,
+    tools_of,
+)
 from wikimem.intake import passlog
 from wikimem.intake.passlog import Outcome
 from wikimem.intake.queue import Job, Queue
@@ -384,6 +390,10 @@ class Pass:
         return True
 
     def _view(self, runs: list[RunRecord]) -> WikiView:
+        if provider_name(self.settings) != WIKI:  # the model sees the memory's owner's view
+            return provider_view(
+                load(self.places, self.settings), runs, self.settings.prompt.budget
+            )
         relevant = [p for p in relevant_leaves(self._search, runs, self.wiki) if self._readable(p)]
         view = build_view(self.wiki, self.settings.prompt.budget, relevant, tools_of(runs))
         persons = []

@@ -6,6 +6,10 @@ TOPIC.md pages (the person's words first), where the runs' tools keep their less
 relevant leaves' summaries, then the full text of the most relevant leaves, each cut to what is
 left, until the budget is spent. What a person wrote outside the generated markers is shown as
 theirs, so the model can follow it and not repeat it.
+
+When another memory provider owns the memory (`memory.provider`), the model is shown that
+provider's view instead (`provider_view`): its context for the runs' tasks and candidates,
+within the same budget, or a note that it gives none; never the wiki, which is not the memory.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from wikimem.indexing.plan import SCHEMA, one_line
 from wikimem.indexing.policy import Policy
 from wikimem.indexing.shell import command_tool
 from wikimem.intake.record import RunRecord
+from wikimem.providers.provider import Provider
 from wikimem.wiki import markdown
 from wikimem.wiki.compile import topic_summary
 from wikimem.wiki.pages import PROFILE_FILE, Wiki
@@ -69,6 +74,8 @@ class WikiView:
     homes: tuple[tuple[str, str, bool], ...] = ()  # (tool, its lessons' leaf, leaf exists)
     # (file, ids of its entries holding lines a person wrote since wikimem last wrote them)
     persons: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    provider: str = ""  # the memory provider whose view this is, when not the wiki
+    memory: str = ""  # that provider's context for the runs
 
     def person_entries(self, file: str) -> tuple[str, ...]:
         return next((ids for path, ids in self.persons if path == file), ())
@@ -82,6 +89,7 @@ class WikiView:
             + sum(len(b) for _, b in self.pages)
             + sum(w.chars for w in self.written)
             + sum(len(a) + len(b) for a, b, _ in self.homes)
+            + len(self.memory)
         )
 
 
@@ -200,6 +208,17 @@ def build_view(
     return WikiView(
         profile, tuple(topics), tuple(leaves), tuple(pages), tuple(written), tuple(homes)
     )
+
+
+def provider_view(provider: Provider, runs: Sequence[RunRecord], budget: int) -> WikiView:
+    """The memory as another provider holds it, for the runs at hand: its context for their
+    tasks and explicit candidates, at most `budget` characters; empty when it gives no
+    context (the prompt then says so)."""
+    parts = [run.task for run in runs]
+    parts += [f"{c.path.replace('/', ' ')} {c.title}" for run in runs for c in run.memory]
+    query = " ".join(" ".join(parts).split()[: QUERY_WORDS * 4])
+    memory = provider.context(query, budget) if provider.capabilities().context else ""
+    return WikiView("", (), (), (), provider=provider.name, memory=memory[: max(0, budget)])
 
 
 def fence(runs: Sequence[RunRecord]) -> tuple[str, str]:
