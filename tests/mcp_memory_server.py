@@ -1,8 +1,8 @@
 """A small MCP memory server for the provider tests, built with the official `mcp` SDK.
 
 It keeps a knowledge graph in a JSON file, with the tool names and shapes of the reference
-memory server (search_nodes, open_nodes, create_entities, delete_entities); with --read-only it
-offers only the two read tools.
+memory server (read_graph, search_nodes, open_nodes, create_entities, delete_entities); with
+--read-only it offers only the three read tools.
 
     python tests/mcp_memory_server.py STORE.json [--read-only]
 """
@@ -32,6 +32,11 @@ def main() -> None:
 
     def save(graph: dict[str, Any]) -> None:
         store.write_text(json.dumps(graph, indent=1, sort_keys=True), encoding="utf-8")
+
+    @server.tool()
+    def read_graph() -> dict[str, Any]:
+        """The whole knowledge graph."""
+        return load()
 
     @server.tool()
     def search_nodes(query: str) -> dict[str, Any]:

@@ -1,10 +1,10 @@
 """An external MCP memory server as the provider: started from `memory.command` over stdio.
 
 Its tools are mapped by name: search (`search_nodes`, `memory_search`, `search`), read
-(`open_nodes`, `memory_show`, `read`), write (`create_entities` + `add_observations`,
-`memory_remember`, `write`) and remove (`delete_entities`). A server without a write tool is
-read-only: the indexer never sends it a plan. Every operation starts the server, talks over one
-session and closes it: nothing outlives the call.
+(`open_nodes`, `memory_show`, `read`), overview (`read_graph`, a context without a query),
+write (`create_entities`, `memory_remember`, `write`) and remove (`delete_entities`). A server
+without a write tool is read-only: the indexer never sends it a plan. Every operation starts
+the server, talks over one session and closes it: nothing outlives the call.
 
 Invariants: a tool error or a server that fails to start is one ProviderError line; an entry is
 named `leaf#entry` on the server, so what wikimem wrote can be found and removed again.
@@ -31,6 +31,7 @@ SEARCH = ("search_nodes", "memory_search", "search")
 READ = ("open_nodes", "memory_show", "read")
 WRITE = ("create_entities", "memory_remember", "write")
 REMOVE = ("delete_entities",)
+OVERVIEW = ("read_graph",)
 PASSED_ENV = ("HOME", "PATH", "LANG", "SYSTEMROOT", "TMPDIR")
 CONTEXT_ENTRIES = 10
 CONTEXT_WORDS = 6  # searches after the whole query, for a start-of-task context
@@ -126,9 +127,12 @@ class McpProvider:
     def context(self, query: str, budget: int) -> str:
         """The entries the query finds, then those its distinctive words find (a memory
         server's search often matches the query as one phrase), at most CONTEXT_ENTRIES,
-        all asked in one session."""
+        all asked in one session; with no query, the server's whole graph (`read_graph`)."""
 
         async def work(session: Any) -> list[Found]:
+            if not query.strip():  # the whole memory, when the server can give it
+                overview = next((n for n in OVERVIEW if n in (self._tools or ())), None)
+                return found_in(await _checked(session, overview, {})) if overview else []
             tool = self._tool(SEARCH, "search")
             found: dict[str, Found] = {}
             for asked in queries(query):
@@ -139,7 +143,7 @@ class McpProvider:
                     break
             return list(found.values())[:CONTEXT_ENTRIES]
 
-        found = self._session(work) if query.strip() else []
+        found = self._session(work)
         lines = [f"- {f.title}: {' '.join(f.snippet.split())}" for f in found]
         text = "# Memory\n\n" + "\n".join(lines) + ("\n" if lines else "")
         return text[: max(0, budget)]
