@@ -395,6 +395,10 @@ class Wiki:
         entry = page.entry(edit.entry)
         if entry is None:
             raise NotFound(f"{edit.leaf}#{edit.entry}: no such entry")
+        if edit.action == "confirm":
+            # a later run's support: the entry's date of confirmation moves, its words stay
+            confirmed = {**entry.meta, **dict(edit.meta)}
+            return markdown.replace_entry(page, edit.entry, entry.title, entry.body, confirmed)
         if edit.action == "update":
             merged = {**entry.meta, **meta} if meta else dict(entry.meta)
             return markdown.replace_entry(
