@@ -75,10 +75,22 @@ ACRONYMS = frozenset(
 )
 
 
+# Names a slug lowercases that are spelled their own way, even at the start of a title.
+BRANDS = {
+    name.lower(): name
+    for name in (
+        "GitHub GitLab Bitbucket JavaScript TypeScript PostgreSQL MySQL SQLite MongoDB GraphQL"
+        " OpenAI PyPI PyTorch NumPy FastAPI macOS iOS OAuth WebSocket npm pnpm uv pip"
+    ).split()
+}
+
+
 def title_from_slug(slug: str) -> str:
     words = slug.split("-")
     words[0] = words[0].capitalize()
-    return " ".join(w.upper() if w.lower() in ACRONYMS else w for w in words)
+    return " ".join(
+        BRANDS.get(w.lower()) or (w.upper() if w.lower() in ACRONYMS else w) for w in words
+    )
 
 
 class PageCache:
