@@ -81,7 +81,7 @@ BRANDS = {
     for name in (
         "GitHub GitLab Bitbucket JavaScript TypeScript PostgreSQL MySQL SQLite MongoDB GraphQL"
         " OpenAI PyPI PyTorch NumPy FastAPI macOS iOS OAuth WebSocket npm pnpm uv pip"
-    ).split()
+    ).split()  # noqa: SIM905
 }
 
 
