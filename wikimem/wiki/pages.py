@@ -76,13 +76,11 @@ ACRONYMS = frozenset(
 
 
 # Names a slug lowercases that are spelled their own way, even at the start of a title.
-BRANDS = {
-    name.lower(): name
-    for name in (
-        "GitHub GitLab Bitbucket JavaScript TypeScript PostgreSQL MySQL SQLite MongoDB GraphQL"
-        " OpenAI PyPI PyTorch NumPy FastAPI macOS iOS OAuth WebSocket npm pnpm uv pip"
-    ).split()  # noqa: SIM905
-}
+_BRAND_NAMES = (
+    "GitHub GitLab Bitbucket JavaScript TypeScript PostgreSQL MySQL SQLite MongoDB GraphQL"  # noqa: SIM905
+    " OpenAI PyPI PyTorch NumPy FastAPI macOS iOS OAuth WebSocket npm pnpm uv pip".split()
+)
+BRANDS = {name.lower(): name for name in _BRAND_NAMES}
 
 
 def title_from_slug(slug: str) -> str:
