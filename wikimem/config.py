@@ -49,6 +49,11 @@ SETTINGS: dict[str, tuple[Any, type, str]] = {
     "review.max_remove_share": (0.5, float, "share of entries a plan may remove before review"),
     "memory.provider": ("wiki", str, "where memory goes: 'wiki', 'mcp', or a plugin's name"),
     "memory.command": (None, str, "the MCP memory server to start, with 'mcp' (a command line)"),
+    "memory.confirm_days": (
+        7,
+        int,
+        "days after an entry was written or confirmed before a run repeating it counts as support",
+    ),
     "compact.every_passes": (
         0,
         int,
@@ -216,6 +221,7 @@ class ReviewSection:
 class MemorySection:
     provider: str
     command: str | None
+    confirm_days: int
 
 
 @dataclass(frozen=True)
@@ -400,19 +406,23 @@ BOUNDS: dict[str, Bounds] = {
     "review.max_remove_share": Bounds(0, 1),  # 0: every removal is held for review
     "compact.every_passes": Bounds(0),
     "compact.every_hours": Bounds(0),
+    "memory.confirm_days": Bounds(0),  # 0: every confirming run, at most one record a day
 }
 
 
 def to_number(raw: Any, kind: type) -> int | float:
     if isinstance(raw, bool):  # TOML `batch = true` is not 1
         raise ValueError("expected a number")
-    if kind is float or isinstance(raw, float):
-        number: int | float = float(raw)
-    else:
-        try:
-            number = int(raw)
-        except ValueError:
-            number = float(raw)  # "2.5" is a number, just not a whole one
+    try:
+        if kind is float or isinstance(raw, float):
+            number: int | float = float(raw)
+        else:
+            try:
+                number = int(raw)
+            except ValueError:
+                number = float(raw)  # "2.5" is a number, just not a whole one
+    except (TypeError, ValueError):
+        raise ValueError(f"expected a number (got {raw!r})") from None
     if not math.isfinite(number):
         raise ValueError("expected a finite number")
     if kind is int and number != int(number):
