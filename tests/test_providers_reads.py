@@ -90,6 +90,8 @@ def test_show_reads_from_the_mcp_provider(workspace: Path, cli) -> None:  # type
     assert overview.code == 0 and f"- {ENTRY}: Lockfile drift" in overview.out
     as_json = json.loads(cli("show", ENTRY, "--json").out)
     assert as_json["provider"] == "mcp" and LOCKFILE in as_json["text"]
+    nothing = cli("search", "kubernetes")
+    assert nothing.code == 0 and nothing.out == "" and nothing.err == "wikimem: no memory matches\n"
     missing = cli("show", "build/nothing#here")
     assert missing.code == 1 and missing.err.strip().count("\n") == 0
     assert "no memory named 'build/nothing#here'" in missing.err

@@ -121,6 +121,8 @@ def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: boo
         found = load(ctx.places, ctx.settings).search(" ".join(query), limit)
         if as_json:
             emit_json([{"ref": f.ref, "title": f.title, "snippet": f.snippet} for f in found])
+        elif not found:
+            warn("wikimem: no memory matches")
         for item in [] if as_json else found:
             click.echo(f"{click.style(item.ref, bold=True)}  {item.title}")
             click.echo(f"    {' '.join(item.snippet.split())}")
