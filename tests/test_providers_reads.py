@@ -6,6 +6,7 @@ plugin, with the CLI run in-process and as a real process."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -66,12 +67,12 @@ def use_plugin(
 ) -> None:
     """A workspace whose memory is a plugin registered under the entry point group."""
     site = workspace.parent / "site"
-    (site / "notes_plugin").mkdir(parents=True)
+    (site / "notes_plugin").mkdir(parents=True, exist_ok=True)
     (site / "notes_plugin" / "__init__.py").write_text(
         PLUGIN.format(search=search, context=context)
     )
     info = site / "notes_plugin-1.0.dist-info"
-    info.mkdir()
+    info.mkdir(exist_ok=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: notes-plugin\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text("[wikimem.providers]\nnotes = notes_plugin:Notes\n")
     monkeypatch.syspath_prepend(str(site))
@@ -202,6 +203,20 @@ def test_start_fails_open_when_the_provider_fails(workspace: Path) -> None:
     assert err.startswith("wikimem start: MCP memory server ") and err.count("\n") == 1
 
 
+def test_start_under_a_plugin_is_its_context_and_fails_open_without_one(  # type: ignore[no-untyped-def]
+    workspace: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_plugin(workspace, monkeypatch)
+    started = cli("start", "--runner", "claude", "--budget", "30", "--query", "lockfile")
+    assert started.code == 0 and started.out == ("notes about lockfile" + "." * 500)[:30]
+    use_plugin(workspace, monkeypatch, context=False)
+    refused = cli("start", "--query", "lockfile")
+    assert refused.code == 0 and refused.out == ""
+    assert refused.err == (
+        "wikimem start: memory provider 'notes' cannot give a start-of-task context\n"
+    )
+
+
 # -- the MCP server wikimem serves ----------------------------------------------------------------
 
 
@@ -260,3 +275,28 @@ def test_a_provider_without_context_is_named_in_the_prompt_with_nothing_shown(  
     user = openai_server.requests[-1].body["messages"][1]["content"]
     assert "(it gave nothing for these runs: none of its memory is shown)" in user
     assert "notes about" not in user
+
+
+def test_the_mcp_servers_tools_under_a_plugin_keep_to_its_capabilities(  # type: ignore[no-untyped-def]
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.test_mcp import is_error, server, talk, text_of
+
+    use_plugin(workspace, monkeypatch, search=False)
+    site = str(workspace.parent / "site")
+    _, (found, shown, failed, context) = talk(
+        server(workspace, env={"PYTHONPATH": f"{ROOT}{os.pathsep}{site}"}),
+        [
+            ("memory_search", {"query": "lockfile"}),
+            ("memory_show", {"ref": "n1"}),
+            ("memory_show", {"ref": "boom"}),
+            ("memory_context", {"query": "bun", "budget": 12}),
+        ],
+    )
+    assert is_error(found) and text_of(found).endswith(
+        ": memory provider 'notes' cannot search memory"
+    )
+    assert text_of(shown) == "note n1"
+    assert is_error(failed)
+    assert text_of(failed).endswith(": memory provider 'notes' failed: the notes service went away")
+    assert text_of(context) == "notes about "
