@@ -69,6 +69,9 @@ def test_the_mcp_adapter_maps_a_memory_servers_tools(tmp_path: Path) -> None:
     newer = Edit("update", "build/bun", "lockfile-drift", "Lockfile drift", "procedural", "v2")
     provider.apply([newer], "update")
     assert json.loads(store.read_text())["entities"][0]["observations"] == ["Lockfile drift\n\nv2"]
+    again = Edit("add", "build/bun", "lockfile-drift", "Lockfile drift", "procedural", "v3")
+    provider.apply([again], "an update the wiki's validation turned into an add")
+    assert json.loads(store.read_text())["entities"][0]["observations"] == ["Lockfile drift\n\nv3"]
     provider.apply([Edit("remove", "build/bun", "lockfile-drift")], "forget")
     assert json.loads(store.read_text())["entities"] == []
 

@@ -155,10 +155,13 @@ class McpProvider:
             done = 0
             for edit in edits:
                 name = f"{edit.leaf}#{edit.entry}"
-                if edit.action == "remove" or (edit.action == "update" and remove):
-                    if remove is None:
-                        raise ProviderError("the MCP memory server cannot remove entries")
+                # An add replaces too: the plan is validated against the wiki, where the
+                # entry may be missing (an update becomes an add), and a memory server skips
+                # an entity whose name it already holds.
+                if remove is not None:
                     await _checked(session, remove, {"entityNames": [name]})
+                elif edit.action == "remove":
+                    raise ProviderError("the MCP memory server cannot remove entries")
                 if edit.action != "remove":
                     await _checked(session, write, write_arguments(write, name, edit))
                 done += 1
