@@ -75,6 +75,9 @@ def test_the_mcp_adapter_maps_a_memory_servers_tools(tmp_path: Path) -> None:
     provider.apply([Edit("remove", "build/bun", "lockfile-drift")], "forget")
     assert json.loads(store.read_text())["entities"] == []
 
+    fresh = McpProvider(shlex.split(command(store, "--read-only")))
+    with pytest.raises(ProviderError, match="^the MCP memory server is read-only"):
+        fresh.apply([edit], "remember")  # refused in the session that learns its tools
     read_only = McpProvider(shlex.split(command(store, "--read-only")))
     assert read_only.capabilities() == Capabilities(write=False, remove=False)
     with pytest.raises(ProviderError, match="read-only"):

@@ -52,7 +52,7 @@ def load(places: Places, settings: Settings) -> Provider:
     if name == WIKI:
         return WikiProvider(places, settings)
     if name == MCP:
-        return Checked(McpProvider.from_settings(settings))
+        return Checked(McpProvider.from_settings(settings), enforces=True)
     found = [ep for ep in entry_points(group=ENTRY_POINTS) if ep.name == name]
     if not found:
         raise ConfigError(

@@ -81,6 +81,9 @@ class McpProvider:
         except WikimemError:
             raise
         except Exception as exc:  # the SDK's and the process's failures, one line each
+            ours = _ours(exc)
+            if ours is not None:  # our own refusal, wrapped by the session's task group
+                raise ours from exc
             raise ProviderError(f"MCP memory server {self.argv[0]!r}: {first_line(exc)}") from exc
 
     def tools(self) -> frozenset[str]:
@@ -150,6 +153,8 @@ class McpProvider:
 
     def apply(self, edits: Sequence[Edit], summary: str) -> str | None:
         async def work(session: Any) -> str | None:
+            if not any(n in (self._tools or ()) for n in WRITE):
+                raise ProviderError("the MCP memory server is read-only: it has no write tool")
             write = self._tool(WRITE, "write")
             remove = next((n for n in REMOVE if n in (self._tools or ())), None)
             done = 0
@@ -181,6 +186,15 @@ def _run(run: Callable[[Callable[[], Awaitable[T]]], T], main: Callable[[], Awai
         return run(main)
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(run, main).result()
+
+
+def _ours(exc: BaseException) -> WikimemError | None:
+    """The WikimemError an exception group holds alone, at any depth."""
+    inner = getattr(exc, "exceptions", None)
+    if isinstance(inner, (list, tuple)) and len(inner) == 1:
+        only = inner[0]
+        return only if isinstance(only, WikimemError) else _ours(only)
+    return None
 
 
 def queries(query: str) -> list[str]:

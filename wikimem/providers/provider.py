@@ -89,9 +89,13 @@ class Checked:
     refused before it reaches the provider, a context is cut to its budget, and any failure
     inside it (a plugin's exception, a server that died) is one ProviderError line."""
 
-    def __init__(self, inner: Provider) -> None:
+    def __init__(self, inner: Provider, enforces: bool = False) -> None:
+        """`enforces`: the provider itself refuses what it cannot do, in one line, so its
+        capabilities need not be asked first (the MCP adapter learns them in the session of
+        the call; asking first would start its server twice)."""
         self.inner = inner
         self.name = str(inner.name)
+        self.enforces = enforces
         self._can: Capabilities | None = None
 
     def capabilities(self) -> Capabilities:
@@ -100,25 +104,25 @@ class Checked:
         return self._can
 
     def read(self, ref: str) -> str:
-        self._need(self.capabilities().read, "read memory")
+        self._need("read", "read memory")
         return str(self._run(self.inner.read, ref))
 
     def search(self, query: str, limit: int) -> list[Found]:
-        self._need(self.capabilities().search, "search memory")
+        self._need("search", "search memory")
         return list(self._run(self.inner.search, query, limit))[:limit]
 
     def context(self, query: str, budget: int) -> str:
-        self._need(self.capabilities().context, "give a start-of-task context")
+        self._need("context", "give a start-of-task context")
         return str(self._run(self.inner.context, query, budget))[: max(0, budget)]
 
     def apply(self, edits: Sequence[Edit], summary: str) -> str | None:
-        can = self.capabilities()
-        self._need(can.write, "store memory (it is read-only)")
-        self._need(can.remove or all(e.action != "remove" for e in edits), "remove memory")
+        self._need("write", "store memory (it is read-only)")
+        if any(e.action == "remove" for e in edits):
+            self._need("remove", "remove memory")
         return self._run(self.inner.apply, edits, summary)
 
-    def _need(self, able: bool, what: str) -> None:
-        if not able:
+    def _need(self, capability: str, what: str) -> None:
+        if not self.enforces and not getattr(self.capabilities(), capability):
             raise ProviderError(f"memory provider {self.name!r} cannot {what}")
 
     def _run(self, work: Callable[..., T], *args: object) -> T:
