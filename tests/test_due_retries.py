@@ -19,6 +19,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import git, run_wikimem
 from tests.openai_server import OpenAIServer, Reply
 from tests.test_concurrency import lock_free, popen_wikimem, wait_until
@@ -31,6 +33,14 @@ from wikimem.intake.queue import Job, Queue
 from wikimem.wiki.workspace import init
 
 DEADLINE = 60.0
+
+
+@pytest.fixture(autouse=True)
+def retry_wait_from_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests' environment turns waiting off (conftest); here each workspace's config says."""
+    monkeypatch.delenv("WIKIMEM_RETRY_WAIT", raising=False)
+
+
 WAITING = b"waiting for a retry due in"
 
 
@@ -145,9 +155,10 @@ def test_a_retry_due_beyond_the_bound_is_left_pending(workspace: Path) -> None:
 
 
 def test_zero_retry_wait_never_waits(workspace: Path) -> None:
-    places = setup(workspace, retry_wait=0)
+    places = setup(workspace, retry_wait=600)
     job = backing_off(places, "run-soon", due_in=20)
-    done = run_wikimem("index", "--until-due", cwd=workspace, timeout=15)
+    env = {"WIKIMEM_RETRY_WAIT": "0"}  # over the config's 600
+    done = run_wikimem("index", "--until-due", cwd=workspace, env=env, timeout=15)
     assert done.returncode == 0 and WAITING not in done.stderr, done.stderr
     assert [j.id for j in pending(places)] == [job.id]
 

@@ -46,7 +46,7 @@ SETTINGS: dict[str, tuple[Any, type, str]] = {
     "queue.retry_wait": (
         600,
         int,
-        "seconds a background pass stays for a retry coming due (0: it never waits)",
+        "seconds a background pass stays for a retry coming due (0: never; WIKIMEM_RETRY_WAIT)",
     ),
     "hook.linger": (600, int, "seconds a warm intake listener waits for the next run (0: none)"),
     "hook.start_budget": (6000, int, "characters the SessionStart hook prints (0: nothing)"),
@@ -77,6 +77,7 @@ ENV_KEYS = {
     "model.api_key": "OPENAI_API_KEY",
     "model.fallbacks": "WIKIMEM_FALLBACK_MODELS",
     "hook.linger": "WIKIMEM_LINGER",
+    "queue.retry_wait": "WIKIMEM_RETRY_WAIT",
 }
 
 
