@@ -421,13 +421,16 @@ BOUNDS: dict[str, Bounds] = {
 def to_number(raw: Any, kind: type) -> int | float:
     if isinstance(raw, bool):  # TOML `batch = true` is not 1
         raise ValueError("expected a number")
-    if kind is float or isinstance(raw, float):
-        number: int | float = float(raw)
-    else:
-        try:
-            number = int(raw)
-        except ValueError:
-            number = float(raw)  # "2.5" is a number, just not a whole one
+    try:
+        if kind is float or isinstance(raw, float):
+            number: int | float = float(raw)
+        else:
+            try:
+                number = int(raw)
+            except ValueError:
+                number = float(raw)  # "2.5" is a number, just not a whole one
+    except (TypeError, ValueError):
+        raise ValueError(f"expected a number (got {raw!r})") from None
     if not math.isfinite(number):
         raise ValueError("expected a finite number")
     if kind is int and number != int(number):

@@ -339,7 +339,8 @@ def shown_value(key: str, value: Any) -> str:
 GLOBAL_HELP = "Write the global config (~/.clarvis/config.toml) instead of the workspace's."
 
 
-@config_cmd.command("set")
+# a negative number is a value to check against the setting's bounds, not an unknown option
+@config_cmd.command("set", context_settings={"ignore_unknown_options": True})
 @click.argument("key")
 @click.argument("value")
 @click.option("--global", "is_global", is_flag=True, help=GLOBAL_HELP)
