@@ -237,7 +237,8 @@ def start(
 @pass_ctx
 def mcp(ctx: Ctx, allow_write: bool, agent_id: str | None) -> None:
     """Serve this workspace's memory to MCP clients over stdio: memory_search, memory_show,
-    memory_context (read-only), and memory_remember with --allow-write."""
+    memory_context and memory_timeline (read-only), and memory_remember with --allow-write.
+    Under another memory provider the reads go to it, and memory_timeline is not offered."""
     # the MCP SDK is an optional extra, and importing it costs every other command
     from wikimem.providers.tools import memory_for
     from wikimem.recall.mcp_server import serve
