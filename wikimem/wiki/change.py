@@ -55,8 +55,10 @@ class Change:
     # ---- writing -----------------------------------------------------------------------------
     def hold(self, relpaths: Iterable[str]) -> None:
         """Hold pages to their text now, then commit a person's pending saves of them as
-        theirs: a later save of a held page is an EditConflict, never a base."""
-        wanted = [p for p in relpaths if p not in self.wiki.held()]
+        theirs: a later save of a held page is an EditConflict, never a base. A page this
+        change already wrote is its own (a later save of it is an EditConflict already), never
+        a person's edit to commit."""
+        wanted = [p for p in relpaths if p not in self.wiki.held() and p not in self.files]
         if wanted:
             self.wiki.hold(wanted)
             self.repo.commit_person_edits(paths=wanted)
@@ -189,14 +191,30 @@ def wiki_change(
         ensure_wiki(places, settings, repo)
         if not looked:
             repo.commit_person_edits()
-        change = Change(places, settings, wiki or Wiki(places.wiki), repo, today())
-        try:
-            yield change
-        except BaseException:
-            change.rollback()
-            raise
-        finally:
-            change.wiki.release()
+        with _changing(Change(places, settings, wiki or Wiki(places.wiki), repo, today())) as c:
+            yield c
+
+
+@contextmanager
+def scratch_change(places: Places, settings: Settings, scratch: WikiRepo) -> Iterator[Change]:
+    """The transaction over a scratch work tree of the wiki's repository (`WikiRepo.scratch`),
+    where sync rebuilds commits: the same writes, recompiles and commit of exactly the bytes
+    written, with the workspace's templates and name. The caller holds the workspace lock;
+    no person edits a scratch tree, so there are no saves to commit first, and the wiki's own
+    files are never touched."""
+    with _changing(Change(places, settings, Wiki(scratch.wiki), scratch, today())) as change:
+        yield change
+
+
+@contextmanager
+def _changing(change: Change) -> Iterator[Change]:
+    try:
+        yield change
+    except BaseException:
+        change.rollback()
+        raise
+    finally:
+        change.wiki.release()
 
 
 @contextmanager
