@@ -3,7 +3,8 @@ git's three-way merge of one file, and the scratch work trees a sync rebuilds co
 
 Invariant: these functions never touch the wiki's files or index except `move_to`, which moves
 the branch with `reset --keep` (refusing rather than clobbering a person's edits); a push that
-lost a race is a value (False), not an error, so the caller can fetch and rebuild.
+lost a race and a move refused over a person's save are values (False), not errors, so the
+caller can commit the save, fetch and rebuild.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ PUSH_RACES = (
     "incorrect old value",
     "stale info",
 )
+# What `reset --keep` says when it refuses to move over a person's uncommitted edit.
+KEEP_REFUSALS = ("not uptodate", "would be overwritten", "cannot merge")
 
 
 def branch(s: Session, wiki: Path) -> str:
@@ -82,8 +85,10 @@ def is_ancestor(s: Session, older: str, newer: str) -> bool:
     return s.probe("merge-base", "--is-ancestor", older, newer) is not None
 
 
-def commits_since(s: Session, upstream: str) -> list[Commit]:
-    """Commits on the wiki's branch that `upstream` lacks, oldest first, with their paths."""
+def commits_since(s: Session, upstream: str, *settled: str) -> list[Commit]:
+    """Commits on the wiki's branch that `upstream` lacks, oldest first, with their paths;
+    leaving out those in the history of `settled` too (commits whose changes the remote
+    already has, rebuilt)."""
     if s.head() is None:
         return []
     out = s.run(
@@ -96,7 +101,7 @@ def commits_since(s: Session, upstream: str) -> list[Commit]:
         "--name-only",
         "--no-renames",
         "HEAD",
-        f"^{upstream}",
+        *(f"^{rev}" for rev in (upstream, *settled)),
         "--",
         s.scope,
     )
@@ -116,9 +121,17 @@ def merge_text(s: Session, base: str | None, ours: str, theirs: str) -> str | No
     return decode(out) if status == 0 else None
 
 
-def move_to(s: Session, sha: str) -> None:
-    """Move the wiki's branch and files to `sha`, keeping (or refusing to clobber) edits."""
-    s.run("reset", "--quiet", "--keep", sha)
+def move_to(s: Session, sha: str) -> bool:
+    """Move the wiki's branch and files to `sha`, keeping a person's uncommitted edits of
+    files the move leaves alone; False, with nothing moved, when the move would clobber one
+    (a file a person saved that the move changes)."""
+    status, out, err = s.attempt("reset", "--quiet", "--keep", sha)
+    if status == 0:
+        return True
+    said = f"{decode(out)}\n{err}".lower()
+    if any(sign in said for sign in KEEP_REFUSALS):
+        return False
+    raise HistoryError(one_line("reset", err or decode(out)))
 
 
 def scratch_branch(folder: str) -> str:
