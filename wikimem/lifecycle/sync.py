@@ -106,7 +106,9 @@ def sync_locked(
         )
     repo.commit_person_edits()
     repo.drop_scratches()
-    return Sharing(repo, places, settings, remote, repo.branch()).run(max(attempts, 1))
+    sharing = Sharing(repo, places, settings, remote, repo.branch())
+    sharing.settled, sharing.sent = repo.settled()
+    return sharing.run(max(attempts, 1))
 
 
 @dataclass
@@ -126,21 +128,33 @@ class Sharing:
     pushed: int = 0
     received: bool = False
     merged: list[str] = field(default_factory=list)
-    # our local commit whose changes the remote has (rebuilt): never rebuilt again
+    # our local commit whose changes the remote has, rebuilt (never rebuilt again while the
+    # remote has `sent`, the commit pushed with them); kept for the next sync when this one
+    # pushed but could not move the branch
     settled: str | None = None
+    sent: str | None = None
 
     def run(self, attempts: int) -> Synced:
-        for attempt in range(1, attempts + 1):
-            if self.round():
-                return Synced(
-                    self.remote,
-                    self.branch,
-                    self.repo.head(),
-                    self.pushed,
-                    self.received,
-                    attempt,
-                    tuple(dict.fromkeys(self.merged)),
-                )
+        kept = self.settled is not None
+        done = False
+        try:
+            for attempt in range(1, attempts + 1):
+                if self.round():
+                    done = True
+                    return Synced(
+                        self.remote,
+                        self.branch,
+                        self.repo.head(),
+                        self.pushed,
+                        self.received,
+                        attempt,
+                        tuple(dict.fromkeys(self.merged)),
+                    )
+        finally:
+            if kept or self.settled:
+                # for the next sync: nothing once the branch followed, else what it must not
+                # rebuild again
+                self.repo.settle(*((None, None) if done else (self.settled, self.sent)))
         if self.pushed:
             raise HistoryError(
                 f"pushed {self.pushed} commit(s) to {self.remote}/{self.branch}, but pages "
@@ -159,7 +173,15 @@ class Sharing:
         theirs = repo.fetch(self.remote, self.branch)
         head = repo.head()
         assert head is not None  # ensure_wiki made the first commit
-        settled = [self.settled] if self.settled else []
+        settled = (
+            [self.settled]
+            if self.settled
+            and self.sent
+            and theirs
+            and repo.is_ancestor(self.settled, head)
+            and repo.is_ancestor(self.sent, theirs)
+            else []
+        )
         merged: list[str] = []
         if theirs is None or repo.is_ancestor(theirs, head):
             target = head
@@ -176,7 +198,7 @@ class Sharing:
                 return False
             self.pushed += ours if ours >= 0 else len(repo.log(limit=100000))
         # the remote now has all `head` holds: those commits are never rebuilt again
-        self.settled = head
+        self.settled, self.sent = head, target
         self.merged += merged
         self.received = self.received or (theirs is not None and target != head)
         if target == head:

@@ -330,6 +330,14 @@ class WikiRepo:
         with self.session() as s:
             return sharing.commits_since(s, upstream, *settled)
 
+    def settled(self) -> tuple[str | None, str | None]:
+        with self.session() as s:
+            return sharing.settled(s)
+
+    def settle(self, settled: str | None, sent: str | None) -> None:
+        with self.session() as s:
+            sharing.settle(s, settled, sent)
+
     def merge_text(self, base: str | None, ours: str, theirs: str) -> str | None:
         with self.session() as s:
             return sharing.merge_text(s, base, ours, theirs)

@@ -28,6 +28,11 @@ PUSH_RACES = (
     "incorrect old value",
     "stale info",
 )
+# A sync that pushed but could not move the branch (a person kept saving) leaves these: our
+# last local commit whose changes the remote has, rebuilt, and the commit pushed with them;
+# the next sync rebuilds only what came after, and only while the remote still has that push.
+SETTLED_REF = "refs/wikimem/sync-settled"
+SENT_REF = "refs/wikimem/sync-sent"
 # What `reset --keep` says when it refuses to move over a person's uncommitted edit.
 KEEP_REFUSALS = ("not uptodate", "would be overwritten", "cannot merge")
 
@@ -170,3 +175,22 @@ def drop_scratches(s: Session) -> None:
         )
     ):
         s.probe("branch", "-D", "--", stale.strip())
+
+
+def settled(s: Session) -> tuple[str | None, str | None]:
+    """What the last sync that could not move the branch left: (settled, sent)."""
+    found = [s.probe("rev-parse", "--verify", "-q", f"{ref}^{{commit}}") for ref in REFS]
+    settled, sent = (decode(out).strip() if out else None for out in found)
+    return settled, sent
+
+
+def settle(s: Session, settled: str | None, sent: str | None) -> None:
+    """Keep (or with None, forget) what `settled` returns for the next sync."""
+    for ref, sha in zip(REFS, (settled, sent), strict=True):
+        if sha and settled and sent:
+            s.run("update-ref", ref, sha)
+        else:
+            s.probe("update-ref", "-d", ref)
+
+
+REFS = (SETTLED_REF, SENT_REF)
