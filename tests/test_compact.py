@@ -13,7 +13,7 @@ from wikimem import config
 from wikimem.indexing.indexer import drain
 from wikimem.intake.accept import enqueue
 from wikimem.lifecycle.compact import compact, on_schedule
-from wikimem.wiki.workspace import init
+from wikimem.wiki.workspace import init, open_repo
 
 LOCK = (
     "The sync test flaked on CI from a race in the file watcher; a lock around the rename fixed it."
@@ -201,6 +201,13 @@ def test_a_model_plan_is_one_call_per_topic_and_validated(workspace: Path, opena
     assert done.commit
     text = (places.wiki / "build" / "ports" / "MEMORY.md").read_text()
     assert "Dev server 5173, API 8080, localhost only." in text
+    # wikimem's commit, naming the person who asked: the merged text is not the person's
+    # words, so the next pass may rewrite it without a review hold
+    assert git("log", "-1", "--format=%ae", cwd=places.wiki).strip() == "wikimem@localhost"
+    trailers = git("log", "-1", "--format=%(trailers:only)", cwd=places.wiki)
+    assert "Wikimem-Requested-By: " in trailers
+    lines = open_repo(places, settings).person_lines("build/ports/MEMORY.md")
+    assert lines is not None and not any(lines)
 
 
 def test_schedule_compacts_after_n_changing_passes(workspace: Path, cli) -> None:  # type: ignore[no-untyped-def]
@@ -212,6 +219,8 @@ def test_schedule_compacts_after_n_changing_passes(workspace: Path, cli) -> None
     assert state["passes"] == 1
     done = on_schedule(places, settings, 1, now=1001.0)
     assert done is not None and done.commit
+    trailers = git("log", "-1", "--format=%(trailers:only)", cwd=places.wiki)
+    assert "Wikimem-Action: compact" in trailers and "Requested-By" not in trailers
     assert json.loads((places.state / "compact.json").read_text())["passes"] == 0
 
     hourly = settings.override("compact.every_passes", 0, "test").override(

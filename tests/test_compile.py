@@ -73,4 +73,5 @@ def test_titles_from_slugs_keep_acronyms() -> None:
     assert title_from_slug("ffi") == "FFI"
     assert title_from_slug("api-design") == "API design"
     assert title_from_slug("build") == "Build"
-    assert title_from_slug("github-actions") == "Github actions"
+    assert title_from_slug("github-actions") == "GitHub actions"
+    assert title_from_slug("npm") == "npm" and title_from_slug("use-pnpm") == "Use pnpm"

@@ -49,6 +49,11 @@ SETTINGS: dict[str, tuple[Any, type, str]] = {
     "review.max_remove_share": (0.5, float, "share of entries a plan may remove before review"),
     "memory.provider": ("wiki", str, "where memory goes: 'wiki', 'mcp', or a plugin's name"),
     "memory.command": (None, str, "the MCP memory server to start, with 'mcp' (a command line)"),
+    "memory.confirm_days": (
+        7,
+        int,
+        "days after an entry was written or confirmed before a run repeating it counts as support",
+    ),
     "compact.every_passes": (
         0,
         int,
@@ -216,6 +221,7 @@ class ReviewSection:
 class MemorySection:
     provider: str
     command: str | None
+    confirm_days: int
 
 
 @dataclass(frozen=True)
@@ -400,6 +406,7 @@ BOUNDS: dict[str, Bounds] = {
     "review.max_remove_share": Bounds(0, 1),  # 0: every removal is held for review
     "compact.every_passes": Bounds(0),
     "compact.every_hours": Bounds(0),
+    "memory.confirm_days": Bounds(0),  # 0: every confirming run, at most one record a day
 }
 
 

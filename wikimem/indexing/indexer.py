@@ -13,6 +13,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from wikimem.config import Places, Settings
@@ -37,7 +38,7 @@ from wikimem.wiki.change import wiki_change
 from wikimem.wiki.edit import Edit
 from wikimem.wiki.pages import PROFILE_FILE, EditConflict, Wiki
 from wikimem.wiki.render import render
-from wikimem.wiki.workspace import ensure_wiki, open_repo
+from wikimem.wiki.workspace import ensure_wiki, open_repo, today
 
 if TYPE_CHECKING:
     from wikimem.recall.search import SearchIndex
@@ -195,6 +196,29 @@ class Pass:
             if lost:
                 reasons.append(ownership.hold_reason(f"{edit.leaf}#{edit.entry}", lost))
         return "; ".join(reasons)
+
+    def _confirmations(self, plan: Plan) -> tuple[Edit, ...]:
+        """A run that proposes an entry word for word confirms it: record that support (the
+        entry's `confirmed` date, and this pass's runs in the commit) unless its leaf was
+        written or the entry confirmed within `memory.confirm_days`: runs that repeat a fresh
+        lesson change nothing, and support is what holds across time."""
+        day = today()
+        found = []
+        for edit in plan.confirmed:
+            page = self.wiki.read_page(self.wiki.leaf_file(edit.leaf))
+            entry = page.entry(edit.entry) if page else None
+            if page is None or entry is None:
+                continue
+            last = max(entry.meta.get("confirmed", ""), str(page.meta.get("updated") or ""))
+            if not _confirm_due(last, day, self.settings.memory.confirm_days):
+                continue
+            reason = (
+                f"confirmed by a later run ({edit.reason})"
+                if edit.reason
+                else "confirmed by a later run"
+            )
+            found.append(replace(edit, reason=reason, meta=(("confirmed", day),)))
+        return tuple(found)
 
     def _for_this_provider(
         self, report: PassReport, jobs: Sequence[Job], started: float
@@ -363,6 +387,7 @@ class Pass:
                     self._outcome(report, job, outcome, started, **extra, **common)
                 )
             return True
+        plan = replace(plan, edits=plan.edits + self._confirmations(plan))
         try:
             sha = self._write(report, plan, jobs, runs, extraction) if not plan.empty else None
         except EditConflict:
@@ -572,6 +597,16 @@ def drain(
             break
     queue.prune_done(settings.queue.done_days, settings.queue.done_max)
     return reports
+
+
+def _confirm_due(last: str, day: str, every: int) -> bool:
+    """Whether a confirmation on `day` is recorded, the entry last refreshed on `last`."""
+    if last == day:
+        return False
+    try:
+        return (date.fromisoformat(day) - date.fromisoformat(last)).days >= every
+    except ValueError:  # never confirmed, or a date a person mistyped
+        return True
 
 
 def all_failed(report: PassReport) -> bool:

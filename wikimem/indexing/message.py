@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from wikimem.wiki.edit import Edit
 
 SUBJECT_MAX = 72
-VERBS = {"add": "Add", "update": "Update", "remove": "Remove"}
+VERBS = {"add": "Add", "update": "Update", "remove": "Remove", "confirm": "Confirm"}
 
 
 def subject(applied: Sequence[Edit], topics: Sequence[str] = ()) -> str:

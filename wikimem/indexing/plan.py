@@ -142,6 +142,9 @@ class Plan:
     rejected: tuple[Note, ...] = ()
     repaired: tuple[Note, ...] = ()
     held: str = ""  # why the plan must wait for review, "" when it may be applied
+    # entries an edit proposed word for word as they stand: no change, but a later run's
+    # support for them, which the pass may record (`confirm` edits, see Indexer._confirmations)
+    confirmed: tuple[Edit, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -282,6 +285,7 @@ class _Checker:
     repaired: list[Note] = field(default_factory=list)
     rejected: list[Note] = field(default_factory=list)
     seen: set[tuple[str, str]] = field(default_factory=set)
+    confirmed: list[Edit] = field(default_factory=list)
 
     def check(self, index: int, raw: Mapping[str, Any]) -> Edit | None:
         what = quoted(f"{raw.get('action', '?')} {raw.get('leaf', '?')}#{raw.get('entry', '?')}")
@@ -373,6 +377,8 @@ class _Checker:
             action = "update"
             repair(f"add of existing entry {entry_id!r} turned into an update")
         if action == "update" and existing.get(entry_id, "").strip() == body:
+            reason = one_line(str(raw.get("reason") or ""), MAX_REASON)
+            self.confirmed.append(Edit("confirm", leaf, entry_id, title=title, reason=reason))
             return reject("the entry already says this (no change)")
         self.seen.add((leaf, entry_id))
         return Edit(
@@ -447,6 +453,7 @@ def validate(
         rejected=tuple(checker.rejected),
         repaired=tuple(checker.repaired),
         held=_held(edits, lookup, total_entries, max_remove_share),
+        confirmed=tuple(checker.confirmed),
     )
 
 

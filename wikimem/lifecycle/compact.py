@@ -1,6 +1,7 @@
 """Compaction: one pass over the wiki (or a topic) that retires what is stale or repeated.
 
-Without a model, rules: entries past their `expires` date, and exact or near duplicates (the
+Without a model, rules: entries past their `expires` date, entries past their `review-by`
+date that no run confirmed and no write refreshed since, and exact or near duplicates (the
 words of one entry all but contained in a longer one of the same topic and type). With a model,
 one call per topic asks for merges, updates and retirements in the edit-plan format.
 
@@ -28,8 +29,8 @@ from wikimem.fsio import atomic_write_text, read_text
 from wikimem.indexing.plan import MAX_EDITS, SCHEMA, Plan, RawPlan, parse, validate
 from wikimem.lifecycle.trash import both_pages, empty_like, put_entry
 from wikimem.wiki import markdown
-from wikimem.wiki.change import Change, commit_change
-from wikimem.wiki.history.commits import WIKIMEM
+from wikimem.wiki.change import Change, wiki_change
+from wikimem.wiki.history.commits import WIKIMEM, Identity
 from wikimem.wiki.markdown import Entry, Page
 from wikimem.wiki.pages import LEAF_FILE, TRASH, Wiki
 from wikimem.wiki.workspace import open_repo, today
@@ -50,6 +51,8 @@ class Item:
     type: str
     expires: str
     body: str  # entry.body, parsed once
+    review_by: str = ""
+    refreshed: str = ""  # the last day a run confirmed the entry, or its leaf was written
 
     @property
     def ref(self) -> str:
@@ -78,9 +81,14 @@ def items(wiki: Wiki, topic: str | None) -> Iterator[Item]:
             continue
         leaf_type = str(page.meta.get("type") or "")
         leaf_expires = str(page.meta.get("expires") or "")
+        leaf_review = str(page.meta.get("review-by") or "")
+        written = str(page.meta.get("updated") or "")
         for entry in page.entries:
             expires = min(filter(None, (entry.meta.get("expires", ""), leaf_expires)), default="")
-            yield Item(leaf, entry, entry.meta.get("type") or leaf_type, expires, entry.body)
+            review = min(filter(None, (entry.meta.get("review-by", ""), leaf_review)), default="")
+            refreshed = max(entry.meta.get("confirmed", ""), written)
+            kind = entry.meta.get("type") or leaf_type
+            yield Item(leaf, entry, kind, expires, entry.body, review, refreshed)
 
 
 def shingles(text: str) -> frozenset[tuple[str, str]]:
@@ -106,6 +114,8 @@ def rule_edits(found: list[Item], day: str) -> list[dict[str, Any]]:
     for item in found:
         if item.expires and item.expires < day:
             retire(item, f"expired on {item.expires}")
+        elif item.review_by and item.review_by < day and item.refreshed < item.review_by:
+            retire(item, f"past its review date {item.review_by}, and nothing refreshed it since")
     exact: dict[str, Item] = {}
     for item in found:
         key = " ".join(item.body.lower().split())
@@ -359,11 +369,16 @@ def show_diff(changes: dict[str, tuple[str | None, str]]) -> str:
     return "".join(c if c.endswith("\n") else c + "\n" for c in chunks)
 
 
-def message(plan: Plan) -> str:
+def message(plan: Plan, requested_by: Identity | None = None) -> str:
     lines = [f"- {e.action} {e.leaf}#{e.entry}: {e.reason}" for e in plan.edits]
+    asked = (
+        f"Wikimem-Requested-By: {requested_by.name} <{requested_by.email}>\n"
+        if requested_by
+        else ""
+    )
     return (
         f"{plan.summary}\n\nRetired entries are in the trash; `wikimem restore PATH#ENTRY` "
-        "brings one back.\n\n" + "\n".join(lines) + f"\n\nWikimem-Action: {ACTION}\n"
+        "brings one back.\n\n" + "\n".join(lines) + f"\n\nWikimem-Action: {ACTION}\n" + asked
     )
 
 
@@ -376,8 +391,13 @@ def compact(
     dry_run: bool = False,
     approve: bool = False,
     day: str | None = None,
+    scheduled: bool = False,
 ) -> Compaction:
-    """Propose a compaction; show it (`dry_run`), hold it, or commit it."""
+    """Propose a compaction; show it (`dry_run`), hold it, or commit it.
+
+    The commit is wikimem's, whoever asked (a trailer names the person who did): the lines a
+    compaction writes are merged memory, not the person's words, so the person-first rule must
+    not take them for the person's and hold every later edit of them."""
     day = day or today()
     plan, calls = propose(places, settings, topic, use_model, day)
     held = plan.held
@@ -404,7 +424,9 @@ def compact(
             if not file.startswith(TRASH + "/"):
                 change.touch(file)
 
-    sha = commit_change(places, settings, message(plan), work)
+    with wiki_change(places, settings) as change:
+        work(change)
+        sha = change.commit(message(plan, None if scheduled else change.repo.person()))
     return Compaction(plan, diff, "", sha, calls, retired, updated, notes)
 
 
@@ -433,7 +455,7 @@ def on_schedule(
     due = (every_passes and passes >= every_passes) or (
         every_hours and now - last >= every_hours * 3600
     )
-    done = compact(places, settings) if due else None
+    done = compact(places, settings, scheduled=True) if due else None
     if due:
         passes, last = 0, now
     record = {"version": SCHEDULE_VERSION, "passes": passes, "at": last}

@@ -5,7 +5,9 @@ made (any author but wikimem, a compaction aside) is the person's word; a pass's
 its runs (`Wikimem-Run`), its model (`Wikimem-Model`), and for each edit a reason, which says
 when the edit was an explicit candidate a run asked to remember. Sources rank
 person > candidate > model > rule; each later run that wrote or rewrote the entry again
-counts as support. Invariant: nothing here writes; an entry without history has no origin.
+counts as support, and so does a run that proposed it word for word (the pass records it in
+the entry's `confirmed` date, see `memory.confirm_days`). Invariant: nothing here writes;
+an entry without history has no origin.
 """
 
 from __future__ import annotations
@@ -94,13 +96,14 @@ def origins(places: Places, settings: Settings, refs: Iterable[str]) -> dict[str
     for leaf, entries in wanted.items():
         file = f"{leaf}/{LEAF_FILE}"
         steps: dict[str, list[Step]] = {e: [] for e in entries}
-        before: dict[str, str | None] = dict.fromkeys(entries)
+        before: dict[str, tuple[str, str] | None] = dict.fromkeys(entries)
         for commit in reversed(repo.log(file, limit=SCAN)):
             text = repo.read(commit.sha, file)
             page = markdown.parse_page(text) if text is not None else None
             for entry_id in entries:
                 now = page.entry(entry_id) if page else None
-                body = now.body if now else None
+                # a commit that rewrote the entry, or that recorded a run confirming it
+                body = (now.body, now.meta.get("confirmed", "")) if now else None
                 if body is not None and body != before[entry_id]:
                     ref = f"{leaf}#{entry_id}"
                     runs = tuple(commit.trailers.get("Wikimem-Run", ()))

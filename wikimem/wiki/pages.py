@@ -75,10 +75,20 @@ ACRONYMS = frozenset(
 )
 
 
+# Names a slug lowercases that are spelled their own way, even at the start of a title.
+_BRAND_NAMES = (
+    "GitHub GitLab Bitbucket JavaScript TypeScript PostgreSQL MySQL SQLite MongoDB GraphQL"  # noqa: SIM905
+    " OpenAI PyPI PyTorch NumPy FastAPI macOS iOS OAuth WebSocket npm pnpm uv pip".split()
+)
+BRANDS = {name.lower(): name for name in _BRAND_NAMES}
+
+
 def title_from_slug(slug: str) -> str:
     words = slug.split("-")
     words[0] = words[0].capitalize()
-    return " ".join(w.upper() if w.lower() in ACRONYMS else w for w in words)
+    return " ".join(
+        BRANDS.get(w.lower()) or (w.upper() if w.lower() in ACRONYMS else w) for w in words
+    )
 
 
 class PageCache:
@@ -395,6 +405,10 @@ class Wiki:
         entry = page.entry(edit.entry)
         if entry is None:
             raise NotFound(f"{edit.leaf}#{edit.entry}: no such entry")
+        if edit.action == "confirm":
+            # a later run's support: the entry's date of confirmation moves, its words stay
+            confirmed = {**entry.meta, **dict(edit.meta)}
+            return markdown.replace_entry(page, edit.entry, entry.title, entry.body, confirmed)
         if edit.action == "update":
             merged = {**entry.meta, **meta} if meta else dict(entry.meta)
             return markdown.replace_entry(
