@@ -357,6 +357,35 @@ def test_a_save_during_the_push_is_committed_as_theirs_and_shared(
     )
 
 
+def test_a_save_the_move_would_clobber_is_committed_as_theirs_and_rebuilt(
+    tmp_path: Path, remote: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from wikimem.wiki.history import WikiRepo
+
+    a, _ = diverged(tmp_path, remote)
+    places = config.places(a, {})
+    saved = places.wiki / "build" / "bun" / "MEMORY.md"
+    real_move = WikiRepo.move_to
+    moves: list[bool] = []
+
+    def move_to(self: WikiRepo, sha: str) -> bool:
+        if not moves:  # saved after sync's last look, right before the branch moves
+            saved.write_text(saved.read_text(encoding="utf-8") + f"\n{HAND}\n")
+        moves.append(real_move(self, sha))
+        return moves[-1]
+
+    monkeypatch.setattr(WikiRepo, "move_to", move_to)
+    done = sync(places, config.load(places, {}))
+    assert moves == [False, True]  # `reset --keep` refused to clobber the save, nothing moved
+    assert done.attempts == 2 and done.pushed == 2
+    assert HAND in saved.read_text(encoding="utf-8")
+    assert git("status", "--porcelain", cwd=places.wiki) == ""
+    check = checkout(remote, tmp_path)
+    assert git("rev-parse", "HEAD", cwd=places.wiki) == git("rev-parse", "HEAD", cwd=check)
+    assert HAND in (check / "build" / "bun" / "MEMORY.md").read_text(encoding="utf-8")
+    assert entries(check, "build/bun") == ["start", "from-b", "from-a"]
+
+
 def test_a_failed_push_leaves_the_wiki_and_a_save_made_meanwhile_as_they_were(
     tmp_path: Path, remote: Path, monkeypatch: pytest.MonkeyPatch, cli
 ) -> None:
@@ -398,3 +427,28 @@ def test_saves_in_every_round_say_the_branch_stayed_behind_and_the_next_sync_set
     # so no rebuilt commit of wikimem's took the person's lines out and put them back
     assert f"-{HAND}" not in git("log", "-p", "--format=", cwd=check)
     assert "wikimem/sync" not in git("for-each-ref", cwd=places.wiki)
+
+
+def test_a_sync_that_pushed_and_then_failed_says_the_branch_stayed_behind(
+    tmp_path: Path, remote: Path, monkeypatch: pytest.MonkeyPatch, cli
+) -> None:
+    from wikimem.wiki.history import WikiRepo
+
+    a, _ = diverged(tmp_path, remote)
+    places = config.places(a, {})
+    head = git("rev-parse", "HEAD", cwd=places.wiki)
+
+    def move_to(self: WikiRepo, sha: str) -> bool:
+        raise HistoryError("reset: Unable to create 'index.lock': File exists.")
+
+    monkeypatch.setattr(WikiRepo, "move_to", move_to)
+    done = cli("-C", str(a), "sync")
+    assert done.code == 1 and "index.lock" in done.err
+    assert "pushed 1 commit(s) to origin/main, but the wiki's branch did not follow" in done.err
+    assert git("rev-parse", "HEAD", cwd=places.wiki) == head
+    assert git("status", "--porcelain", cwd=places.wiki) == ""
+    monkeypatch.undo()
+    again = sync(places, config.load(places, {}))
+    assert again.pushed == 0 and again.received  # the push is not made twice
+    check = checkout(remote, tmp_path)
+    assert git("rev-parse", "HEAD", cwd=places.wiki) == git("rev-parse", "HEAD", cwd=check)

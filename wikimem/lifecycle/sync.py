@@ -150,6 +150,13 @@ class Sharing:
                         attempt,
                         tuple(dict.fromkeys(self.merged)),
                     )
+        except WikimemError as exc:
+            if not self.pushed:
+                raise
+            raise HistoryError(
+                f"pushed {self.pushed} commit(s) to {self.remote}/{self.branch}, but the "
+                f"wiki's branch did not follow: {exc}; run `wikimem sync` again"
+            ) from exc
         finally:
             if kept or self.settled:
                 # for the next sync: nothing once the branch followed, else what it must not
