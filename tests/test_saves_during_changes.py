@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import HAND, git, save_during_compile
+from tests.conftest import HAND, Result, git, save_during_compile
 from tests.openai_server import Reply
 from tests.recall_support import BUN, CACHE, PYTEST, learn, setup
 from wikimem import config
+from wikimem.indexing.indexer import drain
 from wikimem.intake.accept import enqueue
 from wikimem.intake.queue import Queue
 from wikimem.wiki.history.person_edits import PERSON_EDIT_MESSAGE
@@ -28,36 +29,38 @@ PROFILE = "PROFILE.md"
 
 
 @dataclass
-class Wiki:
+class Scene:
+    """A workspace whose wiki learned BUN, CACHE and PYTEST, where a command is set up."""
+
     places: config.Places
     settings: config.Settings
-    cli: Callable[..., object]
+    cli: Callable[..., Result]
     tmp_path: Path
     request: pytest.FixtureRequest
 
 
-def forget(w: Wiki) -> list[str]:
+def forget(w: Scene) -> list[str]:
     return ["forget", "build/bun#cache-key"]
 
 
-def restore(w: Wiki) -> list[str]:
-    assert w.cli("forget", "build/bun#cache-key").code == 0  # type: ignore[attr-defined]
+def restore(w: Scene) -> list[str]:
+    assert w.cli("forget", "build/bun#cache-key").code == 0
     return ["restore", "build/bun#cache-key"]
 
 
-def purge(w: Wiki) -> list[str]:
-    assert w.cli("forget", "build/bun#cache-key").code == 0  # type: ignore[attr-defined]
+def purge(w: Scene) -> list[str]:
+    assert w.cli("forget", "build/bun#cache-key").code == 0
     return ["purge", "--yes"]
 
 
-def undo(w: Wiki) -> list[str]:
+def undo(w: Scene) -> list[str]:
     sha = learn(w.places, w.settings, "run-2", ("deploy/cloud-run", "Port", "Listen on $PORT."))
     assert sha
     return ["undo", sha[:7]]
 
 
-def import_(w: Wiki) -> list[str]:
-    lines = [json.loads(x) for x in w.cli("export").out.splitlines()]  # type: ignore[attr-defined]
+def import_(w: Scene) -> list[str]:
+    lines = [json.loads(x) for x in w.cli("export").out.splitlines()]
     cache = next(x for x in lines if x["entry"] == "cache-key")
     cache["body"] = "The cache key is per OS and per lockfile hash."
     file = w.tmp_path / "in.jsonl"
@@ -65,7 +68,7 @@ def import_(w: Wiki) -> list[str]:
     return ["import", str(file)]
 
 
-def approve(w: Wiki) -> list[str]:
+def approve(w: Scene) -> list[str]:
     """A plan held for review (every removal is, with review.max_remove_share = 0)."""
     server = w.request.getfixturevalue("openai_server")
     env = {
@@ -95,23 +98,21 @@ def approve(w: Wiki) -> list[str]:
         * 4,
     }
     job = enqueue(w.places, settings, run)
-    from wikimem.indexing.indexer import drain
-
     assert [o.outcome for r in drain(w.places, settings) for o in r.outcomes] == ["held"]
     assert Queue(w.places.queue).state_of(job.job_id) == "review"
     return ["queue", "approve", job.job_id[:8]]
 
 
-def sync(w: Wiki) -> list[str]:
+def sync(w: Scene) -> list[str]:
     """Another machine pushed while this one learned: `sync` replays our commit on theirs."""
     remote = w.tmp_path / "remote.git"
     git("init", "--quiet", "--bare", "-b", "main", str(remote), cwd=w.tmp_path)
-    assert w.cli("sync", "--remote", str(remote)).code == 0  # type: ignore[attr-defined]
+    assert w.cli("sync", "--remote", str(remote)).code == 0
     other = w.tmp_path / "other"
     git("clone", "--quiet", str(remote), str(other / ".clarvis" / "memory"), cwd=w.tmp_path)
     places, settings = setup(other)
     learn(places, settings, "run-b", ("deploy/fly", "Regions", "Deploy to two regions."))
-    assert w.cli("-C", str(other), "sync").code == 0  # type: ignore[attr-defined]
+    assert w.cli("-C", str(other), "sync").code == 0
     learn(w.places, w.settings, "run-2", ("build/bun", "Workspaces", "Use bun workspaces."))
     return ["sync"]
 
@@ -127,12 +128,12 @@ def test_a_save_during_the_change_survives_success_and_failure(
     tmp_path: Path,
     request: pytest.FixtureRequest,
     monkeypatch: pytest.MonkeyPatch,
-    command: Callable[[Wiki], list[str]],
+    command: Callable[[Scene], list[str]],
     fail: bool,
 ) -> None:
     places, settings = setup(workspace)
     learn(places, settings, "run-1", BUN, CACHE, PYTEST)
-    args = command(Wiki(places, settings, cli, tmp_path, request))
+    args = command(Scene(places, settings, cli, tmp_path, request))
     # the page the change never writes on success; on failure, PROFILE.md, which it was about
     # to write when it broke
     relpath = PROFILE if fail else UNTOUCHED
