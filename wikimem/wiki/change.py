@@ -4,13 +4,13 @@
         change.apply(edits)            # or change.write / change.remove, then change.touch
         sha = change.commit(message)   # recompiles touched TOPIC.md files and PROFILE.md
 
-A pass, recompile, `queue approve`, forget, restore, purge, undo, import and sync's replay all
-use it. Invariant: under the workspace lock, the person's pending edits are committed first
-as theirs; pages are held (a write builds only on the text held or on this change's own
-writes, never on a later save: EditConflict instead); the commit holds exactly the bytes this
-change wrote, whatever a person saved since; on failure, only pages still as this change left
-them are put back as HEAD has them, so a person's save made during the change survives both
-success and failure.
+A pass, recompile, `queue approve`, forget, restore, purge, undo, import and sync's replay all use
+it (the replay as `scratch_change`, over a scratch work tree, one change per commit). Invariant:
+under the workspace lock, the person's pending edits are committed first as theirs; pages are held
+(a write builds only on the text held or on this change's own writes, never on a later save:
+EditConflict instead); the commit holds exactly the bytes this change wrote, whatever a person
+saved since; on failure, only pages still as this change left them are put back as HEAD has them,
+so a person's save made during the change survives both success and failure.
 """
 
 from __future__ import annotations
