@@ -51,6 +51,8 @@ def isolated_env(
         monkeypatch.delenv(name, raising=False)
     # no warm intake listener outlives a test, unless the test asks for one
     monkeypatch.setenv("WIKIMEM_LINGER", "0")
+    # nor a background pass staying for a retry (tests/test_due_retries.py asks for one)
+    monkeypatch.setenv("WIKIMEM_RETRY_WAIT", "0")
     yield home
 
 

@@ -302,6 +302,14 @@ def test_errors_are_one_line_with_usage_exit_code(workspace: Path, cli) -> None:
     assert result.err.count("\n") == 1 and "wikimem show --help" in result.err
     bad = cli("config", "set", "model.timeout", "soon")
     assert bad.code == 1 and "model.timeout" in bad.err and bad.err.count("\n") == 1
+    assert "expected a number (got 'soon')" in bad.err
+    # a negative number is a value the bounds refuse, not an unknown option
+    negative = cli("config", "set", "queue.batch", "-1")
+    assert (
+        negative.code == 1
+        and "queue.batch" in negative.err
+        and "No such option" not in negative.err
+    )
     unknown = cli("config", "set", "nope.key", "1")
     assert unknown.code == 2
 

@@ -93,6 +93,23 @@ def test_the_model_is_sent_the_persons_words(workspace: Path, openai_server) -> 
     assert "- bun: build/bun (new leaf)" in request
 
 
+def test_a_command_that_never_ran_is_marked_and_explained(workspace: Path, openai_server) -> None:
+    places, settings, _ = seeded(workspace, model_env(openai_server))
+    openai_server.script(Reply.plan({"summary": "nothing", "edits": []}))
+    rejected = {"kind": "command", "command": "rm -rf node_modules", "ran": False}
+
+    run = rich_run()
+    run["evidence"] = [*run["evidence"], rejected]  # type: ignore[index]
+    enqueue(places, settings, run)
+    drain(places, settings)
+
+    system, user = (m["content"] for m in openai_server.requests[-1].body["messages"])
+    record = json.loads(user.split(" BEGIN\n", 1)[1].split("\nRUN-DATA-", 1)[0])
+    never = [e for e in record["evidence"] if e.get("command") == "rm -rf node_modules"]
+    assert never and never[0]["ran"] is False and never[0]["exit_code"] is None
+    assert '"ran": false was proposed but never ran' in system
+
+
 # -- commit subjects ------------------------------------------------------------------------------
 
 

@@ -43,6 +43,11 @@ SETTINGS: dict[str, tuple[Any, type, str]] = {
     "queue.batch": (8, int, "jobs one pass may send to the model together"),
     "queue.done_days": (30, int, "days a finished job stays in queue/done/ (0: no limit)"),
     "queue.done_max": (1000, int, "finished jobs kept in queue/done/ (0: no limit)"),
+    "queue.retry_wait": (
+        600,
+        int,
+        "seconds a background pass stays for a retry coming due (0: never; WIKIMEM_RETRY_WAIT)",
+    ),
     "hook.linger": (600, int, "seconds a warm intake listener waits for the next run (0: none)"),
     "hook.start_budget": (6000, int, "characters the SessionStart hook prints (0: nothing)"),
     "hook.resume_budget": (1500, int, "characters it prints when a session resumes (0: nothing)"),
@@ -72,6 +77,7 @@ ENV_KEYS = {
     "model.api_key": "OPENAI_API_KEY",
     "model.fallbacks": "WIKIMEM_FALLBACK_MODELS",
     "hook.linger": "WIKIMEM_LINGER",
+    "queue.retry_wait": "WIKIMEM_RETRY_WAIT",
 }
 
 
@@ -203,6 +209,7 @@ class QueueSection:
     batch: int
     done_days: int
     done_max: int
+    retry_wait: int
 
 
 @dataclass(frozen=True)
@@ -400,6 +407,7 @@ BOUNDS: dict[str, Bounds] = {
     "queue.batch": Bounds(1),
     "queue.done_days": Bounds(0),
     "queue.done_max": Bounds(0),
+    "queue.retry_wait": Bounds(0, 86400),  # 0: a background pass never waits for a retry
     "hook.linger": Bounds(0),  # 0: no warm listener
     "hook.start_budget": Bounds(0),  # 0: the SessionStart hook prints nothing
     "hook.resume_budget": Bounds(0),
@@ -413,13 +421,16 @@ BOUNDS: dict[str, Bounds] = {
 def to_number(raw: Any, kind: type) -> int | float:
     if isinstance(raw, bool):  # TOML `batch = true` is not 1
         raise ValueError("expected a number")
-    if kind is float or isinstance(raw, float):
-        number: int | float = float(raw)
-    else:
-        try:
-            number = int(raw)
-        except ValueError:
-            number = float(raw)  # "2.5" is a number, just not a whole one
+    try:
+        if kind is float or isinstance(raw, float):
+            number: int | float = float(raw)
+        else:
+            try:
+                number = int(raw)
+            except ValueError:
+                number = float(raw)  # "2.5" is a number, just not a whole one
+    except (TypeError, ValueError):
+        raise ValueError(f"expected a number (got {raw!r})") from None
     if not math.isfinite(number):
         raise ValueError("expected a finite number")
     if kind is int and number != int(number):

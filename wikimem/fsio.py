@@ -178,6 +178,9 @@ def read_text(path: Path) -> str:
         return handle.read()
 
 
+PROBE_GRACE = 0.05  # seconds
+
+
 @contextlib.contextmanager
 def workspace_lock(
     lock_path: Path,
@@ -196,7 +199,10 @@ def workspace_lock(
     private = state_root(lock_path) is not None
     lock = FileLock(str(lock_path), mode=0o600 if private else -1)
     try:
-        lock.acquire(timeout=timeout if wait else 0)
+        # Not waiting still allows a grace of PROBE_GRACE: a hook probing whether a pass runs
+        # holds a shared lock for microseconds (intake.background._held), and a pass starting
+        # at that instant must not take the probe for a running pass and leave its jobs.
+        lock.acquire(timeout=timeout if wait else PROBE_GRACE, poll_interval=0.005)
     except Timeout as exc:
         raise LockBusy(busy) from exc
     _release_spawn_claim()

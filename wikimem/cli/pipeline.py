@@ -141,10 +141,18 @@ def hook(
 @cli.command()
 @click.option("-q", "--quiet", is_flag=True, help="Say nothing but errors (background passes).")
 @click.option("--wait", is_flag=True, help="Wait for a running pass instead of leaving.")
+@click.option(
+    "--until-due",
+    is_flag=True,
+    help="Then stay for failed jobs' retries that come due within queue.retry_wait seconds, "
+    "without holding the lock (what the background pass a hook starts does).",
+)
 @workspace_option
 @pass_ctx
-def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
-    """Drain the queue in the foreground: one pass per batch of jobs, one commit per pass."""
+def index(ctx: Ctx, quiet: bool, wait: bool, until_due: bool) -> None:
+    """Drain the queue in the foreground: one pass per batch of jobs, one commit per pass.
+    Returns once no job is ready; a job backing off after a failure is left for later, unless
+    --until-due."""
     queue = Queue(ctx.places.queue)
     total = queue.pending_ready()
     bar = None  # (a pass reports "no model configured" itself, once)
@@ -156,6 +164,7 @@ def index(ctx: Ctx, quiet: bool, wait: bool) -> None:
             ctx.places,
             ctx.settings,
             wait=wait,
+            until_due=until_due,
             progress=bar.update if bar else None,
             warn=lambda m: None if quiet else warn(m),
             after_commits=pusher(ctx.places, ctx.settings, warn),
@@ -330,7 +339,8 @@ def shown_value(key: str, value: Any) -> str:
 GLOBAL_HELP = "Write the global config (~/.clarvis/config.toml) instead of the workspace's."
 
 
-@config_cmd.command("set")
+# a negative number is a value to check against the setting's bounds, not an unknown option
+@config_cmd.command("set", context_settings={"ignore_unknown_options": True})
 @click.argument("key")
 @click.argument("value")
 @click.option("--global", "is_global", is_flag=True, help=GLOBAL_HELP)

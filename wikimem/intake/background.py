@@ -8,6 +8,11 @@ At most one pass process per workspace: a hook starts one only when no pass hold
 workspace lock (that pass re-checks the queue after releasing it, so it takes the new job) and
 no pass a hook started is still on its way to the lock (it will claim the job once it holds
 it). 50 hooks at once then start one or two passes, not 50 (figures in BENCHMARKS.md).
+
+A background pass then stays for the retries of failed jobs that come due within
+`queue.retry_wait` seconds (`index --until-due`, wikimem.indexing.indexer). At most one per
+workspace waits so (it holds `retry.lock`; another leaves after its passes), and it waits
+without the workspace lock: a hook meanwhile starts a pass of its own, as above.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import sys
 from collections.abc import Mapping
 
 PASS_LOCK = "pass.lock"  # the workspace lock (config.Places.lock), held by a running pass
+RETRY_LOCK = "retry.lock"  # held by the one background pass waiting for due retries
 LISTENER_LOCK = "listener.lock"  # held by a serving listener (config.Places.listener_lock)
 SPAWN_FD = "WIKIMEM_STARTING_FD"  # the inherited "starting" flock (wikimem.fsio lets it go)
 
@@ -24,8 +30,10 @@ SPAWN_FD = "WIKIMEM_STARTING_FD"  # the inherited "starting" flock (wikimem.fsio
 def spawn_pass(workspace: str, log_path: str, env: Mapping[str, str] | None = None) -> bool:
     """Start `wikimem index` detached, so the runner's next task never waits for it; unless a
     pass already runs or is starting in this workspace (False then: it will take the job).
-    The state folder is the one `log_path` is in."""
-    return _spawn_one(["index", "--quiet", "-C", workspace], log_path, PASS_LOCK, env)
+    The pass stays for retries coming due (`--until-due`). The state folder is the one
+    `log_path` is in."""
+    args = ["index", "--quiet", "--until-due", "-C", workspace]
+    return _spawn_one(args, log_path, PASS_LOCK, env)
 
 
 def spawn_listener(workspace: str, log_path: str, idle: int) -> bool:

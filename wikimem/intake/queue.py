@@ -4,7 +4,9 @@ States: pending → active (claimed by a pass) → done | failed | review; unrea
 corrupt; a person may drop a job they do not want indexed (kept in dropped). Finished jobs in
 done are pruned by age and count (`queue.done_days`, `queue.done_max`); a done job's id still
 says "already indexed" while it is kept. A job's id is derived from its run_id, so the same
-run enqueued twice is one job.
+run enqueued twice is one job. A failed attempt puts a job back in pending with `not_before`
+(backoff from BACKOFF_BASE doubling up to BACKOFF_MAX); the background pass stays for it when
+it comes due within `queue.retry_wait` (wikimem.indexing.indexer).
 Invariant: a job file is only ever written atomically, and only a pass holding the workspace
 lock moves files out of pending or active.
 """
@@ -210,7 +212,8 @@ class Queue:
         }
 
     def next_due(self) -> float | None:
-        """When the first pending job waiting out a backoff is due (epoch seconds)."""
+        """When the first pending job is due (epoch seconds; in the past when one is ready),
+        None when pending holds no readable job."""
         times = [job.not_before for _, job in self.jobs("pending") if job is not None]
         return min(times) if times else None
 
