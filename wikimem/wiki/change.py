@@ -51,6 +51,7 @@ class Change:
     topics: set[str] = field(default_factory=set)
     summaries: dict[str, str] = field(default_factory=dict)
     everything: bool = False  # recompile every topic (`wikimem recompile`)
+    scratch: bool = False  # a scratch work tree (sync's replay): nobody saves pages there
 
     # ---- writing -----------------------------------------------------------------------------
     def hold(self, relpaths: Iterable[str]) -> None:
@@ -61,7 +62,8 @@ class Change:
         wanted = [p for p in relpaths if p not in self.wiki.held() and p not in self.files]
         if wanted:
             self.wiki.hold(wanted)
-            self.repo.commit_person_edits(paths=wanted)
+            if not self.scratch:
+                self.repo.commit_person_edits(paths=wanted)
 
     def write(self, relpath: str, text: str) -> None:
         self.files.add(relpath)
@@ -202,7 +204,8 @@ def scratch_change(places: Places, settings: Settings, scratch: WikiRepo) -> Ite
     written, with the workspace's templates and name. The caller holds the workspace lock;
     no person edits a scratch tree, so there are no saves to commit first, and the wiki's own
     files are never touched."""
-    with _changing(Change(places, settings, Wiki(scratch.wiki), scratch, today())) as change:
+    change = Change(places, settings, Wiki(scratch.wiki), scratch, today(), scratch=True)
+    with _changing(change):
         yield change
 
 
