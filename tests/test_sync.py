@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, git, run_wikimem
+from tests.conftest import HAND, ROOT, git, run_wikimem
 from wikimem import config
 from wikimem.errors import HistoryError
 from wikimem.indexing.indexer import drain
@@ -302,9 +302,6 @@ def diverged(tmp_path: Path, remote: Path) -> tuple[Path, Path]:
     sync_in(b)
     learn(a, ("build/bun", "From a"))
     return a, b
-
-
-HAND = "A line the person saved while sync ran."
 
 
 def save_during_push(
