@@ -116,3 +116,27 @@ def git(*args: str, cwd: Path) -> str:
     return subprocess.run(
         ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
     ).stdout
+
+
+HAND = "A line the person saved while the change ran."
+
+
+def save_during_compile(monkeypatch: pytest.MonkeyPatch, page: Path, fail: bool) -> None:
+    """The person saves `page` (an editor's atomic save) the first time a change recompiles,
+    after it wrote its own pages and before it commits; `fail` then breaks the change."""
+    from wikimem.errors import WikiError
+    from wikimem.fsio import atomic_write_text
+    from wikimem.wiki import change
+
+    original = change.compile_profile
+    saved: list[Path] = []
+
+    def compile_profile(*args, **kwargs):  # type: ignore[no-untyped-def]
+        if not saved:
+            saved.append(page)
+            atomic_write_text(page, page.read_text(encoding="utf-8") + f"\n{HAND}\n")
+        if fail:
+            raise WikiError("the disk broke mid-change")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(change, "compile_profile", compile_profile)

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, git, run_wikimem
+from tests.conftest import HAND, ROOT, git, run_wikimem
 from wikimem import config
+from wikimem.errors import HistoryError
 from wikimem.indexing.indexer import drain
 from wikimem.intake.accept import enqueue
 from wikimem.lifecycle.sync import merge_entries, sync
@@ -288,3 +289,163 @@ def test_a_scratch_tree_left_by_a_killed_sync_is_cleaned_up(tmp_path: Path, remo
     sync_in(a, "--remote", str(remote))
     assert "wikimem-sync-" not in git("branch", cwd=places.wiki)
     assert len(git("worktree", "list", cwd=places.wiki).splitlines()) == 1
+
+
+def diverged(tmp_path: Path, remote: Path) -> tuple[Path, Path]:
+    """Machines a and b share a wiki; each learned something the other lacks, both in
+    build/bun, so a's sync rebuilds its commit on b's and the move changes that leaf."""
+    a, b = make_workspace(tmp_path, "a"), make_workspace(tmp_path, "b")
+    learn(a, ("build/bun", "Start"))
+    sync_in(a, "--remote", str(remote))
+    git("clone", "--quiet", str(remote), str(b / ".clarvis" / "memory"), cwd=tmp_path)
+    learn(b, ("build/bun", "From b"), ("deploy/fly", "Regions"))
+    sync_in(b)
+    learn(a, ("build/bun", "From a"))
+    return a, b
+
+
+def save_during_push(
+    monkeypatch: pytest.MonkeyPatch, page: Path, times: int = 1, fail: bool = False
+) -> list[str]:
+    """The person saves `page` each time sync pushes (up to `times`), after the rebuild and
+    before the branch moves; `fail`: the push then breaks (the network went away)."""
+    from wikimem.errors import HistoryError
+    from wikimem.wiki.history import WikiRepo
+
+    real_push = WikiRepo.push
+    lines: list[str] = []
+
+    def push(self: WikiRepo, name: str, sha: str, branch: str) -> bool:
+        if len(lines) < times:
+            lines.append(f"{HAND} ({len(lines) + 1})")
+            page.write_text(page.read_text(encoding="utf-8") + f"\n{lines[-1]}\n")
+        if fail:
+            raise HistoryError("push: could not resolve host")
+        return real_push(self, name, sha, branch)
+
+    monkeypatch.setattr(WikiRepo, "push", push)
+    return lines
+
+
+@pytest.mark.parametrize("page", ["build/bun/MEMORY.md", "PROFILE.md"])
+def test_a_save_during_the_push_is_committed_as_theirs_and_shared(
+    tmp_path: Path, remote: Path, monkeypatch: pytest.MonkeyPatch, page: str
+) -> None:
+    a, _ = diverged(tmp_path, remote)
+    places = config.places(a, {})
+    saved = places.wiki / page
+    lines = save_during_push(monkeypatch, saved)
+    # the move changes the saved page: `reset --keep` would refuse, after the push
+    done = sync(places, config.load(places, {}))
+    assert done.attempts == 2 and done.pushed == 2  # a's commit, then the save on top
+    assert lines[0] in saved.read_text(encoding="utf-8")
+    assert git("status", "--porcelain", cwd=places.wiki) == ""
+    check = checkout(remote, tmp_path)
+    assert git("rev-parse", "HEAD", cwd=places.wiki) == git("rev-parse", "HEAD", cwd=check)
+    assert lines[0] in (check / page).read_text(encoding="utf-8")
+    assert git("log", "-1", "--format=%an|%s", cwd=check).strip() == (
+        "Ada Person|Edit the wiki by hand"
+    )
+    assert entries(check, "build/bun") == ["start", "from-b", "from-a"]
+    assert (
+        "Regions"
+        in (places.wiki / "PROFILE.md").read_text()
+        + (places.wiki / "deploy" / "TOPIC.md").read_text()
+    )
+
+
+def test_a_save_the_move_would_clobber_is_committed_as_theirs_and_rebuilt(
+    tmp_path: Path, remote: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from wikimem.wiki.history import WikiRepo
+
+    a, _ = diverged(tmp_path, remote)
+    places = config.places(a, {})
+    saved = places.wiki / "build" / "bun" / "MEMORY.md"
+    real_move = WikiRepo.move_to
+    moves: list[bool] = []
+
+    def move_to(self: WikiRepo, sha: str) -> bool:
+        if not moves:  # saved after sync's last look, right before the branch moves
+            saved.write_text(saved.read_text(encoding="utf-8") + f"\n{HAND}\n")
+        moves.append(real_move(self, sha))
+        return moves[-1]
+
+    monkeypatch.setattr(WikiRepo, "move_to", move_to)
+    done = sync(places, config.load(places, {}))
+    assert moves == [False, True]  # `reset --keep` refused to clobber the save, nothing moved
+    assert done.attempts == 2 and done.pushed == 2
+    assert HAND in saved.read_text(encoding="utf-8")
+    assert git("status", "--porcelain", cwd=places.wiki) == ""
+    check = checkout(remote, tmp_path)
+    assert git("rev-parse", "HEAD", cwd=places.wiki) == git("rev-parse", "HEAD", cwd=check)
+    assert HAND in (check / "build" / "bun" / "MEMORY.md").read_text(encoding="utf-8")
+    assert entries(check, "build/bun") == ["start", "from-b", "from-a"]
+
+
+def test_a_failed_push_leaves_the_wiki_and_a_save_made_meanwhile_as_they_were(
+    tmp_path: Path, remote: Path, monkeypatch: pytest.MonkeyPatch, cli
+) -> None:
+    a, _ = diverged(tmp_path, remote)
+    places = config.places(a, {})
+    head = git("rev-parse", "HEAD", cwd=places.wiki)
+    saved = places.wiki / "build" / "bun" / "MEMORY.md"
+    lines = save_during_push(monkeypatch, saved, fail=True)
+    done = cli("-C", str(a), "sync")
+    assert done.code == 1 and "could not resolve host" in done.err
+    assert git("rev-parse", "HEAD", cwd=places.wiki) == head
+    assert git("status", "--porcelain", cwd=places.wiki).split() == ["M", "build/bun/MEMORY.md"]
+    assert lines[0] in saved.read_text(encoding="utf-8")
+    assert not (places.wiki / "deploy").exists()  # nothing of the remote's came in
+    assert "wikimem-sync-" not in git("branch", cwd=places.wiki)
+
+
+def test_saves_in_every_round_say_the_branch_stayed_behind_and_the_next_sync_settles(
+    tmp_path: Path, remote: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, _ = diverged(tmp_path, remote)
+    places = config.places(a, {})
+    saved = places.wiki / "build" / "bun" / "MEMORY.md"
+    lines = save_during_push(monkeypatch, saved, times=3)
+    with pytest.raises(HistoryError, match="run `wikimem sync` again") as failed:
+        sync(places, config.load(places, {}), attempts=3)
+    assert "pushed 3 commit(s)" in str(failed.value) and "committed as yours" in str(failed.value)
+    text = saved.read_text(encoding="utf-8")
+    assert all(line in text for line in lines)  # every save on disk, committed as theirs
+    assert git("status", "--porcelain", cwd=places.wiki) == ""
+    monkeypatch.undo()
+    done = sync(places, config.load(places, {}))
+    check = checkout(remote, tmp_path)
+    assert git("rev-parse", "HEAD", cwd=places.wiki) == git("rev-parse", "HEAD", cwd=check)
+    shared = (check / "build" / "bun" / "MEMORY.md").read_text(encoding="utf-8")
+    assert [shared.count(line) for line in lines] == [1, 1, 1], shared
+    assert entries(check, "build/bun") == ["start", "from-b", "from-a"]
+    assert done.pushed == 1  # the last save; what the failed sync pushed is not rebuilt again
+    # so no rebuilt commit of wikimem's took the person's lines out and put them back
+    assert f"-{HAND}" not in git("log", "-p", "--format=", cwd=check)
+    assert "wikimem/sync" not in git("for-each-ref", cwd=places.wiki)
+
+
+def test_a_sync_that_pushed_and_then_failed_says_the_branch_stayed_behind(
+    tmp_path: Path, remote: Path, monkeypatch: pytest.MonkeyPatch, cli
+) -> None:
+    from wikimem.wiki.history import WikiRepo
+
+    a, _ = diverged(tmp_path, remote)
+    places = config.places(a, {})
+    head = git("rev-parse", "HEAD", cwd=places.wiki)
+
+    def move_to(self: WikiRepo, sha: str) -> bool:
+        raise HistoryError("reset: Unable to create 'index.lock': File exists.")
+
+    monkeypatch.setattr(WikiRepo, "move_to", move_to)
+    done = cli("-C", str(a), "sync")
+    assert done.code == 1 and "index.lock" in done.err
+    assert "pushed 1 commit(s) to origin/main, but the wiki's branch did not follow" in done.err
+    assert git("rev-parse", "HEAD", cwd=places.wiki) == head
+    assert git("status", "--porcelain", cwd=places.wiki) == ""
+    monkeypatch.undo()
+    again = sync(places, config.load(places, {}))
+    assert again.pushed == 0 and again.received  # the push is not made twice
+    check = checkout(remote, tmp_path)
+    assert git("rev-parse", "HEAD", cwd=places.wiki) == git("rev-parse", "HEAD", cwd=check)

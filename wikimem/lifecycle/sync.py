@@ -3,8 +3,11 @@
 Invariants: the wiki's history stays linear (wikimem's commits are rebuilt on top of the remote's,
 never merged); nothing either side wrote is lost (a leaf both sides changed is merged entry by
 entry, our entries winning for the ids our commit touched); TOPIC.md and PROFILE.md are
-regenerated from the merged leaves instead of merged as text; the wiki's branch and files move
-only once the rebuilt history is on the remote (or when there is nothing to push).
+regenerated from the merged leaves instead of merged as text; each replayed commit is one
+`scratch_change`, the same transaction as every other change, in a scratch work tree; the wiki's
+branch and files move only once the rebuilt history is on the remote (or when there is nothing
+to push), and only with every page a person saved meanwhile committed as theirs and rebuilt on
+top: a failure leaves the wiki's files as they were.
 """
 
 from __future__ import annotations
@@ -14,12 +17,12 @@ from dataclasses import dataclass, field
 
 from wikimem.config import Places, Settings
 from wikimem.errors import HistoryError, WikimemError
-from wikimem.fsio import atomic_write_text, read_text, workspace_lock
+from wikimem.fsio import read_text, workspace_lock
 from wikimem.wiki import markdown
-from wikimem.wiki.compile import compile_profile, compile_topic
-from wikimem.wiki.history import Identity, WikiRepo
-from wikimem.wiki.pages import LEAF_FILE, PROFILE_FILE, TOPIC_FILE, Wiki
-from wikimem.wiki.workspace import ensure_wiki, open_repo, today
+from wikimem.wiki.change import scratch_change
+from wikimem.wiki.history import Commit, Identity, WikiRepo
+from wikimem.wiki.pages import LEAF_FILE, PROFILE_FILE, TOPIC_FILE
+from wikimem.wiki.workspace import ensure_wiki, open_repo
 
 ATTEMPTS = 5  # pushes refused because another machine pushed first, before giving up
 LOCK_TIMEOUT = 300.0  # seconds to wait for a running pass
@@ -103,66 +106,158 @@ def sync_locked(
         )
     repo.commit_person_edits()
     repo.drop_scratches()
-    branch = repo.branch()
-    merged: list[str] = []
-    for attempt in range(1, max(attempts, 1) + 1):
-        theirs = repo.fetch(remote, branch)
+    sharing = Sharing(repo, places, settings, remote, repo.branch())
+    sharing.settled, sharing.sent = repo.settled()
+    return sharing.run(max(attempts, 1))
+
+
+@dataclass
+class Sharing:
+    """One sync's rounds: fetch, rebuild our commits on the remote's, push, move the branch.
+
+    A person may save a page meanwhile (editors take no lock): before the branch moves, the
+    save is committed as theirs, and a rebuild made without it is stale, so the round is
+    taken again with it on top. The wiki's files change only by the final move (`reset
+    --keep`, which refuses to clobber a save: then that round, too, is taken again)."""
+
+    repo: WikiRepo
+    places: Places
+    settings: Settings
+    remote: str
+    branch: str
+    pushed: int = 0
+    received: bool = False
+    merged: list[str] = field(default_factory=list)
+    # our local commit whose changes the remote has, rebuilt (never rebuilt again while the
+    # remote has `sent`, the commit pushed with them); kept for the next sync when this one
+    # pushed but could not move the branch
+    settled: str | None = None
+    sent: str | None = None
+
+    def run(self, attempts: int) -> Synced:
+        kept = self.settled is not None
+        done = False
+        try:
+            for attempt in range(1, attempts + 1):
+                if self.round():
+                    done = True
+                    return Synced(
+                        self.remote,
+                        self.branch,
+                        self.repo.head(),
+                        self.pushed,
+                        self.received,
+                        attempt,
+                        tuple(dict.fromkeys(self.merged)),
+                    )
+        except WikimemError as exc:
+            if not self.pushed:
+                raise
+            raise HistoryError(
+                f"pushed {self.pushed} commit(s) to {self.remote}/{self.branch}, but the "
+                f"wiki's branch did not follow: {exc}; run `wikimem sync` again"
+            ) from exc
+        finally:
+            if kept or self.settled:
+                # for the next sync: nothing once the branch followed, else what it must not
+                # rebuild again
+                self.repo.settle(*((None, None) if done else (self.settled, self.sent)))
+        if self.pushed:
+            raise HistoryError(
+                f"pushed {self.pushed} commit(s) to {self.remote}/{self.branch}, but pages "
+                f"saved meanwhile kept the wiki's branch from following it after {attempts} "
+                "attempts; the saves are committed as yours: run `wikimem sync` again"
+            )
+        raise HistoryError(
+            f"could not push the wiki to {self.remote} after {attempts} attempts: other "
+            "machines kept pushing first; run `wikimem sync` again"
+        )
+
+    def round(self) -> bool:
+        """One fetch, rebuild, push and move; False when it must be taken again (the push
+        lost a race, or a person saved a page meanwhile)."""
+        repo = self.repo
+        theirs = repo.fetch(self.remote, self.branch)
         head = repo.head()
         assert head is not None  # ensure_wiki made the first commit
+        settled = (
+            [self.settled]
+            if self.settled
+            and self.sent
+            and theirs
+            and repo.is_ancestor(self.settled, head)
+            and repo.is_ancestor(self.sent, theirs)
+            else []
+        )
+        merged: list[str] = []
         if theirs is None or repo.is_ancestor(theirs, head):
-            target, ours = head, len(repo.commits_since(theirs)) if theirs else -1
-            received = False
+            target = head
+            ours = len(repo.commits_since(theirs, *settled)) if theirs else -1
         elif repo.is_ancestor(head, theirs):
-            repo.move_to(theirs)
-            return Synced(remote, branch, theirs, 0, True, attempt)
+            target, ours = theirs, 0
         else:
-            replay = rebuild(repo, theirs, places, settings)
-            target, ours, received = replay.head, replay.kept, True
-            merged = replay.merged
-        if target == theirs:  # our commits changed nothing the remote lacked
-            repo.move_to(theirs)
-            return Synced(
-                remote, branch, theirs, 0, received, attempt, tuple(dict.fromkeys(merged))
-            )
-        if repo.push(remote, target, branch):
-            if target != head:
-                repo.move_to(target)
-            pushed = ours if ours >= 0 else len(repo.log(limit=100000))
-            return Synced(
-                remote, branch, target, pushed, received, attempt, tuple(dict.fromkeys(merged))
-            )
-    raise HistoryError(
-        f"could not push the wiki to {remote} after {attempts} attempts: other "
-        "machines kept pushing first; run `wikimem sync` again"
-    )
+            replay = rebuild(repo, theirs, self.places, self.settings, settled)
+            target, ours, merged = replay.head, replay.kept, replay.merged
+        if repo.commit_person_edits():
+            return False  # saved while we fetched and rebuilt: rebuild with the save on top
+        if target != theirs:
+            if not repo.push(self.remote, target, self.branch):
+                return False
+            self.pushed += ours if ours >= 0 else len(repo.log(limit=100000))
+        # the remote now has all `head` holds: those commits are never rebuilt again
+        self.settled, self.sent = head, target
+        self.merged += merged
+        self.received = self.received or (theirs is not None and target != head)
+        if target == head:
+            return True
+        if repo.commit_person_edits() is None and repo.move_to(target):
+            return True
+        # a save since the look above (or one the move would have clobbered): committed as
+        # theirs, so the branch moves only once a rebuild has it on top
+        repo.commit_person_edits()
+        return False
 
 
-def rebuild(repo: WikiRepo, theirs: str, places: Places, settings: Settings) -> Replay:
-    """Our commits the remote lacks, rebuilt one by one on top of `theirs`."""
-    commits = repo.commits_since(theirs)
+def rebuild(
+    repo: WikiRepo, theirs: str, places: Places, settings: Settings, settled: list[str]
+) -> Replay:
+    """Our commits the remote lacks (and has not already had rebuilt), rebuilt one by one on
+    top of `theirs` in a scratch work tree, each through a change of its own."""
+    commits = repo.commits_since(theirs, *settled)
     with repo.scratch(theirs) as scratch:
         replay = Replay(head=theirs)
-        wiki = Wiki(scratch.wiki)
         for commit in commits:
-            parent = repo.parent(commit.sha)
-            touched: list[str] = []
-            for path in commit.paths:
-                base, ours = repo.read(parent, path), repo.read(commit.sha, path)
-                current = read_text(wiki.root / path) if (wiki.root / path).is_file() else None
-                result = merge(repo, path, base, ours, current, replay.merged)
-                if result != current:
-                    write(wiki, path, result)
-                    touched.append(path)
-            touched += recompile(wiki, commit.paths, places, settings)
-            author = Identity(commit.author, commit.email)
-            sha = (
-                scratch.commit(repo.message(commit.sha), paths=sorted(set(touched)), author=author)
-                if touched
-                else None
-            )
+            sha = replay_commit(repo, scratch, commit, places, settings, replay.merged)
             if sha:
                 replay.head, replay.kept = sha, replay.kept + 1
         return replay
+
+
+def replay_commit(
+    repo: WikiRepo,
+    scratch: WikiRepo,
+    commit: Commit,
+    places: Places,
+    settings: Settings,
+    merged: list[str],
+) -> str | None:
+    """Our change (the commit against its parent) applied to the scratch tree, TOPIC.md and
+    PROFILE.md recompiled from the merged leaves, committed with the commit's author and
+    message; None when it changes nothing there."""
+    parent = repo.parent(commit.sha)
+    with scratch_change(places, settings, scratch) as change:
+        for path in commit.paths:
+            base, ours = repo.read(parent, path), repo.read(commit.sha, path)
+            on_disk = change.wiki.confine(path)
+            current = read_text(on_disk) if on_disk.is_file() else None
+            result = merge(repo, path, base, ours, current, merged)
+            if result != current:
+                if result is None:
+                    change.remove(path)
+                else:
+                    change.write(path, result)
+            change.touch(path)
+        return change.commit(repo.message(commit.sha), author=Identity(commit.author, commit.email))
 
 
 def merge(
@@ -226,30 +321,3 @@ def merge_entries(base: str | None, ours: str, theirs: str) -> str:
     if newer and str(result.meta.get("updated") or "") != newer:
         result = markdown.with_meta(result, "updated", newer)
     return result.render()
-
-
-def write(wiki: Wiki, path: str, text: str | None) -> None:
-    target = wiki.confine(path)
-    if text is None:
-        if target.exists():
-            target.unlink()
-        return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(target, text)
-
-
-def recompile(wiki: Wiki, paths: tuple[str, ...], places: Places, settings: Settings) -> list[str]:
-    """Regenerate the TOPIC.md of every topic these paths are in, then PROFILE.md."""
-    topics = {p.split("/", 1)[0] for p in paths if "/" in p} & set(wiki.topics())
-    date = today()
-    changed = [
-        p
-        for p in (compile_topic(wiki, t, date, None, places.templates) for t in sorted(topics))
-        if p
-    ]
-    if paths:
-        profile = compile_profile(
-            wiki, date, settings.wiki.profile_max, places.workspace.name, places.templates
-        )
-        changed += [profile] if profile else []
-    return changed

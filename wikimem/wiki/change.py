@@ -4,13 +4,13 @@
         change.apply(edits)            # or change.write / change.remove, then change.touch
         sha = change.commit(message)   # recompiles touched TOPIC.md files and PROFILE.md
 
-A pass, recompile, `queue approve`, forget, restore, purge, undo, import and sync's replay all
-use it. Invariant: under the workspace lock, the person's pending edits are committed first
-as theirs; pages are held (a write builds only on the text held or on this change's own
-writes, never on a later save: EditConflict instead); the commit holds exactly the bytes this
-change wrote, whatever a person saved since; on failure, only pages still as this change left
-them are put back as HEAD has them, so a person's save made during the change survives both
-success and failure.
+A pass, recompile, `queue approve`, forget, restore, purge, undo, import and sync's replay all use
+it (the replay as `scratch_change`, over a scratch work tree, one change per commit). Invariant:
+under the workspace lock, the person's pending edits are committed first as theirs; pages are held
+(a write builds only on the text held or on this change's own writes, never on a later save:
+EditConflict instead); the commit holds exactly the bytes this change wrote, whatever a person
+saved since; on failure, only pages still as this change left them are put back as HEAD has them,
+so a person's save made during the change survives both success and failure.
 """
 
 from __future__ import annotations
@@ -51,15 +51,19 @@ class Change:
     topics: set[str] = field(default_factory=set)
     summaries: dict[str, str] = field(default_factory=dict)
     everything: bool = False  # recompile every topic (`wikimem recompile`)
+    scratch: bool = False  # a scratch work tree (sync's replay): nobody saves pages there
 
     # ---- writing -----------------------------------------------------------------------------
     def hold(self, relpaths: Iterable[str]) -> None:
         """Hold pages to their text now, then commit a person's pending saves of them as
-        theirs: a later save of a held page is an EditConflict, never a base."""
-        wanted = [p for p in relpaths if p not in self.wiki.held()]
+        theirs: a later save of a held page is an EditConflict, never a base. A page this
+        change already wrote is its own (a later save of it is an EditConflict already), never
+        a person's edit to commit."""
+        wanted = [p for p in relpaths if p not in self.wiki.held() and p not in self.files]
         if wanted:
             self.wiki.hold(wanted)
-            self.repo.commit_person_edits(paths=wanted)
+            if not self.scratch:
+                self.repo.commit_person_edits(paths=wanted)
 
     def write(self, relpath: str, text: str) -> None:
         self.files.add(relpath)
@@ -189,14 +193,31 @@ def wiki_change(
         ensure_wiki(places, settings, repo)
         if not looked:
             repo.commit_person_edits()
-        change = Change(places, settings, wiki or Wiki(places.wiki), repo, today())
-        try:
-            yield change
-        except BaseException:
-            change.rollback()
-            raise
-        finally:
-            change.wiki.release()
+        with _changing(Change(places, settings, wiki or Wiki(places.wiki), repo, today())) as c:
+            yield c
+
+
+@contextmanager
+def scratch_change(places: Places, settings: Settings, scratch: WikiRepo) -> Iterator[Change]:
+    """The transaction over a scratch work tree of the wiki's repository (`WikiRepo.scratch`),
+    where sync rebuilds commits: the same writes, recompiles and commit of exactly the bytes
+    written, with the workspace's templates and name. The caller holds the workspace lock;
+    no person edits a scratch tree, so there are no saves to commit first, and the wiki's own
+    files are never touched."""
+    change = Change(places, settings, Wiki(scratch.wiki), scratch, today(), scratch=True)
+    with _changing(change):
+        yield change
+
+
+@contextmanager
+def _changing(change: Change) -> Iterator[Change]:
+    try:
+        yield change
+    except BaseException:
+        change.rollback()
+        raise
+    finally:
+        change.wiki.release()
 
 
 @contextmanager

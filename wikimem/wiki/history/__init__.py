@@ -326,17 +326,25 @@ class WikiRepo:
         with self.session() as s:
             return sharing.is_ancestor(s, older, newer)
 
-    def commits_since(self, upstream: str) -> list[Commit]:
+    def commits_since(self, upstream: str, *settled: str) -> list[Commit]:
         with self.session() as s:
-            return sharing.commits_since(s, upstream)
+            return sharing.commits_since(s, upstream, *settled)
+
+    def settled(self) -> tuple[str | None, str | None]:
+        with self.session() as s:
+            return sharing.settled(s)
+
+    def settle(self, settled: str | None, sent: str | None) -> None:
+        with self.session() as s:
+            sharing.settle(s, settled, sent)
 
     def merge_text(self, base: str | None, ours: str, theirs: str) -> str | None:
         with self.session() as s:
             return sharing.merge_text(s, base, ours, theirs)
 
-    def move_to(self, sha: str) -> None:
+    def move_to(self, sha: str) -> bool:
         with self.session() as s:
-            sharing.move_to(s, sha)
+            return sharing.move_to(s, sha)
 
     @contextlib.contextmanager
     def scratch(self, rev: str) -> Iterator[WikiRepo]:

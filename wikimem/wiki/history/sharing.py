@@ -3,7 +3,8 @@ git's three-way merge of one file, and the scratch work trees a sync rebuilds co
 
 Invariant: these functions never touch the wiki's files or index except `move_to`, which moves
 the branch with `reset --keep` (refusing rather than clobbering a person's edits); a push that
-lost a race is a value (False), not an error, so the caller can fetch and rebuild.
+lost a race and a move refused over a person's save are values (False), not errors, so the
+caller can commit the save, fetch and rebuild.
 """
 
 from __future__ import annotations
@@ -27,6 +28,13 @@ PUSH_RACES = (
     "incorrect old value",
     "stale info",
 )
+# A sync that pushed but could not move the branch (a person kept saving) leaves these: our
+# last local commit whose changes the remote has, rebuilt, and the commit pushed with them;
+# the next sync rebuilds only what came after, and only while the remote still has that push.
+SETTLED_REF = "refs/wikimem/sync-settled"
+SENT_REF = "refs/wikimem/sync-sent"
+# What `reset --keep` says when it refuses to move over a person's uncommitted edit.
+KEEP_REFUSALS = ("not uptodate", "would be overwritten", "cannot merge")
 
 
 def branch(s: Session, wiki: Path) -> str:
@@ -82,8 +90,10 @@ def is_ancestor(s: Session, older: str, newer: str) -> bool:
     return s.probe("merge-base", "--is-ancestor", older, newer) is not None
 
 
-def commits_since(s: Session, upstream: str) -> list[Commit]:
-    """Commits on the wiki's branch that `upstream` lacks, oldest first, with their paths."""
+def commits_since(s: Session, upstream: str, *settled: str) -> list[Commit]:
+    """Commits on the wiki's branch that `upstream` lacks, oldest first, with their paths;
+    leaving out those in the history of `settled` too (commits whose changes the remote
+    already has, rebuilt)."""
     if s.head() is None:
         return []
     out = s.run(
@@ -96,7 +106,7 @@ def commits_since(s: Session, upstream: str) -> list[Commit]:
         "--name-only",
         "--no-renames",
         "HEAD",
-        f"^{upstream}",
+        *(f"^{rev}" for rev in (upstream, *settled)),
         "--",
         s.scope,
     )
@@ -116,9 +126,17 @@ def merge_text(s: Session, base: str | None, ours: str, theirs: str) -> str | No
     return decode(out) if status == 0 else None
 
 
-def move_to(s: Session, sha: str) -> None:
-    """Move the wiki's branch and files to `sha`, keeping (or refusing to clobber) edits."""
-    s.run("reset", "--quiet", "--keep", sha)
+def move_to(s: Session, sha: str) -> bool:
+    """Move the wiki's branch and files to `sha`, keeping a person's uncommitted edits of
+    files the move leaves alone; False, with nothing moved, when the move would clobber one
+    (a file a person saved that the move changes)."""
+    status, out, err = s.attempt("reset", "--quiet", "--keep", sha)
+    if status == 0:
+        return True
+    said = f"{decode(out)}\n{err}".lower()
+    if any(sign in said for sign in KEEP_REFUSALS):
+        return False
+    raise HistoryError(one_line("reset", err or decode(out)))
 
 
 def scratch_branch(folder: str) -> str:
@@ -157,3 +175,22 @@ def drop_scratches(s: Session) -> None:
         )
     ):
         s.probe("branch", "-D", "--", stale.strip())
+
+
+def settled(s: Session) -> tuple[str | None, str | None]:
+    """What the last sync that could not move the branch left: (settled, sent)."""
+    found = [s.probe("rev-parse", "--verify", "-q", f"{ref}^{{commit}}") for ref in REFS]
+    settled, sent = (decode(out).strip() if out else None for out in found)
+    return settled, sent
+
+
+def settle(s: Session, settled: str | None, sent: str | None) -> None:
+    """Keep (or with None, forget) what `settled` returns for the next sync."""
+    for ref, sha in zip(REFS, (settled, sent), strict=True):
+        if sha and settled and sent:
+            s.run("update-ref", ref, sha)
+        else:
+            s.probe("update-ref", "-d", ref)
+
+
+REFS = (SETTLED_REF, SENT_REF)
