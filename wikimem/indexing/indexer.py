@@ -354,6 +354,7 @@ class Pass:
     ) -> bool:
         """One try at settling; EditConflict when a page changed under the pass."""
         share = self.settings.review.max_remove_share if review else 1.0
+        elsewhere = provider_name(self.settings) != WIKI
         plan = validate(
             extraction.plan,
             self.wiki.entry_bodies,
@@ -361,7 +362,12 @@ class Pass:
             max_remove_share=share,
             verified=verified,
             confine=self.wiki.confine,
+            entries_known=not elsewhere,
         )
+        if review and elsewhere and not plan.held and any(e.action == "remove" for e in plan.edits):
+            # wikimem cannot count what another provider holds, so cannot tell a mass removal
+            held = "removes memory another provider holds; wikimem cannot tell how much of it"
+            plan = replace(plan, held=held)
         common = {
             "model": extraction.model,
             "prompt_tokens": extraction.prompt_tokens,
