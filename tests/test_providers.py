@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import ROOT, git
 from wikimem import config
 from wikimem.errors import ConfigError
-from wikimem.indexing.indexer import drain
+from wikimem.indexing.drain import drain
 from wikimem.intake.accept import enqueue
 from wikimem.intake.queue import Queue
 from wikimem.providers import Capabilities, Found, load
