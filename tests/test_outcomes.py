@@ -70,3 +70,14 @@ def test_with_a_model_no_change_gives_its_reason_and_rejections_theirs(
     assert re.search(
         r"^m3: changed in commit [0-9a-f]{7} \(edits rejected: add \.\./\.\./etc#x ", both, re.M
     ), both
+
+
+def test_a_change_another_provider_made_names_it_not_an_empty_commit() -> None:
+    from wikimem.foreground import describe
+    from wikimem.intake.passlog import Outcome
+
+    made = Outcome("t", "p", "j", "r", "changed", commit=None, note="1 edit(s) to memory-server")
+    assert describe(made) == "changed: 1 edit(s) to memory-server"
+    assert describe(Outcome("t", "p", "j", "r", "changed", commit="abcdef1234")) == (
+        "changed in commit abcdef1"
+    )

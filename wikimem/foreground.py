@@ -85,7 +85,9 @@ def describe(outcome: Outcome) -> str:
         extra = "; ".join(
             filter(None, (f"edits rejected: {rejected}" if rejected else "", already))
         )
-        return f"changed in commit {(outcome.commit or '')[:7]}" + (f" ({extra})" if extra else "")
+        # another memory provider has no commit: its note names the change
+        where = f" in commit {outcome.commit[:7]}" if outcome.commit else f": {outcome.note}"
+        return f"changed{where if where != ': ' else ''}" + (f" ({extra})" if extra else "")
     if outcome.outcome == "no change":
         if rejected:
             return f"edits rejected: {rejected}" + (f"; {already}" if already else "")
