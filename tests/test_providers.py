@@ -4,7 +4,9 @@ memory server (tests/mcp_memory_server.py, the official SDK) started as a comman
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -54,7 +56,7 @@ def test_the_mcp_adapter_maps_a_memory_servers_tools(tmp_path: Path) -> None:
     provider = McpProvider(shlex.split(command(store)))
     assert provider.capabilities() == Capabilities(write=True, remove=True)
     edit = Edit("add", "build/bun", "lockfile-drift", "Lockfile drift", "procedural", LOCKFILE)
-    assert provider.apply([edit], "remember") == "1 edit(s) to " + Path(sys.executable).name
+    assert provider.apply([edit], "remember") == "1 edit(s) to the MCP memory server 'test-memory'"
     graph = json.loads(store.read_text())
     assert graph["entities"][0]["name"] == "build/bun#lockfile-drift"
     assert provider.search("frozen-lockfile", 5) == [
@@ -256,3 +258,32 @@ def test_updates_and_removals_of_what_only_the_provider_holds(
     [(held, _)] = list(Queue(places.queue).jobs("review"))
     approve(places, settings, held.stem)
     assert json.loads(store.read_text())["entities"] == []
+
+
+REFERENCE = os.environ.get("WIKIMEM_TEST_MCP_MEMORY_JS", "")
+
+
+@pytest.mark.skipif(
+    not (REFERENCE and shutil.which("node")),
+    reason="set WIKIMEM_TEST_MCP_MEMORY_JS to the reference memory server's dist/index.js "
+    "(npm install @modelcontextprotocol/server-memory) to run this against it",
+)
+def test_the_reference_mcp_memory_server_takes_writes_and_answers_reads(
+    workspace: Path, cli
+) -> None:  # type: ignore[no-untyped-def]
+    """The same round trip against the memory server most MCP clients use (Node, published on
+    npm as @modelcontextprotocol/server-memory), not one written here."""
+    store = workspace / "memory.jsonl"
+    cmd = shlex.join(["env", f"MEMORY_FILE_PATH={store}", "node", REFERENCE])
+    places, settings = configure(
+        workspace, f"[memory]\nprovider = 'mcp'\ncommand = {json.dumps(cmd)}\n"
+    )
+    init(places, settings)
+    enqueue(places, settings, run_record("r1"))
+    [(outcome, note)] = outcomes(places, settings)
+    assert outcome == "changed" and note == "1 edit(s) to the MCP memory server 'memory-server'"
+    saved = [json.loads(line) for line in store.read_text().splitlines()]
+    assert [e["name"] for e in saved if e["type"] == "entity"] == ["build/bun#lockfile-drift"]
+    assert "build/bun#lockfile-drift" in cli("search", "frozen-lockfile").out
+    assert LOCKFILE in cli("show", "build/bun#lockfile-drift").out
+    assert "build/bun#lockfile-drift" in cli("context", "--query", "bun lockfile").out

@@ -44,6 +44,7 @@ class McpProvider:
         self.argv = list(argv)
         self.env = env
         self._tools: frozenset[str] | None = None
+        self.server = os.path.basename(self.argv[0]) if self.argv else "?"  # then as it says
 
     @classmethod
     def from_settings(cls, settings: Settings) -> McpProvider:
@@ -70,7 +71,12 @@ class McpProvider:
                     stdio_client(params, errlog=errlog) as (read, write),
                     ClientSession(read, write) as session,
                 ):
-                    await session.initialize()
+                    started = await session.initialize()
+                    # the SDK spells it server_info since 2.0, serverInfo before
+                    info = getattr(started, "server_info", None) or getattr(
+                        started, "serverInfo", None
+                    )
+                    self.server = getattr(info, "name", "") or self.server
                     if self._tools is None:
                         listed = await session.list_tools()
                         self._tools = frozenset(tool.name for tool in listed.tools)
@@ -170,7 +176,7 @@ class McpProvider:
                 if edit.action != "remove":
                     await _checked(session, write, write_arguments(write, name, edit))
                 done += 1
-            return f"{done} edit(s) to {os.path.basename(self.argv[0])}" if done else None
+            return f"{done} edit(s) to the MCP memory server {self.server!r}" if done else None
 
         if self._tools is not None and self._pick(WRITE) is None:
             raise ProviderError("the MCP memory server is read-only: it has no write tool")
