@@ -4,6 +4,7 @@ page everywhere, marked for a person to settle, and lint says where."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from tests.conftest import git, run_wikimem
@@ -166,3 +167,23 @@ def test_a_side_that_only_removed_lines_adds_no_note(tmp_path: Path) -> None:
         "# T\n\nkeep\nmid\nkeep too\n"
     )
     assert merging.kept == 0
+
+
+def test_a_merge_in_diff3_style_keeps_the_base_out_of_both_versions(
+    tmp_path: Path, monkeypatch
+) -> None:
+    merging = merger(tmp_path)
+    base, ours, theirs = "a\nx\nb\n", "a\ny\nb\n", "a\nz\nb\n"
+    for name, text in (("ours", ours), ("base", base), ("theirs", theirs)):
+        (tmp_path / name).write_text(text)
+    # what git writes when its config asks for the base too (merge.conflictStyle = diff3)
+    labels = ["-L", "ours", "-L", "base", "-L", "theirs", "ours", "base", "theirs"]
+    diff3 = subprocess.run(
+        ["git", "merge-file", "-p", "--diff3", "--marker-size=24", *labels],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert "|" * 24 in diff3
+    monkeypatch.setattr(WikiRepo, "merge_text", lambda *args, **kwargs: diff3)
+    assert merging.keep_both(base, ours, theirs) == f"a\nz\n{merging.note()}\ny\n{END_NOTE}\nb\n"

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from wikimem.wiki import markdown
 from wikimem.wiki.history import Commit, WikiRepo
-from wikimem.wiki.history.sharing import CONFLICT
+from wikimem.wiki.history.sharing import CONFLICT, CONFLICT_SIZE
 from wikimem.wiki.lint import SYNC_NOTE
 from wikimem.wiki.pages import LEAF_FILE, PROFILE_FILE, TOPIC_FILE
 
@@ -138,7 +138,9 @@ class Merger:
             if side is None and bare == CONFLICT[0]:
                 mine = []
                 side = mine
-            elif side is mine and bare == CONFLICT[1]:
+            elif side is mine and bare.startswith("|" * CONFLICT_SIZE):
+                side = []  # the base's lines, when git's config asks for them (diff3)
+            elif side is not None and side is not out and bare == CONFLICT[1]:
                 side = out
             elif side is out and bare == CONFLICT[2]:
                 side = None
