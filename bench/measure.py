@@ -22,7 +22,7 @@ from typing import Any
 
 from tests.openai_server import OpenAIServer, Reply
 from wikimem import config
-from wikimem.indexing.indexer import drain
+from wikimem.indexing.drain import drain
 from wikimem.intake.accept import enqueue
 
 from .generate import Generated

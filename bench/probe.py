@@ -20,7 +20,7 @@ def main() -> None:
     import wikimem.indexing.model  # noqa: F401  (openai, as a pass imports it)
 
     if what == "pass":
-        from wikimem.indexing.indexer import drain
+        from wikimem.indexing.drain import drain
 
         places = config.Places(workspace=workspace, global_dir=workspace.parent / "global")
         settings = config.load(places, config.environ())

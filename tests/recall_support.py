@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from wikimem import config
-from wikimem.indexing.indexer import drain
+from wikimem.indexing.drain import drain
 from wikimem.intake.accept import enqueue
 from wikimem.wiki.workspace import init
 

@@ -10,7 +10,7 @@ from typing import Any
 from tests.conftest import git
 from tests.openai_server import Reply
 from wikimem import config
-from wikimem.indexing.indexer import drain
+from wikimem.indexing.drain import drain
 from wikimem.intake.accept import enqueue
 from wikimem.lifecycle.compact import compact, on_schedule
 from wikimem.wiki.workspace import init, open_repo

@@ -23,7 +23,7 @@ from tests.openai_server import OpenAIServer
 from wikimem import config
 from wikimem.errors import LockBusy
 from wikimem.fsio import workspace_lock
-from wikimem.indexing.indexer import drain
+from wikimem.indexing.drain import drain
 from wikimem.intake.accept import enqueue
 from wikimem.intake.queue import Queue
 from wikimem.wiki import markdown

@@ -9,7 +9,7 @@ from typing import Any
 
 from tests.conftest import git
 from wikimem import config
-from wikimem.indexing.indexer import drain
+from wikimem.indexing.drain import drain
 from wikimem.intake.accept import enqueue
 from wikimem.lifecycle.compact import compact
 from wikimem.recall.provenance import origin

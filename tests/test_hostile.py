@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from tests.conftest import git
 from tests.openai_server import OpenAIServer, Reply
 from wikimem import config
+from wikimem.indexing.drain import drain
 from wikimem.indexing.guard import scan, unverified, verified_commands
-from wikimem.indexing.indexer import drain
 from wikimem.indexing.plan import RawPlan, validate
 from wikimem.indexing.prompt import WikiView, fence, messages
 from wikimem.intake.accept import enqueue

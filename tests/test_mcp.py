@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import ROOT, git, run_wikimem
 from wikimem import config
-from wikimem.indexing.indexer import drain
+from wikimem.indexing.drain import drain
 from wikimem.intake.accept import enqueue
 from wikimem.intake.queue import Queue
 from wikimem.wiki.workspace import init

@@ -20,7 +20,8 @@ from tests.test_pass_search import leaf as page
 from wikimem import config
 from wikimem.errors import HistoryError, ModelError
 from wikimem.indexing import indexer
-from wikimem.indexing.indexer import Pass, drain
+from wikimem.indexing.drain import drain
+from wikimem.indexing.indexer import Pass
 from wikimem.intake.accept import enqueue
 from wikimem.recall.search import SearchIndex
 from wikimem.wiki import change as change_module

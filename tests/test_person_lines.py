@@ -12,7 +12,7 @@ import pytest
 from tests.openai_server import Reply
 from tests.test_person_edits import Wikis, teaching_run
 from wikimem import config
-from wikimem.indexing.indexer import drain
+from wikimem.indexing.drain import drain
 from wikimem.intake.accept import enqueue
 from wikimem.intake.queue import Queue
 

@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import example_run, git, run_wikimem
 from tests.openai_server import Reply
 from wikimem import config
-from wikimem.indexing.indexer import drain
+from wikimem.indexing.drain import drain
 from wikimem.intake.accept import enqueue
 from wikimem.intake.queue import Queue
 from wikimem.wiki.workspace import init

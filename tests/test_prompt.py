@@ -9,7 +9,8 @@ from pathlib import Path
 from tests.conftest import git
 from tests.openai_server import Reply
 from tests.test_pipeline import model_env, rich_run, setup
-from wikimem.indexing.indexer import drain, recompile
+from wikimem.indexing.drain import drain
+from wikimem.indexing.indexer import recompile
 from wikimem.indexing.message import SUBJECT_MAX, subject
 from wikimem.indexing.prompt import build_view, messages, split_written
 from wikimem.intake.accept import enqueue

@@ -9,7 +9,7 @@ from pathlib import Path
 from tests.conftest import git
 from tests.openai_server import Reply
 from wikimem import config
-from wikimem.indexing.indexer import drain
+from wikimem.indexing.drain import drain
 from wikimem.intake.accept import enqueue
 from wikimem.intake.queue import Queue
 from wikimem.recall.provenance import origin

@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import ROOT, git
 from wikimem import config
 from wikimem.errors import ConfigError
-from wikimem.indexing.indexer import drain
+from wikimem.indexing.drain import drain
 from wikimem.intake.accept import enqueue
 from wikimem.intake.queue import Queue
 from wikimem.providers import Capabilities, Found, load
@@ -207,3 +207,51 @@ def test_search_and_context_read_from_the_provider(workspace: Path, cli) -> None
     found = cli("search", "frozen-lockfile")
     assert found.code == 0 and "build/bun#lockfile-drift" in found.out
     assert "frozen-lockfile" in cli("context", "--query", "lockfile").out
+
+
+def test_updates_and_removals_of_what_only_the_provider_holds(
+    workspace: Path, openai_server
+) -> None:  # type: ignore[no-untyped-def]
+    """The wiki cannot say which entries another provider holds: an update of one stays an
+    update, and a removal is not refused but waits for review (wikimem cannot count what the
+    provider holds, so it cannot tell a mass removal)."""
+    from tests.openai_server import Reply
+    from wikimem.indexing.indexer import approve
+
+    store = workspace / "graph.json"
+    env = {
+        "OPENAI_BASE_URL": openai_server.base_url,
+        "OPENAI_API_KEY": "sk-test-key-123456",
+        "WIKIMEM_MODEL": "memory-model",
+    }
+    places = config.places(workspace, env)
+    (workspace / ".clarvis").mkdir(exist_ok=True)
+    places.workspace_config.write_text(
+        f"[memory]\nprovider = 'mcp'\ncommand = {json.dumps(command(store))}\n", encoding="utf-8"
+    )
+    settings = config.load(places, env)
+    init(places, settings)
+    ref = {"leaf": "build/bun", "entry": "lockfile-drift"}
+    add = {"action": "add", **ref, "title": "Lockfile drift", "type": "procedural",
+           "body": LOCKFILE, "reason": "verified fix"}  # fmt: skip
+    update = {**add, "action": "update", "body": "Run `bun install` and commit bun.lockb."}
+    remove = {"action": "remove", **ref, "reason": "no longer applies"}
+    openai_server.script(
+        Reply.plan({"summary": "remember", "edits": [add]}),
+        Reply.plan({"summary": "newer", "edits": [update]}),
+        Reply.plan({"summary": "forget", "edits": [remove]}),
+    )
+    for run in ("r1", "r2", "r3"):
+        evidence = [{"kind": "command", "command": "bun install", "exit_code": 0, "output": "ok"}]
+        enqueue(places, settings, {"run_id": run, "task": "fix the build", "evidence": evidence})
+        found = outcomes(places, settings)
+        entities = json.loads(store.read_text())["entities"]
+        if run == "r2":
+            assert found == [("changed", found[0][1])]
+            assert entities[0]["observations"] == [f"Lockfile drift\n\n{update['body']}"]
+    assert found[0][0] == "held" and "another provider holds" in found[0][1]
+    assert [e["name"] for e in entities] == ["build/bun#lockfile-drift"]  # not yet removed
+
+    [(held, _)] = list(Queue(places.queue).jobs("review"))
+    approve(places, settings, held.stem)
+    assert json.loads(store.read_text())["entities"] == []

@@ -17,7 +17,7 @@ from tests.conftest import ROOT, git, run_wikimem
 from tests.openai_server import Reply
 from tests.test_pipeline import model_env
 from wikimem import config
-from wikimem.indexing.indexer import drain
+from wikimem.indexing.drain import drain
 from wikimem.intake.accept import enqueue
 from wikimem.providers.mcp import McpProvider
 from wikimem.wiki.edit import Edit

@@ -9,7 +9,7 @@ import pytest
 from tests.conftest import git
 from wikimem import config
 from wikimem.errors import RecordError
-from wikimem.indexing.indexer import drain
+from wikimem.indexing.drain import drain
 from wikimem.intake.accept import enqueue
 from wikimem.intake.record import ID_MAX, normalise
 from wikimem.wiki.workspace import init

@@ -19,7 +19,7 @@ from tests.conftest import HAND, Result, git, save_during_compile
 from tests.openai_server import Reply
 from tests.recall_support import BUN, CACHE, PYTEST, learn, setup
 from wikimem import config
-from wikimem.indexing.indexer import drain
+from wikimem.indexing.drain import drain
 from wikimem.intake.accept import enqueue
 from wikimem.intake.queue import Queue
 from wikimem.wiki.history.person_edits import PERSON_EDIT_MESSAGE

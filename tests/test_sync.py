@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import HAND, ROOT, git, run_wikimem
 from wikimem import config
 from wikimem.errors import HistoryError
-from wikimem.indexing.indexer import drain
+from wikimem.indexing.drain import drain
 from wikimem.intake.accept import enqueue
 from wikimem.lifecycle.sync import sync
 from wikimem.wiki import markdown

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from wikimem import config
-from wikimem.indexing.indexer import drain
+from wikimem.indexing.drain import drain
 from wikimem.intake.accept import enqueue
 from wikimem.wiki.pages import Wiki
 from wikimem.wiki.workspace import init, open_repo

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from wikimem.config import Places, Settings
-from wikimem.indexing.indexer import PassReport, drain
+from wikimem.indexing.drain import drain
+from wikimem.indexing.indexer import PassReport
 from wikimem.intake.passlog import Outcome
 from wikimem.intake.queue import Queue
 from wikimem.lifecycle.sync import after_pass

@@ -17,7 +17,8 @@ from wikimem.errors import LockBusy, UsageError, WikimemError
 from wikimem.foreground import pusher
 from wikimem.foreground import report as report_passes
 from wikimem.fsio import workspace_lock
-from wikimem.indexing.indexer import approve, drain
+from wikimem.indexing.drain import drain
+from wikimem.indexing.indexer import approve
 from wikimem.indexing.plan import SCHEMA
 from wikimem.intake.accept import decode
 from wikimem.intake.accept import enqueue as do_enqueue

@@ -26,7 +26,8 @@ import tomli_w
 from wikimem import config
 from wikimem.config import ModelSettings
 from wikimem.errors import UsageError, WikimemError
-from wikimem.indexing.indexer import drain, recompile
+from wikimem.indexing.drain import drain
+from wikimem.indexing.indexer import recompile
 from wikimem.intake.accept import enqueue
 from wikimem.wiki.history import WikiRepo
 from wikimem.wiki.pages import Wiki

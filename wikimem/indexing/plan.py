@@ -282,6 +282,8 @@ class _Checker:
     lookup: EntryLookup
     verified: Collection[str] = ()
     confine: Confine | None = None
+    # False when another memory provider holds the entries: `lookup` cannot say which exist
+    entries_known: bool = True
     repaired: list[Note] = field(default_factory=list)
     rejected: list[Note] = field(default_factory=list)
     seen: set[tuple[str, str]] = field(default_factory=set)
@@ -334,7 +336,7 @@ class _Checker:
         body_raw = raw.get("body")
         body, demoted = clean_body(body_raw) if isinstance(body_raw, str) else ("", False)
         if action == "remove":
-            if entry_id not in existing:
+            if self.entries_known and entry_id not in existing:
                 return reject(f"no entry {entry_id!r} in {leaf}")
             self.seen.add((leaf, entry_id))
             return Edit(
@@ -364,7 +366,7 @@ class _Checker:
             repair("headings inside the body demoted to ###")
         if raw.get("type") not in TYPES:
             repair(f"type {quoted(raw.get('type'))!r} replaced by 'semantic'")
-        if action == "update" and entry_id not in existing:
+        if action == "update" and entry_id not in existing and self.entries_known:
             action = "add"
             repair(f"update of missing entry {entry_id!r} turned into an add")
         if action == "add" and slugify(title) and slugify(title) != entry_id:
@@ -416,13 +418,15 @@ def validate(
     max_remove_share: float = 0.5,
     verified: Collection[str] = (),
     confine: Confine | None = None,
+    entries_known: bool = True,
 ) -> Plan:
     """Turn an untrusted plan into edits safe to apply (paths, sizes, secrets, entries,
     dangerous commands, page structure). `verified`: commands the runs' evidence shows
     succeeding, the only dangerous commands an entry may present (see `wikimem.guard`).
     `confine`: the wiki's path check, so a path through a symlink is rejected here, alone,
-    rather than failing the whole pass when it is written."""
-    checker = _Checker(lookup, verified, confine)
+    rather than failing the whole pass when it is written. `entries_known` False: another
+    memory provider holds the entries, so an update or remove of one the wiki lacks stands."""
+    checker = _Checker(lookup, verified, confine, entries_known)
     edits: list[Edit] = []
     for index, item in enumerate(raw.edits):
         if index >= MAX_EDITS:
