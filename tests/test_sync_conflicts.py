@@ -10,6 +10,7 @@ from pathlib import Path
 from tests.conftest import git, run_wikimem
 from tests.test_sync import checkout, entries, learn, make_workspace, remote, sync_in
 from wikimem.lifecycle.merge import END_NOTE, Merger
+from wikimem.lifecycle.sync import Synced
 from wikimem.wiki import markdown
 from wikimem.wiki.history import Commit, WikiRepo
 from wikimem.wiki.lint import SYNC_NOTE
@@ -90,6 +91,8 @@ def test_both_people_changing_a_leaf_head_keep_both_everywhere(
     old = "CI installs with bun."
     done = both_edit_and_sync(a, b, LEAF, old, "CI installs with bun 1.1.", "CI uses bun ci.")
     assert done["conflicts"] == [LEAF]
+    said = Synced("origin", "main", None, 1, True, conflicts=tuple(done["conflicts"])).line()
+    assert f"kept both sides' text, marked, in {LEAF}" in said and "wikimem lint" in said
     for root in (a / WIKI, b / WIKI, checkout(remote, tmp_path)):
         page = markdown.parse_page((root / LEAF).read_text(encoding="utf-8"))
         head = page.head

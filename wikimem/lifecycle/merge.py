@@ -1,12 +1,12 @@
 """One file both sides of a sync changed: its content after our change is applied to theirs.
 
-Invariant: no line either side wrote is dropped. git's line merge first; when lines conflict, a
-leaf is merged entry by entry, and the text a person writes (a page's head, an entry both sides
-changed, the text outside a TOPIC.md's or PROFILE.md's generated block) keeps both versions
-where they conflict: the remote's, then ours between two notes (`<!-- sync conflict to
-settle ... -->`, `<!-- end of sync conflict -->`) that `wikimem lint` reports until a person
-settles them. The generated block is theirs, regenerated from the merged leaves right after;
-frontmatter (YAML, no room for two versions) is merged by line, and is theirs where it conflicts.
+Invariant: no line of a page's text either side wrote is dropped. git's line merge first; when
+lines conflict, a leaf is merged entry by entry, and the text a person writes (a page's head, an
+entry both sides changed, the text outside a TOPIC.md's or PROFILE.md's generated block) keeps
+both versions where they conflict: the remote's, then ours between two notes (`<!-- sync
+conflict to settle ... -->`, `<!-- end of sync conflict -->`) that `wikimem lint` reports until
+a person settles them. The generated block is theirs, regenerated from the merged leaves right
+after; frontmatter (YAML, no room for two versions) is merged by line, theirs where it conflicts.
 """
 
 from __future__ import annotations
