@@ -133,6 +133,7 @@ def test_jobs_are_never_replayed_into_another_provider_after_a_switch(workspace:
     )
     status = cli("status")
     assert "1 job(s) made for provider 'wiki' are not replayed into 'mcp'" in status.out
+    assert "(not used: memory goes to provider 'mcp')" in status.out
     [(outcome, note)] = outcomes(places, settings)
     assert outcome == "held" and "made for memory provider 'wiki'" in note
     assert not store.exists()

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from wikimem.config import Places, Settings
 from wikimem.indexing.drain import drain
 from wikimem.indexing.indexer import PassReport
+from wikimem.indexing.plan import ALREADY_SAID
 from wikimem.intake.passlog import Outcome
 from wikimem.intake.queue import Queue
 from wikimem.lifecycle.sync import after_pass
@@ -68,16 +69,31 @@ def report(reports: Sequence[PassReport], say: Say) -> None:
 def describe(outcome: Outcome) -> str:
     """What happened to one run, and why: the commit, the rule that skipped it, the reason
     each edit was rejected, the error of a failed pass."""
-    rejected = "; ".join(
-        f"{r.get('what', '')} {r.get('reason', '')}".strip() for r in outcome.rejected
+    # an edit repeating what an entry says is no change, not a rejected edit
+    said = ", ".join(
+        str(r.get("what", "")).split(" ", 1)[-1]
+        for r in outcome.rejected
+        if r.get("reason") == ALREADY_SAID
     )
+    rejected = "; ".join(
+        f"{r.get('what', '')} {r.get('reason', '')}".strip()
+        for r in outcome.rejected
+        if r.get("reason") != ALREADY_SAID
+    )
+    already = f"already in the wiki: {said}" if said else ""
     if outcome.outcome == "changed":
-        line = f"changed in commit {(outcome.commit or '')[:7]}"
-        return line + (f" (edits rejected: {rejected})" if rejected else "")
+        extra = "; ".join(
+            filter(None, (f"edits rejected: {rejected}" if rejected else "", already))
+        )
+        # another memory provider has no commit: its note names the change
+        where = f" in commit {outcome.commit[:7]}" if outcome.commit else f": {outcome.note}"
+        return f"changed{where if where != ': ' else ''}" + (f" ({extra})" if extra else "")
     if outcome.outcome == "no change":
         if rejected:
-            return f"edits rejected: {rejected}"
-        return "no change (the model proposed no edit)"
+            return f"edits rejected: {rejected}" + (f"; {already}" if already else "")
+        if already:
+            return f"no change: {already}"
+        return f"no change: {outcome.note}" if outcome.note else "no change (no edit proposed)"
     if outcome.outcome == "failed":
         return f"failed: {outcome.error}" + (f" ({outcome.note})" if outcome.note else "")
     return f"{outcome.outcome}" + (f": {outcome.note}" if outcome.note else "")

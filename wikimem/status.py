@@ -36,7 +36,11 @@ class Status:
         return asdict(self)
 
     def lines(self) -> list[str]:
-        out = [f"workspace  {self.workspace}", f"wiki       {self.wiki}"]
+        unused = f" (not used: memory goes to provider {self.provider!r})"
+        out = [
+            f"workspace  {self.workspace}",
+            f"wiki       {self.wiki}{unused if self.provider != 'wiki' else ''}",
+        ]
         if self.model:
             out.append(
                 f"model      {self.model} ({self.model_source})"

@@ -35,10 +35,11 @@ class Extraction:
 
 
 def merge(first: RawPlan, second: RawPlan) -> RawPlan:
-    """Edits of `first`, then those of `second` on other entries."""
+    """Edits of `first`, then those of `second` on other entries. The summary is `second`'s
+    (the model's) unless only `first` has edits: a model's "nothing durable" is its reason."""
     seen = {(str(e.get("leaf")), str(e.get("entry"))) for e in first.edits}
     extra = tuple(e for e in second.edits if (str(e.get("leaf")), str(e.get("entry"))) not in seen)
-    summary = second.summary if second.edits else first.summary
+    summary = first.summary if first.edits and not second.edits else second.summary
     return RawPlan(summary or first.summary, first.edits + extra, first.topics + second.topics)
 
 

@@ -23,7 +23,7 @@ from wikimem.indexing import ownership
 from wikimem.indexing.extractor import NO_MODEL_WARNING, OFFLINE, Extraction, extract
 from wikimem.indexing.guard import verified_commands
 from wikimem.indexing.message import subject
-from wikimem.indexing.plan import Plan, parse, validate
+from wikimem.indexing.plan import DEFAULT_SUMMARY, Plan, parse, validate
 from wikimem.indexing.policy import read_policies
 from wikimem.indexing.prompt import (
     WikiView,
@@ -408,12 +408,21 @@ class Pass:
             self._fail(report, jobs, f"could not write the wiki: {exc}", started, **common)
             return True
         outcome = "changed" if sha else "no change"
+        # a plan with no edit says why in its summary (validated like any line of the plan)
+        why = plan.summary if plan.empty and plan.summary != DEFAULT_SUMMARY else ""
         report.commit = sha
         for job in jobs:
             self.queue.finish(job)
             report.outcomes.append(
                 self._outcome(
-                    report, job, outcome, started, commit=sha, edits=len(plan.edits), **common
+                    report,
+                    job,
+                    outcome,
+                    started,
+                    commit=sha,
+                    edits=len(plan.edits),
+                    note=why,
+                    **common,
                 )
             )
         if self.journal.exists():

@@ -26,6 +26,8 @@ from wikimem.wiki.edit import SLUG, TYPES, Edit
 from wikimem.wiki.markdown import plain_line, slugify
 
 ACTIONS = ("add", "update", "remove")
+DEFAULT_SUMMARY = "Update memory"  # a plan's summary when the model gave none
+ALREADY_SAID = "the entry already says this (no change)"  # an edit repeating an entry
 MAX_DEPTH = 4
 MAX_EDITS = 20
 MAX_BODY = 4000
@@ -381,7 +383,7 @@ class _Checker:
         if action == "update" and existing.get(entry_id, "").strip() == body:
             reason = one_line(str(raw.get("reason") or ""), MAX_REASON)
             self.confirmed.append(Edit("confirm", leaf, entry_id, title=title, reason=reason))
-            return reject("the entry already says this (no change)")
+            return reject(ALREADY_SAID)
         self.seen.add((leaf, entry_id))
         return Edit(
             action,
@@ -447,9 +449,9 @@ def validate(
             checker.rejected.append(Note(index, f"topic {name}", why))
         elif summary.strip():
             topics.append(TopicSummary(name, one_line(summary, MAX_SUMMARY)))
-    summary = one_line(raw.summary or "Update memory", 72)
+    summary = one_line(raw.summary or DEFAULT_SUMMARY, 72)
     if line_problem([raw.summary or "", summary], verified):
-        summary = "Update memory"
+        summary = DEFAULT_SUMMARY
     return Plan(
         summary=summary,
         edits=tuple(edits),

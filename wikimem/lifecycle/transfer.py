@@ -15,14 +15,14 @@ from typing import Any
 
 from wikimem.config import Places, Settings
 from wikimem.errors import WikimemError
-from wikimem.indexing.plan import MAX_EDITS, Note, RawPlan, validate
+from wikimem.indexing.plan import ALREADY_SAID, MAX_EDITS, Note, RawPlan, validate
 from wikimem.redaction.redact import redact
 from wikimem.wiki.change import Change, commit_change
 from wikimem.wiki.pages import Wiki
 from wikimem.wiki.workspace import open_repo
 
 SCHEMA = 1
-NO_CHANGE = "the entry already says this (no change)"
+NO_CHANGE = ALREADY_SAID
 DUPLICATE = "a second edit of the same entry in one plan"
 
 
