@@ -16,7 +16,7 @@ from wikimem import config
 from wikimem.errors import HistoryError
 from wikimem.indexing.drain import drain
 from wikimem.intake.accept import enqueue
-from wikimem.lifecycle.sync import merge_entries, sync
+from wikimem.lifecycle.sync import sync
 from wikimem.wiki import markdown
 from wikimem.wiki.workspace import init
 
@@ -188,22 +188,6 @@ def test_a_fleet_indexing_and_syncing_at_once_loses_nothing(tmp_path: Path, remo
     assert heads == {git("rev-parse", "HEAD", cwd=check)}
     topic = (check / "shared" / "TOPIC.md").read_text()
     assert all(f"{name} shared {ROUNDS - 1}" in topic for name in machines)
-
-
-def test_entries_our_commit_touched_win_and_the_rest_come_from_theirs() -> None:
-    head = "---\ntitle: Bun\nupdated: 2026-01-01\n---\n# Bun\n\n"
-    base = head + "## Keep\n\nold keep\n\n## Drop\n\ndrop me\n"
-    ours = head.replace("01-01", "01-03") + "## Keep\n\nnew keep\n\n## Mine\n\nmine\n"
-    theirs = head.replace("01-01", "01-02") + (
-        "## Keep\n\nold keep\n\n## Drop\n\ndrop me\n\n## Theirs\n\ntheirs\n"
-    )
-    merged = markdown.parse_page(merge_entries(base, ours, theirs))
-    assert [(e.id, e.body) for e in merged.entries] == [
-        ("keep", "new keep"),
-        ("theirs", "theirs"),
-        ("mine", "mine"),
-    ]
-    assert str(merged.meta["updated"]) == "2026-01-03"
 
 
 def test_sync_in_process_fast_forwards_a_wiki_that_only_lags(tmp_path: Path, remote: Path) -> None:

@@ -275,6 +275,7 @@ def sync(ctx: Ctx, url: str | None, as_json: bool) -> None:
                 "received": done.received,
                 "attempts": done.attempts,
                 "merged": list(done.merged),
+                "conflicts": list(done.conflicts),
             }
         )
     else:

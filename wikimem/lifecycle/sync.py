@@ -1,9 +1,10 @@
 """Sharing one wiki between machines through a git remote: fetch, rebuild, push.
 
 Invariants: the wiki's history stays linear (wikimem's commits are rebuilt on top of the remote's,
-never merged); nothing either side wrote is lost (a leaf both sides changed is merged entry by
-entry, our entries winning for the ids our commit touched); TOPIC.md and PROFILE.md are
-regenerated from the merged leaves instead of merged as text; each replayed commit is one
+never merged); nothing either side wrote is lost (lifecycle/merge.py: git's line merge, a leaf
+merged entry by entry, and a person's text both sides changed kept both ways, marked, where its
+lines conflict); the generated blocks of TOPIC.md and PROFILE.md are regenerated from the merged
+leaves instead of merged as text; each replayed commit is one
 `scratch_change`, the same transaction as every other change, in a scratch work tree; the wiki's
 branch and files move only once the rebuilt history is on the remote (or when there is nothing
 to push), and only with every page a person saved meanwhile committed as theirs and rebuilt on
@@ -18,15 +19,13 @@ from dataclasses import dataclass, field
 from wikimem.config import Places, Settings
 from wikimem.errors import HistoryError, WikimemError
 from wikimem.fsio import read_text, workspace_lock
-from wikimem.wiki import markdown
+from wikimem.lifecycle.merge import Merger
 from wikimem.wiki.change import scratch_change
 from wikimem.wiki.history import Commit, Identity, WikiRepo
-from wikimem.wiki.pages import LEAF_FILE, PROFILE_FILE, TOPIC_FILE
 from wikimem.wiki.workspace import ensure_wiki, open_repo
 
 ATTEMPTS = 5  # pushes refused because another machine pushed first, before giving up
 LOCK_TIMEOUT = 300.0  # seconds to wait for a running pass
-GENERATED = (TOPIC_FILE, PROFILE_FILE)
 
 Warn = Callable[[str], None]
 
@@ -40,6 +39,7 @@ class Synced:
     received: bool = False  # whether the remote had commits we lacked
     attempts: int = 1
     merged: tuple[str, ...] = ()  # files both sides changed, merged here
+    conflicts: tuple[str, ...] = ()  # pages holding both sides' text, marked, to settle
 
     def line(self) -> str:
         if not self.pushed and not self.received:
@@ -51,6 +51,11 @@ class Synced:
             parts.append(f"pushed {self.pushed} commit(s)")
         if self.merged:
             parts.append(f"merged {', '.join(self.merged)}")
+        if self.conflicts:
+            parts.append(
+                f"kept both sides' text, marked, in {', '.join(self.conflicts)}: "
+                "settle it (`wikimem lint` shows where)"
+            )
         head = f" (head {self.head[:7]})" if self.head else ""
         return "wiki synced: " + "; ".join(parts) + head
 
@@ -61,6 +66,7 @@ class Replay:
 
     head: str
     merged: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)  # pages holding both sides' text
     kept: int = 0  # rebuilt commits that still change something
 
 
@@ -128,6 +134,7 @@ class Sharing:
     pushed: int = 0
     received: bool = False
     merged: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
     # our local commit whose changes the remote has, rebuilt (never rebuilt again while the
     # remote has `sent`, the commit pushed with them); kept for the next sync when this one
     # pushed but could not move the branch
@@ -149,6 +156,7 @@ class Sharing:
                         self.received,
                         attempt,
                         tuple(dict.fromkeys(self.merged)),
+                        tuple(dict.fromkeys(self.conflicts)),
                     )
         except WikimemError as exc:
             if not self.pushed:
@@ -190,6 +198,7 @@ class Sharing:
             else []
         )
         merged: list[str] = []
+        conflicts: list[str] = []
         if theirs is None or repo.is_ancestor(theirs, head):
             target = head
             ours = len(repo.commits_since(theirs, *settled)) if theirs else -1
@@ -197,7 +206,8 @@ class Sharing:
             target, ours = theirs, 0
         else:
             replay = rebuild(repo, theirs, self.places, self.settings, settled)
-            target, ours, merged = replay.head, replay.kept, replay.merged
+            target, ours = replay.head, replay.kept
+            merged, conflicts = replay.merged, replay.conflicts
         if repo.commit_person_edits():
             return False  # saved while we fetched and rebuilt: rebuild with the save on top
         if target != theirs:
@@ -207,6 +217,7 @@ class Sharing:
         # the remote now has all `head` holds: those commits are never rebuilt again
         self.settled, self.sent = head, target
         self.merged += merged
+        self.conflicts += conflicts
         self.received = self.received or (theirs is not None and target != head)
         if target == head:
             return True
@@ -227,7 +238,7 @@ def rebuild(
     with repo.scratch(theirs) as scratch:
         replay = Replay(head=theirs)
         for commit in commits:
-            sha = replay_commit(repo, scratch, commit, places, settings, replay.merged)
+            sha = replay_commit(repo, scratch, commit, places, settings, replay)
             if sha:
                 replay.head, replay.kept = sha, replay.kept + 1
         return replay
@@ -239,18 +250,19 @@ def replay_commit(
     commit: Commit,
     places: Places,
     settings: Settings,
-    merged: list[str],
+    replay: Replay,
 ) -> str | None:
     """Our change (the commit against its parent) applied to the scratch tree, TOPIC.md and
     PROFILE.md recompiled from the merged leaves, committed with the commit's author and
     message; None when it changes nothing there."""
     parent = repo.parent(commit.sha)
+    merger = Merger(repo, commit, replay.merged, replay.conflicts)
     with scratch_change(places, settings, scratch) as change:
         for path in commit.paths:
             base, ours = repo.read(parent, path), repo.read(commit.sha, path)
             on_disk = change.wiki.confine(path)
             current = read_text(on_disk) if on_disk.is_file() else None
-            result = merge(repo, path, base, ours, current, merged)
+            result = merger.merge(path, base, ours, current)
             if result != current:
                 if result is None:
                     change.remove(path)
@@ -258,66 +270,3 @@ def replay_commit(
                     change.write(path, result)
             change.touch(path)
         return change.commit(repo.message(commit.sha), author=Identity(commit.author, commit.email))
-
-
-def merge(
-    repo: WikiRepo,
-    path: str,
-    base: str | None,
-    ours: str | None,
-    current: str | None,
-    merged: list[str],
-) -> str | None:
-    """The content `path` should have after applying our change (base -> ours) to `current`."""
-    if current in (base, ours):
-        return ours
-    if ours == base:
-        return current
-    if ours is None or current is None:
-        # One side deleted what the other changed: keep the changed version, lose nothing.
-        merged.append(path)
-        return current if ours is None else ours
-    merged.append(path)
-    text = repo.merge_text(base, ours, current)
-    if text is not None:
-        return text
-    name = path.rsplit("/", 1)[-1]
-    if name in GENERATED:
-        return current  # regenerated from the merged leaves right after
-    if name == LEAF_FILE:
-        return merge_entries(base, ours, current)
-    return ours  # a file wikimem does not understand: the commit being replayed wins
-
-
-def merge_entries(base: str | None, ours: str, theirs: str) -> str:
-    """A leaf both sides changed: theirs, with the entries our commit added or changed put in
-    (replacing theirs of the same id) and the ones it removed taken out."""
-    # An entry's trailing blank lines belong to its position on the page, not to its content.
-    before = {e.id: e.text.rstrip() for e in markdown.parse_page(base).entries} if base else {}
-    mine = markdown.parse_page(ours)
-    page = markdown.parse_page(theirs)
-    texts = {e.id: e.text for e in page.entries}
-    order = [e.id for e in page.entries]
-    for entry in mine.entries:
-        if before.get(entry.id) == entry.text.rstrip():
-            continue
-        if entry.id not in texts:
-            order.append(entry.id)
-        texts[entry.id] = entry.text
-    for gone in set(before) - {e.id for e in mine.entries}:
-        if texts.get(gone, "").rstrip() == before[gone]:
-            order.remove(gone)
-    nl = page.newline
-    body = ""
-    for entry_id in order:
-        if body and not body.endswith(nl + nl):
-            body += nl if body.endswith(nl) else nl + nl
-        body += texts[entry_id]
-    head = page.head
-    if body and head.strip() and not head.endswith(nl + nl):
-        head += nl if head.endswith(nl) else nl + nl
-    result = markdown.parse_page(page.frontmatter + head + body)
-    newer = max(str(mine.meta.get("updated") or ""), str(page.meta.get("updated") or ""))
-    if newer and str(result.meta.get("updated") or "") != newer:
-        result = markdown.with_meta(result, "updated", newer)
-    return result.render()

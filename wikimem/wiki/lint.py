@@ -1,10 +1,11 @@
 """Lint: what is wrong with the wiki as files, reported as `file:line: message [rule]`.
 
 A read path usable as a pre-commit hook: broken relative links, pages without frontmatter,
-leaves without a summary, stale generated blocks, names that are not slugs (the pages under such
-a name are still checked), entries whose headings give the same id, memory past its review or
-expiry date, and pages or folders it cannot read (a symlink, a loop, a permission): each is one
-problem, and the lint goes on with the rest.
+leaves without a summary, stale generated blocks, text `wikimem sync` kept from both sides of a
+conflict, names that are not slugs (the pages under such a name are still checked), entries
+whose headings give the same id, memory past its review or expiry date, and pages or folders it
+cannot read (a symlink, a loop, a permission): each is one problem, and the lint goes on with
+the rest.
 
 Every problem carries a rule id from RULES, stable for scripts and CI (`wikimem lint --json`).
 """
@@ -41,6 +42,7 @@ RULES = {
     "stale-block": "a generated block that differs from what compiling gives now",
     "not-a-slug": "a folder name that is not a lowercase slug",
     "no-topic-page": "a topic folder without TOPIC.md",
+    "sync-conflict": "text two machines changed differently, kept both ways by `wikimem sync`",
 }
 # What reading a page can raise besides WikiError: a permission, a symlink loop (RuntimeError
 # from Path.resolve), bytes that are not text.
@@ -48,6 +50,9 @@ UNREADABLE = (WikiError, OSError, RuntimeError, UnicodeDecodeError)
 
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 FENCE = re.compile(r"^ {0,3}(```|~~~)")
+# What opens the text `wikimem sync` kept from both sides of a conflict (lifecycle/merge.py).
+SYNC_NOTE = "sync conflict to settle"
+SYNC_CONFLICT = re.compile(rf"^[ \t]*<!--[ \t]*{SYNC_NOTE}\b")
 
 
 @dataclass(frozen=True)
@@ -148,6 +153,15 @@ def lint_page(wiki: Wiki, file: str, today: str) -> Iterator[Problem]:
             )
         for rule, message in _dates(dict(entry.meta), today):
             yield Problem(file, entry.line, rule, f"entry {entry.id} {message}")
+    for number, line in enumerate(page.render().splitlines(), 1):
+        if SYNC_CONFLICT.match(line):
+            yield Problem(
+                file,
+                number,
+                "sync-conflict",
+                "sync conflict to settle: keep what is right of both versions, "
+                "then delete the two notes",
+            )
     for number, target in _links(page.render()):
         problem = _check_link(wiki, file, target)
         if problem:

@@ -338,9 +338,11 @@ class WikiRepo:
         with self.session() as s:
             sharing.settle(s, settled, sent)
 
-    def merge_text(self, base: str | None, ours: str, theirs: str) -> str | None:
+    def merge_text(
+        self, base: str | None, ours: str, theirs: str, *, marked: bool = False
+    ) -> str | None:
         with self.session() as s:
-            return sharing.merge_text(s, base, ours, theirs)
+            return sharing.merge_text(s, base, ours, theirs, marked=marked)
 
     def move_to(self, sha: str) -> bool:
         with self.session() as s:

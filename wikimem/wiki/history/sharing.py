@@ -35,6 +35,10 @@ SETTLED_REF = "refs/wikimem/sync-settled"
 SENT_REF = "refs/wikimem/sync-sent"
 # What `reset --keep` says when it refuses to move over a person's uncommitted edit.
 KEEP_REFUSALS = ("not uptodate", "would be overwritten", "cannot merge")
+# How `merge_text(marked=True)` opens, splits and closes a conflict (ours, then theirs): longer
+# than any marker a page holds by chance.
+CONFLICT_SIZE = 24
+CONFLICT = ("<" * CONFLICT_SIZE + " ours", "=" * CONFLICT_SIZE, ">" * CONFLICT_SIZE + " theirs")
 
 
 def branch(s: Session, wiki: Path) -> str:
@@ -113,17 +117,22 @@ def commits_since(s: Session, upstream: str, *settled: str) -> list[Commit]:
     return [parse_commit(s, chunk) for chunk in out.split("\x1e") if chunk]
 
 
-def merge_text(s: Session, base: str | None, ours: str, theirs: str) -> str | None:
-    """git's three-way line merge of one file's versions; None when lines conflict."""
+def merge_text(
+    s: Session, base: str | None, ours: str, theirs: str, *, marked: bool = False
+) -> str | None:
+    """git's three-way line merge of one file's versions; None when lines conflict, or with
+    `marked` the merge holding each conflict as ours and theirs between CONFLICT markers."""
     with tempfile.TemporaryDirectory(prefix="wikimem-") as tmp:
         names = []
         for name, text in (("ours", ours), ("base", base or ""), ("theirs", theirs)):
             Path(tmp, name).write_bytes(text.encode("utf-8", "surrogateescape"))
             names.append(str(Path(tmp, name)))
-        status, out, err = s.attempt("merge-file", "-p", "--quiet", *names)
+        labels = ("-L", "ours", "-L", "base", "-L", "theirs")
+        size = f"--marker-size={CONFLICT_SIZE}"
+        status, out, err = s.attempt("merge-file", "-p", "--quiet", size, *labels, *names)
     if status < 0 or status > 127:
         raise HistoryError(one_line("merge-file", err))
-    return decode(out) if status == 0 else None
+    return decode(out) if status == 0 or marked else None
 
 
 def move_to(s: Session, sha: str) -> bool:
