@@ -79,15 +79,8 @@ def fetch(s: Session, remote: str, branch: str) -> str | None:
 
 def push(s: Session, remote: str, sha: str, branch: str) -> bool:
     """Push `sha` as the remote's `branch`; False when refused because the remote moved."""
-    status, out, err = s.attempt(
-        "push", "--porcelain", "--quiet", checked_remote(remote), f"{sha}:refs/heads/{branch}"
-    )
-    if status == 0:
-        return True
-    said = f"{decode(out)}\n{err}".lower()
-    if any(sign in said for sign in PUSH_RACES):
-        return False
-    raise HistoryError(one_line("push", err or decode(out)))
+    args = ("push", "--porcelain", "--quiet", checked_remote(remote), f"{sha}:refs/heads/{branch}")
+    return _done_unless(s, args, PUSH_RACES)
 
 
 def is_ancestor(s: Session, older: str, newer: str) -> bool:
@@ -139,13 +132,19 @@ def move_to(s: Session, sha: str) -> bool:
     """Move the wiki's branch and files to `sha`, keeping a person's uncommitted edits of
     files the move leaves alone; False, with nothing moved, when the move would clobber one
     (a file a person saved that the move changes)."""
-    status, out, err = s.attempt("reset", "--quiet", "--keep", sha)
+    return _done_unless(s, ("reset", "--quiet", "--keep", sha), KEEP_REFUSALS)
+
+
+def _done_unless(s: Session, args: tuple[str, ...], refusals: tuple[str, ...]) -> bool:
+    """Run git `args`: True when done, False when git refused for one of the expected reasons
+    (`refusals`, read from its output), HistoryError for any other failure."""
+    status, out, err = s.attempt(*args)
     if status == 0:
         return True
     said = f"{decode(out)}\n{err}".lower()
-    if any(sign in said for sign in KEEP_REFUSALS):
+    if any(sign in said for sign in refusals):
         return False
-    raise HistoryError(one_line("reset", err or decode(out)))
+    raise HistoryError(one_line(args[0], err or decode(out)))
 
 
 def scratch_branch(folder: str) -> str:
