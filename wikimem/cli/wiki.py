@@ -158,7 +158,8 @@ def show(ctx: Ctx, wiki_path: str | None, raw: bool, why: bool, as_json: bool) -
 def lint(ctx: Ctx, fix: bool, as_json: bool) -> None:
     """Check the wiki: broken relative links, pages without frontmatter, leaves without a
     summary, stale generated blocks, names that are not slugs, memory due for review or expired,
-    pages it cannot read (symlinks among them), which it reports and goes on.
+    a conflict `wikimem sync` left for a person to settle (both versions kept, marked), pages it
+    cannot read (symlinks among them), which it reports and goes on.
 
     Prints `file:line: message [rule]` and exits 1 when anything is found, 0 when nothing is
     (pre-commit and CI friendly; 2 for a usage error).
