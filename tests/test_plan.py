@@ -246,3 +246,18 @@ def test_titles_lose_controls_bidi_overrides_and_zero_width_characters() -> None
         lookup,
     ).edits
     assert edit.title == "Deploy kcab]52;c;eA== now" and edit.leaf_title == "AB"
+
+
+def test_entries_another_provider_holds_are_not_judged_by_the_wiki() -> None:
+    update = {**add(entry="held-elsewhere", title="Held elsewhere"), "action": "update"}
+    remove = {"action": "remove", "leaf": "infra/redis", "entry": "old-port", "reason": "r"}
+
+    wiki = validate(plan(update, remove), lookup)  # the wiki lacks both
+    assert [e.action for e in wiki.edits] == ["add"] and len(wiki.rejected) == 1
+
+    elsewhere = validate(plan(update, remove), lookup, entries_known=False)
+    assert [(e.action, e.entry) for e in elsewhere.edits] == [
+        ("update", "held-elsewhere"),
+        ("remove", "old-port"),
+    ]
+    assert not elsewhere.rejected

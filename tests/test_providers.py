@@ -212,12 +212,12 @@ def test_search_and_context_read_from_the_provider(workspace: Path, cli) -> None
     assert "frozen-lockfile" in cli("context", "--query", "lockfile").out
 
 
-def test_updates_and_removals_of_what_only_the_provider_holds(
+def test_a_removal_of_what_only_the_provider_holds_waits_for_review(
     workspace: Path, openai_server
 ) -> None:  # type: ignore[no-untyped-def]
-    """The wiki cannot say which entries another provider holds: an update of one stays an
-    update, and a removal is not refused but waits for review (wikimem cannot count what the
-    provider holds, so it cannot tell a mass removal)."""
+    """The wiki cannot say which entries another provider holds: a removal of one is not
+    refused but waits for review (wikimem cannot count what the provider holds, so it cannot
+    tell a mass removal), and `queue approve` hands it over."""
     from tests.openai_server import Reply
     from wikimem.indexing.indexer import approve
 
@@ -234,27 +234,18 @@ def test_updates_and_removals_of_what_only_the_provider_holds(
     )
     settings = config.load(places, env)
     init(places, settings)
-    ref = {"leaf": "build/bun", "entry": "lockfile-drift"}
-    add = {"action": "add", **ref, "title": "Lockfile drift", "type": "procedural",
-           "body": LOCKFILE, "reason": "verified fix"}  # fmt: skip
-    update = {**add, "action": "update", "body": "Run `bun install` and commit bun.lockb."}
-    remove = {"action": "remove", **ref, "reason": "no longer applies"}
-    openai_server.script(
-        Reply.plan({"summary": "remember", "edits": [add]}),
-        Reply.plan({"summary": "newer", "edits": [update]}),
-        Reply.plan({"summary": "forget", "edits": [remove]}),
-    )
-    for run in ("r1", "r2", "r3"):
-        evidence = [{"kind": "command", "command": "bun install", "exit_code": 0, "output": "ok"}]
-        enqueue(places, settings, {"run_id": run, "task": "fix the build", "evidence": evidence})
-        found = outcomes(places, settings)
-        entities = json.loads(store.read_text())["entities"]
-        if run == "r2":
-            assert found == [("changed", found[0][1])]
-            assert entities[0]["observations"] == [f"Lockfile drift\n\n{update['body']}"]
-    assert found[0][0] == "held" and "another provider holds" in found[0][1]
-    assert [e["name"] for e in entities] == ["build/bun#lockfile-drift"]  # not yet removed
+    # what an earlier pass gave the provider, and only the provider holds
+    name, body = "build/bun#lockfile-drift", f"Lockfile drift\n\n{LOCKFILE}"
+    entity = {"name": name, "entityType": "procedural", "observations": [body]}
+    store.write_text(json.dumps({"entities": [entity], "relations": []}))
+    remove = {"action": "remove", "leaf": "build/bun", "entry": "lockfile-drift", "reason": "gone"}
+    openai_server.script(Reply.plan({"summary": "forget", "edits": [remove]}))
+    evidence = [{"kind": "command", "command": "bun install", "exit_code": 0, "output": "ok"}]
+    enqueue(places, settings, {"run_id": "r1", "task": "fix the build", "evidence": evidence})
 
+    [(outcome, note)] = outcomes(places, settings)
+    assert outcome == "held" and "another provider holds" in note
+    assert json.loads(store.read_text())["entities"] == [entity]  # not yet removed
     [(held, _)] = list(Queue(places.queue).jobs("review"))
     approve(places, settings, held.stem)
     assert json.loads(store.read_text())["entities"] == []
