@@ -233,7 +233,6 @@ def test_a_removal_of_what_only_the_provider_holds_waits_for_review(
         f"[memory]\nprovider = 'mcp'\ncommand = {json.dumps(command(store))}\n", encoding="utf-8"
     )
     settings = config.load(places, env)
-    init(places, settings)
     # what an earlier pass gave the provider, and only the provider holds
     name, body = "build/bun#lockfile-drift", f"Lockfile drift\n\n{LOCKFILE}"
     entity = {"name": name, "entityType": "procedural", "observations": [body]}
@@ -249,6 +248,7 @@ def test_a_removal_of_what_only_the_provider_holds_waits_for_review(
     [(held, _)] = list(Queue(places.queue).jobs("review"))
     approve(places, settings, held.stem)
     assert json.loads(store.read_text())["entities"] == []
+    assert not places.wiki.exists()  # no wiki is made that nobody reads
 
 
 REFERENCE = os.environ.get("WIKIMEM_TEST_MCP_MEMORY_JS", "")

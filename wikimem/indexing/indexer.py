@@ -274,7 +274,8 @@ class Pass:
             report.warnings.append(NO_MODEL_WARNING)
         self._warned: set[str] = set()
         try:
-            ensure_wiki(self.places, self.settings, self.repo)
+            if provider_name(self.settings) == WIKI:  # another provider holds the memory
+                ensure_wiki(self.places, self.settings, self.repo)
             # The person's edits are looked for (git status) while the pass reads the wiki and
             # asks the model, and committed before anything is written (or the pass fails).
             # When there were some, the wiki is read again, its search following their commit
