@@ -8,7 +8,10 @@ import subprocess
 from pathlib import Path
 
 from tests.conftest import git, run_wikimem
+from tests.test_confirmations import LEAF as PIN_LEAF
+from tests.test_confirmations import PIN, remember, start
 from tests.test_sync import checkout, entries, learn, make_workspace, remote, sync_in
+from wikimem.intake.queue import Queue
 from wikimem.lifecycle.merge import END_NOTE, Merger
 from wikimem.lifecycle.sync import Synced
 from wikimem.wiki import markdown
@@ -190,3 +193,30 @@ def test_a_merge_in_diff3_style_keeps_the_base_out_of_both_versions(
     assert "|" * 24 in diff3
     monkeypatch.setattr(WikiRepo, "merge_text", lambda *args, **kwargs: diff3)
     assert merging.keep_both(base, ours, theirs) == f"a\nz\n{merging.note()}\ny\n{END_NOTE}\nb\n"
+
+
+def test_an_entry_holding_a_sync_conflict_is_not_rewritten_until_settled(workspace: Path) -> None:
+    """A pass may not pick one of the two versions for the person: it waits for review."""
+    places, settings = start(workspace)
+    remember(places, settings, "r1")
+    leaf = places.wiki / PIN_LEAF
+    note = (
+        "<!-- sync conflict to settle: Ada (abc1234, Pin bun) changed the lines above "
+        "differently; their version follows, up to the end note: keep what is right and "
+        "delete both notes -->"
+    )
+    theirs = "Pin bun to 1.1.29 on the release branch."
+    leaf.write_text(
+        leaf.read_text(encoding="utf-8").replace(
+            PIN, f"{PIN}\n{note}\n{theirs}\n<!-- end of sync conflict -->"
+        )
+    )
+    git("commit", "-qam", "a sync's merge", "--author=wikimem <wikimem@localhost>",
+        cwd=places.wiki)  # fmt: skip
+
+    newer = "Pin bun to 1.1.31 now that the ESM bug is fixed upstream."
+    assert remember(places, settings, "r2", newer) == ["held"]
+    text = leaf.read_text(encoding="utf-8")
+    assert theirs in text and newer not in text  # both versions wait for the person
+    [(path, _)] = list(Queue(places.queue).jobs("review"))
+    assert "holds a sync conflict to settle first" in path.read_text(encoding="utf-8")

@@ -184,19 +184,29 @@ class Pass:
 
     def _persons(self, plan: Plan) -> str:
         """Held when an update or remove would drop or rewrite lines a person wrote in the
-        entry since wikimem last wrote it (see `ownership`); the whole plan waits."""
+        entry since wikimem last wrote it (see `ownership`), or touch an entry holding a sync
+        conflict nobody settled yet (two versions kept; whichever it dropped could be the
+        person's); the whole plan waits."""
         reasons = []
         owners: dict[str, list[bool] | None] = {}
+        texts: dict[str, str] = {}
         for edit in plan.edits:
             if edit.action not in ("update", "remove"):
                 continue
             page = self.wiki.leaf_file(edit.leaf)
+            if page not in texts:
+                path = self.wiki.confine(page)
+                texts[page] = read_text(path) if path.is_file() else ""
+            text = texts[page]
+            if ownership.unsettled(text, edit.entry):
+                where = f"{edit.leaf}#{edit.entry}"
+                reasons.append(f"{where} holds a sync conflict to settle first (`wikimem lint`)")
+                continue
             if page not in owners:
                 owners[page] = self.repo.person_lines(page)
             lines = owners[page]
             if not lines or not any(lines):
                 continue
-            text = read_text(self.wiki.confine(page))
             person = ownership.entry_person_lines(text, lines, edit.entry)
             lost = ownership.dropped(person, edit.body if edit.action == "update" else None)
             if lost:

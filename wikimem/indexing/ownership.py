@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 
 from wikimem.wiki import markdown
+from wikimem.wiki.lint import SYNC_CONFLICT
 
 _BREAK = re.compile(r"\r\n|\r|\n")  # as markdown splits a page
 MAX_SHOWN = 3  # person lines quoted in a hold's reason
@@ -53,6 +54,13 @@ def dropped(person: Sequence[str], new_body: str | None) -> list[str]:
         except ValueError:
             lost.append(line)
     return lost
+
+
+def unsettled(text: str, entry_id: str) -> bool:
+    """Whether the entry `entry_id` of a page's `text` holds a conflict `wikimem sync` kept both
+    ways for a person to settle."""
+    entry = markdown.parse_page(text).entry(entry_id) if text else None
+    return entry is not None and any(SYNC_CONFLICT.match(line) for line in _BREAK.split(entry.text))
 
 
 def hold_reason(where: str, lost: Sequence[str]) -> str:
