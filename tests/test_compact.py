@@ -253,3 +253,27 @@ def test_compact_without_a_wiki_or_with_a_bad_topic_is_one_line(workspace: Path,
     assert bad.code == 2 and "no topic 'nope'" in bad.err and "Traceback" not in bad.err
     only = cli("compact", "--topic", "deploy", "--no-model")
     assert only.code == 0 and "nothing to compact" in only.out
+
+
+def test_an_entry_holding_a_sync_conflict_is_never_compacted_without_approval(
+    workspace: Path,
+) -> None:
+    places, settings = build(workspace)
+    leaf = places.wiki / "build" / "ports" / "MEMORY.md"
+    note = "<!-- sync conflict to settle: Ada (abc1234, x) changed the lines above differently -->"
+    text = leaf.read_text(encoding="utf-8")
+    marked = text.replace(
+        f"## Ports\n\n{PORTS}",
+        f"## Ports\n<!-- wikimem: expires=2026-01-31 -->\n\n{PORTS}\n{note}\n"
+        "The API listens on 8081 on staging.\n<!-- end of sync conflict -->",
+    )
+    assert marked != text
+    leaf.write_text(marked, encoding="utf-8")
+    git("commit", "-qam", "a sync's merge", "--author=wikimem <wikimem@localhost>",
+        cwd=places.wiki)  # fmt: skip
+
+    done = compact(places, settings, use_model=False, day="2026-02-01")
+    assert "build/ports#ports" in done.retired  # expired: the rules would retire it, but
+    assert done.held.startswith("changes entries holding a sync conflict to settle: ")
+    assert "build/ports#ports" in done.held
+    assert done.commit is None and "8081 on staging" in leaf.read_text(encoding="utf-8")

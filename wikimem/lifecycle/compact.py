@@ -26,6 +26,7 @@ from typing import Any
 from wikimem.config import Places, Settings
 from wikimem.errors import UsageError
 from wikimem.fsio import atomic_write_text, read_text
+from wikimem.indexing import ownership
 from wikimem.indexing.plan import MAX_EDITS, SCHEMA, Plan, RawPlan, parse, validate
 from wikimem.lifecycle.trash import both_pages, empty_like, put_entry
 from wikimem.wiki import markdown
@@ -314,6 +315,17 @@ def _settle_summary(page: Page, gone: set[str]) -> Page:
     return page
 
 
+def unsettled(wiki: Wiki, plan: Plan) -> list[str]:
+    """Refs of entries the plan would change that hold a sync conflict nobody settled: which
+    version to keep is a person's call, not a compaction's."""
+    found = []
+    for edit in plan.edits:
+        path = wiki.confine(wiki.leaf_file(edit.leaf))
+        if path.is_file() and ownership.unsettled(read_text(path), edit.entry):
+            found.append(f"{edit.leaf}#{edit.entry}")
+    return found
+
+
 def person_written(places: Places, settings: Settings, plan: Plan) -> list[str]:
     """Refs of entries the plan would change whose text a person saved or committed (a commit
     not made by wikimem changed the entry): the person-first rule holds such a change."""
@@ -404,6 +416,9 @@ def compact(
     theirs = person_written(places, settings, plan) if plan.edits else []
     if theirs and not held:
         held = f"changes entries a person wrote: {', '.join(theirs)}"
+    torn = unsettled(Wiki(places.wiki), plan)
+    if torn and not held:
+        held = f"changes entries holding a sync conflict to settle: {', '.join(torn)}"
     diff = show_diff(rewrite(Wiki(places.wiki), plan, day))
     retired = tuple(f"{e.leaf}#{e.entry}" for e in plan.edits if e.action == "remove")
     updated = tuple(f"{e.leaf}#{e.entry}" for e in plan.edits if e.action == "update")
