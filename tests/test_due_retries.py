@@ -210,6 +210,9 @@ def test_one_waiter_without_the_lock_and_sigterm_ends_it(workspace: Path) -> Non
         # the waiter does not hold the workspace lock: a command needing it goes on
         assert lock_free(places)
         assert pending(places)[0].attempts == 1
+        status = run_wikimem("status", cwd=workspace, timeout=20).stdout.decode()
+        assert "retry    the next is due in" in status, status
+        assert "a background pass waits for it" in status
         first.send_signal(signal.SIGTERM)
         _, err = first.communicate(timeout=DEADLINE)
     finally:
@@ -221,6 +224,8 @@ def test_one_waiter_without_the_lock_and_sigterm_ends_it(workspace: Path) -> Non
     assert [(j.id, j.attempts) for j in pending(places)] == [(job.id, 1)]
     with workspace_lock(places.state / RETRY_LOCK):  # let go of on the way out
         pass
+    alone = run_wikimem("status", cwd=workspace, timeout=20).stdout.decode()
+    assert "the next hook or `wikimem index` takes it" in alone, alone
 
 
 def test_jobs_dropped_or_edited_while_waiting_are_not_indexed(workspace: Path) -> None:

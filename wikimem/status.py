@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from wikimem.config import Places, Settings
 from wikimem.indexing.extractor import NO_MODEL_WARNING
 from wikimem.intake import passlog
+from wikimem.intake.background import RETRY_LOCK, lock_held
 from wikimem.intake.listener import ping
 from wikimem.intake.queue import Queue
 from wikimem.providers.provider import provider_name
@@ -31,6 +33,8 @@ class Status:
     provider: str = "wiki"  # memory.provider
     stranded: dict[str, int] = field(default_factory=dict)  # jobs made for another provider
     held_jobs: list[dict[str, Any]] = field(default_factory=list)  # in review, with the reason
+    next_retry: float | None = None  # seconds until the first job backing off is due
+    retry_waiter: bool = False  # a background pass stays for it (queue.retry_wait)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -64,6 +68,13 @@ class Status:
             )
         depth = ", ".join(f"{n} {s}" for s, n in self.queue.items() if n and s != "done")
         out.append(f"queue      {depth or 'empty'} ({self.queue.get('done', 0)} done)")
+        if self.next_retry is not None:
+            who = (
+                "a background pass waits for it"
+                if self.retry_waiter
+                else "the next hook or `wikimem index` takes it"
+            )
+            out.append(f"  retry    the next is due in {max(self.next_retry, 0):.0f} s; {who}")
         for job in self.failed_jobs:
             out.append(f"  failed   {job['job']} {job['run_id']}: {job['error']}")
         for job in self.held_jobs:
@@ -132,6 +143,8 @@ def gather(places: Places, settings: Settings, recent: int = 5) -> Status:
                 stranded[job.provider] = stranded.get(job.provider, 0) + 1
 
     alive = ping(str(places.intake_socket))
+    due = queue.next_due()
+    backing_off = due is not None and due > time.time()
     return Status(
         workspace=str(places.workspace),
         wiki=str(places.wiki),
@@ -149,4 +162,6 @@ def gather(places: Places, settings: Settings, recent: int = 5) -> Status:
         provider=provider,
         stranded=stranded,
         held_jobs=held,
+        next_retry=due - time.time() if due is not None and backing_off else None,
+        retry_waiter=backing_off and lock_held(str(places.state / RETRY_LOCK)),
     )

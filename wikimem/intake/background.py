@@ -82,6 +82,14 @@ def _spawn_one(
         os.close(fd)  # the child holds the flock through its own copy
 
 
+def lock_held(lock_path: str) -> bool:
+    """Whether a process holds `lock_path` (`status` asks it of the retry waiter's lock)."""
+    try:
+        return _held(lock_path)
+    except ImportError:  # no flock here: nobody can tell
+        return False
+
+
 def _held(lock_path: str) -> bool:
     """Whether a process holds `lock_path` (an flock, as filelock takes it). The probe takes a
     shared lock for a few microseconds when it is free."""
