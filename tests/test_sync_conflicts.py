@@ -220,3 +220,24 @@ def test_an_entry_holding_a_sync_conflict_is_not_rewritten_until_settled(workspa
     assert theirs in text and newer not in text  # both versions wait for the person
     [(path, _)] = list(Queue(places.queue).jobs("review"))
     assert "holds a sync conflict to settle first" in path.read_text(encoding="utf-8")
+
+
+def test_frontmatter_both_sides_changed_keeps_ours_as_yaml_comments(tmp_path: Path) -> None:
+    head = "---\ntitle: Bun\nsummary: Bun.\nupdated: 2026-01-01\n---\n# Bun\n\n## Keep\n\nkeep\n"
+    ours = head.replace("summary: Bun.", "summary: Bun, pinned to 1.1.30.")
+    theirs = head.replace("summary: Bun.", "summary: Bun, on 1.2.").replace("01-01", "01-02")
+    merging = merger(tmp_path)
+    text = merging.merge("a/b/MEMORY.md", head, ours, theirs)
+    assert text is not None and merging.conflicts == ["a/b/MEMORY.md"]
+    page = markdown.parse_page(text)
+    assert page.meta["summary"] == "Bun, on 1.2."  # YAML holds one value: theirs
+    assert "# summary: Bun, pinned to 1.1.30." in page.frontmatter  # ours, kept as a comment
+    assert page.frontmatter.index(SYNC_NOTE) < page.frontmatter.index("# summary: Bun, pinned")
+    assert [e.id for e in page.entries] == ["keep"]
+    assert page.frontmatter_error is None
+    # lint reports it like any conflict, and a later write of the key keeps the comment
+    again = markdown.with_meta(page, "summary", "Bun, settled.")
+    assert "# summary: Bun, pinned to 1.1.30." in again.frontmatter
+    from wikimem.wiki.lint import SYNC_CONFLICT
+
+    assert any(SYNC_CONFLICT.match(line) for line in text.splitlines()[:8])

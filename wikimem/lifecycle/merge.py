@@ -6,12 +6,14 @@ entry both sides changed, the text outside a TOPIC.md's or PROFILE.md's generate
 both versions where they conflict: the remote's, then ours between two notes (`<!-- sync
 conflict to settle ... -->`, `<!-- end of sync conflict -->`) that `wikimem lint` reports until
 a person settles them. The generated block is theirs, regenerated from the merged leaves right
-after; frontmatter (YAML, no room for two versions) is merged by line, theirs where it conflicts.
+after; frontmatter (YAML, no room for two values of a key) is merged by line, theirs where it
+conflicts, with ours kept below as YAML comments under the same note.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from wikimem.wiki import markdown
@@ -74,7 +76,7 @@ class Merger:
             return text[: span[0]] + theirs[block[0] : block[1]] + text[span[1] :]
 
         parts = [markdown.parse_page(aligned(t)) for t in (base, ours, theirs)]
-        frontmatter = merge_frontmatter(self.repo, *(p.frontmatter for p in parts))
+        frontmatter = merge_frontmatter(self, *(p.frontmatter for p in parts))
         rest = [p.render()[len(p.frontmatter) :] for p in parts]
         return frontmatter + self.keep_both(*rest)
 
@@ -112,7 +114,7 @@ class Merger:
         if body and head.strip() and not head.endswith(nl + nl):
             head += nl if head.endswith(nl) else nl + nl
         frontmatter = merge_frontmatter(
-            self.repo, old.frontmatter if old else "", mine.frontmatter, page.frontmatter
+            self, old.frontmatter if old else "", mine.frontmatter, page.frontmatter
         )
         result = markdown.parse_page(frontmatter + head + body)
         newer = max(str(mine.meta.get("updated") or ""), str(page.meta.get("updated") or ""))
@@ -127,6 +129,32 @@ class Merger:
             return ours
         if ours == base:
             return theirs
+        nl = markdown.parse_page(theirs).newline
+        return self._resolved(
+            base, ours, theirs, lambda mine: [self.note() + nl, *mine, END_NOTE + nl]
+        )
+
+    def keep_both_yaml(self, base: str, ours: str, theirs: str) -> str:
+        """Frontmatter merged by line; where lines conflict, theirs stand and ours follow as
+        YAML comments under the note (YAML has no room for two values of one key)."""
+        if theirs in (base, ours):
+            return ours
+        if ours == base:
+            return theirs
+        nl = "\r\n" if "\r\n" in theirs else "\n"
+        return self._resolved(
+            base, ours, theirs, lambda mine: [f"# {self.note()}{nl}", *(f"# {m}" for m in mine)]
+        )
+
+    def _resolved(
+        self,
+        base: str | None,
+        ours: str,
+        theirs: str,
+        placed: Callable[[list[str]], list[str]],
+    ) -> str:
+        """git's line merge, each conflict resolved as theirs followed by `placed(ours)`
+        (nothing when ours only removed lines)."""
         text = self.repo.merge_text(base, ours, theirs, marked=True)
         assert text is not None  # marked: a merge with its conflicts in it
         nl = markdown.parse_page(theirs).newline
@@ -146,10 +174,11 @@ class Merger:
                 side = None
                 if any(m.strip() for m in mine):
                     self.kept += 1
-                    for part in ([self.note() + nl], mine, [END_NOTE + nl]):
-                        if out and not out[-1].endswith(("\n", "\r")):
-                            out[-1] += nl
-                        out.extend(part)
+                    if mine and not mine[-1].endswith(("\n", "\r")):
+                        mine[-1] += nl
+                    if out and not out[-1].endswith(("\n", "\r")):
+                        out[-1] += nl
+                    out.extend(placed(mine))
             else:
                 (out if side is None else side).append(line)
         return "".join(out)
@@ -164,14 +193,13 @@ class Merger:
         )
 
 
-def merge_frontmatter(repo: WikiRepo, base: str, ours: str, theirs: str) -> str:
+def merge_frontmatter(merger: Merger, base: str, ours: str, theirs: str) -> str:
     """Both sides' frontmatter merged by line, `updated` left as theirs (the caller sets it);
-    theirs where lines conflict: YAML has no room for two versions."""
+    where lines conflict, theirs stand and ours follow as YAML comments under a sync note."""
     if ours == base or not ours or not theirs:
         return theirs
     found = UPDATED.search(theirs)
     if found is not None:
         line = found.group(0)
         base, ours = (UPDATED.sub(lambda _: line, t, count=1) for t in (base, ours))
-    text = repo.merge_text(base, ours, theirs)
-    return theirs if text is None else text
+    return merger.keep_both_yaml(base, ours, theirs)

@@ -52,7 +52,8 @@ LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 FENCE = re.compile(r"^ {0,3}(```|~~~)")
 # What opens the text `wikimem sync` kept from both sides of a conflict (lifecycle/merge.py).
 SYNC_NOTE = "sync conflict to settle"
-SYNC_CONFLICT = re.compile(rf"^[ \t]*<!--[ \t]*{SYNC_NOTE}\b")
+# in frontmatter the note is a YAML comment: `# <!-- sync conflict to settle ... -->`
+SYNC_CONFLICT = re.compile(rf"^[ \t]*(?:#[ \t]*)?<!--[ \t]*{SYNC_NOTE}\b")
 
 
 @dataclass(frozen=True)
