@@ -75,9 +75,14 @@ def profile_text(wiki: Path) -> str:
     meta: Mapping[str, Any] = page.meta if isinstance(page.meta, Mapping) else {}
     span = markdown.generated_block(text)
     block = text[span[0] : span[1]] if span else page.head
-    parts = [f"# {page.title or 'Project memory'}"]
-    if meta.get("summary"):
-        parts.append(plain(str(meta["summary"])).strip())
+    return profile_parts(page.title, meta.get("summary"), block)
+
+
+def profile_parts(title: str | None, summary: Any, block: str) -> str:
+    """The profile an agent is shown: `# title`, the summary, then the generated block."""
+    parts = [f"# {title or 'Project memory'}"]
+    if summary:
+        parts.append(plain(str(summary)).strip())
     if block.strip():
         parts.append(block.strip())
     return "\n\n".join(parts) + "\n"

@@ -34,6 +34,7 @@ from wikimem.recall.context import (
     assemble,
     opening,
     plain,
+    profile_parts,
 )
 from wikimem.recall.search.hits import focused_terms, matches
 from wikimem.recall.search.store import SCHEMA
@@ -163,12 +164,7 @@ def profile_summary(wiki: Path) -> str:
         meta = dict(page.meta) if isinstance(page.meta, Mapping) else {}
         title = page.title
     block = text[span[0] : span[1]] if span else markdown.parse_page(text).head
-    parts = [f"# {title or 'Project memory'}"]
-    if meta.get("summary"):
-        parts.append(plain(str(meta["summary"])).strip())
-    if block.strip():
-        parts.append(block.strip())
-    return "\n\n".join(parts) + "\n"
+    return profile_parts(title, meta.get("summary"), block)
 
 
 def plain_meta(text: str) -> dict[str, str] | None:
