@@ -45,6 +45,22 @@ class Ctx:
 pass_ctx = click.make_pass_decorator(Ctx, ensure=True)
 
 
+# --json on every read command (tests/test_readme.py checks they all have it)
+json_option = click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+
+
+def limit_option(default: int, what: str) -> Any:
+    """-n/--limit N, at least 1: how many `what` a listing shows."""
+    return click.option(
+        "-n",
+        "--limit",
+        type=click.IntRange(min=1),
+        default=default,
+        show_default=True,
+        help=f"How many {what}.",
+    )
+
+
 def workspace_option(func: Any) -> Any:
     """-C/--workspace on every command, as well as on the group."""
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem.cli.context import Ctx, cli, emit_json, json_option, pass_ctx, warn, workspace_option
 from wikimem.config import ModelSettings
 from wikimem.indexing.eval import evaluate as run_eval
 from wikimem.indexing.eval import format_markdown, format_table, load_cases, safe
@@ -33,7 +33,7 @@ from wikimem.indexing.eval import format_markdown, format_table, load_cases, saf
     type=click.Path(file_okay=False, path_type=Path),
     help="Keep each case's workspace in this folder for inspection.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@json_option
 @click.option(
     "--markdown", is_flag=True, help="The metrics as Markdown tables (overall, per category)."
 )

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from wikimem import config
-from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem.cli.context import Ctx, cli, emit_json, json_option, pass_ctx, warn, workspace_option
 from wikimem.lifecycle.sync import sync as do_sync
 from wikimem.providers import wiki_only
 from wikimem.runners.install import entry_point, moving_reason
@@ -254,7 +254,7 @@ def mcp(ctx: Ctx, allow_write: bool, agent_id: str | None) -> None:
     metavar="URL",
     help="Set the wiki's remote (setting wiki.remote, default origin) to URL first.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@json_option
 @workspace_option
 @pass_ctx
 def sync(ctx: Ctx, url: str | None, as_json: bool) -> None:

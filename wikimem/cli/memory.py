@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import click
 
-from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem.cli.context import (
+    Ctx,
+    cli,
+    emit_json,
+    json_option,
+    limit_option,
+    pass_ctx,
+    warn,
+    workspace_option,
+)
 from wikimem.errors import NotFound
 from wikimem.lifecycle.compact import compact as run
 from wikimem.providers import wiki_only
@@ -13,15 +22,8 @@ from wikimem.recall.timeline import timeline as build
 
 @cli.command()
 @click.argument("query", nargs=-1)
-@click.option(
-    "-n",
-    "--limit",
-    type=click.IntRange(min=1),
-    default=20,
-    show_default=True,
-    help="How many events.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@limit_option(20, "events")
+@json_option
 @workspace_option
 @pass_ctx
 def timeline(ctx: Ctx, query: tuple[str, ...], limit: int, as_json: bool) -> None:
@@ -72,7 +74,7 @@ def timeline(ctx: Ctx, query: tuple[str, ...], limit: int, as_json: bool) -> Non
     help="Apply a plan that would be held for review (mass removal, a person's entries).",
 )
 @click.option("--no-model", is_flag=True, help="Use the rules only, even with a model set.")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@json_option
 @workspace_option
 @pass_ctx
 def compact(

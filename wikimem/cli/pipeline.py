@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from wikimem import config
-from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem.cli.context import Ctx, cli, emit_json, json_option, pass_ctx, warn, workspace_option
 from wikimem.cli.hook import USAGE
 from wikimem.cli.hook import hook as fail_open
 from wikimem.demo import run_demo
@@ -45,7 +45,7 @@ def _read_source(source: str) -> tuple[bytes, str]:
 
 @cli.command()
 @click.argument("source", default="-", metavar="[FILE|-]")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@json_option
 @workspace_option
 @pass_ctx
 def enqueue(ctx: Ctx, source: str, as_json: bool) -> None:
@@ -214,7 +214,7 @@ def _compact_on_schedule(ctx: Ctx, changed: int, quiet: bool) -> None:
 
 @cli.group(invoke_without_command=True)
 @workspace_option
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@json_option
 @click.pass_context
 def queue(click_ctx: click.Context, as_json: bool) -> None:
     """List queued jobs by state (pending, active, failed, review, corrupt, dropped)."""
@@ -278,7 +278,7 @@ def queue_approve(ctx: Ctx, job: str) -> None:
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@json_option
 @workspace_option
 @pass_ctx
 def status(ctx: Ctx, as_json: bool) -> None:
@@ -294,7 +294,7 @@ def status(ctx: Ctx, as_json: bool) -> None:
 
 @cli.group("config", invoke_without_command=True)
 @click.option("--global", "is_global", is_flag=True, help="The global config instead.")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@json_option
 @workspace_option
 @click.pass_context
 def config_cmd(click_ctx: click.Context, is_global: bool, as_json: bool) -> None:
@@ -312,7 +312,7 @@ def config_cmd(click_ctx: click.Context, is_global: bool, as_json: bool) -> None
 
 @config_cmd.command("get")
 @click.argument("key")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@json_option
 @pass_ctx
 def config_get(ctx: Ctx, key: str, as_json: bool) -> None:
     """Print one effective value and where it comes from."""

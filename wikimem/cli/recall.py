@@ -11,7 +11,16 @@ from typing import Any
 import click
 
 from wikimem import config
-from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, warn, workspace_option
+from wikimem.cli.context import (
+    Ctx,
+    cli,
+    emit_json,
+    json_option,
+    limit_option,
+    pass_ctx,
+    warn,
+    workspace_option,
+)
 from wikimem.errors import NotFound, WikimemError
 from wikimem.fsio import atomic_write_text
 from wikimem.lifecycle.transfer import export_lines, import_lines
@@ -94,20 +103,13 @@ def context(ctx: Ctx, budget: int, query: str | None, fmt: str, as_json: bool) -
 
 @cli.command()
 @click.argument("query", nargs=-1, required=True)
-@click.option(
-    "-n",
-    "--limit",
-    type=click.IntRange(min=1),
-    default=10,
-    show_default=True,
-    help="How many hits.",
-)
+@limit_option(10, "hits")
 @click.option(
     "--why",
     is_flag=True,
     help="Explain each score (which words matched where) and where each entry came from.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@json_option
 @workspace_option
 @pass_ctx
 def search(ctx: Ctx, query: tuple[str, ...], limit: int, why: bool, as_json: bool) -> None:
@@ -204,7 +206,7 @@ def forget(ctx: Ctx, ref: str) -> None:
 
 
 @cli.command("trash")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@json_option
 @workspace_option
 @pass_ctx
 def trash_list(ctx: Ctx, as_json: bool) -> None:
@@ -288,7 +290,7 @@ def undo(ctx: Ctx, commit: str) -> None:
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@json_option
 @workspace_option
 @pass_ctx
 def verify(ctx: Ctx, as_json: bool) -> None:
@@ -352,7 +354,7 @@ def _check_output(output: str) -> None:
 
 @cli.command("import")
 @click.argument("source", metavar="FILE|-")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@json_option
 @workspace_option
 @pass_ctx
 def import_(ctx: Ctx, source: str, as_json: bool) -> None:

@@ -6,7 +6,15 @@ import sys
 
 import click
 
-from wikimem.cli.context import Ctx, cli, emit_json, pass_ctx, workspace_option
+from wikimem.cli.context import (
+    Ctx,
+    cli,
+    emit_json,
+    json_option,
+    limit_option,
+    pass_ctx,
+    workspace_option,
+)
 from wikimem.errors import NotFound, UsageError
 from wikimem.indexing.indexer import recompile
 from wikimem.providers import ProviderError, load, wiki_only
@@ -100,7 +108,7 @@ def _show_elsewhere(ctx: Ctx, ref: str | None, why: bool, as_json: bool) -> None
 @click.option(
     "--why", is_flag=True, help="Also say where each entry came from (source, runs, strength)."
 )
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@json_option
 @workspace_option
 @pass_ctx
 def show(ctx: Ctx, wiki_path: str | None, raw: bool, why: bool, as_json: bool) -> None:
@@ -180,15 +188,8 @@ def lint(ctx: Ctx, fix: bool, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("wiki_path", required=False, metavar="[WIKI_PATH[#ENTRY]]")
-@click.option(
-    "-n",
-    "--limit",
-    type=click.IntRange(min=1),
-    default=20,
-    show_default=True,
-    help="How many commits.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@limit_option(20, "commits")
+@json_option
 @workspace_option
 @pass_ctx
 def log(ctx: Ctx, wiki_path: str | None, limit: int, as_json: bool) -> None:
