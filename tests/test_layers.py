@@ -203,3 +203,21 @@ def test_the_checker_sees_a_wrong_import(tmp_path: Path) -> None:
     assert layer_of("wikimem.cli.app") == "cli"
     assert layer_of("wikimem.status") == "app"
     assert layer_of("wikimem.fsio") == "base"
+
+
+def test_the_lazy_command_table_names_every_command_where_it_is_defined() -> None:
+    """The group imports a command's module only when it runs: a command missing from
+    cli/context.py's table would vanish from help, one listed under the wrong module would fail."""
+    import importlib
+
+    from wikimem.cli.context import COMMANDS, SECTIONS, cli
+
+    for name, (module, section) in COMMANDS.items():
+        importlib.import_module(f"wikimem.cli.{module}")
+        assert name in cli.commands, f"{name} is not defined in wikimem.cli.{module}"
+        assert cli.commands[name].callback is not None
+        assert cli.commands[name].callback.__module__ == f"wikimem.cli.{module}", name
+        assert section in SECTIONS
+    import wikimem.cli.app  # noqa: F401  (every command module)
+
+    assert set(cli.commands) == set(COMMANDS), "add new commands to COMMANDS in cli/context.py"

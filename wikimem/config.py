@@ -494,3 +494,12 @@ def load(where: Places, env: Mapping[str, str] | None = None) -> Settings:
 
 
 memory_disabled = locate.memory_disabled
+
+
+WIKI_PROVIDER = "wiki"
+
+
+def provider_name(settings: Settings) -> str:
+    """The provider `memory.provider` names, as jobs record it (here, below the providers, so a
+    command can tell the wiki from another store without importing every provider)."""
+    return (settings.memory.provider or WIKI_PROVIDER).strip().lower()

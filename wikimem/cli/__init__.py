@@ -77,7 +77,7 @@ def _run(args: list[str]) -> int:
     # every command but the hook: click and the commands would cost a hook ~100 ms
     import click
 
-    from wikimem.cli.app import cli
+    from wikimem.cli.context import cli  # commands are imported as they are used
     from wikimem.errors import WikimemError
 
     try:

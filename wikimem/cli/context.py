@@ -91,12 +91,117 @@ def warn(message: str) -> None:
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-@click.group(context_settings=CONTEXT)
+# Which module defines each command, and where its help lists it. The group imports a command's
+# module only when that command runs, so `wikimem --version` or `show` does not pay for the
+# indexer and the model client (tests/test_layers.py checks this table against the modules).
+COMMANDS: dict[str, tuple[str, str]] = {
+    # daily
+    "show": ("wiki", "daily"),
+    "search": ("recall", "daily"),
+    "status": ("pipeline", "daily"),
+    "log": ("wiki", "daily"),
+    "timeline": ("memory", "daily"),
+    "context": ("recall", "daily"),
+    "verify": ("recall", "daily"),
+    "config": ("pipeline", "daily"),
+    "queue": ("pipeline", "daily"),
+    # wiki care
+    "init": ("wiki", "care"),
+    "lint": ("wiki", "care"),
+    "index": ("pipeline", "care"),
+    "compact": ("memory", "care"),
+    "forget": ("recall", "care"),
+    "restore": ("recall", "care"),
+    "trash": ("recall", "care"),
+    "purge": ("recall", "care"),
+    "undo": ("recall", "care"),
+    "sync": ("integrations", "care"),
+    "export": ("recall", "care"),
+    "import": ("recall", "care"),
+    "pause": ("recall", "care"),
+    "resume": ("recall", "care"),
+    "demo": ("pipeline", "care"),
+    "eval": ("evaluate", "care"),
+    # integration
+    "install": ("integrations", "integration"),
+    "uninstall": ("integrations", "integration"),
+    "hook": ("pipeline", "integration"),
+    "mcp": ("integrations", "integration"),
+    # plumbing: what runners and scripts call
+    "start": ("integrations", "plumbing"),
+    "enqueue": ("pipeline", "plumbing"),
+    "listen": ("listen", "plumbing"),
+    "schema": ("pipeline", "plumbing"),
+}
+SECTIONS = {
+    "daily": "Daily commands",
+    "care": "Wiki care",
+    "integration": "Agent runners",
+    "plumbing": "Plumbing",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported when they are used, listed in sections in help."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(COMMANDS) | set(self.commands))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            import importlib
+
+            importlib.import_module(f"wikimem.cli.{COMMANDS[cmd_name][0]}")
+            for command in self.commands.values():
+                settle(command)
+        return self.commands.get(cmd_name)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if args and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib
+
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=1)
+            hint = f" Did you mean `{close[0]}`?" if close else ""
+            ctx.fail(f"No such command {name!r}.{hint}")
+        return super().resolve_command(ctx, args)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        limit = formatter.width - 6 - max(len(name) for name in self.list_commands(ctx))
+        for section, title in SECTIONS.items():
+            rows = []
+            for name in self.list_commands(ctx):
+                command = self.get_command(ctx, name)
+                if command is None or command.hidden:
+                    continue
+                if COMMANDS.get(name, ("", "plumbing"))[1] == section:
+                    rows.append((name, command.get_short_help_str(limit)))
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
+def settle(command: click.Command) -> None:
+    """Every command gets the settings itself, so its help reads the same however it is reached."""
+    for key, value in CONTEXT.items():
+        command.context_settings.setdefault(key, value)
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            settle(sub)
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT, invoke_without_command=True)
 @click.version_option(__version__, prog_name="wikimem")
 @workspace_option
-def cli() -> None:
+@click.pass_context
+def cli(click_ctx: click.Context) -> None:
     """Durable, human-readable project memory for AI coding agents.
 
     After each agent run, `wikimem hook` queues the run; an indexing pass turns what it taught
     into edits of a Markdown wiki in .clarvis/memory/, one git commit per change.
     """
+    if click_ctx.invoked_subcommand is None:
+        # bare `wikimem` is a request for help, as with git and gh: exit 0
+        click.echo(click_ctx.get_help())

@@ -16,17 +16,11 @@ from wikimem.cli.context import (
     workspace_option,
 )
 from wikimem.errors import NotFound, UsageError
-from wikimem.indexing.indexer import recompile
-from wikimem.providers import ProviderError, load, wiki_only
-from wikimem.providers.provider import WIKI, provider_name
-from wikimem.recall.context import DEFAULT_BUDGET
-from wikimem.recall.provenance import origins
-from wikimem.recall.versions import history_of
-from wikimem.wiki.lint import lint as run_lint
 from wikimem.wiki.lookup import Shown, resolve
 from wikimem.wiki.pages import Wiki
-from wikimem.wiki.workspace import init as do_init
-from wikimem.wiki.workspace import open_repo
+
+# The indexer, the providers and git are imported inside the commands that need them: `show`
+# is the command a person runs most, and should start as fast as click itself.
 
 
 @cli.command()
@@ -35,6 +29,8 @@ from wikimem.wiki.workspace import open_repo
 def init(ctx: Ctx) -> None:
     """Create the wiki (.clarvis/memory/ with PROFILE.md, its git repository) and a commented
     sample workspace policy. Running it again changes nothing."""
+    from wikimem.wiki.workspace import init as do_init
+
     made = do_init(ctx.places, ctx.settings)
     if not made:
         click.echo(f"wikimem: already set up in {ctx.places.wiki}")
@@ -44,6 +40,8 @@ def init(ctx: Ctx) -> None:
 
 def _read_at(ctx: Ctx):  # type: ignore[no-untyped-def]
     def read(rev: str, file: str) -> str:
+        from wikimem.wiki.workspace import open_repo
+
         return open_repo(ctx.places, ctx.settings).show(rev, file)
 
     return read
@@ -68,6 +66,8 @@ def _pretty(text: str) -> str:
 
 
 def _show_why(ctx: Ctx, shown: Shown, as_json: bool) -> None:
+    from wikimem.recall.provenance import origins
+
     if shown.kind not in ("leaf", "entry"):
         raise UsageError("--why tells where entries came from: name a leaf or an entry")
     leaf = shown.ref.split("#", 1)[0].split("@", 1)[0]
@@ -84,6 +84,9 @@ def _show_why(ctx: Ctx, shown: Shown, as_json: bool) -> None:
 
 def _show_elsewhere(ctx: Ctx, ref: str | None, why: bool, as_json: bool) -> None:
     """`show` when another provider owns the memory: what it reads for REF, or its context."""
+    from wikimem.providers import ProviderError, load, wiki_only
+    from wikimem.recall.context import DEFAULT_BUDGET
+
     if why:
         wiki_only(ctx.settings, "wikimem show --why")
     provider = load(ctx.places, ctx.settings)
@@ -119,7 +122,9 @@ def show(ctx: Ctx, wiki_path: str | None, raw: bool, why: bool, as_json: bool) -
     When memory.provider names another store, REF is what its search gives, and with no
     REF the command prints that provider's overview (its context).
     """
-    if provider_name(ctx.settings) != WIKI:
+    from wikimem.config import WIKI_PROVIDER, provider_name
+
+    if provider_name(ctx.settings) != WIKI_PROVIDER:
         _show_elsewhere(ctx, wiki_path, why, as_json)
         return
     wiki = Wiki(ctx.places.wiki)
@@ -172,6 +177,10 @@ def lint(ctx: Ctx, fix: bool, as_json: bool) -> None:
     Prints `file:line: message [rule]` and exits 1 when anything is found, 0 when nothing is
     (pre-commit and CI friendly; 2 for a usage error).
     """
+    from wikimem.indexing.indexer import recompile
+    from wikimem.providers import wiki_only
+    from wikimem.wiki.lint import lint as run_lint
+
     wiki_only(ctx.settings, "wikimem lint")
     wiki = Wiki(ctx.places.wiki)
     if fix:
@@ -194,6 +203,9 @@ def lint(ctx: Ctx, fix: bool, as_json: bool) -> None:
 @pass_ctx
 def log(ctx: Ctx, wiki_path: str | None, limit: int, as_json: bool) -> None:
     """History of the wiki, of one page, or the versions of one entry: date, subject, run."""
+    from wikimem.providers import wiki_only
+    from wikimem.recall.versions import history_of
+
     wiki_only(ctx.settings, "wikimem log")
     rows = history_of(ctx.found, ctx.settings, wiki_path, limit)
     if as_json:

@@ -13,12 +13,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar, runtime_checkable
 
-from wikimem.config import Settings
+from wikimem.config import WIKI_PROVIDER, Settings, provider_name
 from wikimem.errors import WikimemError
 from wikimem.wiki.edit import Edit
 
 ENTRY_POINTS = "wikimem.providers"
-WIKI = "wiki"
+WIKI = WIKI_PROVIDER
 MCP = "mcp"
 T = TypeVar("T")
 
@@ -67,11 +67,6 @@ class Provider(Protocol):
     def apply(self, edits: Sequence[Edit], summary: str) -> str | None:
         """Store validated edits; an id of the change (a commit for the wiki), None if none."""
         ...
-
-
-def provider_name(settings: Settings) -> str:
-    """The provider `memory.provider` names, as jobs record it."""
-    return (settings.memory.provider or WIKI).strip().lower()
 
 
 def wiki_only(settings: Settings, command: str) -> None:
