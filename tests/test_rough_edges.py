@@ -418,7 +418,7 @@ def test_purge_answered_no_purges_nothing_and_exits_1(workspace: Path, cli) -> N
 def test_bare_wikimem_is_help_in_sections_and_exits_zero(workspace: Path) -> None:
     result = run_wikimem(cwd=workspace)
     assert result.returncode == 0, result.stderr
-    out = result.stdout
+    out = result.stdout.decode()
     sections = ["Daily commands:", "Wiki care:", "Agent runners:", "Plumbing:"]
     assert [out.index(s) for s in sections] == sorted(out.index(s) for s in sections)
     daily = out[out.index("Daily commands:") : out.index("Wiki care:")]
@@ -429,4 +429,5 @@ def test_bare_wikimem_is_help_in_sections_and_exits_zero(workspace: Path) -> Non
 def test_a_mistyped_command_is_one_line_with_a_suggestion(workspace: Path) -> None:
     result = run_wikimem("shwo", cwd=workspace)
     assert result.returncode == 2
-    assert result.stderr.count("\n") == 1 and "Did you mean `show`?" in result.stderr
+    err = result.stderr.decode()
+    assert err.count("\n") == 1 and "Did you mean `show`?" in err
