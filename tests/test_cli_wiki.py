@@ -164,7 +164,7 @@ def test_lint_json_names_rule_file_line_and_message(workspace: Path, cli) -> Non
     result = cli("lint", "--json")
     assert result.code == 1
     problems = json.loads(result.out)
-    assert {"rule", "file", "line", "message"} == set(problems[0])
+    assert {"rule", "level", "file", "line", "message"} == set(problems[0])
     found = {(p["rule"], p["file"], p["line"]) for p in problems}
     assert ("no-summary", ".clarvis/memory/build/bun/MEMORY.md", 1) in found
     assert ("broken-link", ".clarvis/memory/build/bun/MEMORY.md", 6) in found
@@ -355,3 +355,45 @@ def test_context_json_is_format_json(workspace: Path, cli) -> None:
     as_json = cli("context", "--json")
     assert as_json.code == 0 and json.loads(as_json.out)
     assert as_json.out == cli("context", "--format", "json").out
+
+
+def test_lint_warns_on_dates_and_fails_on_them_only_when_strict(workspace: Path, cli) -> None:
+    cli("init")
+    leaf = workspace / ".clarvis/memory/build/bun/MEMORY.md"
+    leaf.parent.mkdir(parents=True)
+    leaf.write_text(
+        "---\ntitle: Bun\nsummary: Bun rules.\nreview-by: 2001-01-01\n---\n# Bun\n\n"
+        "## Old pin\n<!-- expires: 2002-02-02 -->\n\nPinned once.\n"
+    )
+    assert cli("lint", "--fix").code == 0
+    result = cli("lint")
+    assert result.code == 0, result.out  # time passing does not fail a commit
+    assert "warning: leaf due for review (review-by: 2001-01-01" in result.out
+    assert "[review-due]" in result.out
+    strict = cli("lint", "--strict")
+    assert strict.code == 1 and strict.out == result.out
+    levels = {p["rule"]: p["level"] for p in json.loads(cli("lint", "--json").out)}
+    assert levels["review-due"] == "warning"
+
+
+def test_lint_without_a_wiki_has_nothing_to_check(workspace: Path, cli) -> None:
+    result = cli("lint")
+    assert result.code == 0 and "nothing to lint" in result.err
+    assert not (workspace / ".clarvis/memory").exists()
+
+
+def test_lint_allows_links_to_project_files_and_checks_they_exist(workspace: Path, cli) -> None:
+    cli("init")
+    (workspace / "src").mkdir()
+    (workspace / "src/x.py").write_text("x = 1\n")
+    leaf = workspace / ".clarvis/memory/build/bun/MEMORY.md"
+    leaf.parent.mkdir(parents=True)
+    leaf.write_text(
+        "---\ntitle: Bun\nsummary: Bun rules.\n---\n# Bun\n\n## One\n\n"
+        "See [x](../../../../src/x.py), [y](../../../../src/y.py) and [out](../../../../../etc).\n"
+    )
+    cli("lint", "--fix")
+    rules = {(p["rule"], p["message"]) for p in json.loads(cli("lint", "--json").out)}
+    assert ("broken-link", "broken link to ../../../../src/y.py") in rules
+    assert ("link-leaves-wiki", "link to ../../../../../etc leaves the project") in rules
+    assert not any("src/x.py" in message for _, message in rules)

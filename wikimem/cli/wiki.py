@@ -164,18 +164,25 @@ def show(ctx: Ctx, wiki_path: str | None, raw: bool, why: bool, as_json: bool) -
 @cli.command()
 @click.option("--fix", is_flag=True, help="Recompile stale generated blocks, then lint.")
 @click.option(
+    "--strict",
+    is_flag=True,
+    help="Fail on warnings too (memory past its expiry or review date), not only on errors.",
+)
+@click.option(
     "--json", "as_json", is_flag=True, help="Machine-readable output: rule, file, line, message."
 )
 @workspace_option
 @pass_ctx
-def lint(ctx: Ctx, fix: bool, as_json: bool) -> None:
+def lint(ctx: Ctx, fix: bool, strict: bool, as_json: bool) -> None:
     """Check the wiki: broken relative links, pages without frontmatter, leaves without a
     summary, stale generated blocks, names that are not slugs, memory due for review or expired,
     a conflict `wikimem sync` left for a person to settle (both versions kept, marked), pages it
     cannot read (symlinks among them), which it reports and goes on.
 
-    Prints `file:line: message [rule]` and exits 1 when anything is found, 0 when nothing is
-    (pre-commit and CI friendly; 2 for a usage error).
+    Prints `file:line: message [rule]` and exits 1 when an error is found. Rules that depend
+    on the date (expired, review-due) are warnings: they exit 0 unless --strict, so a commit
+    that passes today does not fail tomorrow. A project with no wiki yet has nothing to lint
+    (exit 0), so a teammate without one can run the pre-commit hook. 2 for a usage error.
     """
     from wikimem.indexing.indexer import recompile
     from wikimem.providers import wiki_only
@@ -183,6 +190,11 @@ def lint(ctx: Ctx, fix: bool, as_json: bool) -> None:
 
     wiki_only(ctx.settings, "wikimem lint")
     wiki = Wiki(ctx.places.wiki)
+    if not wiki.root.exists() and not fix:
+        click.echo(f"wikimem: no wiki in {ctx.places.workspace} yet: nothing to lint", err=True)
+        if as_json:
+            emit_json([])
+        return
     if fix:
         recompile(ctx.places, ctx.settings)
     problems = run_lint(wiki, ctx.settings.wiki.profile_max, overrides=ctx.places.templates)
@@ -191,7 +203,7 @@ def lint(ctx: Ctx, fix: bool, as_json: bool) -> None:
         emit_json([problem.as_dict(prefix) for problem in problems])
     for problem in () if as_json else problems:
         click.echo(problem.format(prefix))
-    if problems:
+    if any(problem.level == "error" or strict for problem in problems):
         raise click.exceptions.Exit(1)
 
 

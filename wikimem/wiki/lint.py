@@ -37,13 +37,16 @@ RULES = {
     "review-due": "memory past its `review-by` date",
     "duplicate-entry-id": "two entries whose headings give the same id",
     "broken-link": "a relative link to a file or entry that does not exist",
-    "link-leaves-wiki": "a relative link to a file outside the wiki",
+    "link-leaves-wiki": "a relative link to a file outside the project",
     "no-generated-block": "a TOPIC.md or PROFILE.md without its generated block",
     "stale-block": "a generated block that differs from what compiling gives now",
     "not-a-slug": "a folder name that is not a lowercase slug",
     "no-topic-page": "a topic folder without TOPIC.md",
     "sync-conflict": "text two machines changed differently, kept both ways by `wikimem sync`",
 }
+# Rules that depend on the date: a commit that passes today must not fail tomorrow because time
+# passed, so they warn unless `lint --strict` asks for them to fail.
+WARNINGS = frozenset({"expired", "review-due"})
 # What reading a page can raise besides WikiError: a permission, a symlink loop (RuntimeError
 # from Path.resolve), bytes that are not text.
 UNREADABLE = (WikiError, OSError, RuntimeError, UnicodeDecodeError)
@@ -63,12 +66,18 @@ class Problem:
     rule: str  # a key of RULES
     message: str
 
+    @property
+    def level(self) -> str:
+        return "warning" if self.rule in WARNINGS else "error"
+
     def format(self, prefix: str = "") -> str:
-        return f"{prefix}{self.file}:{self.line}: {self.message} [{self.rule}]"
+        level = "warning: " if self.rule in WARNINGS else ""
+        return f"{prefix}{self.file}:{self.line}: {level}{self.message} [{self.rule}]"
 
     def as_dict(self, prefix: str = "") -> dict[str, object]:
         return {
             "rule": self.rule,
+            "level": self.level,
             "file": prefix + self.file,
             "line": self.line,
             "message": self.message,
@@ -92,14 +101,16 @@ def _check_link(wiki: Wiki, file: str, target: str) -> tuple[str, str] | None:
         return None
     path, _, anchor = target.partition("#")
     resolved = (wiki.root / file).parent / path
+    # an entry may cite the project's own files (the workspace holds .clarvis/memory)
+    project = wiki.root.parent.parent
     try:
-        inside = os.path.normpath(resolved).startswith(os.path.normpath(wiki.root))
+        inside = os.path.commonpath([os.path.normpath(resolved), project]) == str(project)
     except ValueError:
         inside = False
+    if not inside:
+        return "link-leaves-wiki", f"link to {target} leaves the project"
     if not resolved.exists():
         return "broken-link", f"broken link to {target}"
-    if not inside:
-        return "link-leaves-wiki", f"link to {target} leaves the wiki"
     if anchor and resolved.name == LEAF_FILE:
         try:
             text = resolved.read_text(encoding="utf-8", errors="replace")
@@ -112,13 +123,13 @@ def _check_link(wiki: Wiki, file: str, target: str) -> tuple[str, str] | None:
 
 def _dates(meta: dict, today: str) -> list[tuple[str, str]]:
     found = []
-    for key, word, rule in (
-        ("expires", "expired", "expired"),
-        ("review-by", "due for review", "review-due"),
+    for key, word, rule, fix in (
+        ("expires", "expired", "expired", "`wikimem compact` retires it"),
+        ("review-by", "due for review", "review-due", "confirm it and move review-by on"),
     ):
         value = str(meta.get(key) or "")
         if value and value <= today:
-            found.append((rule, f"{word} ({key}: {value})"))
+            found.append((rule, f"{word} ({key}: {value}; {fix})"))
     return found
 
 
@@ -183,7 +194,10 @@ def _stale(wiki: Wiki, file: str, expected: Callable[[], str]) -> Iterator[Probl
     span = markdown.generated_block(text)
     if span is None:
         yield Problem(
-            file, 1, "no-generated-block", "no generated block (<!-- wikimem:begin --> ... end)"
+            file,
+            1,
+            "no-generated-block",
+            "no generated block (<!-- wikimem:begin --> ... end; `wikimem lint --fix` adds it)",
         )
         return
     current = text[span[0] : span[1]].replace("\r\n", "\n")
@@ -193,7 +207,7 @@ def _stale(wiki: Wiki, file: str, expected: Callable[[], str]) -> Iterator[Probl
             file,
             line,
             "stale-block",
-            "generated block is stale (run `wikimem index` or `wikimem lint --fix`)",
+            "generated block is stale (run `wikimem lint --fix`)",
         )
 
 
@@ -248,7 +262,12 @@ def lint(
             )
         elif is_topic and TOPIC_FILE not in pages:
             problems.append(
-                Problem(_under(rel, TOPIC_FILE), 1, "no-topic-page", "topic has no TOPIC.md")
+                Problem(
+                    _under(rel, TOPIC_FILE),
+                    1,
+                    "no-topic-page",
+                    "topic has no TOPIC.md (`wikimem lint --fix` writes it)",
+                )
             )
     return sorted(problems, key=lambda p: (p.file, p.line, p.rule, p.message))
 
