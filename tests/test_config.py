@@ -56,3 +56,44 @@ def test_config_and_config_get_speak_json(workspace: Path, cli, monkeypatch) -> 
     assert set(every) == set(config.SETTINGS)
     one = json.loads(cli("config", "get", "queue.batch", "--json").out)
     assert one == every["queue.batch"]
+
+
+def test_offline_on_purpose_silences_the_no_model_warning(workspace: Path, cli, tmp_path) -> None:
+    import json as _json
+
+    from tests.conftest import example_run
+
+    run = tmp_path / "run.json"
+    run.write_text(_json.dumps(example_run("01")))
+    cli("init")
+    assert cli("enqueue", str(run)).code == 0
+    warned = cli("index")
+    assert "no model configured" in warned.err
+    assert cli("config", "set", "model.offline", "true").code == 0
+    second = dict(example_run("02"), run_id="offline-2")
+    run.write_text(_json.dumps(second))
+    assert cli("enqueue", str(run)).code == 0
+    quiet = cli("index")
+    assert quiet.code == 0 and "no model configured" not in quiet.err + quiet.out
+    assert "offline rules, on purpose" in cli("status").out
+
+
+def test_config_reads_as_toml_and_suggests_a_close_key(workspace: Path, cli) -> None:
+    assert cli("config", "set", "model.fallbacks", "a,b").code == 0
+    listing = cli("config").out
+    assert 'model.fallbacks = ["a", "b"]  # ' in listing
+    assert "model.base_url = # not set  # default" in listing
+    assert "wiki.push = false  # default" in listing
+    assert "    # retries of one request on 429/5xx/timeouts" in listing
+    wrong = cli("config", "get", "model.timout")
+    assert wrong.code == 2 and "did you mean 'model.timeout'?" in wrong.err
+
+
+def test_config_set_refuses_a_provider_no_one_provides(workspace: Path, cli) -> None:
+    result = cli("config", "set", "memory.provider", "no-such-provider")
+    assert result.code == 2 and "no provider 'no-such-provider'" in result.err
+    assert cli("config", "get", "memory.provider").code == 0  # reads still work
+    assert (
+        not (workspace / ".clarvis/config.toml").exists()
+        or "no-such" not in (workspace / ".clarvis/config.toml").read_text()
+    )

@@ -31,6 +31,7 @@ SETTINGS: dict[str, tuple[Any, type, str]] = {
     "model.fallbacks": ((), list, "models tried in order when the memory model fails"),
     "model.timeout": (60.0, float, "seconds before one model request times out"),
     "model.max_retries": (2, int, "retries of one request on 429/5xx/timeouts"),
+    "model.offline": (False, bool, "no model on purpose: the offline rules, without the warning"),
     "capture.output_head": (2000, int, "characters kept from the start of each evidence output"),
     "capture.output_tail": (2000, int, "characters kept from the end of each evidence output"),
     "capture.snapshot_max": (60000, int, "characters a whole run snapshot may hold"),
@@ -181,6 +182,7 @@ class ModelSection:
     fallbacks: tuple[str, ...]
     timeout: float
     max_retries: int
+    offline: bool
 
 
 @dataclass(frozen=True)
@@ -453,7 +455,7 @@ def check_bounds(key: str, number: int | float) -> int | float:
 def coerce(key: str, raw: Any, origin: str) -> Any:
     """Check one setting's value against its declared type and, for numbers, its BOUNDS."""
     if key not in SETTINGS:
-        raise ConfigError(f"{origin}: unknown setting {key!r}")
+        raise ConfigError(f"{origin}: {unknown_setting(key)}")
     _, kind, _ = SETTINGS[key]
     try:
         if kind is list:
@@ -503,3 +505,12 @@ def provider_name(settings: Settings) -> str:
     """The provider `memory.provider` names, as jobs record it (here, below the providers, so a
     command can tell the wiki from another store without importing every provider)."""
     return (settings.memory.provider or WIKI_PROVIDER).strip().lower()
+
+
+def unknown_setting(key: str) -> str:
+    """What to say of a key no setting has: the closest one, if any is close."""
+    import difflib
+
+    close = difflib.get_close_matches(key, list(SETTINGS), n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"unknown setting {key!r}{hint} (`wikimem config` lists them)"

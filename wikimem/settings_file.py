@@ -11,7 +11,7 @@ from typing import Any
 
 import tomli_w
 
-from wikimem.config import SETTINGS, Places, coerce, load, read_toml
+from wikimem.config import SETTINGS, Places, coerce, load, read_toml, unknown_setting
 from wikimem.errors import ConfigError, UsageError
 from wikimem.fsio import atomic_write_text
 from wikimem.wiki.history import WikiRepo
@@ -20,7 +20,7 @@ from wikimem.wiki.history import WikiRepo
 def set_value(places: Places, key: str, raw: str | None, is_global: bool) -> Path:
     """Set (or with raw=None remove) `key`; the value is checked before anything is written."""
     if key not in SETTINGS:
-        raise UsageError(f"unknown setting {key!r}; known: {', '.join(sorted(SETTINGS))}")
+        raise UsageError(unknown_setting(key))
     path = places.global_config if is_global else places.workspace_config
     data: dict[str, Any] = read_toml(path)
     table_name, name = key.split(".", 1)
@@ -33,6 +33,8 @@ def set_value(places: Places, key: str, raw: str | None, is_global: bool) -> Pat
         value = coerce(key, raw, "config set")
         if value is None:
             raise UsageError(f"{key}: empty value; use `wikimem config unset {key}`")
+        if key == "memory.provider":
+            check_provider(str(value))
         table[name] = list(value) if isinstance(value, tuple) else value
     atomic_write_text(path, tomli_w.dumps(data))
     if not is_global:
@@ -49,3 +51,16 @@ def exclude_config(places: Places) -> None:
         # only decides whether the wiki folder is excluded too, which every pass settles again.
         mode = "wiki"
     WikiRepo(places.wiki, places.workspace, mode).exclude([places.workspace_config])
+
+
+def check_provider(name: str) -> None:
+    """Refuse a provider no one provides before it is written: once set, every read would fail."""
+    from importlib.metadata import entry_points
+
+    from wikimem.providers.provider import ENTRY_POINTS, MCP, WIKI
+
+    name = name.strip().lower()
+    plugins = sorted(ep.name for ep in entry_points(group=ENTRY_POINTS))
+    if name not in {WIKI, MCP, *plugins}:
+        known = ", ".join([WIKI, MCP, *plugins])
+        raise UsageError(f"memory.provider: no provider {name!r} (known: {known})")

@@ -50,6 +50,8 @@ class Status:
                 f"model      {self.model} ({self.model_source})"
                 f"{' at ' + self.endpoint if self.endpoint else ''}"
             )
+        elif "model.offline" in self.model_source:
+            out.append("model      none: the offline rules, on purpose (model.offline)")
         else:
             out.append(f"model      none: {NO_MODEL_WARNING}")
         if self.paused:
@@ -149,7 +151,7 @@ def gather(places: Places, settings: Settings, recent: int = 5) -> Status:
         workspace=str(places.workspace),
         wiki=str(places.wiki),
         model=model.model,
-        model_source=source,
+        model_source="offline on purpose (model.offline)" if settings.model.offline else source,
         endpoint=model.base_url,
         paused=places.paused_flag.exists(),
         queue=queue.counts(),

@@ -307,7 +307,8 @@ def config_cmd(click_ctx: click.Context, is_global: bool, as_json: bool) -> None
             emit_json({key: setting_json(key, value) for key, value in values})
             return
         for key, value in values:
-            click.echo(f"{key} = {shown_value(key, value.value)}    ({value.source})")
+            click.echo(f"{key} = {shown_value(key, value.value)}  # {value.source}")
+            click.echo(f"    # {config.SETTINGS[key][2]}")
 
 
 @config_cmd.command("get")
@@ -317,12 +318,12 @@ def config_cmd(click_ctx: click.Context, is_global: bool, as_json: bool) -> None
 def config_get(ctx: Ctx, key: str, as_json: bool) -> None:
     """Print one effective value and where it comes from."""
     if key not in config.SETTINGS:
-        raise UsageError(f"unknown setting {key!r}; see `wikimem config`")
+        raise UsageError(config.unknown_setting(key))
     value = ctx.settings.values[key]
     if as_json:
         emit_json(setting_json(key, value))
         return
-    click.echo(f"{shown_value(key, value.value)}    ({value.source})")
+    click.echo(f"{shown_value(key, value.value)}  # {value.source}: {config.SETTINGS[key][2]}")
 
 
 def setting_json(key: str, value: config.Value) -> dict[str, Any]:
@@ -332,12 +333,17 @@ def setting_json(key: str, value: config.Value) -> dict[str, Any]:
 
 
 def shown_value(key: str, value: Any) -> str:
-    """A setting as a person would type it back: lists comma-joined, the API key masked."""
+    """A setting as a TOML value, as config.toml would hold it: the API key masked; a setting
+    with no value is a comment, since TOML has no null."""
+    import tomli_w
+
     if key == "model.api_key" and value:
-        return "***"
-    if isinstance(value, (tuple, list)):
-        return ",".join(value)
-    return str(value)
+        value = "***"
+    if value is None:
+        return "# not set"
+    if isinstance(value, (tuple, list)):  # on one line, as a person writes a short array
+        return "[" + ", ".join(shown_value(key, item) for item in value) + "]"
+    return tomli_w.dumps({"v": value}).removeprefix("v = ").strip()
 
 
 GLOBAL_HELP = "Write the global config (~/.clarvis/config.toml) instead of the workspace's."

@@ -280,7 +280,7 @@ class Pass:
         self, report: PassReport, jobs: list[Job], runs: list[RunRecord], started: float
     ) -> None:
         model = self.settings.model_settings()
-        if model.model is None:
+        if model.model is None and not self.settings.model.offline:
             report.warnings.append(NO_MODEL_WARNING)
         self._warned: set[str] = set()
         try:
