@@ -21,6 +21,7 @@ import openai
 
 from wikimem.config import ModelSettings
 from wikimem.errors import ModelError, PlanError
+from wikimem.indexing import answer
 
 T = TypeVar("T")
 
@@ -99,6 +100,7 @@ def complete_json(
     if not settings.model:
         raise ModelError("no model configured")
     models = list(dict.fromkeys((settings.model, *settings.fallbacks)))
+    messages = [{k: well_formed(v) for k, v in m.items()} for m in messages]
     tally = _Tally(secret=settings.api_key)
     gave_up: list[str] = []
     client = _client(settings)
@@ -125,6 +127,16 @@ def complete_json(
             limit=LINE_MAX * len(models),
         )
     )
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def well_formed(text: str) -> str:
+    """`text` as UTF-8 can carry it: a page's undecodable bytes, read losslessly as
+    surrogate escapes, become U+FFFD in what is sent (the page itself keeps them); the HTTP
+    client refuses a body with surrogates, which failed every pass over such a page."""
+    return _SURROGATES.sub("\ufffd", text)
 
 
 def _client(settings: ModelSettings) -> openai.OpenAI:
@@ -273,12 +285,13 @@ def parse_json_object(text: str, *, truncated: bool = False) -> dict:
     inside of a fence that wraps the whole answer, then the first object in prose around it.
 
     Raises PlanError when the answer is over `ANSWER_MAX` characters (before any parsing) or
-    holds no whole JSON object.
+    holds no whole JSON object. Values past the reader's bounds (depth, number length, lone
+    surrogates) come back as `answer.Malformed` markers for the plan to reject one by one.
     """
     if len(text) > ANSWER_MAX:
         raise PlanError(f"answer of {len(text)} characters is over the {ANSWER_MAX} limit")
     try:
-        whole = json.loads(text)
+        whole = answer.loads(text)
     except json.JSONDecodeError:
         whole = None
     else:
@@ -294,11 +307,11 @@ def parse_json_object(text: str, *, truncated: bool = False) -> dict:
         )
     body = candidate[start:]
     try:
-        obj, _ = json.JSONDecoder().raw_decode(body)
+        obj, _ = answer.raw_decode(body)
     except json.JSONDecodeError as exc:
         end = body.rfind("}")
         try:
-            obj = json.loads(body[: end + 1]) if end > 0 else None
+            obj = answer.loads(body[: end + 1]) if end > 0 else None
         except json.JSONDecodeError:
             obj = None
         if obj is None:

@@ -19,11 +19,12 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from wikimem.errors import PlanError, WikimemError
+from wikimem.errors import PlanError, WikiError, WikimemError
+from wikimem.indexing.answer import Malformed, malformed_in
 from wikimem.indexing.guard import unverified
 from wikimem.redaction.redact import find_secrets, redact
 from wikimem.wiki.edit import SLUG, TYPES, Edit
-from wikimem.wiki.markdown import plain_line, slugify
+from wikimem.wiki.markdown import entry_text, plain_line, slugify
 
 ACTIONS = ("add", "update", "remove")
 DEFAULT_SUMMARY = "Update memory"  # a plan's summary when the model gave none
@@ -161,14 +162,28 @@ def parse(obj: Any) -> RawPlan:
     if not isinstance(edits, list):
         raise PlanError("the plan needs an 'edits' list")
     topics = obj.get("topics") or []
+    if isinstance(topics, Malformed):
+        topics = []  # topic summaries are optional: the edits still stand
     if not isinstance(topics, list):
         raise PlanError("'topics' must be a list")
     summary = obj.get("summary", "")
     return RawPlan(
-        summary=summary if isinstance(summary, str) else "",
-        edits=tuple(e if isinstance(e, Mapping) else {"_invalid": e} for e in edits),
-        topics=tuple(t for t in topics if isinstance(t, Mapping)),
+        summary=summary if isinstance(summary, str) and not isinstance(summary, Malformed) else "",
+        edits=tuple(_sound(e) if isinstance(e, Mapping) else {"_invalid": e} for e in edits),
+        topics=tuple(_sound(t) for t in topics if isinstance(t, Mapping)),
     )
+
+
+def _sound(item: Mapping[str, Any]) -> Mapping[str, Any]:
+    """An edit or topic as given, or, when a value in it was past the answer reader's bounds,
+    what names it plus `_malformed`: why, so it is rejected alone (and stays rejected when a
+    held plan is read back from the queue, where the marker is plain text)."""
+    why = malformed_in(item)
+    if not why:
+        return item
+    names = ("action", "leaf", "entry", "topic")
+    kept = {k: item[k] for k in names if isinstance(item.get(k), str) and not malformed_in(item[k])}
+    return {**kept, "_malformed": why}
 
 
 def one_line(text: str, limit: int) -> str:
@@ -258,6 +273,17 @@ def structure_problem(body: str) -> str:
     return ""
 
 
+def _contained(title: str, body: str) -> str:
+    """Why the page could not hold `body` as one entry ("" when it can): an HTML block left
+    open (`<pre>`, `<script>`, `<div>` up to a blank line...) would swallow the entries after
+    it, and writing the page refuses it; found here, it fails this edit alone."""
+    try:
+        entry_text(title, body)
+    except WikiError as exc:
+        return str(exc)
+    return ""
+
+
 def line_problem(texts: Iterable[str], verified: Collection[str]) -> str:
     """Why one-line fields (titles, reason, summaries) cannot be kept ("" when they can)."""
     joined = "\n".join(t for t in texts if t)
@@ -301,6 +327,8 @@ class _Checker:
         def repair(reason: str) -> None:
             self.repaired.append(Note(index, what, reason))
 
+        if raw.get("_malformed"):
+            return reject(f"the answer gave it {quoted(raw['_malformed'], 120)}")
         action = raw.get("action")
         if action not in ACTIONS:
             return reject(f"unknown action {quoted(action)!r}")
@@ -346,7 +374,7 @@ class _Checker:
             )
         if not body:
             return reject("an add or update needs a body")
-        broken = structure_problem(body)
+        broken = structure_problem(body) or _contained(title or entry_id, body)
         if broken:
             return reject(broken)
         if len(body) > MAX_BODY:
@@ -440,7 +468,10 @@ def validate(
     topics = []
     for index, item in enumerate(raw.topics):
         name, summary = item.get("topic"), item.get("summary")
-        if not isinstance(name, str) or not SLUG.match(name) or not isinstance(summary, str):
+        if item.get("_malformed"):
+            why = f"the answer gave it {quoted(item['_malformed'], 120)}"
+            checker.rejected.append(Note(index, f"topic {quoted(name)!r}", why))
+        elif not isinstance(name, str) or not SLUG.match(name) or not isinstance(summary, str):
             checker.rejected.append(Note(index, f"topic {quoted(name)!r}", "bad topic or summary"))
         elif len(name) > MAX_SEGMENT or name in _RESERVED:
             checker.rejected.append(Note(index, f"topic {name}", "bad topic name"))

@@ -4,7 +4,7 @@
 same type is redacted and bounded (snapshot), queued, and handed to the pass and the prompt.
 Its dict form (`to_dict`, read back by `from_dict`) exists only where a run leaves memory: the
 queue's job file and the prompt's JSON. Only `task` is required; unknown fields are kept in
-`extra` and ignored.
+`extra` and ignored, bounded in number and size like the evidence items and candidates.
 """
 
 from __future__ import annotations
@@ -35,6 +35,13 @@ KNOWN_FIELDS = {
     "evidence",
     "memory",
 }
+
+
+# Bounds taken at intake, before anything is redacted, queued or shown to a model.
+EXTRA_FIELDS = 16  # unknown top-level fields kept
+EXTRA_MAX = 4000  # characters of one unknown field's value (as JSON when not a string)
+EVIDENCE_ITEMS = 400  # evidence items kept: the first and the last half of this
+MEMORY_ITEMS = 50  # candidates kept (a plan holds at most 20 edits)
 
 
 @dataclass(frozen=True)
@@ -211,6 +218,31 @@ def derive_run_id(data: Mapping[str, Any]) -> str:
     return f"run-{digest[:12]}"
 
 
+def _extra_fields(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The unknown top-level fields, bounded: they ride along into the queue and the prompt,
+    so a runner's 25 MB field must not become a 25 MB prompt. A value is kept whole or
+    dropped whole (never cut: a secret cut in half would no longer look like one)."""
+    kept: dict[str, Any] = {}
+    unknown = [k for k in data if k not in KNOWN_FIELDS]
+    for key in unknown[:EXTRA_FIELDS]:
+        value = data[key]
+        size = _size(value)
+        name = str(key)[:ID_MAX]
+        kept[name] = value if size <= EXTRA_MAX else f"[dropped: {size} characters]"
+    if len(unknown) > EXTRA_FIELDS:
+        kept["fields_dropped"] = len(unknown) - EXTRA_FIELDS
+    return kept
+
+
+def _size(value: Any) -> int:
+    if isinstance(value, str):
+        return len(value)
+    try:
+        return len(json.dumps(value, ensure_ascii=False, default=str))
+    except (RecursionError, ValueError, TypeError):
+        return EXTRA_MAX + 1  # nested past reading, or not JSON: dropped
+
+
 def normalise(data: Mapping[str, Any], source: str = "input") -> RunRecord:
     """Check an untrusted record and return it typed (not yet redacted or bounded)."""
     task = data.get("task")
@@ -228,7 +260,15 @@ def normalise(data: Mapping[str, Any], source: str = "input") -> RunRecord:
     if not isinstance(agent, Mapping):
         raise RecordError(f"{source}: 'agent' must be an object")
     run_id = safe_id(data.get("run_id"))
-    canonical: dict[str, Any] = {k: v for k, v in data.items() if k not in KNOWN_FIELDS}
+    canonical = _extra_fields(data)
+    if len(evidence) > EVIDENCE_ITEMS:
+        # the first and the last items: the failure and how the run ended
+        half = EVIDENCE_ITEMS // 2
+        canonical["evidence_dropped"] = len(evidence) - 2 * half
+        evidence = evidence[:half] + evidence[-half:]
+    if len(memory) > MEMORY_ITEMS:
+        canonical["memory_dropped"] = len(memory) - MEMORY_ITEMS
+        memory = memory[:MEMORY_ITEMS]
     canonical.update(
         {
             "run_id": run_id or derive_run_id(data),

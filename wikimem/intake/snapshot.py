@@ -21,6 +21,8 @@ from wikimem.redaction.redact import bound_text, redact_value, to_text
 TASK_MAX = 4000
 RESULT_MAX = 12000
 MEMORY_MAX = 8000
+COMMAND_MAX = 4000  # a command, a file's path, a candidate's path or title
+SHORT_MAX = 400  # status, times
 
 
 @dataclass(frozen=True)
@@ -80,11 +82,18 @@ def take(record: RunRecord, caps: Caps = Caps()) -> tuple[RunRecord, list[str]]:
     snap: dict[str, Any] = redacted  # type: ignore[assignment]
     snap["task"] = _cut(snap["task"], TASK_MAX)
     snap["result"] = _cut(snap["result"], RESULT_MAX)
+    for name in ("status", "started_at", "ended_at"):
+        snap[name] = _cut(snap[name], SHORT_MAX)
     for item in snap["evidence"]:
+        for name in ("command", "path"):
+            if len(item.get(name) or "") > COMMAND_MAX:
+                item[name] = _cut(item[name], COMMAND_MAX)
         for name in ("output", "diff", "text"):
             if item.get(name):
                 item[name] = bound_text(item[name], caps.output_head, caps.output_tail)
     for item in snap["memory"]:
         item["content"] = _cut(item["content"], MEMORY_MAX)
+        for name in ("path", "title", "type"):
+            item[name] = _cut(item[name], COMMAND_MAX)
     _shrink(snap, caps.snapshot_max)
     return RunRecord.from_dict(snap), list(kinds)

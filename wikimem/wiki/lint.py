@@ -43,6 +43,7 @@ RULES = {
     "not-a-slug": "a folder name that is not a lowercase slug",
     "no-topic-page": "a topic folder without TOPIC.md",
     "sync-conflict": "text two machines changed differently, kept both ways by `wikimem sync`",
+    "not-utf8": "bytes that are not UTF-8 (kept as they are; sent to a model as U+FFFD)",
 }
 # Rules that depend on the date: a commit that passes today must not fail tomorrow because time
 # passed, so they warn unless `lint --strict` asks for them to fail.
@@ -165,7 +166,9 @@ def lint_page(wiki: Wiki, file: str, today: str) -> Iterator[Problem]:
             )
         for rule, message in _dates(dict(entry.meta), today):
             yield Problem(file, entry.line, rule, f"entry {entry.id} {message}")
-    for number, line in enumerate(page.render().splitlines(), 1):
+    text = page.render()
+    yield from _undecodable(file, text)
+    for number, line in enumerate(text.splitlines(), 1):
         if SYNC_CONFLICT.match(line):
             yield Problem(
                 file,
@@ -174,10 +177,31 @@ def lint_page(wiki: Wiki, file: str, today: str) -> Iterator[Problem]:
                 "sync conflict to settle: keep what is right of both versions, "
                 "then delete the two notes",
             )
-    for number, target in _links(page.render()):
+    for number, target in _links(text):
         problem = _check_link(wiki, file, target)
         if problem:
             yield Problem(file, number, *problem)
+
+
+UNDECODABLE = re.compile("[\udc80-\udcff]+")  # bytes read as surrogate escapes (fsio.read_text)
+UNDECODABLE_LINES = 20  # lines reported one by one; the rest are counted in the last
+
+
+def _undecodable(file: str, text: str) -> Iterator[Problem]:
+    """Each line holding bytes that are not UTF-8, wherever it is (frontmatter or body)."""
+    lines: dict[int, str] = {}  # line number -> the undecodable bytes on it
+    number, at = 1, 0
+    for match in UNDECODABLE.finditer(text):
+        number += text.count("\n", at, match.start())  # one pass over the text in all
+        at = match.start()
+        lines[number] = (lines.get(number, "") + match.group())[:8]
+    for n, (number, found) in enumerate(lines.items()):
+        if n == UNDECODABLE_LINES:
+            more = f"{len(lines) - n} more lines with bytes that are not UTF-8"
+            yield Problem(file, number, "not-utf8", more)
+            return
+        shown = " ".join(f"\\x{ord(c) - 0xDC00:02x}" for c in found[:8])
+        yield Problem(file, number, "not-utf8", f"bytes that are not UTF-8 ({shown})")
 
 
 def unreadable(file: str, exc: BaseException) -> Problem:
