@@ -10,9 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_wikimem
+from wikimem import config
 from wikimem.errors import RecordError
+from wikimem.intake.accept import accept
+from wikimem.intake.queue import STATES, Queue
 from wikimem.runners import record_from_payload
-from wikimem.runners.claude import is_claude_payload, record_from_claude
+from wikimem.runners.claude import is_claude_payload, record_from_claude, records_from_claude
 
 FIXTURES = Path(__file__).parent / "fixtures" / "runners" / "claude"
 SESSION = "7c1e9a52-0000-4000-8000-000000000001"
@@ -42,18 +46,14 @@ def test_stop_records_the_last_turn_of_the_active_branch(transcript: Path) -> No
 
     assert record == {
         "run_id": f"{SESSION}:u-07",
-        "task": FIRST_PROMPT,
+        "task": "Bump zod properly and regenerate the lockfile, then make the build pass.",
         "agent": {"name": "claude-code", "instance_id": SESSION},
         "status": "succeeded",
         "result": FINAL,
         "started_at": "2026-08-01T10:02:00.000Z",
         "ended_at": "2026-08-01T10:02:20.100Z",
         "evidence": [
-            {
-                "kind": "note",
-                "text": "Prompt of this turn: Bump zod properly and regenerate "
-                "the lockfile, then make the build pass.",
-            },
+            {"kind": "note", "text": f"First request of the session: {FIRST_PROMPT}"},
             {
                 "kind": "file",
                 "path": "package.json",
@@ -631,3 +631,110 @@ def test_a_not_run_command_survives_intake_and_is_no_failure(tmp_path: Path) -> 
     rejected, dry = [e for e in run.evidence if e.kind == "command"]
     assert (rejected.ran, rejected.exit_code, dry.ran, dry.exit_code) == (False, None, True, 0)
     assert find_fixes(run.evidence) == []  # a rejected command is not a failure later fixed
+
+
+def interrupted_session() -> list[str]:
+    """Two turns the person interrupted (no Stop fires for them), then one that ended."""
+    stopped = "[Request interrupted by user for tool use]"
+    return [
+        entry("p1", None, "user", "Run the slow suite"),
+        entry("a1", "p1", "assistant", [use("t-1", "pytest -x tests/slow")]),
+        entry(
+            "r1",
+            "a1",
+            "user",
+            result("t-1", stopped, True),
+            toolUseResult={"stdout": "", "stderr": "", "interrupted": True},
+        ),
+        entry("i1", "r1", "user", [{"type": "text", "text": stopped}]),
+        entry("p2", "i1", "user", "Only the fast tests then"),
+        entry("a2", "p2", "assistant", [use("t-2", "pytest -m fast")]),
+        entry("r2", "a2", "user", result("t-2", "3 passed")),
+        entry("a3", "r2", "assistant", [{"type": "text", "text": "\n\n"}]),
+        entry("i2", "a3", "user", [{"type": "text", "text": "[Request interrupted by user]"}]),
+        entry("p3", "i2", "user", "Commit it"),
+        entry("a4", "p3", "assistant", [use("t-3", "git commit -am wip")]),
+        entry("r3", "a4", "user", result("t-3", "[main 1a2b3c4] wip")),
+        entry("a5", "r3", "assistant", [{"type": "text", "text": "Committed."}]),
+    ]
+
+
+def queued_runs(workspace: Path) -> list[dict]:
+    queue = Queue(workspace / ".clarvis" / "state" / "queue")
+    return [job.run for state in STATES for _, job in queue.jobs(state) if job is not None]
+
+
+def test_interrupted_turns_are_recorded_with_what_they_did(tmp_path: Path) -> None:
+    path = tmp_path / f"{SESSION}.jsonl"
+    path.write_text("\n".join(interrupted_session()) + "\n")
+
+    records = records_from_claude(payload(path, last_assistant_message="Committed."))
+
+    assert [(key, r["status"], r["task"]) for key, r in records] == [
+        ("p1", "interrupted", "Run the slow suite"),
+        ("p2", "interrupted", "Only the fast tests then"),
+        ("p3", "succeeded", "Commit it"),
+    ]
+    first, second, last = (r for _, r in records)
+    assert [e.get("command") for e in first["evidence"] if e["kind"] == "command"] == [
+        "pytest -x tests/slow"
+    ]
+    assert {"kind": "note", "text": "The person interrupted this turn before it finished."} in (
+        first["evidence"]
+    )
+    assert "result" not in second  # an interrupt leaves "\n\n", which is no answer
+    assert {
+        "kind": "command",
+        "command": "pytest -m fast",
+        "exit_code": 0,
+        "output": "3 passed",
+    } in (second["evidence"])
+    assert last["result"] == "Committed."
+
+
+def test_every_turn_is_queued_once_whichever_hooks_fire(workspace: Path, tmp_path: Path) -> None:
+    path = tmp_path / f"{SESSION}.jsonl"
+    lines = interrupted_session()
+    path.write_text("\n".join(lines[:9]) + "\n")  # the first two turns, both interrupted: no Stop
+    places = config.places(workspace, {})
+
+    compacting = accept(
+        places, {}, json.dumps(payload(path, hook_event_name="PreCompact")).encode()
+    )
+    path.write_text("\n".join(lines) + "\n")
+    stop = accept(
+        places, {}, json.dumps(payload(path, last_assistant_message="Committed.")).encode()
+    )
+    end = accept(
+        places, {}, json.dumps(payload(path, hook_event_name="SessionEnd", reason="exit")).encode()
+    )
+
+    # PreCompact took the two interrupted turns (the second had ended: it was interrupted),
+    # Stop the turn it reports, SessionEnd found nothing left.
+    runs = queued_runs(workspace)
+    assert sorted(r["run_id"] for r in runs) == [f"{SESSION}:p1", f"{SESSION}:p2", f"{SESSION}:p3"]
+    assert compacting.run_id == f"{SESSION}:p2" and stop.run_id == f"{SESSION}:p3"
+    assert end.job is None and end.skipped
+    cursor = json.loads((places.state / "sessions" / f"claude-{SESSION}.json").read_text())
+    assert cursor["recorded"] == ["p1", "p2", "p3"]
+
+
+def test_a_crash_before_the_cursor_is_written_loses_no_turn(
+    workspace: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / f"{SESSION}.jsonl"
+    path.write_text("\n".join(interrupted_session()) + "\n")
+    event = json.dumps(payload(path, last_assistant_message="Committed."))
+    cursor = workspace / ".clarvis" / "state" / "sessions" / f"claude-{SESSION}.json"
+
+    # Checkpoints 1-6: the three jobs' writes; the 7th is the cursor's rename.
+    crashed = run_wikimem(
+        "hook", "-q", cwd=workspace, input=event, env={"WIKIMEM_CRASH_AFTER": "7"}
+    )
+    assert crashed.returncode != 0 and b"checkpoint 7" in crashed.stderr
+    assert len(queued_runs(workspace)) == 3 and not cursor.exists()
+
+    again = run_wikimem("hook", "-q", cwd=workspace, input=event)
+    assert again.returncode == 0, again.stderr
+    assert len(queued_runs(workspace)) == 3  # the same three, taken as duplicates
+    assert json.loads(cursor.read_text())["recorded"] == ["p1", "p2", "p3"]

@@ -7,8 +7,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_wikimem
+from wikimem.intake.queue import STATES, Queue
 from wikimem.runners import record_from_payload
-from wikimem.runners.codex import find_rollout, is_codex_payload, record_from_codex
+from wikimem.runners.codex import (
+    find_rollout,
+    is_codex_payload,
+    record_from_codex,
+    records_from_codex,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "runners" / "codex"
 THREAD = "0199aa00-0000-7000-8000-000000000001"
@@ -127,14 +134,14 @@ def test_stop_hook_records_the_last_turn_from_transcript_path(tmp_path: Path) ->
 
     assert record == {
         "run_id": f"{THREAD}:turn-2",
-        "task": TASK,
+        "task": "Now run the linter too.",
         "agent": {"name": "codex", "instance_id": THREAD},
         "status": "succeeded",
         "result": "ruff reports one unsorted import in tests/conftest.py.",
         "started_at": "2026-08-01T10:01:00.100Z",
         "ended_at": "2026-08-01T10:01:05.000Z",
         "evidence": [
-            {"kind": "note", "text": "Prompt of this turn: Now run the linter too."},
+            {"kind": "note", "text": f"First request of the session: {TASK}"},
             {
                 "kind": "command",
                 "command": "ruff check tests/",
@@ -159,7 +166,7 @@ def test_forced_and_subagent_stops_are_skipped() -> None:
     assert record_from_codex(fixture("stop.json") | {"hook_event_name": "SubagentStop"}, {}) is None
 
 
-def test_aborted_turn_is_failed(tmp_path: Path) -> None:
+def test_an_interrupted_turn_is_interrupted(tmp_path: Path) -> None:
     rollout = tmp_path / "r.jsonl"
     rollout.write_text(
         "\n".join(
@@ -184,7 +191,7 @@ def test_aborted_turn_is_failed(tmp_path: Path) -> None:
         fixture("stop.json") | {"transcript_path": str(rollout), "last_assistant_message": None}, {}
     )
 
-    assert record["status"] == "failed"
+    assert record["status"] == "interrupted"
     assert record["task"] == "Upgrade the deps"
     assert "result" not in record
 
@@ -336,3 +343,85 @@ def test_a_broken_compressed_rollout_is_a_note_not_an_error(tmp_path: Path) -> N
 
     assert record is not None
     assert record["evidence"][0]["text"].startswith("The rollout could not be read:")
+
+
+def rollout_line(kind: str, **payload: object) -> str:
+    return json.dumps({"timestamp": "2026-08-01T10:00:00Z", "type": kind, "payload": payload})
+
+
+def exec_call(call_id: str, cmd: str, output: str) -> list[str]:
+    return [
+        rollout_line(
+            "response_item",
+            type="function_call",
+            name="exec_command",
+            arguments=json.dumps({"cmd": cmd}),
+            call_id=call_id,
+        ),
+        rollout_line(
+            "response_item",
+            type="function_call_output",
+            call_id=call_id,
+            output=f"Process exited with code 0\nOutput:\n{output}",
+        ),
+    ]
+
+
+def test_a_message_sent_mid_turn_joins_the_turn_and_every_turn_is_recorded(
+    tmp_path: Path,
+) -> None:
+    rollout = tmp_path / f"rollout-2026-08-01T10-00-00-{THREAD}.jsonl"
+    rollout.write_text(
+        "\n".join(
+            [
+                rollout_line("session_meta", id=THREAD, cwd="/home/ci/repo"),
+                rollout_line("event_msg", type="task_started", turn_id="t-1"),
+                rollout_line("event_msg", type="user_message", message="Fix the flaky test"),
+                *exec_call("c1", "pytest -q", "1 failed"),
+                rollout_line("event_msg", type="user_message", message="It only fails on CI"),
+                *exec_call("c2", "TZ=Europe/Berlin pytest -q", "1 failed"),
+                *exec_call("c3", "pytest -q", "42 passed"),
+                rollout_line("event_msg", type="task_complete", last_agent_message="Fixed."),
+                rollout_line("event_msg", type="task_started", turn_id="t-2"),
+                rollout_line("event_msg", type="user_message", message="Now lint"),
+                *exec_call("c4", "ruff check", "All checks passed!"),
+            ]
+        )
+        + "\n"
+    )
+    stop = fixture("stop.json") | {
+        "transcript_path": str(rollout),
+        "turn_id": "t-2",
+        "last_assistant_message": "Lint is clean.",
+    }
+
+    first, second = records_from_codex(stop, {})
+
+    assert first[0] == "#0" and first[1]["run_id"] == f"{THREAD}:t-1"
+    assert first[1]["task"] == "Fix the flaky test" and first[1]["status"] == "succeeded"
+    assert [e["command"] for e in first[1]["evidence"] if e["kind"] == "command"] == [
+        "pytest -q",
+        "TZ=Europe/Berlin pytest -q",
+        "pytest -q",
+    ]
+    assert {
+        "kind": "note",
+        "text": "Message the person sent during the turn: It only fails on CI",
+    } in first[1]["evidence"]
+    assert second[1]["run_id"] == f"{THREAD}:t-2" and second[1]["result"] == "Lint is clean."
+    assert records_from_codex(stop, {}, recorded={"#0", "#1"}) == []
+    # a compaction in the middle of the second turn records only the first
+    compact = stop | {"hook_event_name": "PreCompact", "trigger": "auto"}
+    assert [key for key, _ in records_from_codex(compact, {})] == ["#0"]
+
+
+def test_notify_from_another_folder_records_in_the_payload_s_cwd(tmp_path: Path) -> None:
+    project = tmp_path / "repo"
+    (project / ".clarvis").mkdir(parents=True)
+    notify = fixture("notify.json") | {"cwd": str(project)}
+
+    proc = run_wikimem("hook", "-q", json.dumps(notify), cwd=tmp_path)
+
+    assert proc.returncode == 0 and b"not in a project" not in proc.stderr, proc.stderr
+    queue = Queue(project / ".clarvis" / "state" / "queue")
+    assert [job.run["task"] for state in STATES for _, job in queue.jobs(state) if job] == [TASK]

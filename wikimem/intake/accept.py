@@ -6,7 +6,8 @@ write is the atomic job file. No model, no git, no templates are imported here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +18,8 @@ from wikimem.intake.queue import Queue
 from wikimem.intake.record import normalise, parse_json
 from wikimem.intake.snapshot import Caps, take
 from wikimem.redaction.redact import to_text
-from wikimem.runners import record_from_payload
+from wikimem.runners import records_from_payload, session_of
+from wikimem.runners.cursor import Cursor
 
 
 @dataclass(frozen=True)
@@ -82,10 +84,15 @@ def record_from_bytes(
         from wikimem.runners.github import record_from_output
 
         return record_from_output(to_text(data), env)
-    payload = decode(data, source)
+    records = _adapt(decode(data, source), source, env, ())
+    return records[-1][1] if records else None
 
+
+def _adapt(
+    payload: dict[str, Any], source: str, env: Mapping[str, str], recorded: Collection[str]
+) -> list[tuple[str | None, dict[str, Any]]]:
     try:
-        return record_from_payload(payload, env)
+        return records_from_payload(payload, env, recorded)
     except (KeyError, TypeError, ValueError) as exc:  # JSONDecodeError is a ValueError
         raise RecordError(f"{source}: unreadable hook payload ({exc})") from exc
 
@@ -116,15 +123,32 @@ def accept(
     (unless given the `record`), redact, bound and enqueue it."""
     if memory_disabled(env) or places.paused_flag.exists():
         return Accepted(skipped="memory is off or paused")
-    if record is None:
-        record = record_from_bytes(data, source, github, env)
+    if record is not None or github:
+        record = record if record is not None else record_from_bytes(data, source, github, env)
         if record is None:
             return Accepted(skipped="not a run to remember")
-    done = enqueue(places, load(places, env) if settings is None else settings, record)
+        one = enqueue(places, load(places, env) if settings is None else settings, record)
+        return Accepted(
+            one.job_id, one.run_id, one.duplicate, one.redactions, failure_warning(places.pass_log)
+        )
+    payload = decode(data, source)
+    session = session_of(payload)
+    lock = Cursor(places.state, session) if session else None
+    with lock or contextlib.nullcontext():
+        turns = _adapt(payload, source, env, lock.recorded if lock else ())
+        if not turns:
+            return Accepted(skipped="not a run to remember")
+        settings = load(places, env) if settings is None else settings
+        # Every turn the cursor lacks is queued, then the cursor moves: a crash in between
+        # queues them again next time, and the queue takes them as the duplicates they are.
+        done = [enqueue(places, settings, record) for _, record in turns]
+        if lock is not None:
+            lock.add(key for key, _ in turns if key is not None)
+    last = done[-1]
     return Accepted(
-        done.job_id,
-        done.run_id,
-        done.duplicate,
-        done.redactions,
+        last.job_id,
+        last.run_id,
+        all(d.duplicate for d in done),
+        tuple(sorted({kind for d in done for kind in d.redactions})),
         failure_warning(places.pass_log),
     )

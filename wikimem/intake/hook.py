@@ -62,7 +62,8 @@ def run(args: HookArgs, index: IndexJob) -> int:
         status, record = run_and_record(args.command, args.task)
     if locate.memory_disabled():
         return status
-    workspace = locate.project_dir(args.workspace)
+    # Codex starts `notify` in no particular folder: its JSON argument says where the turn ran
+    workspace = locate.project_dir(args.workspace, cwd=payload_cwd(args.source))
     if workspace is None:
         # A folder of no project (or HOME): recording here would make a wiki in every folder
         # an agent visits. `wikimem init` is how a wiki is made.
@@ -120,6 +121,20 @@ def run(args: HookArgs, index: IndexJob) -> int:
     if linger and not answered:  # the next hooks go through it (a second one steps aside)
         spawn_listener(workspace, str(places.background_log), linger)
     return status
+
+
+def payload_cwd(source: str | None) -> str | None:
+    """The `cwd` of a JSON argument (Codex `notify`'s form), None for anything else."""
+    if not (source and source.lstrip().startswith("{") and "cwd" in source):
+        return None
+    import json  # only for an inline payload that names a cwd
+
+    try:
+        payload = json.loads(source)
+    except ValueError:
+        return None
+    cwd = payload.get("cwd") if isinstance(payload, dict) else None
+    return cwd if isinstance(cwd, str) and os.path.isabs(cwd) and os.path.isdir(cwd) else None
 
 
 def tell(error: str | None, redactions: Collection[str], warning: str | None, quiet: bool) -> None:

@@ -16,30 +16,52 @@ exits 0 without queueing anything; None is an expected outcome, not an error.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from wikimem.errors import RecordError
 
 
 def record_from_payload(payload: Mapping[str, Any], env: Mapping[str, str]) -> dict | None:
-    """Turn one hook payload (Claude Code, Codex, or a run record) into a run record.
+    """The run record of the turn a payload reports (Claude Code, Codex, or a run record).
 
     Returns None to SKIP (see the module docstring). Raises RecordError for a payload that
-    is none of the known shapes, so the caller can say so on stderr and still exit 0.
-    """
+    is none of the known shapes."""
+    records = records_from_payload(payload, env)
+    return records[-1][1] if records else None
+
+
+def session_of(payload: Mapping[str, Any]) -> str | None:
+    """The runner session a payload belongs to, as the cursor names it (None: no cursor)."""
+    if payload.get("type") == "agent-turn-complete":
+        thread = payload.get("thread-id")
+        return f"codex-{thread}" if isinstance(thread, str) and thread else None
+    session = payload.get("session_id")
+    if not isinstance(session, str) or not session or "hook_event_name" not in payload:
+        return None
+    from wikimem.runners import codex  # the hook's path (see below)
+
+    return f"{'codex' if codex.is_codex_payload(payload) else 'claude'}-{session}"
+
+
+def records_from_payload(
+    payload: Mapping[str, Any], env: Mapping[str, str], recorded: Collection[str] = ()
+) -> list[tuple[str | None, dict[str, Any]]]:
+    """Every turn of the payload's session not in `recorded` (the session's cursor), oldest
+    first, each with its cursor key; the last is the one the event reports when it reports
+    one. An empty list is a SKIP. Raises RecordError for a payload of no known shape."""
     # the hook's path: only the adapter a payload needs. Codex first: its Stop payload looks
     # like Claude's plus turn_id
     from wikimem.runners import codex
 
     if codex.is_codex_payload(payload):
-        return codex.record_from_codex(payload, env)
+        return codex.records_from_codex(payload, env, recorded)
     from wikimem.runners import claude  # the hook's path (see above)
 
     if claude.is_claude_payload(payload):
-        return claude.record_from_claude(payload)
+        return claude.records_from_claude(payload, recorded)
     if isinstance(payload.get("task"), str):
-        return dict(payload)
+        return [(None, dict(payload))]
     if "hook_event_name" in payload:
-        return None  # another event of a known runner (SubagentStart, PostToolUse, ...)
+        return []  # another event of a known runner (SubagentStart, PostToolUse, ...)
     raise RecordError("not a Claude Code or Codex hook payload, nor a run record with a task")

@@ -30,14 +30,16 @@ feedback line, which starts that turn), so each continuation is one run.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
 from wikimem.runners.transcripts import clip, parse_jsonl, text_of
 
-END_EVENTS = frozenset({"Stop", "StopFailure", "SubagentStop", "SessionEnd"})
+END_EVENTS = frozenset(
+    {"Stop", "StopFailure", "SubagentStop", "SessionEnd", "PreCompact", "PostCompact"}
+)
 FILE_TOOLS = {
     "Edit": "file_path",
     "Write": "file_path",
@@ -59,6 +61,7 @@ NOT_PROMPTS = (
 EXIT_CODE = re.compile(r"\A\s*(?:Error: )?Exit code (-?\d+)[^\n]*\n?")
 COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 STOP_FEEDBACK = "Stop hook feedback:"
+INTERRUPTED = "[Request interrupted by user"
 # What Claude Code answers instead of running a call: a rejection, an interrupt, a denial, a
 # validation error or a blocking PreToolUse hook.
 NOT_RUN = re.compile(
@@ -96,6 +99,7 @@ class Entry:
     timestamp: str | None = None
     prompt: str | None = None
     feedback: str | None = None  # a Stop hook's reason to continue: starts a continued turn
+    interrupt: bool = False  # the person stopped the turn ("[Request interrupted by user")
     message_id: str | None = None
     text: str = ""
     tool_uses: tuple[ToolUse, ...] = ()
@@ -114,6 +118,9 @@ class Turn:
     ended_at: str | None = None
     feedback: str | None = None  # set when the turn is one a Stop hook continued
     evidence: list[dict[str, Any]] = field(default_factory=list)
+    interrupted: bool = False  # the person stopped it before it ended
+    queued: tuple[str, ...] = ()  # messages the person sent while the turn was running
+    last: bool = False  # the branch's last turn (the one a Stop reports)
 
 
 def is_claude_payload(payload: Mapping[str, Any]) -> bool:
@@ -126,10 +133,27 @@ def is_claude_payload(payload: Mapping[str, Any]) -> bool:
 
 
 def record_from_claude(payload: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The run record of the turn a Claude Code hook reports, or None when there is none."""
+    """The run record of the turn a Claude Code hook reports (the branch's last), or None."""
+    records = records_from_claude(payload, (), every=False)
+    return records[-1][1] if records else None
+
+
+# Events after which the branch's last turn is over; at a compaction it is still running.
+TURN_OVER = frozenset({"Stop", "StopFailure", "SessionEnd"})
+
+
+def records_from_claude(
+    payload: Mapping[str, Any], recorded: Collection[str] = (), *, every: bool = True
+) -> list[tuple[str | None, dict[str, Any]]]:
+    """(cursor key, run record) of each turn of the session not in `recorded`, oldest first.
+
+    Stop reports only the turn that ended; the transcript also holds the turns no hook
+    reported (interrupted, crashed), so each hook records them all (`every`). At a compaction
+    the last turn is still running: its Stop records it, unless the person interrupted it. A
+    key of None is a record the cursor cannot track (no transcript to read)."""
     event = payload.get("hook_event_name")
     if event == "SubagentStop":
-        return None
+        return []
     session = str(payload.get("session_id") or "")
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
     path = payload.get("transcript_path")
@@ -137,25 +161,56 @@ def record_from_claude(payload: Mapping[str, Any]) -> dict[str, Any] | None:
         entries, unread = load_transcript(path)
     else:
         entries, unread = [], "the payload names no transcript_path"
-    turn = summarise(entries, cwd)
-    result = _string(payload.get("last_assistant_message")) or turn.result
+    turns = split_turns(entries, cwd) or [Turn(last=True)]
+    out: list[tuple[str | None, dict[str, Any]]] = []
+    for index, turn in enumerate(turns):
+        if not turn.last and not every:
+            continue
+        if turn.last and event not in TURN_OVER and not turn.interrupted:
+            continue  # PreCompact / PostCompact: the running turn is its Stop's to record
+        key = turn.prompt_uuid or (f"#{index}" if turn.prompt or turn.feedback else None)
+        if key is not None and key in recorded:
+            continue
+        record = _record(payload, turn, unread if turn.last else None, session, cwd)
+        if record is None:
+            continue
+        if turn.last and payload.get("stop_hook_active") and turn.feedback is None and key:
+            key += ":continued"  # the feedback line is not written yet: still its own run
+            if key in recorded:
+                continue
+            record["run_id"] = _run_id(session, key)
+        out.append((key if turn.prompt_uuid or turn.feedback or turn.prompt else None, record))
+    return out
+
+
+def _record(
+    payload: Mapping[str, Any],
+    turn: Turn,
+    unread: str | None,
+    session: str,
+    cwd: str | None,
+) -> dict[str, Any] | None:
+    event = payload.get("hook_event_name")
+    reported = turn.last and event in ("Stop", "StopFailure")
+    answer = _string(payload.get("last_assistant_message")) if turn.last else None
+    result = (answer if event in TURN_OVER else None) or turn.result
     if turn.task is None and not result:
         return None
-    turn_id = turn.prompt_uuid or _string(payload.get("prompt_id"))
-    if payload.get("stop_hook_active") and turn.feedback is None and turn_id:
-        turn_id += ":continued"  # the feedback line is not written yet: still its own run
+    turn_id = turn.prompt_uuid or (_string(payload.get("prompt_id")) if turn.last else None)
     record: dict[str, Any] = {
         "run_id": _run_id(session, turn_id),
-        "task": turn.task or f"Claude Code session in {PurePath(cwd or '.').name or cwd}",
+        "task": turn.prompt
+        or turn.task
+        or f"Claude Code session in {PurePath(cwd or '.').name or cwd}",
         "agent": {
             "name": "claude-code",
             "instance_id": _string(payload.get("agent_id")) or session,
         },
     }
-    if event == "Stop":
-        record["status"] = "succeeded"
-    elif event == "StopFailure":
-        record["status"] = "failed"
+    if turn.interrupted:
+        record["status"] = "interrupted"
+    elif reported:
+        record["status"] = "succeeded" if event == "Stop" else "failed"
     if result:
         record["result"] = result
     if turn.started_at:
@@ -221,8 +276,11 @@ def entry_from_line(line: Mapping[str, Any]) -> Entry | None:
         )
     results = _tool_results(content, line.get("toolUseResult", line.get("tool_use_result")))
     if results:
-        return Entry(**common, tool_results=results)
+        stopped = any(r.interrupted or r.text.startswith(INTERRUPTED) for r in results)
+        return Entry(**common, tool_results=results, interrupt=stopped)
     text = text_of(content).strip()
+    if text.startswith(INTERRUPTED):
+        return Entry(**common, interrupt=True)
     if text.startswith(STOP_FEEDBACK):
         return Entry(**common, feedback=text[len(STOP_FEEDBACK) :].strip() or text)
     return Entry(**common, prompt=_prompt(line, text))
@@ -275,23 +333,61 @@ def _with_siblings(path: list[Entry], kept: list[Entry], seen: set[str]) -> list
 
 
 def summarise(entries: Sequence[Entry], cwd: str | None = None) -> Turn:
-    """Task (first prompt), the last turn's prompt, result and evidence of that turn."""
-    prompts = [i for i, entry in enumerate(entries) if entry.prompt]
-    starts = [i for i, entry in enumerate(entries) if entry.prompt or entry.feedback]
+    """The branch's last turn, with the session's first prompt as its task."""
+    turns = split_turns(entries, cwd)
+    return turns[-1] if turns else Turn()
+
+
+def split_turns(entries: Sequence[Entry], cwd: str | None = None) -> list[Turn]:
+    """The branch's turns in order, as Claude Code delimits them: a prompt (or a Stop hook's
+    feedback) starts one, unless it arrives while the turn is still running: a message the
+    person queued mid-turn is written after a tool result and joins the turn."""
     if not entries:
-        return Turn()
-    start = starts[-1] if starts else 0
-    turn = entries[start:]
-    return Turn(
-        task=entries[prompts[0]].prompt if prompts else None,
-        prompt=entries[prompts[-1]].prompt if prompts else None,
-        prompt_uuid=entries[start].uuid if starts else None,
-        result=_last_text(turn),
-        started_at=turn[0].timestamp,
-        ended_at=next((e.timestamp for e in reversed(turn) if e.timestamp), None),
-        feedback=entries[start].feedback if starts else None,
-        evidence=evidence_from(turn, cwd),
-    )
+        return []
+    starts: list[int] = []
+    queued: dict[int, list[str]] = {}
+    previous: Entry | None = None
+    for i, entry in enumerate(entries):
+        if entry.prompt or entry.feedback:
+            running = (
+                entry.prompt is not None
+                and previous is not None
+                and bool(previous.tool_results)
+                and not previous.interrupt
+                and bool(starts)
+            )
+            if running:
+                queued.setdefault(starts[-1], []).append(entry.prompt or "")
+            else:
+                starts.append(i)
+        if entry.type in ("user", "assistant"):
+            previous = entry
+    prompts = [i for i in starts if entries[i].prompt]
+    task = entries[prompts[0]].prompt if prompts else None
+    heads = starts or [0]
+    turns = []
+    prompt: str | None = None
+    for n, head_at in enumerate(heads):
+        begin = 0 if n == 0 else head_at  # what precedes the first prompt belongs to it
+        part = entries[begin : heads[n + 1] if n + 1 < len(heads) else len(entries)]
+        head = entries[head_at]
+        prompt = head.prompt or prompt  # a continued turn answers the prompt before it
+        turns.append(
+            Turn(
+                task=task,
+                prompt=prompt,
+                prompt_uuid=head.uuid if starts else None,
+                result=_last_text(part),
+                started_at=head.timestamp or part[0].timestamp,
+                ended_at=next((e.timestamp for e in reversed(part) if e.timestamp), None),
+                feedback=head.feedback,
+                evidence=evidence_from(part, cwd),
+                interrupted=any(e.interrupt for e in part),
+                queued=tuple(queued.get(head_at, ())),
+                last=n + 1 == len(heads),
+            )
+        )
+    return turns
 
 
 def evidence_from(entries: Iterable[Entry], cwd: str | None = None) -> list[dict[str, Any]]:
@@ -420,7 +516,7 @@ def _last_text(entries: Sequence[Entry]) -> str | None:
     last_id: str | None = None
     parts: list[str] = []
     for entry in entries:
-        if entry.type != "assistant" or not entry.text:
+        if entry.type != "assistant" or not entry.text.strip():  # an interrupt leaves "\n\n"
             continue
         if entry.message_id is None or entry.message_id != last_id:
             parts = []
@@ -439,8 +535,25 @@ def _notes(payload: Mapping[str, Any], turn: Turn, unread: str | None) -> list[d
                 f"could not be read ({unread}); only the hook payload was recorded.",
             }
         )
-    if turn.prompt and turn.prompt != turn.task:
-        notes.append({"kind": "note", "text": f"Prompt of this turn: {turn.prompt}"})
+    if turn.task and turn.prompt and turn.prompt != turn.task:
+        notes.append({"kind": "note", "text": f"First request of the session: {turn.task}"})
+    if turn.interrupted:
+        notes.append(
+            {"kind": "note", "text": "The person interrupted this turn before it finished."}
+        )
+    elif not turn.last:
+        event = payload.get("hook_event_name")
+        notes.append(
+            {
+                "kind": "note",
+                "text": f"No hook reported the end of this turn; recorded from the transcript "
+                f"at {event}.",
+            }
+        )
+    notes.extend(
+        {"kind": "note", "text": f"Message the person sent during the turn: {text}"}
+        for text in turn.queued
+    )
     if turn.feedback:
         notes.append({"kind": "note", "text": f"A Stop hook continued the turn: {turn.feedback}"})
     if payload.get("hook_event_name") == "StopFailure":

@@ -23,8 +23,8 @@ import io
 import json
 import re
 import shlex
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -53,7 +53,8 @@ THREAD_ID = re.compile(r"^[A-Za-z0-9-]+$")
 
 @dataclass
 class Summary:
-    """What a rollout or an event stream says about its session and last turn."""
+    """What a rollout or an event stream says about its session and its turns: the fields of
+    the turn being read, and the turns read before it in `finished`."""
 
     task: str | None = None
     prompt: str | None = None
@@ -69,6 +70,27 @@ class Summary:
     calls: dict[str, dict[str, Any]] = field(default_factory=dict)  # call_id -> its item
     sessions: dict[str, dict[str, Any]] = field(default_factory=dict)  # exec session -> item
     polls: dict[str, dict[str, Any]] = field(default_factory=dict)  # poll call_id -> item
+    turn_id: str | None = None
+    state: str = "open"  # "open" (running or unknown), "complete", "interrupted" or "failed"
+    lifecycle: bool = False  # the rollout marks turns (task_started / task_complete events)
+    queued: list[str] = field(default_factory=list)  # messages sent while the turn ran
+    finished: list[Summary] = field(default_factory=list)  # the turns before this one
+
+    def turns(self) -> list[Summary]:
+        """Every turn, oldest first (the one being read last, when it holds anything)."""
+        current = [self] if self.prompt or self.items or self.result else []
+        return [*self.finished, *current]
+
+    def begin(self, timestamp: str | None, turn_id: str | None = None) -> None:
+        """A new turn starts (Codex's task_started): the one read so far is finished."""
+        self.lifecycle = True
+        if self.prompt or self.items or self.result:
+            self._close()
+        self.turn_id, self.started_at = turn_id or self.turn_id, timestamp or self.started_at
+
+    def end(self, state: str) -> None:
+        self.lifecycle = True
+        self.state = state
 
     def new_turn(self, prompt: str, timestamp: str | None, *, event: bool = False) -> None:
         # `user_message` events hold exactly what the person typed; raw user messages are
@@ -76,10 +98,24 @@ class Summary:
         if event and not self.prompt_events:
             self.task, self.prompt_events = prompt, True
         self.task = self.task or prompt
+        if self.lifecycle and self.state == "open" and (self.prompt or self.items):
+            # Codex's own turn is still running: a message sent now joins it (never resets it)
+            if prompt != self.prompt and prompt not in self.queued:
+                self.queued.append(prompt)
+            return
         # The raw message and its event repeat one prompt; only a new prompt starts a turn.
         if prompt != self.prompt or self.items:
-            self.prompt, self.started_at, self.failed = prompt, timestamp, False
-            self.items, self.calls, self.sessions, self.polls = [], {}, {}, {}
+            if self.prompt or self.items or self.result:
+                self._close()
+            self.prompt, self.started_at = prompt, timestamp
+
+    def _close(self) -> None:
+        done = replace(self, finished=[])
+        self.finished.append(done)
+        self.prompt = self.result = self.turn_id = None
+        self.started_at = None
+        self.failed, self.state = False, "open"
+        self.items, self.calls, self.sessions, self.polls, self.queued = [], {}, {}, {}, []
 
     def add(self, item: dict[str, Any], call_id: str | None = None) -> dict[str, Any]:
         self.items.append(item)
@@ -113,7 +149,13 @@ def is_codex_payload(payload: Mapping[str, Any]) -> bool:
     """The `notify` JSON, or a Codex hook payload (which, unlike Claude's, has a turn_id)."""
     if payload.get("type") == "agent-turn-complete":
         return True
-    if payload.get("hook_event_name") not in ("Stop", "SubagentStop", "StopFailure"):
+    if payload.get("hook_event_name") not in (
+        "Stop",
+        "SubagentStop",
+        "StopFailure",
+        "PreCompact",
+        "PostCompact",
+    ):
         return False
     path = payload.get("transcript_path")
     return "turn_id" in payload or (
@@ -125,44 +167,89 @@ def record_from_codex(
     payload: Mapping[str, Any], env: Mapping[str, str] | None = None
 ) -> dict[str, Any] | None:
     """The run record of the turn Codex reports, or None (a subagent's or a forced stop)."""
+    records = records_from_codex(payload, env or {}, (), every=False)
+    return records[-1][1] if records else None
+
+
+TURN_OVER = frozenset({"agent-turn-complete", "Stop", "StopFailure"})
+
+
+def records_from_codex(
+    payload: Mapping[str, Any],
+    env: Mapping[str, str],
+    recorded: Collection[str] = (),
+    *,
+    every: bool = True,
+) -> list[tuple[str | None, dict[str, Any]]]:
+    """(cursor key, run record) of each turn of the rollout not in `recorded`, oldest first.
+
+    The last turn is the one the event reports (its id and result come from the payload); at a
+    compaction it is still running, so it is left to its Stop. The cursor's key is the turn's
+    position in the rollout, which only grows; None when there is no rollout to count in."""
     notify = payload.get("type") == "agent-turn-complete"
-    if not notify and (
-        payload.get("hook_event_name") == "SubagentStop" or payload.get("stop_hook_active")
-    ):
-        return None
+    event = "agent-turn-complete" if notify else payload.get("hook_event_name")
+    if not notify and (event == "SubagentStop" or payload.get("stop_hook_active")):
+        return []
     thread = _string(payload.get("thread-id" if notify else "session_id"))
     turn_id = _string(payload.get("turn-id" if notify else "turn_id"))
     result = _string(payload.get("last-assistant-message" if notify else "last_assistant_message"))
-    path = _string(payload.get("transcript_path")) or find_rollout(thread, env or {})
+    path = _string(payload.get("transcript_path")) or find_rollout(thread, env)
     summary = read_rollout(path) if path else Summary()
-    summary.cwd = _string(payload.get("cwd")) or summary.cwd
+    cwd = _string(payload.get("cwd")) or summary.cwd
     inputs = [m for m in payload.get("input-messages") or [] if isinstance(m, str) and m]
-    if summary.task is None and inputs:
+    turns = summary.turns()
+    if not turns and inputs:
         summary.task, summary.prompt = inputs[0], inputs[-1]
-    record = record_from_summary(summary, result)
-    if record is None:
-        return None
-    record["run_id"] = f"{thread}:{turn_id}" if thread and turn_id else thread or turn_id or ""
-    record["status"] = "failed" if summary.failed else "succeeded"
-    record["source"] = {
-        k: v
-        for k, v in {
-            "runner": "codex",
-            "event": "agent-turn-complete" if notify else payload.get("hook_event_name"),
-            "thread_id": thread,
-            "turn_id": turn_id,
-            "cwd": summary.cwd,
-            "rollout_path": str(path) if path else None,
-            "client": payload.get("client"),
-            "model": payload.get("model"),
-        }.items()
-        if isinstance(v, str) and v
-    }
-    return record
+        turns = [summary]
+    turns = turns or [summary]
+    first = summary.task
+    out: list[tuple[str | None, dict[str, Any]]] = []
+    for index, turn in enumerate(turns):
+        last = index == len(turns) - 1
+        key = f"#{index}" if path and not summary.unread and (turn.prompt or turn.items) else None
+        if (not last and not every) or (key is not None and key in recorded):
+            continue
+        if last and event not in TURN_OVER and turn.state == "open":
+            continue  # PreCompact / PostCompact: the running turn is its Stop's to record
+        turn.cwd, turn.thread_id, turn.unread = cwd, summary.thread_id, summary.unread
+        turn.task = turn.prompt or first
+        record = record_from_summary(turn, result if last else None, first)
+        if record is None:
+            continue
+        own = (turn_id if last and event in TURN_OVER else None) or turn.turn_id or key
+        record["run_id"] = f"{thread}:{own}" if thread and own else thread or own or ""
+        state = turn.state
+        if last and event in TURN_OVER and state == "open":
+            state = "complete"  # the event says the turn ended; the rollout lags behind it
+        if state == "interrupted":
+            record["status"] = "interrupted"
+        elif turn.failed or state == "failed" or (last and event == "StopFailure"):
+            record["status"] = "failed"
+        elif state == "complete":
+            record["status"] = "succeeded"
+        record["source"] = {
+            k: v
+            for k, v in {
+                "runner": "codex",
+                "event": event,
+                "thread_id": thread,
+                "turn_id": own if last else turn.turn_id,
+                "cwd": cwd,
+                "rollout_path": str(path) if path else None,
+                "client": payload.get("client"),
+                "model": payload.get("model"),
+            }.items()
+            if isinstance(v, str) and v
+        }
+        out.append((key, record))
+    return out
 
 
-def record_from_summary(summary: Summary, result: str | None = None) -> dict[str, Any] | None:
-    """A run record (without run_id or source) from a summary; None when it holds nothing."""
+def record_from_summary(
+    summary: Summary, result: str | None = None, first: str | None = None
+) -> dict[str, Any] | None:
+    """A run record (without run_id or source) from a summary's turn; None when it holds
+    nothing. `first` is the session's first request, noted when the turn asks another."""
     result = result or summary.result
     if summary.task is None and not result:
         return None
@@ -179,8 +266,18 @@ def record_from_summary(summary: Summary, result: str | None = None) -> dict[str
     notes = []
     if summary.unread:
         notes.append({"kind": "note", "text": f"The rollout could not be read: {summary.unread}"})
-    if summary.prompt and summary.prompt != summary.task:
+    if first and summary.task and first != summary.task:
+        notes.append({"kind": "note", "text": f"First request of the session: {first}"})
+    elif summary.prompt and summary.prompt != summary.task:
         notes.append({"kind": "note", "text": f"Prompt of this turn: {summary.prompt}"})
+    if summary.state == "interrupted":
+        notes.append(
+            {"kind": "note", "text": "The person interrupted this turn before it finished."}
+        )
+    notes.extend(
+        {"kind": "note", "text": f"Message the person sent during the turn: {text}"}
+        for text in summary.queued
+    )
     record["evidence"] = notes + summary.evidence()
     return record
 
@@ -248,6 +345,8 @@ def summarise_rollout(lines: Iterable[Mapping[str, Any]]) -> Summary:
         if kind == "session_meta":
             summary.thread_id = _string(payload.get("id")) or summary.thread_id
             summary.cwd = _string(payload.get("cwd")) or summary.cwd
+        elif kind == "turn_context" and not summary.turn_id:
+            summary.turn_id = _string(payload.get("turn_id"))
         elif kind == "event_msg":
             _read_event(summary, sub, payload, stamp)
         elif kind == "response_item":
@@ -293,12 +392,17 @@ def summarise_exec_events(events: Iterable[Mapping[str, Any]]) -> Summary:
 def _read_event(summary: Summary, sub: Any, payload: Mapping[str, Any], stamp: str | None) -> None:
     if sub == "user_message" and _string(payload.get("message")):
         summary.new_turn(payload["message"], stamp, event=True)
-    elif sub == "task_complete" and _string(payload.get("last_agent_message")):
-        summary.result = payload["last_agent_message"]
+    elif sub == "task_started":
+        summary.begin(stamp, _string(payload.get("turn_id")))
+    elif sub == "task_complete":
+        summary.result = _string(payload.get("last_agent_message")) or summary.result
+        summary.end("complete")
     elif sub == "agent_message" and _string(payload.get("message")):
         summary.result = payload["message"]
     elif sub == "turn_aborted":
-        summary.failed = True
+        interrupted = payload.get("reason") in ("interrupted", None)
+        summary.failed = not interrupted
+        summary.end("interrupted" if interrupted else "failed")
     elif sub == "exec_command_end":
         call_id = str(payload.get("call_id", ""))
         call = summary.calls.get(call_id) or summary.add({"kind": "command"}, call_id)
