@@ -160,3 +160,30 @@ def test_unknown_run_fields_and_item_counts_are_bounded_at_intake() -> None:
     assert len(snap.evidence) <= EVIDENCE_ITEMS and snap.evidence[-1].text == "n99999"
     assert len(snap.memory) == 50 and snap.extra["memory_dropped"] == 950
     assert all(len(json.dumps(v)) <= EXTRA_MAX + 2 for v in snap.extra.values())
+
+
+def test_every_lint_rule_is_linear_in_the_page(workspace: Path) -> None:
+    from wikimem import config
+    from wikimem.wiki.lint import lint
+    from wikimem.wiki.pages import Wiki
+
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    bodies = {
+        "brackets": "[" * 400_000,
+        "opened": "[x](" * 100_000,
+        "links": "[a](b) " * 5_000,
+        "marks": "`<!--![](" * 40_000,
+        "fences": "```\n" * 100_000,
+        "bytes": "\udcff\n" * 100_000,
+    }
+    for name, body in bodies.items():
+        page = places.wiki / "t" / name / "MEMORY.md"
+        page.parent.mkdir(parents=True)
+        text = f"---\ntitle: x\nsummary: s\n---\n# X\n\n## E\n\n{body}\n"
+        page.write_bytes(text.encode("utf-8", "surrogateescape"))
+    started = time.perf_counter()
+    problems = lint(Wiki(places.wiki), 4000)
+    assert time.perf_counter() - started < 15  # quadratic: 109 s for the brackets alone
+    assert sum(p.rule == "broken-link" for p in problems) == 5_000
+    assert sum(p.rule == "not-utf8" for p in problems) == 21

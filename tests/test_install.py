@@ -63,7 +63,7 @@ def test_claude_adds_stop_and_session_end_and_keeps_the_rest(tmp_path: Path) -> 
         {"hooks": [{"type": "command", "command": "wikimem hook", "timeout": 30}]}
     ]
     assert data["hooks"]["SessionEnd"] == [
-        {"hooks": [{"type": "command", "command": "wikimem hook", "timeout": 10}]}
+        {"hooks": [{"type": "command", "command": "wikimem hook", "timeout": 60}]}
     ]
     assert data["hooks"]["SessionStart"] == [
         {"hooks": [{"type": "command", "command": "wikimem start --runner claude", "timeout": 10}]}
