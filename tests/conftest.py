@@ -140,3 +140,10 @@ def save_during_compile(monkeypatch: pytest.MonkeyPatch, page: Path, fail: bool)
         return original(*args, **kwargs)
 
     monkeypatch.setattr(change, "compile_profile", compile_profile)
+
+
+def trust_config(path: Path) -> None:
+    """Trust a workspace config.toml as `wikimem trust` would (its person wrote it)."""
+    from wikimem import config, trust
+
+    trust.trust(path, trust.store_path(config.global_dir()))

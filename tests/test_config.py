@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from wikimem import config
+from wikimem import config, trust
 from wikimem.errors import ConfigError
 
 
@@ -25,6 +25,7 @@ def test_sections_read_defaults_files_and_the_environment(tmp_path: Path) -> Non
     places = config.Places(workspace=tmp_path / "ws", global_dir=tmp_path / "home")
     places.clarvis.mkdir(parents=True)
     places.workspace_config.write_text("[queue]\nbatch = 3\n[wiki]\npush = true\n")
+    trust.trust(places.workspace_config, trust.store_path(places.global_dir))
     settings = config.load(places, env={"WIKIMEM_LINGER": "0", "WIKIMEM_MODEL": "m1"})
     assert settings.queue.batch == 3
     assert settings.queue.max_attempts == 5

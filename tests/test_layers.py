@@ -14,7 +14,14 @@ PACKAGE = Path(__file__).resolve().parent.parent / "wikimem"
 
 # What each layer may import besides itself. The bottom layer is the package's own
 # foundation; "app" holds the top-level modules that join stages (status, demo, settings_file).
-BASE = {"wikimem", "wikimem.errors", "wikimem.config", "wikimem.locate", "wikimem.fsio"}
+BASE = {
+    "wikimem",
+    "wikimem.errors",
+    "wikimem.config",
+    "wikimem.locate",
+    "wikimem.fsio",
+    "wikimem.trust",
+}
 BASE_MODULES = BASE | {"wikimem.pause", "wikimem.__main__"}
 ALLOWED: dict[str, set[str]] = {
     "base": {"base"},

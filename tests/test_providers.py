@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, git
+from tests.conftest import ROOT, git, trust_config
 from wikimem import config
 from wikimem.errors import ConfigError
 from wikimem.indexing.drain import drain
@@ -37,6 +37,7 @@ def configure(workspace: Path, text: str) -> tuple[config.Places, config.Setting
     places = config.places(workspace, {})
     (workspace / ".clarvis").mkdir(exist_ok=True)
     places.workspace_config.write_text(text, encoding="utf-8")
+    trust_config(places.workspace_config)
     settings = config.load(places, {})
     return places, settings
 
@@ -232,6 +233,7 @@ def test_a_removal_of_what_only_the_provider_holds_waits_for_review(
     places.workspace_config.write_text(
         f"[memory]\nprovider = 'mcp'\ncommand = {json.dumps(command(store))}\n", encoding="utf-8"
     )
+    trust_config(places.workspace_config)
     settings = config.load(places, env)
     # what an earlier pass gave the provider, and only the provider holds
     name, body = "build/bun#lockfile-drift", f"Lockfile drift\n\n{LOCKFILE}"

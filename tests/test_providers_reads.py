@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, git, run_wikimem
+from tests.conftest import ROOT, git, run_wikimem, trust_config
 from tests.openai_server import Reply
 from tests.test_pipeline import model_env
 from wikimem import config
@@ -38,6 +38,7 @@ def use_mcp(workspace: Path, store: Path, *more: str) -> tuple[config.Places, co
     """A workspace whose memory is the MCP memory server, holding one entry."""
     text = f"[memory]\nprovider = 'mcp'\ncommand = {json.dumps(command(store, *more))}\n"
     (workspace / ".clarvis" / "config.toml").write_text(text, encoding="utf-8")
+    trust_config(workspace / ".clarvis" / "config.toml")
     McpProvider(shlex.split(command(store))).apply(
         [Edit("add", "build/bun", "lockfile-drift", "Lockfile drift", "procedural", LOCKFILE)],
         "seed",
@@ -78,6 +79,7 @@ def use_plugin(
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.delitem(sys.modules, "notes_plugin", raising=False)  # another test's plugin
     (workspace / ".clarvis" / "config.toml").write_text("[memory]\nprovider = 'notes'\n")
+    trust_config(workspace / ".clarvis" / "config.toml")
 
 
 # -- show -----------------------------------------------------------------------------------------
@@ -170,6 +172,7 @@ def test_a_scheduled_compaction_does_not_run_under_another_provider(  # type: ig
     places, _ = use_mcp(workspace, workspace / "graph.json")
     with (workspace / ".clarvis" / "config.toml").open("a") as config_file:
         config_file.write("[compact]\nevery_hours = 1\n")
+    trust_config(workspace / ".clarvis" / "config.toml")
     init(places, config.load(places, {}))
     assert cli("index").code == 0
     assert not (places.state / "compact.json").exists()  # the schedule was never consulted
@@ -197,6 +200,7 @@ def test_start_fails_open_when_the_provider_fails(workspace: Path) -> None:
     places.workspace_config.write_text(
         f"[memory]\nprovider = 'mcp'\ncommand = {json.dumps(str(workspace / 'no-server'))}\n"
     )
+    trust_config(places.workspace_config)
     started = run_wikimem("start", "--query", "lockfile", cwd=workspace, input="{}")
     assert started.returncode == 0 and started.stdout == b""
     err = started.stderr.decode()

@@ -3,7 +3,8 @@
 Settings resolve in this order, last wins: built-in defaults, the global config
 (`$WIKIMEM_HOME/config.toml` or `~/.clarvis/config.toml`), the workspace config
 (`<workspace>/.clarvis/config.toml`), then environment variables. Each effective value
-remembers where it came from so `wikimem config` can say so.
+remembers where it came from so `wikimem config` can say so. The workspace file's settings that
+run programs or send data elsewhere apply only while the file is trusted (see `trust`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
-from wikimem import locate
+from wikimem import locate, trust
 from wikimem.errors import ConfigError
 
 CLARVIS = locate.CLARVIS
@@ -262,6 +263,9 @@ class Settings:
     value with where it came from (`values`) for `wikimem config`."""
 
     values: Mapping[str, Value] = field(default_factory=dict)
+    # settings of an untrusted workspace file left at their defaults, and why (`trust`)
+    ignored: tuple[str, ...] = ()
+    ignored_why: str = ""
 
     def _section(self, name: str, kind: type[S]) -> S:
         """The table `name` of SETTINGS, read into its typed section `kind`."""
@@ -308,7 +312,8 @@ class Settings:
 
     def override(self, key: str, value: Any, source: str) -> Settings:
         """A copy with one value replaced (checked like any other)."""
-        return Settings({**self.values, key: Value(key, coerce(key, value, source), source)})
+        value = Value(key, coerce(key, value, source), source)
+        return Settings({**self.values, key: value}, self.ignored, self.ignored_why)
 
     def model_settings(self) -> ModelSettings:
         """What the model seam needs: the memory model, else the default one."""
@@ -486,13 +491,43 @@ def coerce(key: str, raw: Any, origin: str) -> Any:
 def load(where: Places, env: Mapping[str, str] | None = None) -> Settings:
     env = os.environ if env is None else env
     values = {key: Value(key, default, "default") for key, (default, _, _) in SETTINGS.items()}
-    for path in (where.global_config, where.workspace_config):
-        for key, raw in flatten(read_toml(path)).items():
-            values[key] = Value(key, coerce(key, raw, str(path)), str(path))
+    for key, raw in flatten(read_toml(where.global_config)).items():
+        values[key] = Value(
+            key, coerce(key, raw, str(where.global_config)), str(where.global_config)
+        )
+    workspace = flatten(read_toml(where.workspace_config))
+    ignored, why = untrusted(where, workspace)
+    for key, raw in workspace.items():
+        if key not in ignored:
+            path = str(where.workspace_config)
+            values[key] = Value(key, coerce(key, raw, path), path)
     for key, var in ENV_KEYS.items():
         if env.get(var):
             values[key] = Value(key, coerce(key, env[var], var), f"env {var}")
-    return Settings(values)
+    return Settings(values, ignored, why)
+
+
+_warned: set[str] = set()  # one warning per file and process: settings load many times
+
+
+def untrusted(where: Places, workspace: Mapping[str, Any]) -> tuple[tuple[str, ...], str]:
+    """The workspace file's dangerous settings that must be ignored (the file is not trusted
+    as it is now), and why; said once on stderr, with how to trust it."""
+    dangerous = tuple(key for key, raw in workspace.items() if trust.is_dangerous(key, raw))
+    if not dangerous:
+        return (), ""
+    path = where.workspace_config
+    why = trust.distrust_reason(path, trust.store_path(where.global_dir))
+    if why is None:
+        return (), ""
+    said = f"{path}:{why}"
+    if said not in _warned:
+        _warned.add(said)
+        sys.stderr.write(
+            f"wikimem: ignored {', '.join(dangerous)} from {path}: {why} "
+            f"(review it, then run `wikimem trust -C {where.workspace}`)\n"
+        )
+    return dangerous, why
 
 
 memory_disabled = locate.memory_disabled

@@ -130,14 +130,18 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
-    """Write `data` to `path` via a temp file in the same folder, fsync, rename."""
+def atomic_write_bytes(
+    path: Path, data: bytes, *, durable: bool = True, mode: int | None = None
+) -> None:
+    """Write `data` to `path` via a temp file in the same folder, fsync, rename. The file is
+    0600 in state, else `mode` (0644) less what the umask takes."""
     private = state_root(path) is not None
+    mode = 0o600 if private else 0o644 if mode is None else mode
     ensure_dir(path.parent)
     # A private name in the same folder (so the rename is atomic); not tempfile, whose import
     # costs the hook more than the write itself.
     tmp = path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600 if private else 0o644)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, mode)
     if private and hasattr(os, "fchmod"):
         os.fchmod(fd, 0o600)
     try:
@@ -157,9 +161,11 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
     checkpoint(f"after write {path.name}")
 
 
-def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
+def atomic_write_text(
+    path: Path, text: str, *, durable: bool = True, mode: int | None = None
+) -> None:
     """Text is written exactly as given: no newline translation, UTF-8."""
-    atomic_write_bytes(path, text.encode("utf-8"), durable=durable)
+    atomic_write_bytes(path, text.encode("utf-8"), durable=durable, mode=mode)
 
 
 def move(src: Path, dst: Path) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import tomli_w
 
+from wikimem import trust
 from wikimem.config import SETTINGS, Places, coerce, load, read_toml, unknown_setting
 from wikimem.errors import ConfigError, UsageError
 from wikimem.fsio import atomic_write_text
@@ -36,8 +37,15 @@ def set_value(places: Places, key: str, raw: str | None, is_global: bool) -> Pat
         if key == "memory.provider":
             check_provider(str(value))
         table[name] = list(value) if isinstance(value, tuple) else value
+    # The person is writing the file through wikimem: it stays trusted if all of it was
+    # theirs before (or it is new), and stays untrusted otherwise.
+    store = trust.store_path(places.global_dir)
+    was_trusted = not is_global and (
+        not path.exists() or trust.distrust_reason(path, store) is None
+    )
     atomic_write_text(path, tomli_w.dumps(data))
     if not is_global:
+        trust.retrust_after_write(path, store, was_trusted)
         exclude_config(places)
     return path
 

@@ -4,11 +4,11 @@ module loads them all (the docs and tests want the whole tree)."""
 
 from __future__ import annotations
 
-from wikimem.cli import evaluate, integrations, listen, memory, pipeline, recall, wiki
+from wikimem.cli import evaluate, integrations, listen, memory, pipeline, recall, trusting, wiki
 from wikimem.cli.context import CONTEXT, cli, settle
 
 # the command modules attach their commands to the group on import
-COMMAND_MODULES = (evaluate, integrations, listen, memory, pipeline, recall, wiki)
+COMMAND_MODULES = (evaluate, integrations, listen, memory, pipeline, recall, trusting, wiki)
 __all__ = ["CONTEXT", "cli"]
 
 settle(cli)

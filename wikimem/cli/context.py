@@ -104,6 +104,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "context": ("recall", "daily"),
     "verify": ("recall", "daily"),
     "config": ("pipeline", "daily"),
+    "trust": ("trusting", "daily"),
     "queue": ("pipeline", "daily"),
     # wiki care
     "init": ("wiki", "care"),

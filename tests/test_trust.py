@@ -1,0 +1,167 @@
+"""The trust model: what a workspace's config.toml can make wikimem do, and the wiki repository
+another user could have prepared. Each attack is tried for real: a repository shipping a config
+that starts a program, another user's writable config, a file changed after it was trusted, a
+`core.fsmonitor` planted in the wiki's `.git/config`, and a umask of 0."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git, run_wikimem, trust_config
+from wikimem import config, trust
+
+AS_ROOT = hasattr(os, "getuid") and os.getuid() == 0
+
+
+def planting(marker: Path) -> str:
+    """A command line that leaves `marker` behind if it ever runs."""
+    return shlex.join([sys.executable, "-c", f"open({str(marker)!r}, 'w').write('ran')"])
+
+
+def write_config(workspace: Path, text: str) -> Path:
+    path = workspace / ".clarvis" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def loaded(workspace: Path, capsys: pytest.CaptureFixture[str]) -> tuple[config.Settings, str]:
+    config._warned.clear()
+    settings = config.load(config.places(workspace, {}), {})
+    return settings, capsys.readouterr().err
+
+
+ENDPOINT = (
+    '[model]\nbase_url = "http://127.0.0.1:9/v1"\napi_key = "sk-theirs"\n[queue]\nbatch = 3\n'
+)
+
+
+def test_an_untrusted_workspace_file_keeps_its_safe_settings_only(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_config(workspace, ENDPOINT)
+    settings, err = loaded(workspace, capsys)
+    assert settings.queue.batch == 3  # harmless settings apply as ever
+    assert settings.model.base_url is None and settings.model.api_key is None
+    assert settings.ignored == ("model.base_url", "model.api_key")
+    assert err == (
+        f"wikimem: ignored model.base_url, model.api_key from {path}: it is not trusted "
+        f"(review it, then run `wikimem trust -C {workspace}`)\n"
+    )
+    trust_config(path)
+    settings, err = loaded(workspace, capsys)
+    assert settings.model.base_url == "http://127.0.0.1:9/v1" and err == ""
+
+
+def test_a_change_after_trusting_needs_trusting_again(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_config(workspace, ENDPOINT)
+    trust_config(path)
+    path.write_text(ENDPOINT.replace("127.0.0.1:9", "attacker.example:443"), encoding="utf-8")
+    settings, err = loaded(workspace, capsys)
+    assert settings.model.base_url is None
+    assert "it changed since it was trusted" in err and err.count("\n") == 1
+
+
+def test_a_file_others_can_write_is_not_trusted_even_with_the_right_hash(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Another local user who can write the file (a shared, group-writable checkout)."""
+    path = write_config(workspace, ENDPOINT)
+    trust_config(path)
+    path.chmod(0o664)
+    settings, err = loaded(workspace, capsys)
+    assert settings.model.base_url is None
+    assert "is writable by group or others (mode 664)" in err
+    refused = run_wikimem("trust", cwd=workspace)
+    assert refused.returncode == 1
+    assert refused.stderr.decode() == (
+        f"wikimem: error: {path} is writable by group or others (mode 664); refusing to trust it\n"
+    )
+
+
+@pytest.mark.skipif(not AS_ROOT, reason="giving a file to another user takes root")
+def test_another_users_file_is_not_trusted(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_config(workspace, ENDPOINT)
+    trust_config(path)
+    os.chown(path, 65534, 65534)
+    settings, err = loaded(workspace, capsys)
+    assert settings.model.base_url is None and "owned by another user (uid 65534)" in err
+
+
+def test_a_trust_store_others_can_write_trusts_nothing(
+    workspace: Path, isolated_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_config(workspace, ENDPOINT)
+    trust_config(path)
+    home = config.global_dir()
+    home.chmod(0o777)  # anyone could have planted trusted.json
+    try:
+        settings, _ = loaded(workspace, capsys)
+    finally:
+        home.chmod(0o755)
+    assert settings.model.base_url is None
+    assert stat.S_IMODE((home / trust.STORE).stat().st_mode) == 0o600
+
+
+def test_a_cloned_repository_cannot_start_its_command(tmp_path: Path) -> None:
+    """A repository that ships .clarvis/config.toml naming an MCP server: cloning it and
+    letting an agent start a session there must not run that server."""
+    pytest.importorskip("mcp")
+    upstream = tmp_path / "upstream"
+    marker = tmp_path / "PLANTED"
+    write_config(
+        upstream, f"[memory]\nprovider = 'mcp'\ncommand = {json.dumps(planting(marker))}\n"
+    )
+    git("init", "-q", "-b", "main", cwd=upstream)
+    git("add", "-A", cwd=upstream)
+    git("commit", "-q", "-m", "ship a config", cwd=upstream)
+    git("clone", "-q", str(upstream), str(tmp_path / "clone"), cwd=tmp_path)
+    clone = tmp_path / "clone"
+    started = run_wikimem("start", "--query", "build", cwd=clone, input="{}")
+    assert started.returncode == 0 and not marker.exists()
+    err = started.stderr.decode()
+    assert err.startswith(
+        f"wikimem: ignored memory.provider, memory.command from {clone}/.clarvis/config.toml"
+    )
+    assert err.count("\n") == 1
+    # the attack is real: once the person trusts the file, its command runs
+    assert run_wikimem("trust", cwd=clone).returncode == 0
+    run_wikimem("start", "--query", "build", cwd=clone, input="{}")
+    assert marker.exists()
+
+
+def test_trust_lists_and_removes(workspace: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    path = write_config(workspace, ENDPOINT)
+    assert cli("trust", "--list").out == "no trusted files\n"
+    done = cli("trust")
+    assert done.code == 0 and done.out.startswith(f"trusted {path} (sha256 ")
+    listed = json.loads(cli("trust", "--list", "--json").out)
+    assert listed == [{"path": str(path), "sha256": trust.digest(path), "state": "trusted"}]
+    path.write_text(ENDPOINT + "\n", encoding="utf-8")
+    assert cli("trust", "--list").out.startswith("changed ")
+    assert cli("trust", "--remove").out == f"no longer trusted: {path}\n"
+    assert cli("trust", "--list", "--json").out.strip() == "[]"
+
+
+def test_config_set_keeps_a_trusted_file_trusted_and_an_untrusted_one_untrusted(  # type: ignore[no-untyped-def]
+    workspace: Path, cli
+) -> None:
+    store = trust.store_path(config.global_dir())
+    assert cli("config", "set", "model.base_url", "http://127.0.0.1:9/v1").code == 0
+    path = workspace / ".clarvis" / "config.toml"
+    assert trust.distrust_reason(path, store) is None  # new, and all the person's
+    assert cli("config", "get", "model.base_url").out.startswith("http://127.0.0.1:9/v1")
+    path.write_text(path.read_text() + '[memory]\ncommand = "planted"\n')
+    assert cli("config", "set", "queue.batch", "2").code == 0
+    assert trust.distrust_reason(path, store) == "it changed since it was trusted"
