@@ -161,7 +161,8 @@ def test_config_set_keeps_a_trusted_file_trusted_and_an_untrusted_one_untrusted(
     assert cli("config", "set", "model.base_url", "http://127.0.0.1:9/v1").code == 0
     path = workspace / ".clarvis" / "config.toml"
     assert trust.distrust_reason(path, store) is None  # new, and all the person's
-    assert cli("config", "get", "model.base_url").out.startswith("http://127.0.0.1:9/v1")
+    got = json.loads(cli("config", "get", "model.base_url", "--json").out)
+    assert got["value"] == "http://127.0.0.1:9/v1" and got["source"] == str(path)
     path.write_text(path.read_text() + '[memory]\ncommand = "planted"\n')
     assert cli("config", "set", "queue.batch", "2").code == 0
     assert trust.distrust_reason(path, store) == "it changed since it was trusted"
