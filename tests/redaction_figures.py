@@ -1,7 +1,9 @@
 """Recall and false positives of `wikimem.redact` on the corpus in tests/data/redaction/.
 
 Run `python -m tests.redaction_figures` (add `-v` to list every miss, `--classes` for the table
-of secret shapes by class in classes.jsonl). Recall is the share of secrets whose exact text no
+of secret shapes by class in classes.jsonl, `--held-apart` for the held-apart set in
+tests/data/redaction_held_apart/, shapes from other tools' documentation that no rule was written
+from). Recall is the share of secrets whose exact text no
 longer appears after redaction; a false positive is a benign item whose value does not survive
 intact or whose context was redacted at all.
 """
@@ -16,6 +18,7 @@ from pathlib import Path
 from wikimem.redaction.redact import redact
 
 CORPUS = Path(__file__).resolve().parent / "data" / "redaction"
+HELD_APART = Path(__file__).resolve().parent / "data" / "redaction_held_apart" / "cases.jsonl"
 
 
 @dataclass(frozen=True)
@@ -43,7 +46,7 @@ class Figures:
         )
 
 
-def load(name: str) -> list[dict[str, str]]:
+def load(name: str | Path) -> list[dict[str, str]]:
     with (CORPUS / name).open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
 
@@ -81,10 +84,10 @@ class ClassFigures:
         )
 
 
-def measure_classes() -> list[ClassFigures]:
-    """Recall and false positives per class of classes.jsonl, in the file's order."""
+def measure_classes(name: str | Path = "classes.jsonl") -> list[ClassFigures]:
+    """Recall and false positives per class of a class file, in the file's order."""
     tally: dict[str, list[int]] = {}
-    for row in load("classes.jsonl"):
+    for row in load(name):
         counts = tally.setdefault(row["class"], [0, 0, 0, 0])
         text, kinds = redact(row["context"])
         if row["expect"] == "secret":
@@ -96,11 +99,38 @@ def measure_classes() -> list[ClassFigures]:
     return [ClassFigures(name, *counts) for name, counts in tally.items()]
 
 
+def total(classes: list[ClassFigures]) -> ClassFigures:
+    """The figures of all classes together."""
+    return ClassFigures(
+        "all",
+        sum(c.secrets for c in classes),
+        sum(c.caught for c in classes),
+        sum(c.benign for c in classes),
+        sum(c.false_positives for c in classes),
+    )
+
+
+def held_apart_misses() -> list[tuple[dict[str, str], str]]:
+    """Each held-apart row redaction got wrong, with the text it became."""
+    wrong = []
+    for row in load(HELD_APART):
+        text, kinds = redact(row["context"])
+        kept = row["secret"] in text if row["expect"] == "secret" else False
+        damaged = row["expect"] == "benign" and (bool(kinds) or row["value"] not in text)
+        if kept or damaged:
+            wrong.append((row, text))
+    return wrong
+
+
 def main(argv: list[str]) -> int:
-    if "--classes" in argv:
+    if "--classes" in argv or "--held-apart" in argv:
+        classes = measure_classes(HELD_APART if "--held-apart" in argv else "classes.jsonl")
         print("| class | recall | false positives |\n| --- | --- | --- |")
-        for figures_of_class in measure_classes():
+        for figures_of_class in classes + [total(classes)]:
             print(figures_of_class.row())
+        if "-v" in argv and "--held-apart" in argv:
+            for row, text in held_apart_misses():
+                print(f"{row['expect']} {row['class']}: {row['context']!r}\n  became {text!r}")
         return 0
     figures = measure()
     print(figures.summary())

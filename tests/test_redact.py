@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.redaction_figures import load, measure, measure_classes
+from tests.redaction_figures import HELD_APART, load, measure, measure_classes, total
 from wikimem.redaction.redact import (
     Finding,
     bound_text,
@@ -43,8 +43,21 @@ def test_every_class_of_secret_shape_is_caught_and_its_look_alikes_kept() -> Non
         assert figures.false_positives == 0, figures
 
 
+# Floors for the held-apart set (shapes no rule was written from); raise them as rules improve.
+HELD_APART_RECALL = 0.55
+HELD_APART_FALSE_POSITIVES = 0.08
+
+
+def test_held_apart_set_meets_its_floor() -> None:
+    classes = measure_classes(HELD_APART)
+    figures = total(classes)
+    assert figures.secrets >= 150 and figures.benign >= 100 and len(classes) >= 12
+    assert figures.caught / figures.secrets >= HELD_APART_RECALL, classes
+    assert figures.false_positives / figures.benign <= HELD_APART_FALSE_POSITIVES, classes
+
+
 def test_class_rows_are_well_formed() -> None:
-    for row in load("classes.jsonl"):
+    for row in load("classes.jsonl") + load(HELD_APART):
         value = row["secret"] if row["expect"] == "secret" else row["value"]
         assert row["expect"] in ("secret", "benign") and value in row["context"]
 
