@@ -37,7 +37,9 @@ from wikimem.recall.context import build_context, render_json
 from wikimem.recall.provenance import origins
 from wikimem.recall.search import SearchIndex
 from wikimem.recall.timeline import time_slice
+from wikimem.recall.verify import touched
 from wikimem.recall.verify import verify as do_verify
+from wikimem.wiki.history import changed_since
 from wikimem.wiki.pages import Wiki
 from wikimem.wiki.workspace import open_repo
 
@@ -290,23 +292,42 @@ def undo(ctx: Ctx, commit: str) -> None:
 
 
 @cli.command()
+@click.option(
+    "--since",
+    metavar="BASE",
+    help="Also list the entries citing a path that `git diff BASE...HEAD` in the project "
+    "touched (exit 3 when there are some and nothing is broken): a pull request's review list.",
+)
 @json_option
 @workspace_option
 @pass_ctx
-def verify(ctx: Ctx, as_json: bool) -> None:
-    """Check what memory cites against the workspace: files and `path:line` references,
-    scripts run by commands, make targets, npm/bun scripts. Prints `wikipath#entry: message`
-    and exits 1 when memory no longer matches the code. No model: usable in CI."""
+def verify(ctx: Ctx, since: str | None, as_json: bool) -> None:
+    """Check what memory cites against the workspace: files, `path:line` and `path::test`
+    references, test files and ids given to pytest, jest, vitest, go test, cargo, make targets,
+    npm/pnpm/yarn/bun scripts (through `uv run`, `poetry run`, `npx`, `VAR=value`). Prints
+    `wikipath#entry: message` and exits 1 when memory no longer matches the code. No model:
+    usable in CI."""
     wiki_only(ctx.settings, "wikimem verify")
     _require_wiki(ctx)
-    findings = do_verify(Wiki(ctx.places.wiki), ctx.places.workspace)
+    wiki = Wiki(ctx.places.wiki)
+    findings = do_verify(wiki, ctx.places.workspace)
+    changed = (
+        touched(wiki, ctx.places.workspace, changed_since(ctx.places.workspace, since), since)
+        if since
+        else []
+    )
     if as_json:
-        emit_json([{"ref": f.ref, "message": f.message} for f in findings])
+        emit_json(
+            [{"ref": f.ref, "message": f.message} for f in findings]
+            + [{"ref": f.ref, "message": f.message, "touched": True} for f in changed]
+        )
     else:
-        for finding in findings:
+        for finding in findings + changed:
             click.echo(finding.line())
     if findings:
         raise click.exceptions.Exit(1)
+    if changed:
+        raise click.exceptions.Exit(3)
 
 
 @cli.command("export")

@@ -31,6 +31,7 @@ from wikimem.wiki.history.index import IndexUpdate, stage, sync_index
 from wikimem.wiki.history.person_edits import PERSON_EDIT_MESSAGE, PersonEdits, status_paths
 from wikimem.wiki.history.session import (
     Session,
+    changed_since,
     decode,
     exclude_file,
     init_repo,
@@ -39,7 +40,15 @@ from wikimem.wiki.history.session import (
 )
 from wikimem.wiki.history.trees import tree_by_hand, write_commit
 
-__all__ = ["WIKIMEM", "Commit", "Identity", "IndexUpdate", "PersonEdits", "WikiRepo"]
+__all__ = [
+    "WIKIMEM",
+    "Commit",
+    "changed_since",
+    "Identity",
+    "IndexUpdate",
+    "PersonEdits",
+    "WikiRepo",
+]
 
 MODES = ("wiki", "workspace")
 EXCLUDE_HEADER = "# wikimem: its wiki repository and state stay out of this repository"

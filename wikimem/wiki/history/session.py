@@ -263,3 +263,30 @@ def exclude_file(workspace: Path) -> tuple[Path, Path] | None:
         root = Path(os.path.abspath(repo.working_tree_dir))
         session = Session(repo, root, "")
         return root, root / session.run("rev-parse", "--git-path", "info/exclude").strip()
+
+
+def changed_since(workspace: Path, base: str) -> list[str]:
+    """Workspace-relative paths `git diff BASE...HEAD` lists in the repository holding the
+    workspace (what a pull request changed, counted from where it left BASE); renames count as
+    the old path and the new one."""
+    try:
+        repo = git.Repo(workspace, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+        raise HistoryError(f"{workspace} is not a git repository") from exc
+    with repo:
+        if repo.working_tree_dir is None:
+            raise HistoryError(f"{repo.git_dir} is a bare repository")
+        root = Path(os.path.abspath(repo.working_tree_dir))
+        prefix = relative(workspace, root, "the workspace")
+        env = {
+            "GIT_DIR": os.path.abspath(repo.git_dir),
+            "GIT_WORK_TREE": str(root),
+            "GIT_OPTIONAL_LOCKS": "0",
+            "GIT_TERMINAL_PROMPT": "0",
+        }
+        args = ("diff", "--name-only", "-z", "--no-renames", f"{base}...HEAD", "--")
+        status, out, err = call(repo.git, (*args, prefix or "."), env)
+        if status != 0:
+            raise HistoryError(one_line("diff", err))
+    lead = f"{prefix}/" if prefix else ""
+    return [p.removeprefix(lead) for p in split_z(decode(out)) if p.startswith(lead)]
