@@ -50,6 +50,8 @@ def test_claude_adds_stop_and_session_end_and_keeps_the_rest(tmp_path: Path) -> 
         "Stop": "wikimem hook",
         "SessionEnd": "wikimem hook",
         "SessionStart": "wikimem start --runner claude",
+        "PreCompact": "wikimem hook",
+        "PostCompact": "wikimem hook",
     }
 
     text = settings.read_text(encoding="utf-8")
@@ -93,7 +95,13 @@ def test_claude_creates_a_missing_or_empty_file(tmp_path: Path) -> None:
     assert json.loads(missing.read_text())["hooks"]["Stop"][0]["hooks"][0]["command"] == (
         "'/opt/my tools/wikimem' hook"
     )
-    assert set(json.loads(empty.read_text())["hooks"]) == {"Stop", "SessionEnd", "SessionStart"}
+    assert set(json.loads(empty.read_text())["hooks"]) == {
+        "Stop",
+        "SessionEnd",
+        "SessionStart",
+        "PreCompact",
+        "PostCompact",
+    }
 
 
 @pytest.mark.parametrize(
@@ -181,9 +189,15 @@ def test_claude_uninstall_gives_back_the_settings_as_they_were(tmp_path: Path) -
     settings.write_text(EXISTING, encoding="utf-8")
     install_claude(settings, ["/home/ada/.local/bin/wikimem"])
 
-    assert uninstall_claude(settings) == ["Stop", "SessionEnd", "SessionStart"]
+    assert uninstall_claude(settings) == [
+        "Stop",
+        "SessionEnd",
+        "SessionStart",
+        "PreCompact",
+        "PostCompact",
+    ]
 
-    assert json.loads(settings.read_text(encoding="utf-8")) == json.loads(EXISTING)
+    assert settings.read_text(encoding="utf-8") == EXISTING  # byte for byte: no re-indent
     assert uninstall_claude(settings) == []
 
 
@@ -222,12 +236,22 @@ def test_codex_hooks_json_and_uninstall(tmp_path: Path) -> None:
 
     assert written == {
         "notify": '["/venv/bin/wikimem", "hook"]',
+        "features.codex_hooks": "true",
         "SessionStart": "/venv/bin/wikimem start --runner codex",
+        "PreCompact": "/venv/bin/wikimem hook",
+        "PostCompact": "/venv/bin/wikimem hook",
     }
+    assert tomllib.loads(config.read_text())["features"] == {"codex_hooks": True}
     assert json.loads(hooks.read_text())["hooks"]["SessionStart"][0]["hooks"][0]["timeout"] == 10
-    assert uninstall_codex(config, hooks) == ["notify", "SessionStart"]
+    assert uninstall_codex(config, hooks) == [
+        "notify",
+        "features.codex_hooks",
+        "SessionStart",
+        "PreCompact",
+        "PostCompact",
+    ]
     assert config.read_text() == CODEX
-    assert json.loads(hooks.read_text()) == json.loads(before)
+    assert hooks.read_text() == before
 
 
 def test_codex_uninstall_leaves_another_notify_alone(tmp_path: Path) -> None:
@@ -277,3 +301,62 @@ def test_a_venv_inside_the_workspace_is_likely_to_move(tmp_path: Path) -> None:
 
     assert reason is not None and "inside this workspace" in reason
     assert moving_reason(["wikimem"], workspace) is None
+
+
+def test_a_features_table_of_the_person_gets_the_line_and_loses_it_exactly(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "config.toml"
+    hooks = tmp_path / "hooks.json"
+    mine = (
+        'model = "gpt-5.5"\n\n[features]\nweb_search = true\n\n[mcp_servers.docs]\n'
+        'command = "uvx"\n'
+    )
+    config.write_text(mine)
+
+    install_codex(config, hooks, ["/venv/bin/wikimem"])
+
+    assert tomllib.loads(config.read_text())["features"] == {
+        "web_search": True,
+        "codex_hooks": True,
+    }
+    uninstall_codex(config, hooks)
+    assert config.read_text() == mine and not hooks.exists()
+
+
+@pytest.mark.parametrize("setting", ["codex_hooks = false", "hooks = false", "hooks = true"])
+def test_a_hooks_feature_the_person_set_is_left_alone(tmp_path: Path, setting: str) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(f"[features]\n{setting}\n")
+
+    written = install_codex(config, tmp_path / "hooks.json", ["/venv/bin/wikimem"])
+
+    assert "features.codex_hooks" not in written
+    assert config.read_text().endswith(f"[features]\n{setting}\n")
+    assert "features.codex_hooks" not in uninstall_codex(config, tmp_path / "hooks.json")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{\n\t"hooks": {\n\t\t"Stop": [{"hooks": []}]\n\t},\n\t"x": [1, 2]\n}',
+        '{"a": {"b": [ ]}, "hooks": {"Stop": [{"matcher": "", "hooks": [{"type": "command", '
+        '"command": "say"}]}]}}',
+        '{\n  "hooks": {\n    "Stop": [\n      {\n        "hooks": [\n          {"type": "command",'
+        ' "command": "say"}\n        ]\n      }\n    ]\n  }\n}\n',
+    ],
+)
+def test_install_then_uninstall_gives_back_every_byte(tmp_path: Path, text: str) -> None:
+    settings = tmp_path / "settings.json"
+    settings.write_text(text)
+
+    install_claude(settings, ["/venv/bin/wikimem"])
+    assert len(hook_commands_of(settings, "Stop")) >= 1
+    uninstall_claude(settings)
+
+    assert settings.read_text() == text
+
+
+def hook_commands_of(settings: Path, event: str) -> list[str]:
+    data = json.loads(settings.read_text())
+    return [h["command"] for group in data["hooks"][event] for h in group["hooks"]]

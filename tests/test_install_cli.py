@@ -4,6 +4,7 @@ installed commands run from a shell without the venv, as Claude Code and Codex r
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -41,6 +42,8 @@ def test_claude_project_install_goes_to_the_personal_settings_file(workspace: Pa
         f"  Stop: {ENTRY} hook\n"
         f"  SessionEnd: {ENTRY} hook\n"
         f"  SessionStart: {ENTRY} start --runner claude\n"
+        f"  PreCompact: {ENTRY} hook\n"
+        f"  PostCompact: {ENTRY} hook\n"
     )
     assert shared.read_text() == '{\n    "model": "opus"\n}\n'  # no personal path in it
     assert hook_commands(personal, "Stop") == [f"{ENTRY} hook"]
@@ -87,8 +90,10 @@ def test_claude_uninstall_removes_what_install_added(workspace: Path, cli) -> No
 
     result = cli("uninstall", "claude")
 
-    assert result.out == f"removed Stop, SessionEnd, SessionStart from {settings}\n"
-    assert json.loads(settings.read_text()) == mine
+    assert result.out == (
+        f"removed Stop, SessionEnd, SessionStart, PreCompact, PostCompact from {settings}\n"
+    )
+    assert settings.read_text() == json.dumps(mine)  # byte for byte
     assert cli("uninstall", "claude").out == f"nothing to remove in {settings}\n"
 
 
@@ -97,7 +102,7 @@ def test_a_venv_inside_the_workspace_gets_a_warning(workspace: Path, cli) -> Non
 
     assert result.code == 0
     assert result.err.startswith("warning: ") and "inside this workspace" in result.err
-    assert "pipx install wikimem" in result.err
+    assert "pipx install ." in result.err
 
 
 def test_codex_honours_codex_home_and_is_idempotent(workspace: Path, tmp_path: Path) -> None:
@@ -109,10 +114,18 @@ def test_codex_honours_codex_home_and_is_idempotent(workspace: Path, tmp_path: P
     assert first.returncode == 0, first.stderr
     assert first.stdout.decode().startswith(
         f'wrote {home / "config.toml"}:\n  notify: ["wikimem", "hook"]\n'
+        f"wrote {home / 'config.toml'}:\n  features.codex_hooks: true\n"
+        "  Codex versions before mid-2026 run hooks.json only with [features] codex_hooks = "
+        "true; later ones run hooks by default and read it as an alias.\n"
         f"wrote {home / 'hooks.json'}:\n  SessionStart: wikimem start --runner codex\n"
+        "  PreCompact: wikimem hook\n  PostCompact: wikimem hook\n"
     )
     data = tomllib.loads((home / "config.toml").read_text())
-    assert data == {"notify": ["wikimem", "hook"], "model": "gpt-5.5"}
+    assert data == {
+        "notify": ["wikimem", "hook"],
+        "model": "gpt-5.5",
+        "features": {"codex_hooks": True},
+    }
     second = run_wikimem("install", "codex", "--command", "wikimem", cwd=workspace, env=env)
     assert second.stdout.decode() == (
         f"already installed in {home / 'config.toml'} and {home / 'hooks.json'}\n"
@@ -177,8 +190,9 @@ def test_the_installed_stop_hook_queues_the_run_without_the_venv(
 
     assert done.returncode == 0, done.stderr
     jobs = list((workspace / ".clarvis" / "state" / "queue").glob("*/*.json"))
-    assert len(jobs) == 1
-    assert json.loads(jobs[0].read_text())["run"]["task"].startswith("The web build is red")
+    tasks = sorted(json.loads(job.read_text())["run"]["task"] for job in jobs)
+    assert len(tasks) == 2  # both turns of the session: no Stop had recorded the first
+    assert tasks[1].startswith("The web build is red")
 
 
 LEAF = """---
@@ -258,3 +272,113 @@ def test_session_start_is_silent_when_paused_and_never_fails(
     broken = run_wikimem("start", "--runner", "claude", cwd=workspace, input="not json")
     assert broken.returncode == 0
     assert b"Traceback" not in broken.stderr
+
+
+def test_the_project_install_keeps_its_file_out_of_git_and_uninstall_leaves_no_trace(
+    workspace: Path, cli
+) -> None:
+    git("init", "-q", cwd=workspace)
+    exclude = workspace / ".git" / "info" / "exclude"
+    before = exclude.read_bytes()
+
+    assert cli("install", "claude").code == 0
+
+    assert git("status", "--porcelain", "--untracked-files=all", cwd=workspace) == ""
+    assert git("check-ignore", ".claude/settings.local.json", cwd=workspace).strip()
+    assert cli("install", "claude").code == 0  # a second install lists it once
+    assert exclude.read_text().count("/.claude/settings.local.json") == 1
+    assert cli("uninstall", "claude").code == 0
+    assert exclude.read_bytes() == before
+    assert not (workspace / ".claude").exists()  # install made it; it was left empty
+
+
+def test_a_file_git_already_ignores_is_not_listed_again(workspace: Path, cli) -> None:
+    git("init", "-q", cwd=workspace)
+    (workspace / ".gitignore").write_text(".claude/settings.local.json\n")
+    exclude = workspace / ".git" / "info" / "exclude"
+    before = exclude.read_bytes()
+
+    result = cli("install", "claude")
+
+    assert result.code == 0 and "kept out of git" not in result.out
+    assert exclude.read_bytes() == before
+
+
+def test_the_installed_compaction_hooks_run_without_the_venv(
+    workspace: Path, isolated_env: Path, cli
+) -> None:
+    assert cli("install", "claude").code == 0
+    settings = workspace / ".claude" / "settings.local.json"
+    transcript = workspace / "transcript.jsonl"
+    shutil.copy(FIXTURES / "claude" / "transcript.jsonl", transcript)
+    payload = json.loads((FIXTURES / "claude" / "stop.json").read_text())
+    payload.update(transcript_path=str(transcript), cwd=str(workspace))
+
+    for event in ("PreCompact", "PostCompact"):
+        (command,) = hook_commands(settings, event)
+        done = bare_shell(
+            command,
+            workspace,
+            isolated_env,
+            json.dumps(payload | {"hook_event_name": event, "trigger": "auto"}),
+        )
+        assert done.returncode == 0 and done.stderr == b"", done.stderr
+
+    # the session's first turn had no Stop: the compaction recorded it, once; the second is
+    # still running, so it is left to its Stop
+    jobs = list((workspace / ".clarvis" / "state" / "queue").glob("*/*.json"))
+    assert [json.loads(job.read_text())["run"]["run_id"] for job in jobs] == [
+        f"{payload['session_id']}:u-03"
+    ]
+
+
+def test_the_installed_codex_notify_runs_without_the_venv_from_another_folder(
+    workspace: Path, isolated_env: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "codex-home"
+    env = {"CODEX_HOME": str(home)}
+    assert run_wikimem("install", "codex", cwd=workspace, env=env).returncode == 0
+    notify = tomllib.loads((home / "config.toml").read_text())["notify"]
+    payload = json.loads((FIXTURES / "codex" / "notify.json").read_text())
+    payload["cwd"] = str(workspace)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    # Codex appends the JSON as the last argument and starts notify in no particular folder
+    done = bare_shell(shlex.join([*notify, json.dumps(payload)]), elsewhere, isolated_env, "")
+
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    (job,) = (workspace / ".clarvis" / "state" / "queue").glob("*/*.json")
+    assert json.loads(job.read_text())["run"]["task"] == payload["input-messages"][0]
+    for event in ("SessionStart", "PreCompact", "PostCompact"):
+        (command,) = hook_commands(home / "hooks.json", event)
+        assert command.startswith(notify[0])
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_readme_s_install_from_a_clone_works_as_written(tmp_path: Path) -> None:
+    """wikimem is on no public index: the README says to install from a clone (`pipx install .`
+    in it). pipx and uv do a plain, non-editable pip install of the folder; so does this, with
+    no index (no network), then the installed command runs under `env -i`."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "`pipx install .`" in readme and "pipx install wikimem`" not in readme
+    site = tmp_path / "site"
+
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation"]
+        + ["--no-index", "--target", str(site), str(ROOT)],
+        capture_output=True,
+        timeout=300,
+    )
+
+    assert built.returncode == 0, built.stderr
+    assert (site / "wikimem" / "data").is_dir()  # package data came along
+    ran = subprocess.run(
+        ["/usr/bin/env", "-i", f"PYTHONPATH={site}", str(site / "bin" / "wikimem"), "--version"],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=60,
+    )
+    assert ran.returncode == 0 and ran.stdout.startswith(b"wikimem"), ran.stderr

@@ -13,7 +13,13 @@ from wikimem import config
 from wikimem.cli.context import Ctx, cli, emit_json, json_option, pass_ctx, warn, workspace_option
 from wikimem.lifecycle.sync import sync as do_sync
 from wikimem.providers import wiki_only
-from wikimem.runners.install import entry_point, moving_reason
+from wikimem.runners.install import (
+    CODEX_HOOKS,
+    drop_git_exclusion,
+    entry_point,
+    keep_out_of_git,
+    moving_reason,
+)
 from wikimem.runners.install import install_claude as do_install
 from wikimem.runners.install import install_codex as install_codex_hooks
 from wikimem.runners.install import uninstall_claude as do_uninstall
@@ -107,8 +113,8 @@ def warn_if_moving(ctx: Ctx, entry: list[str]) -> None:
     if reason:
         warn(
             f"warning: {reason}; if it moves or is removed the hooks stop working. A tool "
-            "install (`pipx install wikimem` or `uv tool install wikimem`) has a stable path; "
-            "run the install again from there."
+            "install from a clone of wikimem (`pipx install .` or `uv tool install .` in it) has "
+            "a stable path; run the install again from there."
         )
 
 
@@ -126,11 +132,16 @@ def say_written(path: Path, written: dict[str, str]) -> None:
 @COMMAND_OPTION
 @pass_ctx
 def install_claude(ctx: Ctx, settings_path: Path | None, scope: str, command: str | None) -> None:
-    """Record each Claude Code turn (Stop, SessionEnd: `wikimem hook`) and give each session
-    the memory's context when it starts (SessionStart: `wikimem start`)."""
+    """Record each Claude Code turn (Stop, SessionEnd, PreCompact, PostCompact: `wikimem
+    hook`) and give each session the memory's context when it starts (SessionStart: `wikimem
+    start`). The project's settings.local.json is listed in .git/info/exclude."""
     path = claude_settings(ctx, settings_path, scope)
     entry = chosen_entry(command)
     say_written(path, do_install(path, entry))
+    if settings_path is None and scope == "project":
+        exclude = keep_out_of_git(ctx.places.workspace, path)
+        if exclude is not None:
+            click.echo(f"  kept out of git (it holds this machine's path): listed in {exclude}")
     warn_if_moving(ctx, entry)
 
 
@@ -141,6 +152,8 @@ def uninstall_claude(ctx: Ctx, settings_path: Path | None, scope: str) -> None:
     """Remove wikimem's hooks from Claude Code's settings; other hooks stay."""
     path = claude_settings(ctx, settings_path, scope)
     removed = do_uninstall(path)
+    if settings_path is None and scope == "project":
+        drop_git_exclusion(ctx.places.workspace, path)
     click.echo(
         f"removed {', '.join(removed)} from {path}" if removed else f"nothing to remove in {path}"
     )
@@ -151,8 +164,10 @@ def uninstall_claude(ctx: Ctx, settings_path: Path | None, scope: str) -> None:
 @COMMAND_OPTION
 @pass_ctx
 def install_codex(ctx: Ctx, config_path: Path | None, command: str | None) -> None:
-    """Record each Codex turn (its `notify` program: `wikimem hook`) and give each session the
-    memory's context when it starts (a SessionStart hook in hooks.json: `wikimem start`)."""
+    """Record each Codex turn (its `notify` program: `wikimem hook`), the turns so far before
+    and after a compaction (PreCompact, PostCompact) and give each session the memory's context
+    when it starts (SessionStart: `wikimem start`), the hooks in hooks.json beside config.toml.
+    Sets [features] codex_hooks = true, which Codex versions before mid-2026 need for hooks."""
     path = codex_config(config_path)
     hooks = path.parent / "hooks.json"
     entry = chosen_entry(command)
@@ -161,8 +176,15 @@ def install_codex(ctx: Ctx, config_path: Path | None, command: str | None) -> No
         click.echo(f"already installed in {path} and {hooks}")
     if "notify" in written:
         say_written(path, {"notify": written["notify"]})
-    if "SessionStart" in written:
-        say_written(hooks, {"SessionStart": written["SessionStart"]})
+    if "features.codex_hooks" in written:
+        say_written(path, {"features.codex_hooks": "true"})
+        click.echo(
+            "  Codex versions before mid-2026 run hooks.json only with [features] codex_hooks "
+            "= true; later ones run hooks by default and read it as an alias."
+        )
+    events = {k: v for k, v in written.items() if k in CODEX_HOOKS}
+    if events:
+        say_written(hooks, events)
         click.echo("  Codex asks you to trust a new hook once: open /hooks in Codex to review it.")
     warn_if_moving(ctx, entry)
 
@@ -170,7 +192,7 @@ def install_codex(ctx: Ctx, config_path: Path | None, command: str | None) -> No
 @uninstall.command("codex")
 @codex_options
 def uninstall_codex(config_path: Path | None) -> None:
-    """Remove wikimem's `notify` and SessionStart hook from Codex's configuration."""
+    """Remove wikimem's `notify`, hooks and codex_hooks line from Codex's configuration."""
     path = codex_config(config_path)
     removed = uninstall_codex_hooks(path, path.parent / "hooks.json")
     where = f"{path} and {path.parent / 'hooks.json'}"

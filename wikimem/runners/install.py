@@ -25,6 +25,7 @@ from typing import Any
 
 from wikimem.errors import ConfigError
 from wikimem.fsio import atomic_write_text, read_text
+from wikimem.runners import jsontext
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -35,14 +36,20 @@ else:  # pragma: no cover
 # Claude Code's 1.5 s default budget, and runs as the session leaves, so a long budget costs
 # nobody a wait: 200 sessions ending at once need 24 s of CPU for their hooks (118 ms each), and
 # took p99 32 s on a loaded 2-core machine; 10 s lost runs. SessionStart prints the context and
-# never waits on a model.
+# never waits on a model. PreCompact and PostCompact queue the turns so far that no Stop
+# recorded (interrupted ones): the session's cursor makes each turn one run whichever fire.
 CLAUDE_HOOKS = {
     "Stop": ("hook", 30),
     "SessionEnd": ("hook", 60),
     "SessionStart": ("start --runner claude", 10),
+    "PreCompact": ("hook", 30),
+    "PostCompact": ("hook", 30),
 }
-CODEX_HOOKS = {"SessionStart": ("start --runner codex", 10)}
-INDENT = re.compile(r"^([ \t]+)\S", re.M)
+CODEX_HOOKS = {
+    "SessionStart": ("start --runner codex", 10),
+    "PreCompact": ("hook", 30),
+    "PostCompact": ("hook", 30),
+}
 WIKIMEM = re.compile(
     r"""(?:^|[\s/\\'"])(?:wikimem(?:\.exe)?['"]?|-m\s+wikimem)\s+(?:hook|start)\b"""
 )
@@ -97,8 +104,79 @@ def install_claude(settings_path: Path, entry: Sequence[str] = ("wikimem",)) -> 
 
 
 def uninstall_claude(settings_path: Path) -> list[str]:
-    """Remove wikimem's hooks; return the events that had one."""
-    return remove_hooks(settings_path)
+    """Remove wikimem's hooks; return the events that had one. A `.claude/` folder the
+    removal leaves empty goes too (install made it)."""
+    removed = remove_hooks(settings_path)
+    folder = settings_path.parent
+    if removed and folder.name == ".claude" and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+    return removed
+
+
+EXCLUDE_NOTE = "# added by wikimem install: personal hook settings, with an absolute path\n"
+
+
+def keep_out_of_git(workspace: Path, file: Path) -> Path | None:
+    """List `file` in the repository's own exclude file (.git/info/exclude, never the shared
+    .gitignore) unless git already ignores or tracks it; the exclude file, when written."""
+    info = _git_exclude(workspace, file)
+    if info is None:
+        return None
+    exclude, relative, top = info
+    text = read_text(exclude) if exclude.exists() else ""
+    if _git(top, "check-ignore", "-q", "--no-index", relative) == 0:
+        return None  # ignored already (a .gitignore, the global excludes, this file)
+    if _git(top, "ls-files", "--error-unmatch", relative) == 0:
+        return None  # tracked: excluding it would change nothing
+    gap = "" if not text or text.endswith("\n") else "\n"
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(exclude, text + gap + EXCLUDE_NOTE + f"/{relative}\n")
+    return exclude
+
+
+def drop_git_exclusion(workspace: Path, file: Path) -> bool:
+    """Remove the lines `keep_out_of_git` added, exactly."""
+    info = _git_exclude(workspace, file)
+    if info is None or not info[0].exists():
+        return False
+    exclude, relative, _ = info
+    text = read_text(exclude)
+    lines = EXCLUDE_NOTE + f"/{relative}\n"
+    if lines not in text:
+        return False
+    atomic_write_text(exclude, text.replace(lines, "", 1))
+    return True
+
+
+def _git_exclude(workspace: Path, file: Path) -> tuple[Path, str, Path] | None:
+    """The repository's exclude file and `file` relative to the work tree; None outside git."""
+    import subprocess  # install only, never a hook
+
+    try:
+        top, exclude = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel", "--git-path", "info/exclude"],
+            cwd=workspace,
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=True,
+        ).stdout.splitlines()[:2]
+        relative = file.resolve().relative_to(Path(top).resolve()).as_posix()
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None
+    path = Path(exclude)
+    return (path if path.is_absolute() else workspace / path), relative, Path(top)
+
+
+def _git(workspace: Path, *args: str) -> int:
+    import subprocess  # install only, never a hook
+
+    try:
+        return subprocess.run(
+            ["git", *args], cwd=workspace, capture_output=True, timeout=20
+        ).returncode
+    except (OSError, subprocess.SubprocessError):
+        return 2
 
 
 def install_codex(
@@ -110,6 +188,8 @@ def install_codex(
     notify = [*entry, "hook"]
     if _set_notify(config_path, notify):
         written["notify"] = json.dumps(notify)
+    if hooks_path is not None and _set_hooks_feature(config_path):
+        written["features.codex_hooks"] = "true"
     if hooks_path is not None:
         wanted = {e: (command_line(entry, sub), t) for e, (sub, t) in CODEX_HOOKS.items()}
         written.update(edit_hooks(hooks_path, wanted))
@@ -118,7 +198,8 @@ def install_codex(
 
 def uninstall_codex(config_path: Path, hooks_path: Path | None = None) -> list[str]:
     """Remove wikimem's `notify` line and hooks; return what was removed."""
-    removed = ["notify"] if _drop_notify(config_path) else []
+    removed = ["features.codex_hooks"] if _drop_hooks_feature(config_path) else []
+    removed[:0] = ["notify"] if _drop_notify(config_path) else []
     if hooks_path is not None:
         removed.extend(remove_hooks(hooks_path))
     return removed
@@ -126,32 +207,45 @@ def uninstall_codex(config_path: Path, hooks_path: Path | None = None) -> list[s
 
 def edit_hooks(path: Path, wanted: dict[str, tuple[str, int]]) -> dict[str, str]:
     """Make each event of a Claude-style hooks file run exactly one wikimem handler, the one
-    wanted; other handlers stay as they are."""
+    wanted; other handlers, and every byte of the file they are in, stay as they are."""
     text = read_text(path) if path.exists() else ""
     settings = _load_json(text, path)
-    hooks = settings.setdefault("hooks", {})
+    hooks = settings.get("hooks", {})
     if not isinstance(hooks, dict):
         raise ConfigError(f'{path}: "hooks" is not an object; fix it and run again')
     written: dict[str, str] = {}
+    edited = text if text.strip() else "{}"
     for event, (command, timeout) in wanted.items():
-        groups = hooks.setdefault(event, [])
+        groups = hooks.get(event, [])
         if not isinstance(groups, list):
             raise ConfigError(f'{path}: "hooks.{event}" is not a list; fix it and run again')
         if [h.get("command") for h in _handlers(groups) if is_wikimem(h.get("command"))] == [
             command
         ]:
             continue
-        hooks[event] = _without_wikimem(groups) + [
-            {"hooks": [{"type": "command", "command": command, "timeout": timeout}]}
-        ]
+        edited, _ = _drop_wikimem(edited, event)
+        group = {"hooks": [{"type": "command", "command": command, "timeout": timeout}]}
+        root = jsontext.parse(edited)
+        table = root.get("hooks")
+        if table is None:
+            edited = jsontext.append(edited, root, {event: [group]}, "hooks")
+        elif table.get(event) is None:
+            edited = jsontext.append(edited, table, [group], event)
+        else:
+            edited = jsontext.append(edited, table.get(event), group)  # type: ignore[arg-type]
         written[event] = command
     if written:
-        _write_json(path, settings, text)
+        if not text.strip():
+            edited = edited.rstrip("\n") + "\n"  # a new file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, edited)
     return written
 
 
 def remove_hooks(path: Path) -> list[str]:
-    """Remove wikimem's handlers from a hooks file, and what that leaves empty."""
+    """Remove wikimem's handlers from a hooks file, and what that leaves empty; every other
+    byte stays (an install then an uninstall gives the file back as it was, unless an event
+    or the "hooks" table was there and empty before: those go too)."""
     if not path.exists():
         return []
     text = read_text(path)
@@ -161,26 +255,110 @@ def remove_hooks(path: Path) -> list[str]:
         return []
     removed = []
     for event in list(hooks):
-        groups = hooks[event]
-        if not isinstance(groups, list) or not any(
-            is_wikimem(h.get("command")) for h in _handlers(groups)
-        ):
-            continue
-        removed.append(event)
-        kept = _without_wikimem(groups)
-        if kept:
-            hooks[event] = kept
-        else:
-            del hooks[event]
+        text, dropped = _drop_wikimem(text, event)
+        if dropped:
+            removed.append(event)
     if not removed:
         return []
-    if not hooks:
-        del settings["hooks"]
-    if settings:
-        _write_json(path, settings, text)
-    else:
+    if json.loads(text) == {}:
         path.unlink()  # the file held nothing but wikimem's hooks: it was install's
+    else:
+        atomic_write_text(path, text)
     return removed
+
+
+def _drop_wikimem(text: str, event: str) -> tuple[str, bool]:
+    """The text without wikimem's handlers of `event`, nor the group, event and "hooks"
+    they leave empty; and whether there was one."""
+    dropped = False
+    while True:
+        root = jsontext.parse(text)
+        table = root.get("hooks")
+        groups = table.get(event) if table is not None else None
+        if table is None or groups is None or groups.kind != "array":
+            return text, dropped
+        hit = None
+        for i, node in enumerate(groups.values):
+            group = json.loads(text[node.start : node.end])
+            if not (isinstance(group, dict) and isinstance(group.get("hooks"), list)):
+                continue
+            handlers = node.get("hooks")
+            mine = [
+                j
+                for j, h in enumerate(group["hooks"])
+                if isinstance(h, dict) and is_wikimem(h.get("command"))
+            ]
+            if mine and handlers is not None:
+                hit = (i, handlers, mine[0], len(mine) == len(group["hooks"]))
+                break
+        if hit is None:
+            if dropped and not groups.values:
+                text = jsontext.remove(text, table, table.keys.index(event))
+                root = jsontext.parse(text)
+                if not root.values[root.keys.index("hooks")].values:
+                    text = jsontext.remove(text, root, root.keys.index("hooks"))
+            return text, dropped
+        i, handlers, j, whole = hit
+        dropped = True
+        text = jsontext.remove(text, groups, i) if whole else jsontext.remove(text, handlers, j)
+
+
+FEATURE_LINE = (
+    "codex_hooks = true  # added by wikimem: Codex before mid-2026 runs hooks.json only with it\n"
+)
+FEATURES_HEADER = re.compile(r"^\[features\][ \t]*(?:#.*)?\r?\n", re.M)
+
+
+def _set_hooks_feature(config_path: Path) -> bool:
+    """Turn on `[features] codex_hooks`, which Codex versions before mid-2026 need to run
+    hooks.json at all (later ones run hooks by default and take it as an alias). A feature
+    setting the person made, on or off, is theirs: left alone."""
+    text = read_text(config_path) if config_path.exists() else ""
+    features = _toml(text, config_path).get("features", {})
+    if not isinstance(features, dict) or "codex_hooks" in features or "hooks" in features:
+        return False
+    newline = "\r\n" if "\r\n" in text else "\n"
+    line = FEATURE_LINE.replace("\n", newline)
+    header = FEATURES_HEADER.search(text)
+    if header:
+        updated = text[: header.end()] + line + text[header.end() :]
+    else:
+        gap = "" if not text or text.endswith("\n") else newline
+        updated = text + gap + (newline if text.strip() else "") + "[features]" + newline + line
+    if _toml(updated, config_path).get("features", {}).get("codex_hooks") is not True:
+        raise ConfigError(  # pragma: no cover - a guard
+            f"could not set codex_hooks in {config_path}; add [features] codex_hooks = true"
+        )
+    config_path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(config_path, updated)
+    return True
+
+
+def _drop_hooks_feature(config_path: Path) -> bool:
+    """Remove the line `_set_hooks_feature` wrote, and the [features] table if it made it."""
+    if not config_path.exists():
+        return False
+    text = read_text(config_path)
+    for newline in ("\r\n", "\n"):
+        line = FEATURE_LINE.replace("\n", newline)
+        block = newline + "[features]" + newline + line
+        if text.endswith(block):  # a table install appended: the blank line before it too
+            updated = text[: -len(block)]
+            updated = updated if text.strip() != block.strip() else ""
+            break
+        if text == "[features]" + newline + line:
+            updated = ""
+            break
+        if line in text:
+            updated = text.replace(line, "", 1)
+            break
+    else:
+        return False
+    if updated.strip():
+        atomic_write_text(config_path, updated)
+    else:
+        config_path.unlink()
+    return True
 
 
 def _set_notify(config_path: Path, wanted: list[str]) -> bool:
@@ -259,15 +437,6 @@ def _load_json(text: str, path: Path) -> dict[str, Any]:
     return value
 
 
-def _write_json(path: Path, settings: dict[str, Any], text: str) -> None:
-    indent = INDENT.search(text)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(
-        path,
-        json.dumps(settings, indent=indent.group(1) if indent else 2, ensure_ascii=False) + "\n",
-    )
-
-
 def _handlers(groups: list[Any]) -> list[dict[str, Any]]:
     return [
         h
@@ -276,18 +445,3 @@ def _handlers(groups: list[Any]) -> list[dict[str, Any]]:
         for h in group["hooks"]
         if isinstance(h, dict)
     ]
-
-
-def _without_wikimem(groups: list[Any]) -> list[Any]:
-    """The groups without wikimem's handlers; a group left with none goes too."""
-    kept = []
-    for group in groups:
-        if not (isinstance(group, dict) and isinstance(group.get("hooks"), list)):
-            kept.append(group)
-            continue
-        handlers = [
-            h for h in group["hooks"] if not (isinstance(h, dict) and is_wikimem(h.get("command")))
-        ]
-        if handlers:
-            kept.append({**group, "hooks": handlers} if handlers != group["hooks"] else group)
-    return kept
