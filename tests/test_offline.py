@@ -67,8 +67,8 @@ def test_lockfile_failure_fixed_by_a_command_is_one_exact_procedural_entry():
     assert edit["action"] == "add"
     assert edit["leaf"] == "build/bun"
     assert edit["leaf_title"] == "Bun"
-    assert edit["title"] == "Lockfile had changes"
-    assert edit["entry"] == "lockfile-had-changes"
+    assert edit["title"] == "bun install fails: lockfile had changes"
+    assert edit["entry"] == "bun-install-fails-lockfile-had-changes"
     assert edit["type"] == "procedural"
     assert edit["body"] == (
         "`bun install --frozen-lockfile` fails with exit code 1:\n"
@@ -151,7 +151,7 @@ def test_a_changed_command_that_passed_is_the_fix():
     )
 
     assert edit["leaf"] == "testing/pytest"
-    assert edit["title"] == "AssertionError: assert 2 == 3"
+    assert edit["title"] == "pytest fails: assert 2 == 3"
     assert edit["body"].startswith("`pytest tests/` fails with exit code 1:")
     assert (
         "When it fails this way, run it as `pytest -p no:randomly tests/` instead" in (edit["body"])
@@ -198,7 +198,7 @@ def test_an_edited_file_is_part_of_the_fix_with_its_diff():
     )
 
     assert edit["leaf"] == "deploy/fly"
-    assert edit["title"] == "Health checks for machine 4e1 never passed"
+    assert edit["title"] == "fly deploy fails: health checks for machine 4e1 never passed"
     body = edit["body"]
     assert "edit `fly.toml` as below; then the same command passes." in body
     assert "`fly.toml`:\n\n```diff\n" + diff.rstrip("\n") + "\n```" in body
@@ -453,7 +453,7 @@ EXPECTED_LEAVES = {
     "04-docs-typo.json": [],
     "05-timestamp-decision.json": ["decisions/api", "api/client"],
     "06-dispatch-with-token.json": ["ci/github-actions"],
-    "07-e2e-browsers-missing.json": [],
+    "07-e2e-browsers-missing.json": ["testing/playwright", "testing/playwright"],
 }
 
 
@@ -485,12 +485,14 @@ def test_example_fixes_name_the_right_steps():
     assert "needs to be updated, but `--locked` was provided" in lock
 
     changed = only_edit(plans["02-xdist-sqlite-locked.json"])
-    assert changed["title"] == "OperationalError: database is locked"
+    assert changed["title"] == "pytest fails: database is locked"
     assert "run it as `pytest -n 0 tests/integration -q` instead" in changed["body"]
     assert "grep" not in changed["body"]
 
     deploy = only_edit(plans["03-cloud-run-port.json"])
-    assert deploy["title"] == "The user-provided container failed to start"
+    assert deploy["title"] == (
+        "gcloud run deploy fails: The user-provided container failed to start and listen"
+    )
     assert "edit `gunicorn.conf.py` as below" in deploy["body"]
     assert "logs read" not in deploy["body"]
 
@@ -513,7 +515,7 @@ def test_all_examples_in_one_call():
     plan = offline_plan(load_examples())
 
     assert len(plan.edits) == sum(len(v) for v in EXPECTED_LEAVES.values())
-    assert plan.summary == "Record 6 lessons from 5 runs"
+    assert plan.summary == "Record 8 lessons from 6 runs"
     assert validate(plan, no_lookup).rejected == ()
 
 
@@ -545,8 +547,8 @@ def test_one_off_values_become_named_placeholders_and_ids_stay_short():
 
     assert edit["leaf"] == "infra/terraform"
     assert edit["leaf_title"] == "Terraform"
-    assert edit["title"] == "Error acquiring the state lock"
-    assert len(edit["entry"]) <= 48
+    assert edit["title"] == "terraform plan fails: Error acquiring the state lock"
+    assert len(edit["entry"]) <= 80
     body = edit["body"]
     assert "9db590f1" not in body
     assert "run `terraform force-unlock -force <LOCK_ID>`; then the same command passes." in body
@@ -617,7 +619,8 @@ def test_a_failure_another_entry_describes_is_left_to_it():
 
 
 def test_an_entry_a_person_owns_is_not_proposed():
-    owned = lambda leaf, entry: (leaf, entry) == ("build/bun", "lockfile-had-changes")  # noqa: E731
+    def owned(leaf: str, entry: str) -> bool:
+        return (leaf, entry) == ("build/bun", "bun-install-fails-lockfile-had-changes")
 
     assert offline_plan([LOCKFILE_RUN], owned=owned).edits == ()
 
@@ -663,7 +666,7 @@ def test_commands_of_another_tool_belong_only_when_they_touch_the_failure():
 
     edit = only_edit(offline_plan([run(*evidence)]))
 
-    assert edit["title"] == "EBADENGINE: Unsupported engine"
+    assert edit["title"] == "npm ci fails: EBADENGINE: Unsupported engine"
     assert "run `nvm use 20`; then the same command passes." in edit["body"]
     assert "ruff" not in edit["body"]
 
@@ -682,7 +685,7 @@ def test_a_generic_tool_fixed_in_a_workflow_file_is_filed_with_the_workflows():
     edit = only_edit(offline_plan([run(*evidence)]))
 
     assert edit["leaf"] == "ci/github-actions"
-    assert edit["title"] == "Workflow does not have 'workflow_dispatch' trigger"
+    assert edit["title"] == "curl fails: Workflow does not have 'workflow_dispatch' trigger"
 
 
 def test_an_entry_of_the_rules_a_person_added_to_is_theirs():

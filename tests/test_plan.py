@@ -261,3 +261,12 @@ def test_entries_another_provider_holds_are_not_judged_by_the_wiki() -> None:
         ("remove", "old-port"),
     ]
     assert not elsewhere.rejected
+
+
+def test_a_plan_that_adds_nothing_names_the_entry_in_full():
+    ref = "tools/build#python--m-build-fails-no-module-named-build-on-a-fresh-checkout"
+    checked = validate(RawPlan(f"already in the wiki: {ref}", ()), lambda leaf: {})
+
+    assert checked.summary == f"already in the wiki: {ref}"
+    long = "Record " + "many " * 30 + "lessons"
+    assert len(validate(RawPlan(long, ()), lambda leaf: {}).summary) <= 72

@@ -1,22 +1,28 @@
 """The offline rules extractor: what a run teaches when no model resolves.
 
-Two rules, both conservative, because a wrong lesson is worse than none:
+Three rules, all conservative, because a wrong lesson is worse than none:
 
 1. each explicit `memory` candidate becomes an `add` at its path;
-2. a command that failed and later passed in the same run becomes a procedural entry in the
-   leaf that holds its tool (`layout.home`, the same leaf the prompt names to the model): the
-   error, why when the output says it, and the fix in a sentence, meaning the files edited and
-   the commands that belong to the failure (its tool, a version manager, or words of its
-   output) run between the failure and the first success, or the changed command that passed.
-   Commands that only look (`ls`, `cat`, `git log/status/diff/show`, `grep`, `kubectl get`,
-   `--version`, ...) and commands that failed are not the fix.
+2. each failure of the run that went away (`episodes`: a failing command, then the edits and
+   commands up to the step that made it pass) becomes a procedural entry in the leaf that holds
+   its tool (`layout.home`, the same leaf the prompt names to the model), titled as a person
+   titles it (`bun install fails: lockfile had changes`): the error, why when the output says
+   it, and the fix, meaning the files edited and the commands that changed something inside
+   that episode, or the changed command that passed. A changed command that passed before code
+   was edited is a workaround, and the edit is the fix. Commands that only look (`ls`, `cat`,
+   `git log/status/diff/show`, `grep`, `kubectl get`, `--version`, ...), checks of another
+   tool, commits, and commands that failed are not the fix;
+3. a failed run's failure that its output names a cause for, and that nothing fixed, becomes a
+   `working` entry due for review two weeks after the run.
 
-Anything else proposes nothing: a failure never followed by success; a flaky retry (the same
-command passing with nothing done in between), since the rules cannot tell what changed; a
-project script fixed by editing that script (a bug fixed, not a lesson); and a failure an entry
-of the wiki already describes under another id (a person's or a model's words stay theirs).
-The same failure seen again keys to the same entry id (one-off values are placeholders), so it
-updates its entry instead of adding a near-duplicate.
+Anything else proposes nothing: a failure never followed by success in a run that did not fail;
+a flaky retry (the same command passing with nothing done in between), since the rules cannot
+tell what changed; a project script fixed by editing that script, or a test assertion or a
+linter's finding fixed by editing code (a bug fixed, not a lesson); and a lesson an entry of the
+wiki already holds under another id, meaning the same command, the same error and the same fix
+(a person's or a model's words stay theirs; the plan's summary names that entry). The same
+failure seen again keys to the same entry id (one-off values are placeholders, paths are
+relative to the run's `cwd`), so it updates its entry instead of adding a near-duplicate.
 
 Invariant: the plan is a pure function of the runs and the wiki view (same inputs, same plan,
 byte for byte), so indexing a run again proposes exactly the entries it already wrote and
@@ -28,17 +34,17 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import date, timedelta
 from typing import Any
 
+from wikimem.indexing.episodes import Episode, fixing, split
 from wikimem.indexing.layout import DEFAULT_AREA, area, display_name, file_home, home
-from wikimem.indexing.plan import MAX_BODY, TYPES, RawPlan, clean_path, one_line
+from wikimem.indexing.plan import ALREADY_IN, MAX_BODY, TYPES, RawPlan, clean_path, one_line
 from wikimem.indexing.prose import code, fenced, joined, placeholders, short_heading
 from wikimem.indexing.shell import (
     SCRIPT_SUFFIX,
     command_tool,
-    is_changed_command,
-    is_inspection,
     normal,
 )
 from wikimem.intake.record import Candidate, Evidence, RunRecord
@@ -50,10 +56,14 @@ SIGNATURE_MAX = 200
 COMMAND_MAX = 300
 FIX_COMMANDS_MAX = 8
 FILES_MAX = 5
+TITLE_WORDS = 80  # the longest slug (entry id) of a title the rules write
+REVIEW_DAYS = 14  # an open failure's entry asks for review after this long
 DIFF_MAX = 800
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-_LABELLED = re.compile(r"^\s*(?:(?i:error|fatal|panic)\b|E {2,}\S|npm ERR!|FAILED |ERR_[A-Z_]+)")
+_LABELLED = re.compile(
+    r"^\s*(?:(?i:error|fatal|panic)\b|E {2,}\S|npm ERR!|FAILED |ERR_[A-Z_]+|\*\* \([\w.]+\) )"
+)
 _KEYWORD = re.compile(
     r"\b(?:errors?|failed|failure|fatal|exception|cannot|can't|could not|couldn't|unable to"
     r"|not found|no such|denied|refused|timed out|panic|no required module|unsupported|invalid"
@@ -69,20 +79,30 @@ _WRAPPER = re.compile(
 )
 _REASON = re.compile(r"\b(?:because|due to|failed to|caused by)\b", re.IGNORECASE)
 _ASSERTION = re.compile(
-    r"\bAssertionError\b|^\s*E\s+assert\s|\bExpected:|\bexpect\(.*\)\.to", re.MULTILINE
+    r"\bAssertionError\b|^\s*E\s+assert\s|\bExpected:|\bexpect\(.*\)\.to"
+    r"|^\S+:\d+: assert |^FAILED \S+::\S+ - assert |\bassertion `[^`]*` failed|\bpanicked at\b"
+    r"|^--- FAIL: Test|^\s*\d+\) .*\n\s*(?:Failure/Error|Expected)",
+    re.MULTILINE,
+)
+# Lines a tool prints on every failure of a kind: advice, never the cause.
+_GENERIC_HINT = re.compile(
+    r"make sure your test modules/packages have valid Python names"
+    r"|rerun with --verbose|run with --stacktrace|for more information about this error",
+    re.IGNORECASE,
 )
 _OURS = re.compile(
     r"(?:`.*` fails with exit code \d+[.:]|The output says why: |When it fails this way, "
-    r"|`[^`\n]+`:$)"
+    r"|`[^`\n]+`:$|`.*` passes, but only works around it\.$|The fix: |Decided in the run: "
+    r"|Still open: the run ended failed|Tried without success: |Tried, and it still fails: )"
 )
 _FENCED = re.compile(r"^(`{3,})[^\n]*\n.*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _HINT = re.compile(r"^(?i:note|hint|help|tip|caused by|reason)\s*:\s*\S")
 _PYTEST_MARK = re.compile(r"^\s*E {2,}")  # pytest's margin for the failure lines
-# Tools that set up another tool's ground: part of a fix whatever the failing tool.
-SETUP_TOOLS = frozenset(
-    {"nvm", "fnm", "volta", "pyenv", "rbenv", "rustup", "asdf", "mise", "corepack"}
-)
-# Words too common to tie a command to a failure's output.
+# Tools whose verbs come in groups: `gcloud run deploy`, `aws s3 cp`, `gh pr create`.
+GROUPED = frozenset({"gcloud", "aws", "az", "gh"})
+# Test and lint tools whose first word is a verb (for the rest it names tests or paths).
+VERBED = frozenset({"playwright", "ruff", "golangci-lint", "biome", "vitest"})
+# Words too common to tell one error from another.
 _COMMON = frozenset(
     [
         "error",
@@ -119,10 +139,12 @@ class Fix:
     """A failing command and what made it pass later in the same run."""
 
     failed: Evidence
-    passed: Evidence
+    passed: Evidence | None  # None: the same command failed next with another error
     commands: tuple[str, ...]  # in order; when `changed`, the last is the changed command
     files: tuple[Evidence, ...]
     changed: bool
+    workaround: str = ""  # a changed command that passed before the edit that fixed it
+    confirmed: str = ""  # the command that passed after that edit
 
 
 @dataclass(frozen=True)
@@ -169,15 +191,22 @@ def offline_plan(
     edits: list[dict[str, Any]] = []
     seen: set[tuple[str, str]] = set()
     taught: list[tuple[str, int]] = []
+    already: list[str] = []
     for run in runs:
+        run = localised(run)
         found = 0
         proposed = [candidate_edit(run, c) for c in run.memory]
         told = " ".join(c.content.lower() for c in run.memory)
-        for fix in find_fixes(run.evidence):
-            edit = fix_edit(run, fix, known.homes)
+        lessons = [(fix, fix_edit(run, fix, known.homes)) for fix in find_fixes(run.evidence)]
+        lessons += open_edits(run, known.homes)
+        for fix, edit in lessons:
             if edit["leaf"] in known.existing:  # the page's title and summary are its own
                 del edit["leaf_title"], edit["leaf_summary"]
-            if _told(told, fix) or described_elsewhere(edit, fix, known):
+            if _told(told, fix):
+                continue
+            same = described_elsewhere(edit, fix, known)
+            if same:
+                already.append(same)
                 continue
             if known.persons(edit["leaf"], edit["entry"]):
                 continue
@@ -192,26 +221,87 @@ def offline_plan(
                 found += 1
         if found:
             taught.append((run.run_id, found))
-    return RawPlan(summary=_summary(taught), edits=tuple(edits))
+    summary = _summary(taught)
+    if not edits and already:
+        summary = ALREADY_IN + ", ".join(dict.fromkeys(already))
+    return RawPlan(summary=summary, edits=tuple(edits))
 
 
-def described_elsewhere(edit: Mapping[str, Any], fix: Fix, known: Known) -> bool:
-    """Whether another entry already names this failure: the command and the error's words.
+def localised(run: RunRecord) -> RunRecord:
+    """The run with paths under its own `cwd` written relative to it, as a reader's checkout
+    has them: `/home/ci/wt/app-7f3a/lib/app.ex` is `lib/app.ex` in every checkout."""
+    cwd = str(run.extra.get("cwd") or "").rstrip("/")
+    if len(cwd) < 2:
+        return run
 
-    The rules' own entry (same leaf, same id) is not "elsewhere": proposing it again updates it,
-    or changes nothing when it already says the same.
+    def rel(text: str) -> str:
+        return text.replace(cwd + "/", "").replace(cwd, ".")
+
+    evidence = tuple(
+        replace(
+            e,
+            command=rel(e.command),
+            output=rel(e.output),
+            path=rel(e.path),
+            diff=rel(e.diff),
+            text=rel(e.text),
+        )
+        for e in run.evidence
+    )
+    return replace(run, evidence=evidence, result=rel(run.result))
+
+
+def described_elsewhere(edit: Mapping[str, Any], fix: Fix, known: Known) -> str:
+    """The ref (`leaf#entry`) of another entry that already holds this lesson: the same
+    command, the same failure and the same fix; "" when none does.
+
+    A stored entry about the same command whose error or fix differs does not silence a new
+    lesson (another missing module is another lesson). The rules' own entry (same leaf, same
+    id) is not "elsewhere": proposing it again updates it, or changes nothing.
     """
-    name = command_name(fix.failed.command).lower()
-    sig = placeholders(signature(fix.failed.output), fix.failed.output)
-    key = _core(sig, command_tool(fix.failed.command)).lower()[:24]
-    if not key:
-        return False
+    name = command_label(fix.failed.command).lower()
+    what = symptom(placeholders(signature(fix.failed.output), fix.failed.output), fix)
+    words = _meaning_words(what)
+    if not words:
+        return ""
+    parts = [_meaning_words(part) for part in re.split(r":\s+", what)]
+    clauses = [words] + [part for part in parts if len(part) >= 3]
+    keys = _fix_keys(fix)
     for leaf, entry, text in known.entries:
         if (leaf, entry) == (edit["leaf"], edit["entry"]):
             continue
-        if name in text and key in text:
-            return True
-    return False
+        if name not in text:
+            continue
+        held = set(_WORD.findall(text))
+        if not any(
+            sum(w in held for w in clause) >= max(1, round(0.8 * len(clause))) for clause in clauses
+        ):
+            continue  # the error, or one clause of it (`port is already allocated`), is there
+        if any(w not in held for w in _quoted_words(what)):
+            continue  # `No module named 'yaml'` is not `No module named 'build'`
+        said = text.replace(normal(fix.failed.command).lower(), " ")
+        if all(key in said for key in keys):
+            return f"{leaf}#{entry}"
+    return ""
+
+
+def _meaning_words(text: str) -> list[str]:
+    found = [w for w in _WORD.findall(re.sub(r"<[A-Z_]+>", " ", text.lower())) if len(w) > 2]
+    return [w for w in dict.fromkeys(found) if w not in _COMMON or len(found) < 3]
+
+
+def _quoted_words(text: str) -> list[str]:
+    quoted = re.findall(r"['\"`]([^'\"`]+)['\"`]", text.lower())
+    quoted += re.findall(r"\bnamed (\S+)", text.lower())
+    return [w for q in quoted for w in _WORD.findall(q)]
+
+
+def _fix_keys(fix: Fix) -> list[str]:
+    """What a stored entry must say to hold the same fix: each command, each file edited."""
+    context = fix.failed.output
+    keys = [placeholders(normal(c), context).lower() for c in fix.commands if not c.startswith("#")]
+    keys += [f.path.lower() for f in fix.files]
+    return keys
 
 
 def rules_wrote(body: str) -> bool:
@@ -261,69 +351,54 @@ def candidate_edit(run: RunRecord, candidate: Candidate) -> dict[str, Any]:
 # -- rule 2: a failure fixed later in the run ----------------------------------------------------
 
 
-def find_fixes(evidence: Sequence[Evidence]) -> list[Fix]:
-    """Each failing command that later passed, with what happened in between.
-
-    Failures of the same tool inside an already explained episode are part of it, not lessons
-    of their own (the retries an agent makes on the way to the fix).
-    """
+def find_fixes(evidence: Sequence[Evidence], cwd: str = "") -> list[Fix]:
+    """Each failure of the run that went away, with its own fix (see `episodes`)."""
     fixes: list[Fix] = []
-    explained: set[int] = set()
-    for i, item in enumerate(evidence):
-        if i in explained or not _failed(item) or not command_tool(item.command):
-            continue
-        if is_inspection(item.command):
-            continue  # `grep` finding nothing or `ls` of a missing path is not a failure to learn
-        found = _fix_after(evidence, i)
-        if found is None:
-            continue
-        end, fix = found
-        tool = command_tool(item.command)
-        explained.update(
-            k
-            for k in range(i + 1, end)
-            if _failed(evidence[k]) and command_tool(evidence[k].command) == tool
-        )
-        fixes.append(fix)
+    for episode in split(evidence, signature):
+        fix = _fix(episode)
+        if fix is not None:
+            fixes.append(fix)
     return fixes
 
 
-def _fix_after(evidence: Sequence[Evidence], i: int) -> tuple[int, Fix] | None:
-    failed = evidence[i]
-    same = normal(failed.command)
-    later = list(enumerate(evidence))[i + 1 :]
-    passed = [(k, e) for k, e in later if e.kind == "command" and e.exit_code == 0]
-    end = next((k for k, e in passed if normal(e.command) == same), None)
-    changed = False
-    if end is None:
-        end = next((k for k, e in passed if is_changed_command(failed.command, e.command)), None)
-        changed = True
-    if end is None:
+def _fix(episode: Episode) -> Fix | None:
+    if not episode.resolved:
         return None
-    between = evidence[i + 1 : end]
-    commands = _fix_commands(failed, between)
-    files = tuple(e for e in between if e.kind == "file" and e.path)[:FILES_MAX]
-    if not commands and files and (_own_script(failed.command, files) or _ordinary(failed)):
+    failed = episode.failed
+    commands = _fix_commands(failed, episode.commands)
+    files = episode.files[:FILES_MAX]
+    workaround = episode.workaround
+    if (workaround is None and not commands and files) and (
+        _own_script(failed.command, files) or _ordinary(failed)
+    ):
         # A project script failing until the script itself was edited, a test assertion or a
-        # linter's complaint until the code was edited: a bug fixed, not a lesson.
+        # linter's complaint until the code was edited: a bug fixed, not a lesson. (A command
+        # that passed run differently first says it is more than a bug.)
         return None
-    if changed and _autofix(evidence[end].command):
-        return None  # the linter fixing what it reported says nothing a reader needs
-    if changed:
-        commands += (_bounded_command(evidence[end].command),)
+    passing = episode.passed
+    if episode.changed and passing is not None:
+        if _autofix(passing.command):
+            return None  # the linter fixing what it reported says nothing a reader needs
+        commands += (_bounded_command(passing.command),)
     elif not commands and not files:
         # The same command passed with nothing done in between: a flaky retry, or a fix made
         # outside the run's evidence. Neither is a lesson the rules can state truthfully.
         return None
-    return end, Fix(failed, evidence[end], commands, files, changed)
+    return Fix(
+        failed,
+        passing,
+        commands,
+        files,
+        episode.changed,
+        workaround.command if workaround is not None else "",
+        passing.command if passing is not None and workaround is not None else "",
+    )
 
 
 def _fix_commands(failed: Evidence, between: Sequence[Evidence]) -> tuple[str, ...]:
     commands: list[str] = []
     for item in between:
-        if item.kind != "command" or _failed(item) or not item.command.strip():
-            continue
-        if is_inspection(item.command) or not belongs(failed, item.command):
+        if not fixing(failed, item.command):
             continue
         command = _bounded_command(item.command)
         if command not in commands:
@@ -332,22 +407,6 @@ def _fix_commands(failed: Evidence, between: Sequence[Evidence]) -> tuple[str, .
         hidden = len(commands) - FIX_COMMANDS_MAX + 1
         commands = commands[: FIX_COMMANDS_MAX - 1] + [f"# ... and {hidden} more commands"]
     return tuple(commands)
-
-
-def belongs(failed: Evidence, command: str) -> bool:
-    """Whether `command` is part of fixing `failed`: the same tool, a tool that sets up the
-    ground (`nvm use 20`), or one naming a word of the failing command or its output."""
-    tool = command_tool(command)
-    if tool == command_tool(failed.command) or tool in SETUP_TOOLS:
-        return True
-    if tool in {"git", "gh"}:  # committing and pushing the fix is not the fix
-        return False
-    words = {w.lower() for w in _WORD.findall(command)}
-    seen = {w.lower() for w in _WORD.findall(f"{failed.command}\n{failed.output}")}
-    return any(
-        w in seen and w not in _COMMON and (len(w) >= 4 or (w.isdigit() and len(w) >= 2))
-        for w in words
-    )
 
 
 def _ordinary(failed: Evidence) -> bool:
@@ -375,50 +434,182 @@ def _failed(item: Evidence) -> bool:
 def fix_edit(run: RunRecord, fix: Fix, homes: Mapping[str, str] | None = None) -> dict[str, Any]:
     tool = command_tool(fix.failed.command)
     sig = placeholders(signature(fix.failed.output), fix.failed.output)
-    written = _written_tool(fix.failed.command, tool)
-    name = display_name(tool, written)
-    leaf = (homes or {}).get(tool) or home(tool, ())
-    if area(tool) == DEFAULT_AREA:  # a generic tool (`curl`): the files it was fixed in say where
-        where, what = file_home([f.path for f in fix.files])
-        if where:
-            leaf, name = where, what
-    body = fix_body(fix, sig, with_diffs=True)
+    leaf, name = _where(fix, homes)
+    body = fix_body(fix, sig, with_diffs=True, decision=_decision(run) if fix.workaround else "")
     if len(body) > MAX_BODY:
         body = fix_body(fix, sig, with_diffs=False)
+    title = fix_title(fix, sig)
     return {
         "action": "add",
         "leaf": leaf,
-        "entry": slugify(fix_title(fix, sig)),
-        "title": fix_title(fix, sig),
+        "entry": entry_id(title),
+        "title": title,
         "type": "procedural",
         "body": body,
-        "reason": "a failing command passed later in the same run (offline rules)",
+        "reason": "a failing command passed later in the same run (offline rules)" if tool else "",
         "leaf_title": name,
         "leaf_summary": f"{name} failures and the fixes that worked.",
     }
 
 
+def _where(fix: Fix, homes: Mapping[str, str] | None) -> tuple[str, str]:
+    """The leaf a failure's lesson goes to and the name of its tool."""
+    tool = _lesson_tool(fix.failed)
+    name = display_name(tool, _written_tool(fix.failed.command, tool) or tool)
+    leaf = (homes or {}).get(tool) or home(tool, ())
+    if area(tool) == DEFAULT_AREA:  # a generic tool (`curl`): the files it was fixed in say where
+        where, what = file_home([f.path for f in fix.files])
+        if where:
+            leaf, name = where, what
+    return leaf, name
+
+
+def _lesson_tool(failed: Evidence) -> str:
+    """The tool a failure belongs to: the command's, or for a project script (`e2e.sh`) the
+    known tool its output says it ran (`> playwright test`)."""
+    tool = command_tool(failed.command)
+    script = any(SCRIPT_SUFFIX.search(w) for w in normal(failed.command).split(" ")[:2])
+    if area(tool) != DEFAULT_AREA or not script:
+        return tool
+    for line in failed.output.splitlines():
+        if line.startswith("> ") and not line.startswith("> " + tool):
+            named = command_tool(line[2:])
+            if named and area(named) != DEFAULT_AREA:
+                return named
+    return tool
+
+
+def open_edits(run: RunRecord, homes: Mapping[str, str]) -> list[tuple[Fix, dict[str, Any]]]:
+    """What a failed run found and did not fix: a `working` entry per failure whose output
+    names its cause, to review in two weeks (the run that fixes it updates the entry)."""
+    if run.status.strip().lower() not in {"failed", "failure", "error", "errored"}:
+        return []
+    out = []
+    for episode in split(run.evidence, signature):
+        if episode.resolved:
+            continue
+        sig = placeholders(signature(episode.failed.output), episode.failed.output)
+        if not _clear(episode.failed.output):
+            continue
+        fix = Fix(episode.failed, None, (), (), False)
+        leaf, name = _where(fix, homes)
+        title = fix_title(fix, sig)
+        edit: dict[str, Any] = {
+            "action": "add",
+            "leaf": leaf,
+            "entry": entry_id(title),
+            "title": title,
+            "type": "working",
+            "body": open_body(episode, sig),
+            "reason": "a failure the run ended on, with its cause (offline rules)",
+            "leaf_title": name,
+            "leaf_summary": f"{name} failures and the fixes that worked.",
+        }
+        review = _review_by(run)
+        if review:
+            edit["meta"] = {"review-by": review}
+        out.append((fix, edit))
+    return out
+
+
+def _clear(output: str) -> bool:
+    """Whether a failing output names its cause: a labelled error line or an exception."""
+    lines = [_ANSI.sub("", line).strip() for line in output.splitlines()]
+    return any(
+        _LABELLED.match(line) or re.match(r"^[A-Z]\w*(?:Error|Exception): \S", line)
+        for line in lines
+    )
+
+
+def _review_by(run: RunRecord) -> str:
+    day = (run.ended_at or run.started_at)[:10]
+    try:
+        return (date.fromisoformat(day) + timedelta(days=REVIEW_DAYS)).isoformat()
+    except ValueError:
+        return ""
+
+
+def open_body(episode: Episode, sig: str) -> str:
+    failed = episode.failed
+    context = failed.output
+    blocks = _failure_blocks(failed, sig)
+    blocks.append("Still open: the run ended failed without a fix for it.")
+    tried = [code(placeholders(normal(t.command), t.output)) for t in episode.tried][:4]
+    if tried:
+        blocks.append(f"Tried without success: {joined(tried)}.")
+    done = [code(placeholders(normal(c.command), context)) for c in episode.commands][:4]
+    if done:
+        blocks.append(f"Tried, and it still fails: {joined(done)}.")
+    return "\n\n".join(blocks)
+
+
+def _decision(run: RunRecord) -> str:
+    """A decision the run's result states in so many words (`Decision recorded: ...`)."""
+    for sentence in re.split(r"(?<=[.!])\s+", run.result):
+        match = re.match(r"^(?:the\s+)?decision(?:\s+\w+){0,4}?\s*:\s*(.+)", sentence, re.I)
+        if match:
+            return one_line(match.group(1).rstrip("."), SIGNATURE_MAX)
+    return ""
+
+
 def fix_title(fix: Fix, sig: str) -> str:
-    """The error in the tool's words, short enough for a 48-character id: the leaf is named
-    after the tool and the entry's first sentence names the command."""
-    what = _core(sig, command_tool(fix.failed.command))
+    """As a person titles a lesson: the command and what goes wrong, `bun install fails:
+    lockfile had changes`, short enough for a 48-character id."""
+    name = command_label(fix.failed.command)
+    what = symptom(sig, fix)
     if not what:
-        return short_heading(
-            f"{code(command_name(fix.failed.command))} exits with code {fix.failed.exit_code}"
-        )
-    return short_heading(what[0].upper() + what[1:] if what[0].islower() else what)
+        return short_heading(f"{name} exits with code {fix.failed.exit_code}", TITLE_WORDS)
+    return short_heading(f"{name} fails: {what}", TITLE_WORDS)
 
 
-def fix_body(fix: Fix, sig: str, *, with_diffs: bool) -> str:
-    context = fix.failed.output
-    failed = code(placeholders(normal(fix.failed.command), context))
+def entry_id(title: str) -> str:
+    """The entry id of a title: its slug, the GitHub anchor of its heading."""
+    return slugify(title)
+
+
+def symptom(sig: str, fix: Fix) -> str:
+    """The error in few words: no labels, no leading path, no exception class where its
+    message says it (`database is locked`, not `sqlite3.OperationalError: database is locked`)."""
+    what = _core(sig, command_tool(fix.failed.command))
+    what = re.sub(r"^(?:\S*/\S*|<[A-Z_]+>):\s+(?=\S)", "", what)  # `/usr/bin/python: ...`
+    what = re.sub(r"^(?:[A-Z]\w*\.)*[A-Z]\w*(?:Error|Exception):\s+(?=\S+\s+\S+\s+\S)", "", what)
+    return what.strip(" .:")
+
+
+def command_label(command: str) -> str:
+    """`python -m build` as written, else the tool and its verb (`command_name`)."""
+    words = normal(command).split(" ")
+    tool = command_tool(command)
+    for k in range(len(words) - 2):
+        if (
+            words[k + 1] == "-m"
+            and _base_word(words[k]).startswith("python")
+            and (words[k + 2].lower() == tool)
+        ):
+            return f"python -m {words[k + 2]}"
+    return command_name(command)
+
+
+def _base_word(word: str) -> str:
+    return word.rsplit("/", 1)[-1].lower()
+
+
+def _failure_blocks(failed_item: Evidence, sig: str) -> list[str]:
+    context = failed_item.output
+    failed = code(placeholders(normal(failed_item.command), context))
     if sig:
-        blocks = [f"{failed} fails with exit code {fix.failed.exit_code}:", fenced(sig, "text")]
+        blocks = [f"{failed} fails with exit code {failed_item.exit_code}:", fenced(sig, "text")]
     else:
-        blocks = [f"{failed} fails with exit code {fix.failed.exit_code}."]
-    hint = _hint(fix.failed.output)
+        blocks = [f"{failed} fails with exit code {failed_item.exit_code}."]
+    hint = _hint(failed_item.output)
     if hint:
         blocks.append(f"The output says why: {code(placeholders(hint, context))}.")
+    return blocks
+
+
+def fix_body(fix: Fix, sig: str, *, with_diffs: bool, decision: str = "") -> str:
+    context = fix.failed.output
+    blocks = _failure_blocks(fix.failed, sig)
     steps: list[str] = []
     if fix.files:
         steps.append(
@@ -426,6 +617,9 @@ def fix_body(fix: Fix, sig: str, *, with_diffs: bool) -> str:
         )
     commands = [placeholders(c, context) for c in fix.commands]
     shown_apart = len(commands) > 3
+    if fix.workaround:
+        around = code(placeholders(normal(fix.workaround), context))
+        blocks.append(f"{around} passes, but only works around it.")
     if fix.changed:
         run_first = commands[:-1]
         if run_first and not shown_apart:
@@ -439,8 +633,18 @@ def fix_body(fix: Fix, sig: str, *, with_diffs: bool) -> str:
             steps.append("run the commands below")
         elif commands:
             steps.append("run " + joined([code(c) for c in commands]))
-        sentence = f"When it fails this way, {' and '.join(steps)}; then the same command passes."
+        if fix.passed is None:
+            then = "; then it no longer fails this way."
+        elif fix.confirmed:
+            then = f"; then {code(placeholders(normal(fix.confirmed), context))} passes."
+        else:
+            then = "; then the same command passes."
+        sentence = f"When it fails this way, {' and '.join(steps)}{then}"
+        if fix.workaround:
+            sentence = "The fix: " + sentence.removeprefix("When it fails this way, ")
     blocks.append(sentence)
+    if decision:
+        blocks.append(f"Decided in the run: {placeholders(decision, context)}.")
     for item in fix.files:
         diff = placeholders(item.diff.strip("\n"), context)
         if with_diffs and diff and len(diff) <= DIFF_MAX:
@@ -461,7 +665,7 @@ def _hint(output: str) -> str:
     """A line in which the tool itself says what to do or why (`note:`, `hint:`, `help:`)."""
     for line in output.splitlines():
         text = _ANSI.sub("", line).strip()
-        if _HINT.match(text):
+        if _HINT.match(text) and not _GENERIC_HINT.search(text):
             return one_line(text, SIGNATURE_MAX)
     return ""
 
@@ -474,6 +678,7 @@ def _core(sig: str, tool: str = "") -> str:
 def _core_line(line: str, tool: str) -> str:
     message = re.search(r'"message"\s*:\s*"([^"]+)"', line)  # an API's JSON error
     text = message.group(1) if message else _LABEL.sub("", line).strip()
+    text = re.sub(r"^\*\* \(([\w.]+)\)\s*", r"\1: ", text)  # Elixir's `** (RuntimeError) ...`
     if tool and text.lower().startswith(tool + ":"):  # `curl: (22) ...`
         text = text[len(tool) + 1 :].strip()
     text = re.sub(r"^\([\w.-]+\)\s*", "", text)  # gcloud's `(gcloud.run.deploy)`, curl's `(22)`
@@ -481,6 +686,7 @@ def _core_line(line: str, tool: str) -> str:
     sentences = re.split(r"(?<=\w)[.;] ", text)
     # A later sentence that gives the reason says more than "X is not ready".
     text = next((x for x in sentences[1:] if _REASON.search(x)), sentences[0])
+    text = re.sub(r"\s\([^()]*\)(?=\s\S)", "", text)  # `ERROR 42P01 (undefined_table) relation`
     text = re.split(r", but | - | \(|: \{", text, maxsplit=1)[0]
     return text.strip(" .:")
 
@@ -492,10 +698,17 @@ def command_name(command: str) -> str:
     at = next((k for k, w in enumerate(words) if command_tool(w) == tool), None)
     if at is None:
         return tool
-    name = [words[at]]
-    nxt = next((w for w in words[at + 1 :] if not w.startswith(("-", "+"))), "")
-    if nxt and re.fullmatch(r"[a-z][a-z0-9:_-]*", nxt) and not SCRIPT_SUFFIX.search(nxt):
+    name = [words[at].removeprefix("./")]
+    # the verb comes right after the tool (a `+1.83` selector aside); after a flag, a word is
+    # the flag's value (`pytest -n auto`), and a test runner's words are test names
+    nxt = next((w for w in words[at + 1 :] if not w.startswith("+")), "")
+    verb = re.fullmatch(r"[a-z][a-z0-9:._-]*", nxt) and not SCRIPT_SUFFIX.search(nxt)
+    if verb and (area(tool) not in {"testing", "lint"} or tool in VERBED):
         name.append(nxt)
+        after = words[at + 1 :][words[at + 1 :].index(nxt) + 1 :]
+        grouped = tool in GROUPED or (nxt == "run" and tool in {"npm", "pnpm", "yarn", "bun"})
+        if grouped and after and re.fullmatch(r"[a-z][a-z0-9:_-]*", after[0]):
+            name.append(after[0])  # `gcloud run deploy`, `gh pr create`
     return " ".join(name)
 
 

@@ -29,6 +29,8 @@ from wikimem.wiki.markdown import entry_text, plain_line, slugify
 ACTIONS = ("add", "update", "remove")
 DEFAULT_SUMMARY = "Update memory"  # a plan's summary when the model gave none
 ALREADY_SAID = "the entry already says this (no change)"  # an edit repeating an entry
+ALREADY_IN = "already in the wiki: "  # how a plan that adds nothing names the entry holding it
+SUBJECT_MAX = 72  # a plan's summary is its commit's subject line
 MAX_DEPTH = 4
 MAX_EDITS = 20
 MAX_BODY = 4000
@@ -480,7 +482,10 @@ def validate(
             checker.rejected.append(Note(index, f"topic {name}", why))
         elif summary.strip():
             topics.append(TopicSummary(name, one_line(summary, MAX_SUMMARY)))
-    summary = one_line(raw.summary or DEFAULT_SUMMARY, 72)
+    # a commit's subject line is short; a plan that adds nothing says why in full instead,
+    # down to the entry that already holds the lesson (`already in the wiki: PATH#ENTRY`)
+    limit = MAX_SUMMARY if not edits and raw.summary.startswith(ALREADY_IN) else SUBJECT_MAX
+    summary = one_line(raw.summary or DEFAULT_SUMMARY, limit)
     if line_problem([raw.summary or "", summary], verified):
         summary = DEFAULT_SUMMARY
     return Plan(

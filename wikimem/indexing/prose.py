@@ -1,8 +1,9 @@
 """How an offline lesson reads: one-off values named, short headings, plain sentences.
 
 A lesson outlives the run it came from, so the values only that run had (a lock id, a commit
-hash, a timestamp, a PID, a random port, a temporary folder) become named placeholders such as
-`<LOCK_ID>`; the same failure seen again then reads, and is keyed, the same.
+hash, a timestamp or date, a PID, a random port, a temporary folder) become named placeholders
+such as `<LOCK_ID>`, and a home folder becomes `~`; the same failure seen again, on another
+machine too, then reads, and is keyed, the same.
 
 Invariant: every function is pure; `placeholders` is idempotent and leaves stable values
 (well-known ports, versions, paths in the project) alone.
@@ -24,7 +25,11 @@ _TIMESTAMP = re.compile(
     r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?"
     r"(?:\s?(?:Z|UTC|[+-]\d{2}:?\d{2})(?:\s?UTC)?)?"
 )
+_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|(?<=date\()\d{4}, \d{1,2}, \d{1,2}(?=\))")
+# A person's home folder differs from machine to machine; what is under it does not.
+_HOME = re.compile(r"(?<![\w/~])/(?:home|Users)/[^/\s'\"`:;,)]+(?=/)|(?<![\w~])/root(?=/)")
 _CLOCK = re.compile(r"(?<![\d:.])\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?![\d:])")
+_ERLANG_PID = re.compile(r"#PID<\d+\.\d+\.\d+>")
 _PID = re.compile(r"\b((?i:pid|process)\s*[:=#]?\s*)\d{2,7}\b")
 _PORT = re.compile(r"\b((?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1?\]):)(\d{5})\b")
 _REVISION = re.compile(r"\b[a-z][a-z0-9-]*-\d{5}-[a-z0-9]{3}\b")  # Cloud Run's `api-00012-kav`
@@ -74,9 +79,12 @@ def placeholders(text: str, context: str = "") -> str:
     locking = "lock" in (text + context).lower()
     text = _UUID.sub("<LOCK_ID>" if locking else "<UUID>", text)
     text = _TIMESTAMP.sub("<TIMESTAMP>", text)
+    text = _DATE.sub("<DATE>", text)
+    text = _HOME.sub("~", text)
     text = _CLOCK.sub("<TIME>", text)
     text = _HASH.sub("<HASH>", text)
     text = _REVISION.sub("<REVISION>", text)
+    text = _ERLANG_PID.sub("<PID>", text)
     text = _PID.sub(lambda m: m.group(1) + "<PID>", text)
     text = _PORT.sub(
         lambda m: m.group(1) + ("<PORT>" if int(m.group(2)) >= 32768 else m.group(2)), text

@@ -209,7 +209,7 @@ def _base(word: str) -> str:
     return re.sub(r"^(python|pip)[0-9.]*$", r"\1", name.lower())
 
 
-def _main_segment(command: str) -> tuple[str, list[str]]:
+def main_segment(command: str) -> tuple[str, list[str]]:
     for words, _ in _segments(command):
         tool, args = _tool_words(words)
         if tool and tool not in {"cd", "pushd", "popd", "export", "source", ".", "set"}:
@@ -219,7 +219,7 @@ def _main_segment(command: str) -> tuple[str, list[str]]:
 
 def command_tool(command: str) -> str:
     """The slug of the tool a command runs: `FOO=1 npx vitest run` is `vitest`; "" if none."""
-    tool, _ = _main_segment(command)
+    tool, _ = main_segment(command)
     slug = re.sub(r"-{2,}", "-", slugify(tool.replace("_", "-").replace(".", "-"))).strip("-")
     return slug if re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", slug) else ""
 
@@ -254,15 +254,15 @@ def is_changed_command(failed: str, passed: str) -> bool:
     """
     if normal(failed) == normal(passed):
         return False
-    tool_a, args_a = _main_segment(failed)
-    tool_b, args_b = _main_segment(passed)
+    tool_a, args_a = main_segment(failed)
+    tool_b, args_b = main_segment(passed)
     if not tool_a or tool_a != tool_b:
         return False
-    targets_a, targets_b = _targets(args_a), _targets(args_b)
+    targets_a, targets_b = targets(args_a), targets(args_b)
     return targets_a <= set(args_b) and targets_b <= set(args_a)
 
 
-def _targets(args: list[str]) -> set[str]:
+def targets(args: list[str]) -> set[str]:
     targets = set()
     for k, word in enumerate(args):
         if _flag(word):
