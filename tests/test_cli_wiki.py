@@ -397,3 +397,62 @@ def test_lint_allows_links_to_project_files_and_checks_they_exist(workspace: Pat
     assert ("broken-link", "broken link to ../../../../src/y.py") in rules
     assert ("link-leaves-wiki", "link to ../../../../../etc leaves the project") in rules
     assert not any("src/x.py" in message for _, message in rules)
+
+
+def _on_a_terminal(args: list[str], cwd: Path, env: dict[str, str]) -> str:
+    """Run wikimem with a pseudo-terminal as stdout, as a person's shell does; what it shows."""
+    import pty
+    import subprocess
+    import sys
+
+    main, child = pty.openpty()
+    os.set_blocking(main, True)
+    full = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent), **env}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wikimem", *args],
+        cwd=cwd,
+        stdin=child,
+        stdout=child,
+        stderr=child,
+        env=full,
+    )
+    os.close(child)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    proc.wait(timeout=60)
+    os.close(main)
+    return out.decode("utf-8", "replace")
+
+
+def test_show_pages_long_output_on_a_terminal_and_honours_no_pager_and_no_color(
+    workspace: Path, cli, tmp_path: Path
+) -> None:
+    cli("init")
+    leaf = workspace / ".clarvis/memory/build/bun/MEMORY.md"
+    leaf.parent.mkdir(parents=True)
+    body = "".join(f"## Step {n}\n\nline {n}\n\n" for n in range(80))
+    leaf.write_text(f"---\ntitle: Bun\nsummary: Bun rules.\n---\n# Bun\n\n{body}")
+    seen = tmp_path / "paged.txt"
+    script = tmp_path / "pager.sh"  # a pager that keeps what it was given
+    script.write_text(f"#!/bin/sh\ncat > {seen}\n")
+    script.chmod(0o755)
+    pager = {"PAGER": str(script), "LINES": "24", "COLUMNS": "80"}
+    _on_a_terminal(["show", "build/bun"], workspace, pager)
+    assert "## Step 79" in seen.read_text()  # the pager got the page
+    seen.unlink()
+    straight = _on_a_terminal(["--no-pager", "show", "build/bun"], workspace, pager)
+    assert not seen.exists() and "## Step 79" in straight
+    assert "\x1b[" in straight  # headings styled on a terminal
+    plain = _on_a_terminal(
+        ["--no-pager", "show", "build/bun"], workspace, {**pager, "NO_COLOR": "1"}
+    )
+    assert "## Step 79" in plain and "\x1b[" not in plain
+    flagged = _on_a_terminal(["--no-pager", "--no-color", "show", "build/bun"], workspace, pager)
+    assert "\x1b[" not in flagged

@@ -431,3 +431,25 @@ def test_a_mistyped_command_is_one_line_with_a_suggestion(workspace: Path) -> No
     assert result.returncode == 2
     err = result.stderr.decode()
     assert err.count("\n") == 1 and "Did you mean `show`?" in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("index",), ("queue",), ("trash",), ("context",), ("status",), ("config",), ("show",)],
+    ids=" ".join,
+)
+def test_outside_a_workspace_a_command_exits_1_and_makes_nothing(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    result = run_wikimem(*args, cwd=loose)
+    err = result.stderr.decode()
+    assert result.returncode == 1 and "is in no workspace" in err and err.count("\n") == 1
+    assert list(loose.iterdir()) == []  # no .clarvis/state left in a loose folder
+
+
+def test_outside_a_workspace_the_global_config_and_help_still_work(tmp_path: Path) -> None:
+    assert run_wikimem("config", "--global", "get", "queue.batch", cwd=tmp_path).returncode == 0
+    assert run_wikimem("index", "--help", cwd=tmp_path).returncode == 0
+    assert run_wikimem("schema", cwd=tmp_path).returncode == 0

@@ -15,6 +15,7 @@ from wikimem.errors import NotFound
 @dataclass
 class Ctx:
     workspace: str | None = None
+    pager: bool = True
     _places: config.Places | None = field(default=None, repr=False)
     _settings: config.Settings | None = field(default=None, repr=False)
 
@@ -34,6 +35,10 @@ class Ctx:
                 "here): run `wikimem init` to make one, or pass -C DIR"
             )
         return self.places
+
+    def require(self) -> None:
+        """NotFound (exit 1) unless the current folder is in a workspace."""
+        self.found  # noqa: B018  (the property raises)
 
     @property
     def settings(self) -> config.Settings:
@@ -88,6 +93,23 @@ def warn(message: str) -> None:
     click.echo(message, err=True)
 
 
+def echo_paged(lines: list[str]) -> None:
+    """Long output through a pager when a person reads it on a terminal, as git and gh do
+    (PAGER, else less; `--no-pager` or a pipe prints it straight)."""
+    import os
+    import shutil
+    import sys
+
+    ctx = click.get_current_context().find_object(Ctx)
+    height = shutil.get_terminal_size().lines
+    if (ctx is None or ctx.pager) and sys.stdout.isatty() and len(lines) >= height:
+        os.environ.setdefault("LESS", "FRX")  # git's defaults: quit if one screen, keep colour
+        click.echo_via_pager("\n".join(lines) + "\n")
+        return
+    for line in lines:
+        click.echo(line)
+
+
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
@@ -134,6 +156,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "listen": ("listen", "plumbing"),
     "schema": ("pipeline", "plumbing"),
 }
+# What may run outside a workspace: what makes one, what needs none, and the hook (which
+# records nothing there). `config` checks itself: `config --global` needs no workspace.
+ANYWHERE = frozenset({"init", "demo", "hook", "config", "install", "uninstall", "eval", "schema"})
 SECTIONS = {
     "daily": "Daily commands",
     "care": "Wiki care",
@@ -167,6 +192,10 @@ class LazyGroup(click.Group):
             close = difflib.get_close_matches(name, self.list_commands(ctx), n=1)
             hint = f" Did you mean `{close[0]}`?" if close else ""
             ctx.fail(f"No such command {name!r}.{hint}")
+        if name not in ANYWHERE and not {"-h", "--help"} & set(args):
+            state = ctx.ensure_object(Ctx)
+            state.workspace = given_workspace(args[1:]) or state.workspace  # `CMD -C DIR`
+            state.require()  # NotFound (exit 1) outside a workspace
         return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -184,6 +213,18 @@ class LazyGroup(click.Group):
                     formatter.write_dl(rows)
 
 
+def given_workspace(args: list[str]) -> str | None:
+    """The `-C DIR` a command's own options name (they are parsed after this check)."""
+    for n, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg in ("-C", "--workspace") and n + 1 < len(args):
+            return args[n + 1]
+        if arg.startswith("--workspace="):
+            return arg.split("=", 1)[1]
+    return None
+
+
 def settle(command: click.Command) -> None:
     """Every command gets the settings itself, so its help reads the same however it is reached."""
     for key, value in CONTEXT.items():
@@ -196,13 +237,20 @@ def settle(command: click.Command) -> None:
 @click.group(cls=LazyGroup, context_settings=CONTEXT, invoke_without_command=True)
 @click.version_option(__version__, prog_name="wikimem")
 @workspace_option
+@click.option("--no-color", is_flag=True, help="No colour (also when NO_COLOR is set).")
+@click.option("--no-pager", is_flag=True, help="Print long output straight, without a pager.")
 @click.pass_context
-def cli(click_ctx: click.Context) -> None:
+def cli(click_ctx: click.Context, no_color: bool, no_pager: bool) -> None:
     """Durable, human-readable project memory for AI coding agents.
 
     After each agent run, `wikimem hook` queues the run; an indexing pass turns what it taught
     into edits of a Markdown wiki in .clarvis/memory/, one git commit per change.
     """
+    import os
+
+    if no_color or os.environ.get("NO_COLOR"):  # https://no-color.org: any non-empty value
+        click_ctx.color = False
+    click_ctx.ensure_object(Ctx).pager = not no_pager
     if click_ctx.invoked_subcommand is None:
         # bare `wikimem` is a request for help, as with git and gh: exit 0
         click.echo(click_ctx.get_help())

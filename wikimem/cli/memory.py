@@ -7,6 +7,7 @@ import click
 from wikimem.cli.context import (
     Ctx,
     cli,
+    echo_paged,
     emit_json,
     json_option,
     limit_option,
@@ -55,14 +56,16 @@ def timeline(ctx: Ctx, query: tuple[str, ...], limit: int, as_json: bool) -> Non
     if not found.events:
         warn("wikimem: nothing in the memory's history matches")
         return
+    lines = []
     for event in found.events:
         runs = f"  run {', '.join(event.runs)}" if event.runs else ""
         commit = f"  {event.commit}" if event.commit else ""
-        click.echo(f"{event.date[:10]}{commit}  {event.subject}{runs}")
+        lines.append(f"{event.date[:10]}{commit}  {event.subject}{runs}")
         for change in event.changes:
-            click.echo(f"    {change.action:<8} {change.ref}  {change.title}")
+            lines.append(f"    {change.action:<8} {change.ref}  {change.title}")
             if change.text:
-                click.echo(f"             {change.text}")
+                lines.append(f"             {change.text}")
+    echo_paged(lines)
 
 
 @cli.command()

@@ -302,6 +302,8 @@ def config_cmd(click_ctx: click.Context, is_global: bool, as_json: bool) -> None
     click_ctx.ensure_object(Ctx)
     click_ctx.meta["global"] = is_global
     if click_ctx.invoked_subcommand is None:
+        if not is_global:
+            click_ctx.obj.require()  # outside a workspace only the global config is there to read
         values = sorted(click_ctx.obj.settings.values.items())
         if as_json:
             emit_json({key: setting_json(key, value) for key, value in values})
@@ -319,6 +321,8 @@ def config_get(ctx: Ctx, key: str, as_json: bool) -> None:
     """Print one effective value and where it comes from."""
     if key not in config.SETTINGS:
         raise UsageError(config.unknown_setting(key))
+    if not click.get_current_context().meta.get("global"):
+        ctx.require()  # outside a workspace: `wikimem config --global get KEY`
     value = ctx.settings.values[key]
     if as_json:
         emit_json(setting_json(key, value))
@@ -376,7 +380,7 @@ def config_unset(click_ctx: click.Context, key: str, is_global: bool) -> None:
     """Remove KEY from the workspace config (or the global one with --global)."""
     ctx = click_ctx.ensure_object(Ctx)
     use_global = is_global or bool(click_ctx.meta.get("global"))
-    path = set_value(ctx.places, key, None, use_global)
+    path = set_value(ctx.places if use_global else ctx.found, key, None, use_global)
     click.echo(f"{key} removed from {path}")
 
 

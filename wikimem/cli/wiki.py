@@ -9,6 +9,7 @@ import click
 from wikimem.cli.context import (
     Ctx,
     cli,
+    echo_paged,
     emit_json,
     json_option,
     limit_option,
@@ -158,7 +159,7 @@ def show(ctx: Ctx, wiki_path: str | None, raw: bool, why: bool, as_json: bool) -
         sys.stdout.buffer.flush()
         return
     text = shown.text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    click.echo(text.removesuffix("\n") if not sys.stdout.isatty() else _pretty(text))
+    echo_paged((text.removesuffix("\n") if not sys.stdout.isatty() else _pretty(text)).split("\n"))
 
 
 @cli.command()
@@ -225,5 +226,4 @@ def log(ctx: Ctx, wiki_path: str | None, limit: int, as_json: bool) -> None:
         return
     if not rows:
         click.echo("no history yet")
-    for row in rows:
-        click.echo(row.line())
+    echo_paged([row.line() for row in rows])
