@@ -738,3 +738,71 @@ def test_a_crash_before_the_cursor_is_written_loses_no_turn(
     assert again.returncode == 0, again.stderr
     assert len(queued_runs(workspace)) == 3  # the same three, taken as duplicates
     assert json.loads(cursor.read_text())["recorded"] == ["p1", "p2", "p3"]
+
+
+def test_a_background_command_has_its_later_outcome_or_is_running(tmp_path: Path) -> None:
+    background = {"type": "tool_use", "id": "t-1", "name": "Bash"}
+    lines = [
+        entry("p1", None, "user", "Start the dev server and run the suite"),
+        entry(
+            "a1",
+            "p1",
+            "assistant",
+            [background | {"input": {"command": "npm run dev", "run_in_background": True}}],
+        ),
+        entry(
+            "r1",
+            "a1",
+            "user",
+            result("t-1", "Command running in background with ID: bash_1"),
+            toolUseResult={"stdout": "", "stderr": "", "backgroundTaskId": "bash_1"},
+        ),
+        entry("a2", "r1", "assistant", [use("t-2", "npx vitest run")]),
+        entry(
+            "r2",
+            "a2",
+            "user",
+            result("t-2", "Command was manually backgrounded by user with ID: bash_2"),
+        ),
+        entry(
+            "a3",
+            "r2",
+            "assistant",
+            [
+                {
+                    "type": "tool_use",
+                    "id": "t-3",
+                    "name": "BashOutput",
+                    "input": {"bash_id": "bash_2"},
+                }
+            ],
+        ),
+        entry(
+            "r3",
+            "a3",
+            "user",
+            result(
+                "t-3",
+                "<status>completed</status>\n\n<exit_code>1</exit_code>\n\n"
+                "<stdout>\n1 failed, 41 passed\n</stdout>",
+            ),
+        ),
+        entry("a4", "r3", "assistant", [{"type": "text", "text": "One test fails."}]),
+    ]
+
+    server, suite = [e for e in record_of(tmp_path, lines)["evidence"] if e["kind"] == "command"]
+
+    assert server == {
+        "kind": "command",
+        "command": "npm run dev",
+        "running": True,
+        "output": "Command running in background with ID: bash_1",
+    }
+    assert suite["exit_code"] == 1 and suite["output"].endswith("1 failed, 41 passed")
+    from wikimem.intake.record import normalise
+
+    kept = normalise(record_of(tmp_path, lines)).evidence
+    assert [(e.exit_code, e.running) for e in kept if e.kind == "command"] == [
+        (None, True),
+        (1, False),
+    ]

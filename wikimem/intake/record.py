@@ -54,12 +54,14 @@ class Evidence:
     diff: str = ""
     text: str = ""
     ran: bool = True  # False: the runner rejected or interrupted the command before it ran
+    running: bool = False  # True: still running when the run was recorded (no exit code yet)
 
     def to_dict(self) -> dict[str, Any]:
         """The fields of its kind only, as normalise writes them."""
         fields: tuple[str, ...]
         if self.kind == "command":
             fields = ("command", "exit_code", "output") + (() if self.ran else ("ran",))
+            fields += ("running",) if self.running else ()
         elif self.kind == "file":
             fields = ("path", "diff")
         else:
@@ -182,6 +184,8 @@ def _evidence(item: Any) -> dict[str, Any]:
         }
         if item.get("ran") is False:  # rejected or interrupted: not a failure, no exit code
             command.update(exit_code=None, ran=False)
+        elif item.get("running") is True:  # moved to the background: no outcome yet
+            command.update(exit_code=None, running=True)
         return command
     if kind == "file":
         return {"kind": "file", "path": _text(item.get("path")), "diff": _text(item.get("diff"))}

@@ -71,6 +71,16 @@ NOT_RUN = re.compile(
 )
 
 
+# A command moved to the background answers with its task id; its outcome comes later, from
+# the tool that reads a background task's output (BashOutput, TaskOutput) or a notification.
+BACKGROUND = re.compile(
+    r"(?:running in (?:the )?background|backgrounded)[^\n]*?ID:?\s*([\w-]+)", re.I
+)
+POLL_TOOLS = frozenset({"BashOutput", "TaskOutput"})
+POLL_IDS = ("bash_id", "shell_id", "task_id")
+TAG = r"<{0}>\s*(.*?)\s*</{0}>"
+
+
 @dataclass(frozen=True)
 class ToolUse:
     id: str
@@ -86,6 +96,7 @@ class ToolResult:
     stdout: str | None = None
     stderr: str | None = None
     interrupted: bool = False
+    background_id: str | None = None  # the task id of a command moved to the background
 
 
 @dataclass(frozen=True)
@@ -100,6 +111,7 @@ class Entry:
     prompt: str | None = None
     feedback: str | None = None  # a Stop hook's reason to continue: starts a continued turn
     interrupt: bool = False  # the person stopped the turn ("[Request interrupted by user")
+    notification: str | None = None  # a background task's <task-notification>
     message_id: str | None = None
     text: str = ""
     tool_uses: tuple[ToolUse, ...] = ()
@@ -281,6 +293,8 @@ def entry_from_line(line: Mapping[str, Any]) -> Entry | None:
     text = text_of(content).strip()
     if text.startswith(INTERRUPTED):
         return Entry(**common, interrupt=True)
+    if text.startswith("<task-notification>"):
+        return Entry(**common, notification=clip(text))
     if text.startswith(STOP_FEEDBACK):
         return Entry(**common, feedback=text[len(STOP_FEEDBACK) :].strip() or text)
     return Entry(**common, prompt=_prompt(line, text))
@@ -365,6 +379,13 @@ def split_turns(entries: Sequence[Entry], cwd: str | None = None) -> list[Turn]:
     prompts = [i for i in starts if entries[i].prompt]
     task = entries[prompts[0]].prompt if prompts else None
     heads = starts or [0]
+    # a background command's outcome may be read in a later turn than the one that started it
+    results = {r.tool_use_id: r for e in entries for r in e.tool_results}
+    later = _later_outcomes(
+        [use for e in entries for use in e.tool_uses],
+        results,
+        [e.notification for e in entries if e.notification],
+    )
     turns = []
     prompt: str | None = None
     for n, head_at in enumerate(heads):
@@ -381,7 +402,7 @@ def split_turns(entries: Sequence[Entry], cwd: str | None = None) -> list[Turn]:
                 started_at=head.timestamp or part[0].timestamp,
                 ended_at=next((e.timestamp for e in reversed(part) if e.timestamp), None),
                 feedback=head.feedback,
-                evidence=evidence_from(part, cwd),
+                evidence=evidence_from(part, cwd, later),
                 interrupted=any(e.interrupt for e in part),
                 queued=tuple(queued.get(head_at, ())),
                 last=n + 1 == len(heads),
@@ -390,17 +411,26 @@ def split_turns(entries: Sequence[Entry], cwd: str | None = None) -> list[Turn]:
     return turns
 
 
-def evidence_from(entries: Iterable[Entry], cwd: str | None = None) -> list[dict[str, Any]]:
+def evidence_from(
+    entries: Iterable[Entry],
+    cwd: str | None = None,
+    later: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
     """Bash commands with their outcomes and file edits, in the order they were called.
 
     An edit whose call failed (rejected, or its text not found) changed nothing and is left
     out; successive edits of one file merge into one item."""
     calls: list[ToolUse] = []
     results: dict[str, ToolResult] = {}
+    notes: list[str] = []
     for entry in entries:
         calls.extend(entry.tool_uses)
         for answer in entry.tool_results:
             results.setdefault(answer.tool_use_id, answer)
+        if entry.notification:
+            notes.append(entry.notification)
+    if later is None:
+        later = _later_outcomes(calls, results, notes)
     evidence: list[dict[str, Any]] = []
     diffs: dict[int, list[str]] = {}
     done: set[str] = set()
@@ -411,7 +441,11 @@ def evidence_from(entries: Iterable[Entry], cwd: str | None = None) -> list[dict
         done.add(use.id)
         if use.name == "Bash" and isinstance(use.input.get("command"), str):
             item = {"kind": "command", "command": use.input["command"]}
-            evidence.append(item | (_outcome(result) if result else {}))
+            outcome = _outcome(result) if result else {}
+            task = result.background_id if result else None
+            if task or (use.input.get("run_in_background") and result and not result.is_error):
+                outcome = _background(result.text if result else "", later.get(task or ""))
+            evidence.append(item | outcome)
         elif use.name in FILE_TOOLS and isinstance(use.input.get(FILE_TOOLS[use.name]), str):
             if result is not None and result.is_error:
                 continue
@@ -442,6 +476,19 @@ def _outcome(result: ToolResult) -> dict[str, Any]:
     return {"exit_code": 0, "output": clip(output)}
 
 
+def _background(first: str, later: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A background command's outcome: the later one when the transcript has it, else
+    "running" (its first answer says only that it started: no exit code 0)."""
+    status = (later or {}).get("status", "")
+    code = (later or {}).get("exit_code")
+    if code is None and status in ("completed", "failed"):
+        code = 0 if status == "completed" else 1
+    output = "\n".join([first, *(later or {}).get("output", [])]).strip("\n")
+    if code is None:
+        return {"running": True, "output": clip(output)}
+    return {"exit_code": code, "output": clip(output)}
+
+
 def _tool_results(content: Any, structured: Any) -> tuple[ToolResult, ...]:
     blocks = (
         [b for b in content if isinstance(b, Mapping) and b.get("type") == "tool_result"]
@@ -458,9 +505,49 @@ def _tool_results(content: Any, structured: Any) -> tuple[ToolResult, ...]:
             stdout=_clipped(streams.get("stdout")),
             stderr=_clipped(streams.get("stderr")),
             interrupted=streams.get("interrupted") is True,
+            background_id=_background_id(streams, text_of(b.get("content"))),
         )
         for b in blocks
     )
+
+
+def _background_id(streams: Mapping[str, Any], text: str) -> str | None:
+    for key in ("backgroundTaskId", "background_task_id", "shellId"):
+        if isinstance(streams.get(key), str) and streams[key]:
+            return str(streams[key])
+    match = BACKGROUND.search(text[:500])
+    return match.group(1) if match else None
+
+
+def _later_outcomes(
+    calls: list[ToolUse], results: dict[str, ToolResult], notes: list[str]
+) -> dict[str, dict[str, Any]]:
+    """What the transcript says later of each background task, by task id: the last poll's
+    or notification's status, exit code and output."""
+    texts: list[tuple[str | None, str]] = []
+    for use in calls:
+        if use.name in POLL_TOOLS and use.id in results:
+            task = next((str(use.input[k]) for k in POLL_IDS if use.input.get(k)), None)
+            texts.append((task, results[use.id].text))
+    for note in notes:
+        tag = re.search(TAG.format("task-id"), note, re.S)
+        texts.append((tag.group(1) if tag else None, note))
+    found: dict[str, dict[str, Any]] = {}
+    for task, text in texts:
+        if not task:
+            continue
+        seen = found.setdefault(task, {"output": []})
+        status = re.search(TAG.format("status"), text, re.S)
+        code = re.search(TAG.format("exit[_-]code"), text, re.S)
+        if status:
+            seen["status"] = status.group(1).strip().lower()
+        if code and re.fullmatch(r"-?\d+", code.group(1).strip()):
+            seen["exit_code"] = int(code.group(1))
+        for name in ("stdout", "stderr", "output"):
+            part = re.search(TAG.format(name), text, re.S)
+            if part and part.group(1):
+                seen["output"].append(part.group(1))
+    return found
 
 
 def _prompt(line: Mapping[str, Any], text: str) -> str | None:
@@ -479,11 +566,13 @@ def _slim_input(value: Any) -> Mapping[str, Any]:
     """Keep only the tool input fields evidence uses, clipped (Write contents can be huge)."""
     if not isinstance(value, Mapping):
         return {}
-    kept = {
+    kept: dict[str, Any] = {
         k: value[k]
-        for k in ("command", "description", "file_path", "notebook_path")
+        for k in ("command", "description", "file_path", "notebook_path", *POLL_IDS)
         if isinstance(value.get(k), str)
     }
+    if value.get("run_in_background") is True:
+        kept["run_in_background"] = True
     for key in ("old_string", "new_string"):
         if isinstance(value.get(key), str):
             kept[key] = clip(value[key], 4000)
