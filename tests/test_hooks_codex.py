@@ -425,3 +425,81 @@ def test_notify_from_another_folder_records_in_the_payload_s_cwd(tmp_path: Path)
     assert proc.returncode == 0 and b"not in a project" not in proc.stderr, proc.stderr
     queue = Queue(project / ".clarvis" / "state" / "queue")
     assert [job.run["task"] for state in STATES for _, job in queue.jobs(state) if job] == [TASK]
+
+
+def shell_call(call_id: str, command: object, output: object) -> list[str]:
+    return [
+        rollout_line(
+            "response_item",
+            type="function_call",
+            name="shell",
+            arguments=json.dumps({"command": command}),
+            call_id=call_id,
+        ),
+        rollout_line("response_item", type="function_call_output", call_id=call_id, output=output),
+    ]
+
+
+def test_sandbox_denials_patches_through_the_shell_and_broken_calls(tmp_path: Path) -> None:
+    """Codex 0.40's shapes: a denied command's exit_code is null, apply_patch runs through the
+    shell, and some calls' arguments are not JSON."""
+    patch = (
+        "*** Begin Patch\n*** Update File: src/app.py\n@@\n-DEBUG = True\n+DEBUG = False\n"
+        "*** End Patch"
+    )
+    rollout = tmp_path / f"rollout-2026-08-01T10-00-00-{THREAD}.jsonl"
+    rollout.write_text(
+        "\n".join(
+            [
+                rollout_line("session_meta", id=THREAD, cwd="/home/ci/repo"),
+                rollout_line("event_msg", type="user_message", message="Turn debug off"),
+                *shell_call(
+                    "c1",
+                    ["bash", "-lc", "touch /etc/app.conf"],
+                    json.dumps(
+                        {
+                            "output": "touch: /etc/app.conf: Operation not permitted",
+                            "metadata": {"exit_code": None, "duration_seconds": 0.1},
+                        }
+                    ),
+                ),
+                *shell_call(
+                    "c2",
+                    ["bash", "-lc", f"apply_patch <<'EOF'\n{patch}\nEOF"],
+                    json.dumps({"output": "Done!", "metadata": {"exit_code": 0}}),
+                ),
+                rollout_line(
+                    "response_item",
+                    type="function_call",
+                    name="shell",
+                    arguments='{"command": ["bash", "-lc", "ls"',
+                    call_id="c3",
+                ),
+                rollout_line(
+                    "event_msg",
+                    type="exec_command_end",
+                    call_id="c4",
+                    command=["bash", "-lc", "curl https://example.test"],
+                    aggregated_output="",
+                    exit_code=None,
+                ),
+            ]
+        )
+        + "\n"
+    )
+    stop = fixture("stop.json") | {"transcript_path": str(rollout), "turn_id": "t-1"}
+
+    record = record_from_codex(stop, {})
+
+    denied, change, broken, no_code = record["evidence"]
+    assert denied == {
+        "kind": "command",
+        "command": "touch /etc/app.conf",
+        "exit_code": 1,
+        "output": "[denied by Codex's sandbox]\ntouch: /etc/app.conf: Operation not permitted",
+    }
+    assert change["kind"] == "file" and change["path"] == "src/app.py"
+    assert "+DEBUG = False" in change["diff"]
+    assert broken["kind"] == "note" and "did not parse" in broken["text"]
+    assert no_code["command"] == "curl https://example.test" and no_code["exit_code"] == 1
+    assert no_code["output"] == "[no exit code: it did not run to completion]"

@@ -133,10 +133,16 @@ class Summary:
 
     def evidence(self) -> list[dict[str, Any]]:
         items = []
+        running = {id(item) for item in self.sessions.values()}
         for item in self.items:
             if item["kind"] == "command" and "command" not in item:
                 continue
             clean = {k: v for k, v in item.items() if not k.startswith("_")}
+            if item["kind"] == "command" and "exit_code" not in item and item.get("ran", True):
+                if id(item) in running:
+                    clean["running"] = True  # still running when the turn was recorded
+                elif "output" in item:
+                    clean.update(_no_exit_code(item))
             if item["kind"] == "file":
                 clean["path"] = _relative(item["path"], self.cwd)
                 if item.get("_diff"):
@@ -438,14 +444,21 @@ def _read_item(summary: Summary, sub: Any, payload: Mapping[str, Any], stamp: st
 
 
 def _read_call(summary: Summary, sub: Any, payload: Mapping[str, Any], call_id: str) -> None:
-    arguments = _arguments(payload)
+    parsed = _arguments(payload)
+    arguments = parsed if parsed is not None else {}
     name = str(payload.get("name") or "")
+    if parsed is None and (name in SHELL_TOOLS or name == "apply_patch"):
+        raw = " ".join(str(payload.get("arguments"))[:NOTE_CHARS].split())
+        summary.add({"kind": "note", "text": f"A {name} call whose arguments did not parse: {raw}"})
     if name == "apply_patch":
         patch = arguments.get("input") or payload.get("input")
         _read_patch(summary, patch if isinstance(patch, str) else "")
     elif sub == "local_shell_call" or name in SHELL_TOOLS:
         command = _command(arguments.get("cmd") or arguments.get("command"))
-        if command and call_id not in summary.calls:
+        patch = _shell_patch(command)
+        if patch is not None:  # apply_patch run through the shell: a file change
+            _read_patch(summary, patch)
+        elif command and call_id not in summary.calls:
             summary.add({"kind": "command", "command": command}, call_id)
     elif name in POLL_TOOLS or ("session_id" in arguments and "cmd" not in arguments):
         target = summary.sessions.get(str(arguments.get("session_id")))
@@ -483,16 +496,29 @@ def _consulted(what: str, detail: Any) -> dict[str, Any]:
     return {"kind": "note", "text": f"Consulted {what}: {text}" if text else f"Consulted {what}"}
 
 
-def _arguments(payload: Mapping[str, Any]) -> Mapping[str, Any]:
-    """Function arguments are a JSON string; local shell calls carry an `action` object."""
+def _arguments(payload: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """Function arguments are a JSON string; local shell calls carry an `action` object.
+    None when there are arguments that do not parse (the caller leaves a note)."""
     if isinstance(payload.get("action"), Mapping):
         return payload["action"]
     raw = payload.get("arguments")
+    if raw is None:
+        return {}
     try:
         value = json.loads(raw) if isinstance(raw, str) else raw
     except ValueError:
-        return {}
-    return value if isinstance(value, Mapping) else {}
+        return None
+    return value if isinstance(value, Mapping) else None
+
+
+def _shell_patch(command: str | None) -> str | None:
+    """The patch of `apply_patch <<'EOF' ... EOF` (or `apply_patch '<patch>'`) run through the
+    shell, as Codex's model often does; None for any other command."""
+    if not command or "apply_patch" not in command[:200] or "*** Begin Patch" not in command:
+        return None
+    start = command.index("*** Begin Patch")
+    end = command.find("*** End Patch", start)
+    return command[start : end + len("*** End Patch") if end >= 0 else len(command)]
 
 
 def _parse_output(raw: Any) -> dict[str, Any]:
@@ -520,6 +546,24 @@ def _parse_output(raw: Any) -> dict[str, Any]:
     elif exit_code is None and NOT_RUN.search(body[:500]):
         result["ran"] = False
     return result
+
+
+SANDBOX = re.compile(
+    r"sandbox|seatbelt|landlock|seccomp|operation not permitted|permission denied", re.I
+)
+
+
+def _no_exit_code(item: Mapping[str, Any]) -> dict[str, Any]:
+    """A command that answered without an exit code: Codex gives none when its sandbox denied
+    the command (exit_code null in 0.40) or it could not start. It did not succeed: a failure
+    whose output says why, so the fixed-failure rule sees it."""
+    output = str(item.get("output") or "")
+    why = (
+        "denied by Codex's sandbox"
+        if SANDBOX.search(output[:2000]) or item.get("_denied")
+        else "no exit code: it did not run to completion"
+    )
+    return {"exit_code": 1, "output": f"[{why}]\n{output}" if output else f"[{why}]"}
 
 
 def _outcome(output: str, code: Any) -> dict[str, Any]:
