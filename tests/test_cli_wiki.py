@@ -456,3 +456,31 @@ def test_show_pages_long_output_on_a_terminal_and_honours_no_pager_and_no_color(
     assert "## Step 79" in plain and "\x1b[" not in plain
     flagged = _on_a_terminal(["--no-pager", "--no-color", "show", "build/bun"], workspace, pager)
     assert "\x1b[" not in flagged
+
+
+def test_completion_script_and_wiki_paths_complete(workspace: Path, cli) -> None:
+    from tests.conftest import run_wikimem
+
+    cli("init")
+    leaf = workspace / ".clarvis/memory/build/bun/MEMORY.md"
+    leaf.parent.mkdir(parents=True)
+    leaf.write_text(
+        "---\ntitle: Bun\nsummary: Bun rules.\n---\n# Bun\n\n## Pin bun\n\nx\n\n## Port\n\ny\n"
+    )
+    for shell in ("bash", "zsh", "fish"):
+        script = run_wikimem("completion", shell, cwd=workspace)
+        assert script.returncode == 0 and b"_WIKIMEM_COMPLETE" in script.stdout
+
+    def complete(*words: str) -> list[str]:
+        env = {
+            "COMP_WORDS": " ".join(("wikimem", *words)),
+            "COMP_CWORD": str(len(words)),
+            "_WIKIMEM_COMPLETE": "bash_complete",
+        }
+        out = run_wikimem(cwd=workspace, env=env).stdout.decode()
+        return [line.split(",", 1)[1] for line in out.splitlines() if "," in line]
+
+    assert complete("show", "bu") == ["build", "build/bun"]
+    assert complete("show", "build/bun#p") == ["build/bun#pin-bun", "build/bun#port"]
+    assert complete("forget", "nothing") == []
+    assert "show" in complete("sh")

@@ -4,11 +4,31 @@ module loads them all (the docs and tests want the whole tree)."""
 
 from __future__ import annotations
 
-from wikimem.cli import evaluate, integrations, listen, memory, pipeline, recall, trusting, wiki
+from wikimem.cli import (
+    completion,
+    evaluate,
+    integrations,
+    listen,
+    memory,
+    pipeline,
+    recall,
+    trusting,
+    wiki,
+)
 from wikimem.cli.context import CONTEXT, cli, settle
 
 # the command modules attach their commands to the group on import
-COMMAND_MODULES = (evaluate, integrations, listen, memory, pipeline, recall, trusting, wiki)
+COMMAND_MODULES = (
+    completion,
+    evaluate,
+    integrations,
+    listen,
+    memory,
+    pipeline,
+    recall,
+    trusting,
+    wiki,
+)
 __all__ = ["CONTEXT", "cli"]
 
 settle(cli)

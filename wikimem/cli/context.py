@@ -155,10 +155,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "enqueue": ("pipeline", "plumbing"),
     "listen": ("listen", "plumbing"),
     "schema": ("pipeline", "plumbing"),
+    "completion": ("completion", "integration"),
 }
 # What may run outside a workspace: what makes one, what needs none, and the hook (which
 # records nothing there). `config` checks itself: `config --global` needs no workspace.
-ANYWHERE = frozenset({"init", "demo", "hook", "config", "install", "uninstall", "eval", "schema"})
+ANYWHERE = frozenset(
+    {"init", "demo", "hook", "config", "install", "uninstall", "eval", "schema", "completion"}
+)
 SECTIONS = {
     "daily": "Daily commands",
     "care": "Wiki care",

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from wikimem import config
+from wikimem.cli.completion import wiki_paths
 from wikimem.cli.context import (
     Ctx,
     cli,
@@ -192,7 +193,7 @@ def _origins(ctx: Ctx, hits: list[Any]) -> dict[str, Any]:
 
 
 @cli.command()
-@click.argument("ref", metavar="WIKI_PATH[#ENTRY]")
+@click.argument("ref", metavar="WIKI_PATH[#ENTRY]", shell_complete=wiki_paths)
 @workspace_option
 @pass_ctx
 def forget(ctx: Ctx, ref: str) -> None:
@@ -227,7 +228,7 @@ def trash_list(ctx: Ctx, as_json: bool) -> None:
 
 
 @cli.command()
-@click.argument("ref", metavar="WIKI_PATH[#ENTRY]")
+@click.argument("ref", metavar="WIKI_PATH[#ENTRY]", shell_complete=wiki_paths)
 @workspace_option
 @pass_ctx
 def restore(ctx: Ctx, ref: str) -> None:

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from wikimem.cli.completion import wiki_paths
 from wikimem.cli.context import (
     Ctx,
     cli,
@@ -107,7 +108,9 @@ def _show_elsewhere(ctx: Ctx, ref: str | None, why: bool, as_json: bool) -> None
 
 
 @cli.command()
-@click.argument("wiki_path", required=False, metavar="[WIKI_PATH[#ENTRY][@COMMIT]]")
+@click.argument(
+    "wiki_path", required=False, metavar="[WIKI_PATH[#ENTRY][@COMMIT]]", shell_complete=wiki_paths
+)
 @click.option("--raw", is_flag=True, help="Print the file (or entry) exactly as stored.")
 @click.option(
     "--why", is_flag=True, help="Also say where each entry came from (source, runs, strength)."
@@ -209,7 +212,9 @@ def lint(ctx: Ctx, fix: bool, strict: bool, as_json: bool) -> None:
 
 
 @cli.command()
-@click.argument("wiki_path", required=False, metavar="[WIKI_PATH[#ENTRY]]")
+@click.argument(
+    "wiki_path", required=False, metavar="[WIKI_PATH[#ENTRY]]", shell_complete=wiki_paths
+)
 @limit_option(20, "commits")
 @json_option
 @workspace_option
