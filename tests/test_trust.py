@@ -166,3 +166,104 @@ def test_config_set_keeps_a_trusted_file_trusted_and_an_untrusted_one_untrusted(
     path.write_text(path.read_text() + '[memory]\ncommand = "planted"\n')
     assert cli("config", "set", "queue.batch", "2").code == 0
     assert trust.distrust_reason(path, store) == "it changed since it was trusted"
+
+
+# -- the wiki's repository ------------------------------------------------------------------------
+
+
+def plant_in_git_config(git_dir: Path, marker: Path) -> None:
+    """What another user (or a tool) could leave in a repository's config: an fsmonitor that
+    git starts on every status, a clean filter it starts on every add, hooks, an ssh command."""
+    script = git_dir.parent / "planted.sh"
+    script.write_text(f"#!/bin/sh\necho ran >> {shlex.quote(str(marker))}\ncat\n")
+    script.chmod(0o755)
+    (git_dir / "info").mkdir(exist_ok=True)
+    (git_dir / "info" / "attributes").write_text("* filter=planted diff=planted\n")
+    with open(git_dir / "config", "a", encoding="utf-8") as handle:
+        handle.write(
+            f"[core]\n\tfsmonitor = {script}\n\tsshCommand = {script}\n"
+            f'[filter "planted"]\n\tclean = {script}\n\tsmudge = {script}\n\trequired = true\n'
+            f'[diff "planted"]\n\ttextconv = {script}\n'
+        )
+    hooks = git_dir / "hooks"
+    hooks.mkdir(exist_ok=True)
+    for name in ("pre-commit", "post-commit", "reference-transaction", "post-index-change"):
+        (hooks / name).write_text(script.read_text())
+        (hooks / name).chmod(0o755)
+
+
+def index_one_run(workspace: Path, name: str) -> None:
+    from tests.conftest import RUNS
+
+    run = next(RUNS.glob(f"{name}*.json"))
+    queued = run_wikimem("enqueue", str(run), cwd=workspace)
+    assert queued.returncode == 0, queued.stderr
+    done = run_wikimem("index", cwd=workspace)
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_wiki_repositorys_config_runs_nothing(workspace: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "PLANTED"
+    assert run_wikimem("init", cwd=workspace).returncode == 0
+    wiki = workspace / ".clarvis" / "memory"
+    plant_in_git_config(wiki / ".git", marker)
+    (wiki / "PROFILE.md").write_text((wiki / "PROFILE.md").read_text() + "\nA person's line.\n")
+    index_one_run(workspace, "01")  # status, add, hash-object, commit-tree, update-ref...
+    for command in (("log",), ("status",), ("search", "lockfile"), ("lint",)):
+        assert run_wikimem(*command, cwd=workspace).returncode in (0, 1)
+    hook = run_wikimem("hook", cwd=workspace, input=json.dumps({"task": "t", "run_id": "h"}))
+    assert hook.returncode == 0
+    assert run_wikimem("index", cwd=workspace).returncode == 0
+    assert len(git("log", "--format=%s", cwd=wiki).splitlines()) >= 3  # the work was done
+    assert not marker.exists()
+    # the attack is real: plain git runs the planted program
+    git("status", cwd=wiki)
+    assert marker.exists()
+
+
+@pytest.mark.skipif(not AS_ROOT, reason="giving a repository to another user takes root")
+def test_a_wiki_repository_another_user_owns_is_refused(workspace: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "PLANTED"
+    wiki = workspace / ".clarvis" / "memory"
+    wiki.mkdir(parents=True)
+    git("init", "-q", "-b", "main", cwd=wiki)  # prepared by someone else before `init`
+    plant_in_git_config(wiki / ".git", marker)
+    for path in [wiki / ".git", *(wiki / ".git").rglob("*")]:
+        os.lchown(path, 65534, 65534)
+    refused = run_wikimem("init", cwd=workspace)
+    err = refused.stderr.decode()
+    assert refused.returncode == 1 and err.count("\n") == 1, err
+    assert "belongs to another user (uid 65534)" in err and "safe.directory" in err
+    assert not marker.exists()
+
+
+def _loose_modes(root: Path) -> list[str]:
+    return [
+        f"{path.relative_to(root)} {stat.S_IMODE(path.lstat().st_mode):o}"
+        for path in [root, *root.rglob("*")]
+        if not path.is_symlink() and path.lstat().st_mode & 0o022
+    ]
+
+
+def test_modes_are_right_under_umask_0(workspace: Path) -> None:
+    old = os.umask(0)
+    try:
+        assert run_wikimem("init", cwd=workspace).returncode == 0
+        index_one_run(workspace, "01")
+        assert run_wikimem("search", "lockfile", cwd=workspace).returncode == 0
+    finally:
+        os.umask(old)
+    wiki = workspace / ".clarvis" / "memory"
+    assert _loose_modes(wiki) == []  # .git included: no folder 0777, no config 0666
+    assert stat.S_IMODE(wiki.stat().st_mode) == 0o755
+    assert stat.S_IMODE((wiki / "PROFILE.md").stat().st_mode) == 0o644
+    index = workspace / ".clarvis" / "state" / "search.sqlite"
+    assert stat.S_IMODE(index.stat().st_mode) == 0o600
+
+
+def test_an_older_wiki_config_others_can_write_is_tightened(workspace: Path) -> None:
+    assert run_wikimem("init", cwd=workspace).returncode == 0
+    config_file = workspace / ".clarvis" / "memory" / ".git" / "config"
+    config_file.chmod(0o666)
+    assert run_wikimem("log", cwd=workspace).returncode == 0
+    assert stat.S_IMODE(config_file.stat().st_mode) == 0o644

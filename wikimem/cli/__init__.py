@@ -7,6 +7,7 @@ agent runners wait for it.
 
 from __future__ import annotations
 
+import os
 import sys
 
 TYPE_CHECKING = False  # the hook's fast path does not import typing or collections
@@ -39,6 +40,7 @@ def crash_log(exc: BaseException) -> str:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
+    private_umask()
     lead = workspace_prefix(args)
     if args[len(lead) : len(lead) + 1] == ["hook"] and not {"--help", "-h"} & set(args):
         from wikimem.cli.hook import fast_hook  # the hook's fast path: no click
@@ -49,6 +51,13 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         sys.exit(fast_start([*lead, *args[len(lead) + 1 :]]))
     sys.exit(run(args))
+
+
+def private_umask() -> None:
+    """Nothing wikimem or the git it runs creates is writable by group or others, whatever
+    the umask it was started with (under umask 0, `git init` would leave .git/config 0666 and
+    the wiki's folders 0777); a stricter umask is kept."""
+    os.umask(os.umask(0o022) | 0o022)
 
 
 def workspace_prefix(args: list[str]) -> list[str]:

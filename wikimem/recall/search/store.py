@@ -13,6 +13,7 @@ import os
 import sqlite3
 from pathlib import Path
 
+from wikimem.fsio import open_private
 from wikimem.recall.search.rows import Row
 
 SCHEMA = 4
@@ -47,7 +48,9 @@ def damaged(exc: sqlite3.DatabaseError) -> bool:
 def connect(index_file: Path | None) -> sqlite3.Connection:
     if index_file is None:
         return sqlite3.connect(":memory:")
-    index_file.parent.mkdir(parents=True, exist_ok=True)
+    # Created 0600 before sqlite opens it (its journals take the file's mode): the index holds
+    # every page's text, as private as the rest of the state.
+    os.close(open_private(index_file, os.O_RDWR))
     return sqlite3.connect(index_file, timeout=BUSY_TIMEOUT)
 
 

@@ -17,7 +17,7 @@ def person_lines(s: Session, path: str) -> list[bool] | None:
     None when git cannot say (no commit yet, a file it does not track)."""
     if s.head() is None:
         return None
-    status, out, _ = s.attempt("blame", "--line-porcelain", "--", s.to_repo(path))
+    status, out, _ = s.attempt("blame", "--no-textconv", "--line-porcelain", "--", s.to_repo(path))
     if status != 0:
         return None
     owners: list[bool] = []

@@ -2,12 +2,14 @@
 
 Invariant: every git command wikimem runs goes through `call` (or `Session.start`, for the two
 that run in the background) with an environment pinned to this repository, its index and
-literal pathspecs, and with the person's hooks switched off; a failure is a HistoryError
-carrying git's own first complaint.
+literal pathspecs, and with every program the repository's config could start switched off
+(`overrides`); a repository another user owns is refused. A failure is a HistoryError carrying
+git's own first complaint.
 """
 
 from __future__ import annotations
 
+import configparser
 import contextlib
 import os
 from collections.abc import Iterator, Mapping, Sequence
@@ -18,6 +20,7 @@ from typing import IO, Any
 import git
 
 from wikimem.errors import HistoryError, NotFound
+from wikimem.wiki.history.overrides import ALWAYS, check_owner, overrides
 
 BATCH = 500  # pathspecs per git call: far below any platform's command-line limit
 
@@ -226,10 +229,39 @@ def open_session(wiki: Path, workspace: Path, mode: str) -> Iterator[Session]:
     with repo:
         if repo.working_tree_dir is None:
             raise HistoryError(f"{repo.git_dir} is a bare repository")
-        # No hook of the person's may run on (or veto) wikimem's own git operations.
-        repo.git.set_persistent_git_options(c=f"core.hooksPath={os.devnull}")
+        harden(repo)
         root = Path(os.path.abspath(repo.working_tree_dir))
         yield Session(repo, root, relative(wiki, root, "the wiki"))
+
+
+def harden(repo: git.Repo) -> None:
+    """Refuse another user's repository; run nothing its config names, and no hook of the
+    person's on (or vetoing) wikimem's own git operations."""
+    check_owner(Path(repo.common_dir))
+    if repo.git_dir != repo.common_dir:
+        check_owner(Path(repo.git_dir))
+    repo.git.set_persistent_git_options(c=overrides(config_sections(repo)))
+
+
+def config_sections(repo: git.Repo) -> list[tuple[str, list[str]]]:
+    """(section, option names) of the repository's own config, includes followed."""
+    try:
+        reader = repo.config_reader("repository")
+        return [(section, list(reader.options(section))) for section in reader.sections()]
+    except (configparser.Error, OSError, ValueError):
+        # a file GitPython cannot parse: ask git itself, which starts nothing to list it
+        cmd = git.Git(repo.working_tree_dir or repo.git_dir)
+        env = {"GIT_DIR": str(repo.common_dir)}
+        status, out, err = call(cmd, ("config", "--local", "--includes", "-z", "--list"), env)
+        if status != 0:
+            raise HistoryError(one_line("config", err)) from None
+        found: list[tuple[str, list[str]]] = []
+        for item in decode(out).split("\0"):
+            key = item.split("\n", 1)[0]
+            section, _, name = key.rpartition(".")
+            head, _, sub = section.partition(".")
+            found.append((f'{head} "{sub}"' if sub else head, [name]))
+        return found
 
 
 def relative(path: Path, root: Path, what: str) -> str:
@@ -242,8 +274,10 @@ def relative(path: Path, root: Path, what: str) -> str:
 def init_repo(wiki: Path) -> None:
     """Create the wiki's own repository, on branch main."""
     wiki.mkdir(parents=True, exist_ok=True)
+    check_owner(wiki, ())  # another user's folder: they could swap in a .git of theirs
     env = {"GIT_DIR": str(wiki / ".git"), "GIT_WORK_TREE": str(wiki)}
     cmd = git.Git(str(wiki))
+    cmd.set_persistent_git_options(c=list(ALWAYS))
     for args in (("init", "--quiet"), ("symbolic-ref", "HEAD", "refs/heads/main")):
         status, _, err = call(cmd, args, env)
         if status != 0:
@@ -260,6 +294,11 @@ def exclude_file(workspace: Path) -> tuple[Path, Path] | None:
     with repo:
         if repo.working_tree_dir is None:
             return None
+        try:
+            check_owner(Path(repo.common_dir))
+        except HistoryError:
+            return None  # another user's repository: not ours to write
+        repo.git.set_persistent_git_options(c=list(ALWAYS))
         root = Path(os.path.abspath(repo.working_tree_dir))
         session = Session(repo, root, "")
         return root, root / session.run("rev-parse", "--git-path", "info/exclude").strip()
