@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from wikimem import config
+from wikimem.intake.accept import accept
 from wikimem.runners.claude import active_branch, entry_from_line, evidence_from, record_from_claude
 from wikimem.runners.github import record_from_output
 from wikimem.runners.transcripts import read_jsonl
@@ -105,3 +107,35 @@ def test_a_real_codex_exec_stream_keeps_the_command_and_the_mcp_call() -> None:
         {"kind": "note", "text": 'Consulted MCP tool probe.echo: {"message": "ping"}'}
     ]
     assert mcp["result"] == "ping"
+
+
+def test_every_turn_of_the_real_session_is_queued_once_whatever_hooks_fire(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """Replay the real session's hooks as Claude Code fired them (a Stop at the end of each
+    turn, the later ones continued by its Stop hook), then a SessionEnd and a compaction on
+    top: each of its three turns is one job, and the cursor holds all three."""
+    lines = CLAUDE.read_text().splitlines(keepends=True)
+    heads = [
+        "1b4951f2-dc07-4bb4-9740-777baa85b06e",  # the person's prompt
+        "e6e29cbd-ee75-4ba7-b04c-450d4aaa5cbb",  # the Stop hook's first continuation
+        "cc8325f0-bbf3-40a4-8438-f14639128bf2",  # and its second
+    ]
+    cuts = [next(i for i, ln in enumerate(lines) if h in ln and '"uuid"' in ln) for h in heads]
+    transcript = tmp_path / f"{SESSION}.jsonl"
+    places = config.places(workspace, {})
+    base = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": "/tmp/tmpw6sk2trg"}
+    queued: list[str] = []
+    for n, end in enumerate([*cuts[1:], len(lines)]):
+        transcript.write_text("".join(lines[:end]))
+        stop = base | {"hook_event_name": "Stop", "stop_hook_active": n > 0}
+        done = accept(places, {}, json.dumps(stop).encode())
+        assert done.job and not done.duplicate
+        queued.append(done.run_id)
+    for extra in ("SessionEnd", "PreCompact", "PostCompact"):
+        again = accept(places, {}, json.dumps(base | {"hook_event_name": extra}).encode())
+        assert again.job is None  # nothing left to record
+
+    assert queued == [f"{SESSION}:{h}" for h in heads]
+    jobs = list((workspace / ".clarvis" / "state" / "queue").glob("*/*.json"))
+    assert sorted(json.loads(j.read_text())["run"]["run_id"] for j in jobs) == sorted(queued)
