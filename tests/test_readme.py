@@ -116,7 +116,8 @@ def test_every_read_command_speaks_json() -> None:
         "config set", "config unset", "demo", "export", "forget", "hook", "index", "init",
         "install", "install claude", "install codex", "mcp", "pause", "purge", "queue approve",
         "queue drop", "queue retry", "restore", "resume", "schema", "undo", "uninstall",
-        "uninstall claude", "uninstall codex", "completion", "",
+        "uninstall claude", "uninstall codex", "completion", "review approve", "review drop",
+        "review edit", "",
     }  # fmt: skip
     without = []
 

@@ -54,6 +54,7 @@ SETTINGS: dict[str, tuple[Any, type, str]] = {
     "hook.start_budget": (6000, int, "characters the SessionStart hook prints (0: nothing)"),
     "hook.resume_budget": (1500, int, "characters it prints when a session resumes (0: nothing)"),
     "review.max_remove_share": (0.5, float, "share of entries a plan may remove before review"),
+    "review.mode": ("risky", str, "what waits for a person: 'off', 'risky' (holds) or 'all'"),
     "memory.provider": ("wiki", str, "where memory goes: 'wiki', 'mcp', or a plugin's name"),
     "memory.command": (None, str, "the MCP memory server to start, with 'mcp' (a command line)"),
     "memory.confirm_days": (
@@ -225,6 +226,7 @@ class HookSection:
 @dataclass(frozen=True)
 class ReviewSection:
     max_remove_share: float
+    mode: str
 
 
 @dataclass(frozen=True)
@@ -483,6 +485,8 @@ def coerce(key: str, raw: Any, origin: str) -> Any:
         text = str(raw).strip()
         if key == "wiki.commit_into" and text not in {"wiki", "workspace"}:
             raise ValueError("expected 'wiki' or 'workspace'")
+        if key == "review.mode" and text not in {"off", "risky", "all"}:
+            raise ValueError("expected 'off', 'risky' or 'all'")
         return text or None
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{origin}: {key}: {exc}") from exc

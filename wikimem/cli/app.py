@@ -12,6 +12,7 @@ from wikimem.cli import (
     memory,
     pipeline,
     recall,
+    review,
     trusting,
     wiki,
 )
@@ -26,6 +27,7 @@ COMMAND_MODULES = (
     memory,
     pipeline,
     recall,
+    review,
     trusting,
     wiki,
 )

@@ -128,6 +128,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("pipeline", "daily"),
     "trust": ("trusting", "daily"),
     "queue": ("pipeline", "daily"),
+    "review": ("review", "daily"),
     # wiki care
     "init": ("wiki", "care"),
     "lint": ("wiki", "care"),

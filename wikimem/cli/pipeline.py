@@ -272,7 +272,7 @@ def queue_drop(ctx: Ctx, job: str) -> None:
 @workspace_option
 @pass_ctx
 def queue_approve(ctx: Ctx, job: str) -> None:
-    """Apply a plan held for review (mass removal), by job id or its prefix."""
+    """Apply a plan held for review, by job id or its prefix (`wikimem review` shows it first)."""
     sha = approve(ctx.places, ctx.settings, job)
     click.echo(f"applied held plan{f' in commit {sha[:7]}' if sha else ' (nothing changed)'}")
 

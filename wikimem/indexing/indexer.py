@@ -20,10 +20,11 @@ from wikimem.config import Places, Settings
 from wikimem.errors import ModelError, WikimemError
 from wikimem.fsio import atomic_write_text, read_text, workspace_lock
 from wikimem.indexing import ownership
+from wikimem.indexing import review as review_inbox
 from wikimem.indexing.extractor import NO_MODEL_WARNING, OFFLINE, Extraction, extract
 from wikimem.indexing.guard import verified_commands
 from wikimem.indexing.message import subject
-from wikimem.indexing.plan import DEFAULT_SUMMARY, Plan, parse, validate
+from wikimem.indexing.plan import DEFAULT_SUMMARY, Note, Plan, parse, validate
 from wikimem.indexing.policy import read_policies
 from wikimem.indexing.prompt import (
     WikiView,
@@ -349,6 +350,23 @@ class Pass:
                     self._fail(report, jobs, f"could not commit a person's save: {again}", started)
                     return
 
+    def _without_dropped(self, extraction: Extraction) -> tuple[Extraction, list[Note]]:
+        """The plan without the lessons a person dropped before, and a note for each."""
+        gone = review_inbox.dropped(self.places)
+        if not gone:
+            return extraction, []
+        kept, notes = [], []
+        for index, edit in enumerate(extraction.plan.edits):
+            if review_inbox.fingerprint(edit) in gone:
+                what = f"{edit.get('action', '?')} {edit.get('leaf', '?')}#{edit.get('entry', '?')}"
+                notes.append(Note(index, what, review_inbox.DROPPED_REASON))
+            else:
+                kept.append(edit)
+        if not notes:
+            return extraction, []
+        plan = replace(extraction.plan, edits=tuple(kept))
+        return replace(extraction, plan=plan), notes
+
     def _settle_once(
         self,
         report: PassReport,
@@ -360,7 +378,11 @@ class Pass:
         verified: frozenset[str],
     ) -> bool:
         """One try at settling; EditConflict when a page changed under the pass."""
-        share = self.settings.review.max_remove_share if review else 1.0
+        mode = self.settings.review.mode
+        set_aside: list[Note] = []
+        if review:
+            extraction, set_aside = self._without_dropped(extraction)
+        share = self.settings.review.max_remove_share if review and mode != "off" else 1.0
         elsewhere = provider_name(self.settings) != WIKI
         plan = validate(
             extraction.plan,
@@ -379,13 +401,15 @@ class Pass:
             "model": extraction.model,
             "prompt_tokens": extraction.prompt_tokens,
             "completion_tokens": extraction.completion_tokens,
-            "rejected": [asdict(n) for n in plan.rejected],
+            "rejected": [asdict(n) for n in (*set_aside, *plan.rejected)],
             "repaired": [asdict(n) for n in plan.repaired],
         }
         if review and not plan.held:
             plan = replace(plan, held=self._outranked(plan, extraction.model))
         if review and not plan.held:
             plan = replace(plan, held=self._persons(plan))
+        if review and not plan.held and mode == "all" and plan.edits:
+            plan = replace(plan, held="review.mode is all: every change waits for a person")
         if plan.held:
             for job in jobs:
                 self.queue.hold(job, extraction.plan.to_dict(), plan.held)
