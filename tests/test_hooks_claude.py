@@ -806,3 +806,90 @@ def test_a_background_command_has_its_later_outcome_or_is_running(tmp_path: Path
         (None, True),
         (1, False),
     ]
+
+
+def test_a_subagent_s_commands_and_report_are_recorded_under_the_parent(tmp_path: Path) -> None:
+    task = {
+        "type": "tool_use",
+        "id": "t-task",
+        "name": "Task",
+        "input": {
+            "subagent_type": "Explore",
+            "description": "Find the failing test",
+            "prompt": "Run the suite and find which test fails",
+        },
+    }
+    lines = [
+        entry("p1", None, "user", "Why is CI red?"),
+        entry("a1", "p1", "assistant", [task]),
+        entry(
+            "r1",
+            "a1",
+            "user",
+            result("t-task", "test_dates fails: it assumes the local zone."),
+            toolUseResult={"status": "completed", "agentId": "a91f", "totalToolUseCount": 2},
+        ),
+        entry("a2", "r1", "assistant", [{"type": "text", "text": "The date test is zone-bound."}]),
+    ]
+    own = tmp_path / SESSION / "subagents" / "agent-a91f.jsonl"
+    own.parent.mkdir(parents=True)
+    own.write_text(
+        "\n".join(
+            [
+                entry(
+                    "s1", None, "user", "Run the suite and find which test fails", sidechain=True
+                ),
+                entry("s2", "s1", "assistant", [use("t-s1", "pytest -q")], sidechain=True),
+                entry(
+                    "s3",
+                    "s2",
+                    "user",
+                    result("t-s1", "Exit code 1\n1 failed", True),
+                    sidechain=True,
+                ),
+                entry(
+                    "s4",
+                    "s3",
+                    "assistant",
+                    [use("t-s2", "pytest -q tests/test_dates.py")],
+                    sidechain=True,
+                ),
+                entry(
+                    "s5",
+                    "s4",
+                    "user",
+                    result("t-s2", "Exit code 1\n1 failed", True),
+                    sidechain=True,
+                ),
+            ]
+        )
+        + "\n"
+    )
+
+    evidence = record_of(tmp_path, lines)["evidence"]
+
+    assert evidence == [
+        {
+            "kind": "command",
+            "command": "pytest -q",
+            "exit_code": 1,
+            "output": "1 failed",
+            "subagent": "Explore",
+        },
+        {
+            "kind": "command",
+            "command": "pytest -q tests/test_dates.py",
+            "exit_code": 1,
+            "output": "1 failed",
+            "subagent": "Explore",
+        },
+        {
+            "kind": "note",
+            "text": "Subagent Explore (Find the failing test) reported: test_dates fails: it "
+            "assumes the local zone.",
+        },
+    ]
+    from wikimem.intake.record import normalise
+
+    kept = normalise(record_of(tmp_path, lines)).evidence
+    assert [e.subagent for e in kept] == ["Explore", "Explore", ""]

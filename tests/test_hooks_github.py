@@ -87,6 +87,11 @@ def test_claude_stream_json_keeps_main_thread_tools(env: dict, provenance: dict)
                 "string ''",
             },
             {
+                "kind": "note",
+                "text": "Subagent Explore (Find env usage) reported: alembic/env.py reads "
+                "DATABASE_URL",
+            },
+            {
                 "kind": "file",
                 "path": ".github/workflows/migrate.yml",
                 "diff": "@@ -2 +2,2 @@\n       PYTHONUNBUFFERED: 1\n"
@@ -111,6 +116,7 @@ def test_claude_verbose_json_array_reads_like_the_stream(env: dict) -> None:
 
     assert [e.get("command") for e in record["evidence"]] == [
         "alembic upgrade head",
+        None,  # the subagent's report
         None,
         "DATABASE_URL=sqlite:///ci.db alembic upgrade head",
     ]

@@ -55,6 +55,7 @@ class Evidence:
     text: str = ""
     ran: bool = True  # False: the runner rejected or interrupted the command before it ran
     running: bool = False  # True: still running when the run was recorded (no exit code yet)
+    subagent: str = ""  # the subagent that ran it for the run's agent (its type), if one did
 
     def to_dict(self) -> dict[str, Any]:
         """The fields of its kind only, as normalise writes them."""
@@ -62,8 +63,9 @@ class Evidence:
         if self.kind == "command":
             fields = ("command", "exit_code", "output") + (() if self.ran else ("ran",))
             fields += ("running",) if self.running else ()
+            fields += ("subagent",) if self.subagent else ()
         elif self.kind == "file":
-            fields = ("path", "diff")
+            fields = ("path", "diff") + (("subagent",) if self.subagent else ())
         else:
             fields = ("text",)
         return {"kind": self.kind, **{name: getattr(self, name) for name in fields}}
@@ -186,9 +188,14 @@ def _evidence(item: Any) -> dict[str, Any]:
             command.update(exit_code=None, ran=False)
         elif item.get("running") is True:  # moved to the background: no outcome yet
             command.update(exit_code=None, running=True)
+        if isinstance(item.get("subagent"), str) and item["subagent"]:
+            command["subagent"] = item["subagent"][:200]
         return command
     if kind == "file":
-        return {"kind": "file", "path": _text(item.get("path")), "diff": _text(item.get("diff"))}
+        change = {"kind": "file", "path": _text(item.get("path")), "diff": _text(item.get("diff"))}
+        if isinstance(item.get("subagent"), str) and item["subagent"]:
+            change["subagent"] = item["subagent"][:200]
+        return change
     text = item.get("text")
     if text is None:
         text = {k: v for k, v in item.items() if k != "kind"}

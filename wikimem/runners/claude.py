@@ -30,7 +30,7 @@ feedback line, which starts that turn), so each continuation is one run.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
@@ -78,6 +78,7 @@ BACKGROUND = re.compile(
 )
 POLL_TOOLS = frozenset({"BashOutput", "TaskOutput"})
 POLL_IDS = ("bash_id", "shell_id", "task_id")
+INPUT_KEYS = ("command", "description", "file_path", "notebook_path", "subagent_type")
 TAG = r"<{0}>\s*(.*?)\s*</{0}>"
 
 
@@ -97,6 +98,7 @@ class ToolResult:
     stderr: str | None = None
     interrupted: bool = False
     background_id: str | None = None  # the task id of a command moved to the background
+    agent_id: str | None = None  # the subagent a Task/Agent call started (its transcript's id)
 
 
 @dataclass(frozen=True)
@@ -173,7 +175,8 @@ def records_from_claude(
         entries, unread = load_transcript(path)
     else:
         entries, unread = [], "the payload names no transcript_path"
-    turns = split_turns(entries, cwd) or [Turn(last=True)]
+    loader = _subagents(path, session) if isinstance(path, str) and path else None
+    turns = split_turns(entries, cwd, loader) or [Turn(last=True)]
     out: list[tuple[str | None, dict[str, Any]]] = []
     for index, turn in enumerate(turns):
         if not turn.last and not every:
@@ -232,6 +235,30 @@ def _record(
     record["evidence"] = _notes(payload, turn, unread) + turn.evidence
     record["source"] = _source(payload)
     return record
+
+
+def _subagents(path: str, session: str) -> Callable[[str], list[Entry]]:
+    """Where a subagent's transcript is: `<session>/subagents/agent-<id>.jsonl` beside the
+    session's (current versions), else `agent-<id>.jsonl` beside it (older ones)."""
+    folder = PurePath(path).parent
+
+    def load(agent_id: str) -> list[Entry]:
+        if not re.fullmatch(r"[\w-]{1,80}", agent_id):
+            return []
+        stem = PurePath(path).stem or session
+        for candidate in (
+            folder / stem / "subagents" / f"agent-{agent_id}.jsonl",
+            folder / f"agent-{agent_id}.jsonl",
+        ):
+            try:
+                with open(candidate, encoding="utf-8", errors="replace") as handle:
+                    lines = parse_jsonl(handle)
+                    return [e for line in lines if (e := entry_from_line(line))]
+            except OSError:
+                continue
+        return []
+
+    return load
 
 
 def read_transcript(path: str) -> list[Entry]:
@@ -352,7 +379,11 @@ def summarise(entries: Sequence[Entry], cwd: str | None = None) -> Turn:
     return turns[-1] if turns else Turn()
 
 
-def split_turns(entries: Sequence[Entry], cwd: str | None = None) -> list[Turn]:
+def split_turns(
+    entries: Sequence[Entry],
+    cwd: str | None = None,
+    subagent: Callable[[str], list[Entry]] | None = None,
+) -> list[Turn]:
     """The branch's turns in order, as Claude Code delimits them: a prompt (or a Stop hook's
     feedback) starts one, unless it arrives while the turn is still running: a message the
     person queued mid-turn is written after a tool result and joins the turn."""
@@ -402,7 +433,7 @@ def split_turns(entries: Sequence[Entry], cwd: str | None = None) -> list[Turn]:
                 started_at=head.timestamp or part[0].timestamp,
                 ended_at=next((e.timestamp for e in reversed(part) if e.timestamp), None),
                 feedback=head.feedback,
-                evidence=evidence_from(part, cwd, later),
+                evidence=evidence_from(part, cwd, later, subagent),
                 interrupted=any(e.interrupt for e in part),
                 queued=tuple(queued.get(head_at, ())),
                 last=n + 1 == len(heads),
@@ -411,15 +442,22 @@ def split_turns(entries: Sequence[Entry], cwd: str | None = None) -> list[Turn]:
     return turns
 
 
+SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+REPORT_CHARS = 2000
+
+
 def evidence_from(
     entries: Iterable[Entry],
     cwd: str | None = None,
     later: Mapping[str, Mapping[str, Any]] | None = None,
+    subagent: Callable[[str], list[Entry]] | None = None,
 ) -> list[dict[str, Any]]:
     """Bash commands with their outcomes and file edits, in the order they were called.
 
     An edit whose call failed (rejected, or its text not found) changed nothing and is left
-    out; successive edits of one file merge into one item."""
+    out; successive edits of one file merge into one item. A subagent's work is the parent's:
+    its report (the Task/Agent call's result) is a note, and the commands and edits in its own
+    transcript (`subagent(agent_id)`) follow, each marked as the subagent's."""
     calls: list[ToolUse] = []
     results: dict[str, ToolResult] = {}
     notes: list[str] = []
@@ -454,6 +492,22 @@ def evidence_from(
             if not (last and last["kind"] == "file" and last["path"] == path):
                 evidence.append({"kind": "file", "path": path})
             diffs.setdefault(len(evidence) - 1, []).extend(_diffs(use))
+        elif use.name in SUBAGENT_TOOLS and result is not None:
+            who = str(use.input.get("subagent_type") or "general-purpose")
+            what = str(use.input.get("description") or "")
+            own = subagent(result.agent_id) if subagent and result.agent_id else []
+            for item in evidence_from(own, cwd):
+                if item["kind"] != "note":
+                    evidence.append(item | {"subagent": who})
+            report = " ".join(result.text.split())
+            if len(report) > REPORT_CHARS:
+                report = report[: REPORT_CHARS - 1] + "…"
+            evidence.append(
+                {
+                    "kind": "note",
+                    "text": f"Subagent {who}{f' ({what})' if what else ''} reported: {report}",
+                }
+            )
     for index, parts in diffs.items():
         if parts:
             evidence[index]["diff"] = clip("".join(parts))
@@ -506,6 +560,7 @@ def _tool_results(content: Any, structured: Any) -> tuple[ToolResult, ...]:
             stderr=_clipped(streams.get("stderr")),
             interrupted=streams.get("interrupted") is True,
             background_id=_background_id(streams, text_of(b.get("content"))),
+            agent_id=_string(streams.get("agentId")) or _string(streams.get("agent_id")),
         )
         for b in blocks
     )
@@ -568,7 +623,14 @@ def _slim_input(value: Any) -> Mapping[str, Any]:
         return {}
     kept: dict[str, Any] = {
         k: value[k]
-        for k in ("command", "description", "file_path", "notebook_path", *POLL_IDS)
+        for k in (
+            "command",
+            "description",
+            "file_path",
+            "notebook_path",
+            "subagent_type",
+            *POLL_IDS,
+        )
         if isinstance(value.get(k), str)
     }
     if value.get("run_in_background") is True:
