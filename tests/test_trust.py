@@ -267,3 +267,17 @@ def test_an_older_wiki_config_others_can_write_is_tightened(workspace: Path) -> 
     config_file.chmod(0o666)
     assert run_wikimem("log", cwd=workspace).returncode == 0
     assert stat.S_IMODE(config_file.stat().st_mode) == 0o644
+
+
+def test_a_shipped_template_override_cannot_run_a_program(workspace: Path, tmp_path: Path) -> None:
+    """`.clarvis/templates/` comes with the workspace; rendering it is sandboxed."""
+    marker = tmp_path / "PLANTED"
+    reach = "cycler.__init__.__globals__.os.system"
+    (workspace / ".clarvis" / "templates").mkdir()
+    (workspace / ".clarvis" / "templates" / "memory-policy.md.j2").write_text(
+        f"{{{{ {reach}('touch {marker}') }}}}\n"
+    )
+    done = run_wikimem("init", cwd=workspace)
+    err = done.stderr.decode()
+    assert done.returncode == 1 and err.count("\n") == 1 and "unsafe" in err, err
+    assert not marker.exists()

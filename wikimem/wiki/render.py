@@ -2,7 +2,9 @@
 of them by name in `<workspace>/.clarvis/templates/`.
 
 Rendering is strict (an undefined name is an error) and deterministic, so a rerun renders the
-same bytes and has nothing to commit.
+same bytes and has nothing to commit. It is sandboxed: an override comes with the workspace (a
+cloned repository can ship one), and a plain jinja2 template can reach Python's `os` through
+any object's attributes (`cycler.__init__.__globals__`) and run programs.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from wikimem.errors import WikimemError
 
@@ -24,12 +27,12 @@ def packaged_dir() -> Path:
 
 
 @lru_cache(maxsize=8)
-def environment(overrides: Path | None = None) -> jinja2.Environment:
+def environment(overrides: Path | None = None) -> ImmutableSandboxedEnvironment:
     loaders: list[jinja2.BaseLoader] = []
     if overrides is not None and overrides.is_dir():
         loaders.append(jinja2.FileSystemLoader(str(overrides)))
     loaders.append(jinja2.FileSystemLoader(str(packaged_dir())))
-    return jinja2.Environment(
+    return ImmutableSandboxedEnvironment(
         loader=jinja2.ChoiceLoader(loaders),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
