@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from wikimem import config
 from wikimem.intake.accept import accept
 from wikimem.runners.claude import active_branch, entry_from_line, evidence_from, record_from_claude
@@ -139,3 +141,41 @@ def test_every_turn_of_the_real_session_is_queued_once_whatever_hooks_fire(
     assert queued == [f"{SESSION}:{h}" for h in heads]
     jobs = list((workspace / ".clarvis" / "state" / "queue").glob("*/*.json"))
     assert sorted(json.loads(j.read_text())["run"]["run_id"] for j in jobs) == sorted(queued)
+
+
+REAL_CLAUDE = sorted(REAL.glob("claude-*.jsonl"))
+
+
+@pytest.mark.parametrize("path", REAL_CLAUDE, ids=[p.stem for p in REAL_CLAUDE])
+def test_every_turn_of_every_real_transcript_is_recorded_exactly_once(
+    path: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """A Stop at the end of each turn, then SessionEnd and a compaction: as many jobs as the
+    transcript has turns, and every main-thread command with a result in exactly one of them."""
+    lines = path.read_text().splitlines(keepends=True)
+    entries = active_branch(e for line in read_jsonl(path) if (e := entry_from_line(line)))
+    heads = [e.uuid for e in entries if e.prompt or e.feedback]
+    session = json.loads(lines[-1])["sessionId"]
+    transcript = tmp_path / f"{session}.jsonl"
+    places = config.places(workspace, {})
+    base = {"session_id": session, "transcript_path": str(transcript), "cwd": "/tmp/x"}
+    cuts = [next(i for i, ln in enumerate(lines) if f'"uuid":"{h}"' in ln) for h in heads[1:]]
+    for n, end in enumerate([*cuts, len(lines)]):
+        transcript.write_text("".join(lines[:end]))
+        stop = base | {"hook_event_name": "Stop", "stop_hook_active": n > 0}
+        assert accept(places, {}, json.dumps(stop).encode()).job
+    for extra in ("SessionEnd", "PreCompact", "PostCompact"):
+        assert (
+            accept(places, {}, json.dumps(base | {"hook_event_name": extra}).encode()).job is None
+        )
+
+    queue = workspace / ".clarvis" / "state" / "queue"
+    runs = [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+    assert sorted(r["run_id"] for r in runs) == sorted(f"{session}:{h}" for h in heads)
+    recorded = [e["command"] for r in runs for e in r["evidence"] if e["kind"] == "command"]
+    calls, results = tool_calls(path)
+    ran = [use["command"] for call_id, name, use in calls if name == "Bash" and call_id in results]
+    assert sorted(recorded) == sorted(ran)
+    notes = [e["text"] for r in runs for e in r["evidence"] if e["kind"] == "note"]
+    reports = [text for text in notes if text.startswith("Subagent ")]
+    assert len(reports) == sum(1 for _, name, _ in calls if name == "Task")
