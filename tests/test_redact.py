@@ -31,8 +31,8 @@ def test_corpus_recall_and_false_positives() -> None:
     figures = measure()
     print(figures.summary())
     assert figures.secrets >= 150 and figures.kinds >= 40 and figures.benign >= 100
-    assert figures.recall >= 0.99, [row["secret"] for row in figures.missed]
-    assert figures.false_positive_rate <= 0.01, [text for _, text in figures.flagged]
+    assert figures.recall >= 0.995, [row["secret"] for row in figures.missed]
+    assert figures.false_positive_rate <= 0.005, [text for _, text in figures.flagged]
 
 
 def test_every_class_of_secret_shape_is_caught_and_its_look_alikes_kept() -> None:
@@ -43,9 +43,9 @@ def test_every_class_of_secret_shape_is_caught_and_its_look_alikes_kept() -> Non
         assert figures.false_positives == 0, figures
 
 
-# Floors for the held-apart set (shapes no rule was written from); raise them as rules improve.
-HELD_APART_RECALL = 0.55
-HELD_APART_FALSE_POSITIVES = 0.08
+# Floors for the held-apart set; a rule change that loses a shape elsewhere fails here.
+HELD_APART_RECALL = 0.95
+HELD_APART_FALSE_POSITIVES = 0.01
 
 
 def test_held_apart_set_meets_its_floor() -> None:

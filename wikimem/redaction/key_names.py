@@ -33,7 +33,7 @@ _NOT_SECRET_TAILS = frozenset({
 _PLAIN_KEYS = frozenset({
     "SORT", "CACHE", "PRIMARY", "FOREIGN", "PARTITION", "PUBLIC", "PUB", "HOT", "IDEMPOTENCY",
     "LOOKUP", "ROUTING", "MAP", "DICT", "GROUP", "UNIQUE", "COMPOSITE", "SHORTCUT", "CONFIG",
-    "LICENSE", "I18N", "TRANSLATION", "OBJECT", "S3", "REDIS",
+    "LICENSE", "PUBLISHABLE", "I18N", "TRANSLATION", "OBJECT", "S3", "REDIS",
 })
 # fmt: on
 # A weak segment names a secret only at the end of a name (`API_KEY`, not `KeyError`) or before

@@ -19,7 +19,7 @@ import re
 
 _REFERENCE = re.compile(
     r"""\$\{\{.*\}\}|\$\{[^}]*\}|\$[A-Za-z_(]|\{\{.*\}\}|%[A-Za-z_][A-Za-z0-9_]*%|%\([a-z_]+\)s
-    |<[^<>]*>|\[REDACTED:|\#\{|@[A-Za-z_]+@|![A-Za-z]|.*(?:\.\.\.|…)$
+    |<[^<>]*>|\[(?:REDACTED|FILTERED|MASKED|HIDDEN)[:\]]|.*(?:\.\.\.|…)|\#\{|@[A-Za-z_]+@|![A-Za-z]|.*(?:\.\.\.|…)$
     |\.{0,2}/[\w.@-]+/|~/|\.\.?/|[A-Za-z]:\\|file:""",
     re.X,
 )
@@ -29,6 +29,7 @@ _LITERALS = frozenset({
     "n/a", "na", "tbd", "todo", "redacted", "masked", "hidden", "sensitive", "placeholder",
     "secret", "password", "token", "str", "string", "bytes", "int", "bool", "number", "any",
     "secretstr", "optional", "object", "unknown", "required", "inherit", "default", "auto",
+    "enabled", "disabled", "example", "dummy", "sample", "filtered",
 })
 # fmt: on
 _STANDIN = re.compile(r"(?i)^(?:your|my|insert|enter|replace|put)[-_ ]|[-_ ](?:here|goes)$")
@@ -50,7 +51,7 @@ def is_mask(value: str) -> bool:
 
 def is_placeholder(value: str) -> bool:
     """True when `value` names or masks a secret instead of carrying one (policy: module doc)."""
-    value = value.strip().strip("\"'")
+    value = value.strip().strip("\"'").rstrip(";,")
     if len(value) < 3 or value.lower() in _LITERALS:
         return True
     if _REFERENCE.match(value) or _STANDIN.search(value):

@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from wikimem.redaction import command_lines
+from wikimem.redaction import command_lines, positions
+from wikimem.redaction.decoding import decoded_views
 from wikimem.redaction.key_names import KEYWORDS, is_weak_name, named_kind, secret_name_kind
 from wikimem.redaction.layouts import scan_key_bodies, scan_pairs, scan_putty_keys, scan_tables
 from wikimem.redaction.placeholders import is_placeholder, is_random
@@ -57,6 +58,10 @@ _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
         (("</",), scan_xml),
         (KEYWORDS, scan_assignments),
     ]
+    + [(rule.needles, rule.scan) for rule in positions.RULES]
+    + [(("eyj",), positions.scan_wrapped_jwts), (("@tcp", "@unix", "@udp"), positions.scan_go_dsns)]
+    + [((), positions.scan_foreign_names), (("(",), positions.scan_setter_calls)]
+    + [((": |", ":|", ": >", ":>"), positions.scan_block_scalars)]
 )
 
 
@@ -64,28 +69,76 @@ _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
 
 
 def find_secrets(text: str) -> list[Finding]:
-    """Every secret in `text`, non-overlapping, sorted by start; existing markers are skipped."""
+    """Every secret in `text`, non-overlapping, sorted by start; existing markers are skipped.
+
+    The text is scanned as it is, then as each round of decoding shows it (`decoding`): a secret
+    found only in a decoded view is reported at the span of its encoded form.
+    """
     if not text:
         return []
-    lowered = text.lower()
     starts: list[int] = []
     ends: list[int] = []
     for m in _MARKER_RE.finditer(text):
         starts.append(m.start())
         ends.append(m.end())
+    if "${" in text:  # a shell reference with a default or message (`${PW:?must be set}`)
+        for m in _SHELL_REFERENCE.finditer(text):
+            i = bisect.bisect_right(starts, m.start())
+            if not (i and ends[i - 1] > m.start()) and not (
+                i < len(starts) and starts[i] < m.end()
+            ):
+                starts.insert(i, m.start())
+                ends.insert(i, m.end())
     found: list[Finding] = []
-    for needles, scan in _FINDERS:
-        if needles and not any(n in lowered for n in needles):
-            continue
-        for kind, start, end in scan(text):
-            i = bisect.bisect_right(starts, start)
-            if end <= start or (i and ends[i - 1] > start) or (i < len(starts) and starts[i] < end):
-                continue
-            starts.insert(i, start)
-            ends.insert(i, end)
-            found.append(Finding(kind, start, end))
+    for kind, start, end in _scan(text):
+        _add(found, starts, ends, text, kind, start, end)
+    for view, origin_starts, origin_ends in decoded_views(text):
+        for kind, start, end in _scan(view):
+            if not _MARKER_RE.fullmatch(view, start, end):
+                _add(found, starts, ends, text, kind, origin_starts[start], origin_ends[end - 1])
     found.sort(key=lambda f: f.start)
     return found
+
+
+_SHELL_REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]{0,100}:?[-?+=][^{}\n]{0,400}\}")
+# Values documented as public or as examples: a publishable key, AWS's keys that end `EXAMPLE`
+# (`AKIAIOSFODNN7EXAMPLE`, `...EXAMPLEKEY`, the convention of its documentation).
+_PUBLIC = re.compile(r"pk_(?:live|test)_|[A-Za-z0-9/+]{0,60}EXAMPLE(?:KEY)?\Z")
+
+
+def _scan(text: str) -> Iterator[tuple[str, int, int]]:
+    lowered = text.lower()
+    present: dict[str, bool] = {}  # rules share needles: search the text once for each
+    for needles, scan in _FINDERS:
+        if needles:
+            for n in needles:
+                hit = present.get(n)
+                if hit is None:
+                    hit = present[n] = n in lowered
+                if hit:
+                    break
+            else:
+                continue
+        yield from scan(text)
+
+
+def _add(
+    found: list[Finding],
+    starts: list[int],
+    ends: list[int],
+    text: str,
+    kind: str,
+    start: int,
+    end: int,
+) -> None:
+    i = bisect.bisect_right(starts, start)
+    if end <= start or (i and ends[i - 1] > start) or (i < len(starts) and starts[i] < end):
+        return
+    if _PUBLIC.match(text, start, end):
+        return
+    starts.insert(i, start)
+    ends.insert(i, end)
+    found.append(Finding(kind, start, end))
 
 
 def redact(text: str) -> tuple[str, list[str]]:

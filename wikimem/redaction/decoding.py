@@ -1,0 +1,100 @@
+"""Views of a text with its escapes decoded, each character mapped back to where it came from.
+
+Owns decoding before scanning: JSON and `\\u`/`\\x` escapes, backslash-escaped quotes at any depth,
+HTML entities and URL encoding (up to three rounds, for double encoding). A rule then sees
+`{"password": "..."}` however the log escaped it, and the span it reports is mapped back to the
+encoded text so that exactly the encoded value is replaced. Invariant: one regex pass per round,
+so decoding is linear in the text.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ESCAPE = re.compile(
+    r"\\u(?P<u>[0-9a-fA-F]{4})|\\x(?P<x>[0-9a-fA-F]{2})|\\+(?P<q>[\"'/])"
+    r"|&(?P<e>quot|apos|lt|gt|amp|#\d{1,7}|#[xX][0-9a-fA-F]{1,6});|%(?P<p>[0-9A-Fa-f]{2})"
+)
+_ENTITIES = {"quot": '"', "apos": "'", "lt": "<", "gt": ">", "amp": "&"}
+# Cheap test for whether a text holds anything to decode at all.
+_HINT = re.compile(
+    r"\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|\\\\+\"|&(?:quot|apos|lt|gt|amp|#)|%[0-9A-Fa-f]{2}"
+)
+ROUNDS = 3
+
+
+def _char(m: re.Match[str]) -> str:
+    if m.group("u"):
+        return chr(int(m.group("u"), 16))
+    if m.group("x"):
+        return chr(int(m.group("x"), 16))
+    if m.group("q"):
+        return m.group("q")
+    if m.group("e"):
+        e = m.group("e")
+        if e[0] != "#":
+            return _ENTITIES[e]
+        code = int(e[2:], 16) if e[1] in "xX" else int(e[1:])
+        return chr(code) if 0 < code < 0x110000 and not 0xD800 <= code < 0xE000 else "\ufffd"
+    return chr(int(m.group("p"), 16))
+
+
+def _decode_once(text: str) -> tuple[str, list[int], list[int]] | None:
+    """`text` decoded once, and for each decoded character the start and end it came from."""
+    parts: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    pos = 0
+    for m in _ESCAPE.finditer(text):
+        if m.start() > pos:
+            parts.append(text[pos : m.start()])
+            starts.extend(range(pos, m.start()))
+            ends.extend(range(pos + 1, m.start() + 1))
+        parts.append(_char(m))
+        starts.append(m.start())
+        ends.append(m.end())
+        pos = m.end()
+    if not parts:
+        return None
+    parts.append(text[pos:])
+    starts.extend(range(pos, len(text)))
+    ends.extend(range(pos + 1, len(text) + 1))
+    return "".join(parts), starts, ends
+
+
+def decoded_views(text: str) -> list[tuple[str, list[int], list[int]]]:
+    """Each round of decoding of the lines of `text` that hold an escape, with maps into `text`.
+
+    Only those lines are decoded (a log is mostly plain), each view is their decoded text joined
+    by newlines, and the maps give for each of its characters the start and end in `text`.
+    """
+    segments: list[tuple[int, int]] = []
+    for m in _HINT.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        if segments and start <= segments[-1][1]:
+            continue
+        end = text.find("\n", m.end())
+        segments.append((start, len(text) if end < 0 else end))
+    if not segments:
+        return []
+    views: list[tuple[str, list[int], list[int]]] = []
+    current = "\n".join(text[a:b] for a, b in segments)
+    starts: list[int] = []
+    ends: list[int] = []
+    for a, b in segments:
+        if starts:  # the joining newline maps to the end of the previous segment
+            starts.append(ends[-1])
+            ends.append(ends[-1])
+        starts.extend(range(a, b))
+        ends.extend(range(a + 1, b + 1))
+    for _ in range(ROUNDS):
+        once = _decode_once(current)
+        if once is None or once[0] == current:
+            break
+        current, s, e = once
+        starts = [starts[i] for i in s]
+        ends = [ends[i - 1] for i in e]
+        views.append((current, starts, ends))
+        if not _HINT.search(current):
+            break
+    return views

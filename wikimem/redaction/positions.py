@@ -1,0 +1,304 @@
+"""Secrets found by where they stand rather than by what they look like.
+
+Owns the rules that generalise beyond known vendor formats: the value after a secret-like name in
+any syntax (a source literal, a call argument, a connection string key, a header, a CLI flag that
+takes a password, a name in another language), connection strings without `://`, webhook URLs
+whose path is the credential, and the vendor prefixes learnt from other tools' documentation.
+Invariant: every rule anchors on a literal (its needle) and uses bounded repeats only, so a
+pathological input costs linear time; a value that is a placeholder is never reported.
+"""
+
+# ruff: noqa: E501  (each rule stays on one line, its pattern read whole)
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from wikimem.redaction.key_names import secret_name_kind
+from wikimem.redaction.placeholders import is_code, is_placeholder, is_random, is_strong
+from wikimem.redaction.scanners import Check, Rule, line_before, rule
+
+# Documentation examples that look real (the Telegram Bot API's sample token, AWS's example keys).
+_EXAMPLES = ("123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11", "T00000000", "B00000000")
+
+
+_V = r"(?P<v>[^\s\"'`<>;,&|]{4,400})"  # a bare value
+_Q = r"(?:\"(?P<vd>[^\"\n]{1,400})\"|'(?P<vs>[^'\n]{1,400})')"  # a quoted value
+
+
+def _code(value: str, m: re.Match[str], text: str) -> bool:
+    """`form.password.value`, `forms.CharField(...)`: an expression, not a literal. A dotted
+    value with a digit (`Mryb927.Rh2Ldr`) is taken for a password."""
+    if text.startswith("(", m.end()):
+        return True
+    return is_code(value) and not any(c.isdigit() for c in value)
+
+
+def _real(kind: str) -> Check:
+    def check(value: str, m: re.Match[str], text: str) -> str | None:
+        value = value.strip("{}\"'")
+        if is_placeholder(value) or _code(value, m, text) or any(e in value for e in _EXAMPLES):
+            return None
+        return kind
+
+    return check
+
+
+def _strong(kind: str) -> Check:
+    """For a bare word after a flag or in prose: it must look like a credential, not a word."""
+
+    def check(value: str, m: re.Match[str], text: str) -> str | None:
+        value = value.strip("{}\"'")
+        if is_placeholder(value) or _code(value, m, text) or not is_strong(value):
+            return None
+        if "://" in value or "%{" in value:
+            return None
+        return None if any(e in value for e in _EXAMPLES) else kind
+
+    return check
+
+
+def _on_line(tool: str) -> Check:
+    """A short flag that takes a password only for one tool (`zip -P`, `openssl -k`)."""
+    pattern = re.compile(tool)
+    strong = _strong("cli-password")
+
+    def check(value: str, m: re.Match[str], text: str) -> str | None:
+        if not pattern.search(line_before(text, m.start())):
+            return None
+        return strong(value, m, text)
+
+    return check
+
+
+_JWT_HEAD = re.compile(r"eyJ[A-Za-z0-9_-]{8,}")
+_WRAP_LINE = re.compile(r"[A-Za-z0-9_.=-]{1,400}")
+
+
+def scan_wrapped_jwts(text: str) -> Iterator[tuple[str, int, int]]:
+    """A JWT wrapped at a fixed width (76 columns, as base64 tools wrap): its lines together."""
+    resume = 0
+    for m in _JWT_HEAD.finditer(text):
+        if m.start() < resume:
+            continue
+        line_end = text.find("\n", m.start())
+        if line_end < 0:
+            continue
+        width = line_end - text.rfind("\n", 0, m.start()) - 1
+        if width < 40 or not _WRAP_LINE.fullmatch(text, m.start(), line_end):
+            continue
+        end = line_end
+        while end < len(text):  # take the following lines while each is as wide as the first
+            nxt = text.find("\n", end + 1)
+            nxt = len(text) if nxt < 0 else nxt
+            if not _WRAP_LINE.fullmatch(text, end + 1, nxt) or nxt - end - 1 > width:
+                break
+            full = nxt - end - 1 == width
+            end = nxt
+            if not full:
+                break
+        resume = end
+        if end > line_end and text.count(".", m.start(), end) == 2:
+            yield "jwt", m.start(), end
+
+
+_GO_DSN = re.compile(r"@(?:tcp6?|udp|unix)\(")
+_GO_USERINFO = re.compile(r"(?:^|[\s\"'=`])[A-Za-z0-9_.-]{1,60}:(?P<v>[^\s\"'()`]{1,200})\Z")
+_connection_check = _real("connection-password")
+
+
+def scan_go_dsns(text: str) -> Iterator[tuple[str, int, int]]:
+    """A Go driver DSN, `user:password@tcp(host:port)/db`: no scheme, the password before `@tcp(`."""
+    for m in _GO_DSN.finditer(text):
+        before = line_before(text, m.start())
+        found = _GO_USERINFO.search(before)
+        if found:
+            start = m.start() - len(before) + found.start("v")
+            if _connection_check(text[start : m.start()], m, text):
+                yield "connection-password", start, m.start()
+
+
+_CALL = re.compile(r"\([ \t]*" + _Q + r"[ \t]*\)")
+_BLOCK = re.compile(r":[ \t]*[|>][-+]?[ \t]*\n[ \t]+(?P<v>[^\n]{4,400})")
+_NAME_AT_END = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,60}\Z")
+
+
+def _name_before(text: str, pos: int) -> str:
+    found = _NAME_AT_END.search(line_before(text, pos))
+    return found.group() if found else ""
+
+
+def scan_setter_calls(text: str) -> Iterator[tuple[str, int, int]]:
+    """A literal passed alone to a call named for a secret: `setPassword("...")`."""
+    for m in _CALL.finditer(text):
+        group = "vd" if m.group("vd") is not None else "vs"
+        value = m.group(group)
+        name = _name_before(text, m.start())
+        if (
+            name
+            and secret_name_kind(name)
+            and not is_placeholder(value)
+            and not _code(value, m, text)
+        ):
+            yield "secret-assignment", m.start(group), m.end(group)
+
+
+def scan_block_scalars(text: str) -> Iterator[tuple[str, int, int]]:
+    """A YAML block scalar under a secret name: `password: >-` then the value on the next line."""
+    for m in _BLOCK.finditer(text):
+        name = _name_before(text, m.start()).strip()
+        value = m.group("v").strip()
+        if name and secret_name_kind(name) and not is_placeholder(value) and not is_code(value):
+            yield "secret-assignment", m.start("v"), m.start("v") + len(m.group("v").rstrip())
+
+
+def _named(kind: str) -> Check:
+    """The value of a literal whose name (group `name`) says secret."""
+
+    def check(value: str, m: re.Match[str], text: str) -> str | None:
+        if not secret_name_kind(m.group("name")) or is_placeholder(value) or _code(value, m, text):
+            return None
+        return kind
+
+    return check
+
+
+def _random(kind: str) -> Check:
+    def check(value: str, m: re.Match[str], text: str) -> str | None:
+        return kind if is_random(value) and not is_placeholder(value) else None
+
+    return check
+
+
+# Secret names in the major languages other than English (password, secret key, API key): those
+# written in Latin letters, and those in other scripts (tried only on text that is not ASCII).
+_FOREIGN_LATIN = (
+    r"[Pp]asswort|[Kk]ennwort|[Cc]ontrase[ñn]a|[Cc]lave|[Mm]ot de passe|mot_de_passe|[Ss]enha"
+    r"|[Hh]as[łl]o|[Ww]achtwoord|[Şş]ifre|[Ss]ifre|[Ll]ösenord|[Ss]alasana|[Jj]elszó|[Hh]eslo"
+    r"|[Pp]arola|API-Schlüssel|[Cc]hiave"
+)
+_FOREIGN_LATIN_NEEDLES = (
+    "passwort kennwort contrase clave passe senha hasło haslo wachtwoord ifre lösenord salasana "
+    "jelszó heslo parola schlüssel chiave"
+)
+_FOREIGN_SCRIPT = (
+    r"пароль|Пароль|ПАРОЛЬ|密码|口令|密碼|密钥|秘密鍵|パスワード|비밀번호|암호|κωδικός|كلمة المرور|סיסמה"
+    r"|ключ API"
+)
+_VALUE_AFTER = r")[ \t]*[:=：][ \t]*[\"']?(?P<v>[^\s\"'`<>]{3,200})"
+_FOREIGN_SCRIPT_RULE = rule(
+    "password-assignment",
+    r"(?:" + _FOREIGN_SCRIPT + _VALUE_AFTER,
+    "",
+    _strong("password-assignment"),
+)
+
+
+def scan_foreign_names(text: str) -> Iterator[tuple[str, int, int]]:
+    """A value after a secret name in Cyrillic, CJK, Korean, Greek, Arabic or Hebrew script."""
+    if text.isascii():  # checked in C, far cheaper than a needle per name
+        return
+    yield from _FOREIGN_SCRIPT_RULE.scan(text)
+
+
+# fmt: off
+RULES: list[Rule] = [
+    # --- vendor prefixes ------------------------------------------------------------------------
+    rule("sonarqube-token", r"sq[apu]_(?P<v>[0-9a-f]{40})\b", "sqa_ sqp_ squ_", bounded=True),
+    rule("honeycomb-key", r"hc[a-z]{1,2}ik_[0-9a-z]{50,70}\b", "ik_", bounded=True),
+    rule("buildkite-token", r"bk(?:ua|ct|at)_[0-9a-f]{40}\b", "bkua_ bkct_ bkat_", bounded=True),
+    rule("slack-token", r"xox[cd]-[A-Za-z0-9%_.-]{20,400}", "xoxc- xoxd-", bounded=True),
+    rule("tailscale-key", r"tskey-[a-z]{3,8}-[A-Za-z0-9]{8,40}-[A-Za-z0-9]{20,60}", "tskey-"),
+    rule("readme-key", r"rdme_[a-z0-9]{60,80}\b", "rdme_", _random("readme-key"), bounded=True),
+    rule("readme-key", r"rdme_[A-Za-z0-9]{60,80}\b", "rdme_", _random("readme-key"), bounded=True),
+    rule("typeform-token", r"tfp_[A-Za-z0-9_-]{40,70}", "tfp_", _random("typeform-token"), bounded=True),
+    rule("octopus-key", r"API-[A-Z0-9]{25,32}\b", "api-", _random("octopus-key"), bounded=True),
+    rule("telegram-bot-token", r"\b\d{8,10}:AA[A-Za-z0-9_-]{32,33}", ":aa", _real("telegram-bot-token")),
+    rule("gitlab-token", r"gl(?:ptt|rt|cbt|dt|ft|imt|agent|oas|soat|ffct)-[A-Za-z0-9_-]{20,64}", "gl", bounded=True),
+    # --- HTTP auth schemes and credential headers ----------------------------------------------
+    rule(
+        "auth-header",
+        r"[Aa](?i:uthorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?!(?i:bearer|basic|digest|aws4)\b)"
+        r"[A-Za-z][A-Za-z0-9-]{1,30}[ \t]+(?P<v>[A-Za-z0-9+/=._~:-]{12,400})",
+        "authorization", _real("auth-header"),
+    ),
+    rule("auth-header", r"(?i:response|signature)=\"?(?P<v>[0-9a-f]{32,128})", "response= signature=", _real("auth-header")),
+    rule(
+        "auth-header",
+        r"(?m)^[<> \t]*(?P<name>(?i:x-)?[A-Za-z][A-Za-z0-9-]{0,40}(?i:token|key|secret|auth))"
+        r"[ \t]*:[ \t]*(?P<v>[A-Za-z0-9+/=._~-]{12,400})",
+        "token key secret auth", _named("auth-header"),
+    ),
+    rule(
+        "auth-header",
+        r"(?P<q>[\"'])(?P<name>[Xx]-[A-Za-z0-9-]{1,40})(?P=q)[ \t]*[:,][ \t]*" + _Q,
+        "x-", _named("auth-header"),
+    ),
+    # --- webhook URLs whose path is the credential ----------------------------------------------
+    rule("webhook-url", r"\.webhook\.office\.com/webhookb2/(?P<v>[^\s\"'<>]{20,800})", "webhook.office.com"),
+    rule("webhook-url", r"[?&]sig=(?P<v>[A-Za-z0-9%_-]{20,200})", "sig=", _real("webhook-url")),
+    rule("webhook-url", r"https?://[A-Za-z0-9.-]{1,200}(?::\d+)?/hooks/(?P<v>[A-Za-z0-9]{15,60}(?:/[A-Za-z0-9]{15,80})?)", "/hooks/", _real("webhook-url")),
+    rule("webhook-url", r"hooks\.zapier\.com/hooks/catch/(?P<v>\d{3,12}/[a-z0-9]{4,12})", "hooks.zapier.com"),
+    rule("webhook-url", r"/with/key/(?P<v>[A-Za-z0-9_-]{12,60})", "/with/key/", _real("webhook-url")),
+    rule("webhook-url", r"hook\.[a-z0-9]{2,8}\.make\.com/(?P<v>[a-z0-9]{20,40})", "make.com"),
+    rule("webhook-url", r"/open-apis/bot/v2/hook/(?P<v>[A-Za-z0-9-]{20,60})", "/open-apis/bot/"),
+    rule("webhook-url", r"/bot(?P<v>\d{6,12}:[A-Za-z0-9_-]{30,40})", "/bot", _real("webhook-url")),
+    rule("webhook-url", r"/api/webhooks/\d{6,20}/(?P<v>[A-Za-z0-9_-]{30,100})", "/api/webhooks/"),
+    # --- connection strings without :// -------------------------------------------------------
+    rule("connection-password", r":thin:[A-Za-z0-9_$#.-]{1,60}/(?P<v>[^@\s\"']{1,200})@", ":thin:", _real("connection-password")),
+    rule("connection-password", r"\bsqlplus[ \t]+(?:-\S{1,20}[ \t]+){0,4}[A-Za-z0-9_$#.-]{1,60}/(?P<v>[^@\s\"'/]{1,200})@", "sqlplus", _real("connection-password")),
+    rule(
+        "connection-password",
+        r"(?<![A-Za-z0-9_.])(?i:pwd|password|passwd|pass)[ \t]*=[ \t]*(?:\{(?P<vb>[^}\n]{1,200})\}|\"(?P<vd>[^\"\n]{1,200})\"|'(?P<vs>[^'\n]{1,200})'|(?P<v>[^\s\"'`<>;,&|{}()]{3,200}))",
+        "pwd password passwd pass", _real("connection-password"),
+    ),
+    rule("connection-password", r"(?m)^[A-Za-z0-9_.*\[\]:-]{1,200}:(?:\d{1,5}|\*):[^\s:#]{1,100}:[^\s:]{1,100}:(?P<v>[^\s]{1,200})$", ":", _real("connection-password")),
+    rule("connection-password", r"(?m)(?:^|> ?)[ \t]*AUTH[ \t]+(?:[A-Za-z0-9_.-]{1,60}[ \t]+)?(?P<v>[^\s<>]{1,200})[ \t]*$", "auth", _real("connection-password")),
+    # --- CLI flags that take a password --------------------------------------------------------
+    rule(
+        "cli-password",
+        r"[ \t]--?(?:(?:src|dest|new)?(?:store|key)pass|passphrase|password|http-password|proxy-password)[ \t=]+(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})",
+        "pass", _strong("cli-password"),
+    ),
+    rule("cli-password", r"[ \t]-pass(?:in|out)[ \t]+pass:(?P<v>[^\s\"'`<>|;&]{1,200})", "pass:", _real("cli-password")),
+    rule("cli-password", r"[ \t]-k[ \t]+(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "openssl", _on_line(r"\bopenssl\b")),
+    rule("cli-password", r"[ \t]-P[ \t]+(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "zip", _on_line(r"\b(?:un)?zip\b")),
+    rule("cli-password", r"[ \t]-[wsy][ \t]+(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "ldap", _on_line(r"\bldap[a-z]{0,12}\b")),
+    rule("cli-password", r"(?:^|\s)-(?:u|-username|-user)[ \t]+[^\s-]\S{0,60}[ \t]+-p[ \t]+(?P<v>[^\s\"'`<>|;&$][^\s\"'`<>|;&]{3,200})", "-p", _strong("cli-password")),
+    rule("cli-password", r"\b(?:7z|7za|unrar|rar)[ \t][^\n]{0,200}?[ \t]-p(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "7z rar", _strong("cli-password")),
+    rule("cli-password", r"\bsshpass[ \t]+-p[ \t]*(?P<v>[^\s\"'`<>|;&$][^\s\"'`<>|;&]{2,200})", "sshpass", _real("cli-password")),
+    rule("cli-password", r"(?:-u|--user)[ \t]+[\"']?[^\s:\"'$]{0,60}:(?P<v>[^\s\"'$][^\s\"']{3,400})", "-u --user", _strong("cli-password")),
+    rule("cli-password", r"\blftp[ \t]+(?:-\S{1,10}[ \t]+){0,4}-u[ \t]+[^\s,]{1,60},(?P<v>[^\s\"']{3,200})", "lftp", _real("cli-password")),
+    rule("cli-password", r"[ \t]/p:(?P<v>[^\s\"']{3,200})", "/p:", _strong("cli-password")),
+    rule("cli-password", r"\brabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S{1,60}[ \t]+(?P<v>[^\s\"'$][^\s\"']{2,200})", "rabbitmqctl", _real("cli-password")),
+    rule("cli-password", r"\bwpa_passphrase[ \t]+\S{1,60}[ \t]+(?P<v>[^\s\"'$][^\s\"']{7,200})", "wpa_passphrase", _real("cli-password")),
+    rule("cli-password", r"\bnmcli\b[^\n]{0,200}?[ \t]password[ \t]+(?P<v>[^\s\"'$][^\s\"']{2,200})", "nmcli", _real("cli-password")),
+    rule("cli-password", r"\bnet[ \t]+use[ \t]+(?:[A-Za-z]:[ \t]+)?\\\\\S{1,200}[ \t]+(?P<v>[^\s/\"'$][^\s\"']{2,200})", "net use", _real("cli-password")),
+    rule("cli-password", r"\bmc[ \t]+alias[ \t]+set[ \t]+\S{1,60}[ \t]+\S{1,300}[ \t]+\S{1,200}[ \t]+(?P<v>[^\s\"'$][^\s\"']{2,200})", "mc alias", _real("cli-password")),
+    rule("cli-password", r"-D[A-Za-z0-9_.]{0,100}(?i:password|secret|token)[ \t]*=(?P<v>[^\s\"'$][^\s\"']{2,200})", "-d", _real("cli-password")),
+    rule("cli-password", r"\bConvertTo-SecureString[ \t]+" + _Q, "convertto-securestring", _real("cli-password")),
+    # --- source literals: a secret name as a key or argument, the value beside it ---------------
+    rule(
+        "secret-assignment",
+        r"(?P<q>[\"'])(?P<name>[A-Za-z][A-Za-z0-9_.-]{1,60})(?P=q)[ \t]*(?:\][ \t]*=|,|=>|:)[ \t]*" + _Q,
+        "' \"", _named("secret-assignment"),
+    ),
+    rule("secret-assignment", r"\bauth=\([ \t]*[\"'][^\"'\n]{1,60}[\"'],[ \t]*" + _Q, "auth=(", _real("secret-assignment")),
+    rule("secret-assignment", r"\b(?:jwt\.encode|hmac\.new|HMAC)\([^,\n]{1,80},[ \t]*" + _Q, "jwt.encode hmac", _random("secret-assignment")),
+    # --- config files --------------------------------------------------------------------------
+    rule("secret-assignment", r"\bnpmAuth(?:Ident|Token)[ \t]*:[ \t]*[\"']?(?P<v>[^\s\"']{4,400})", "npmauth", _real("secret-assignment")),
+    rule("secret-assignment", r"\blicense_key[ \t]*[:=][ \t]*[\"']?(?P<v>[A-Za-z0-9_-]{20,80})", "license_key", _random("secret-assignment")),
+    rule("secret-assignment", r"\bmachine[ \t]+\S{1,200}(?:[ \t\n]+(?:login|account)[ \t]+\S{1,200})?[ \t\n]+password[ \t]+(?P<v>\S{1,200})", "machine", _real("secret-assignment")),
+    rule(
+        "secret-assignment",
+        r"(?m)^[ \t]*(?P<name>[A-Za-z][A-Za-z0-9_.-]{0,60})[ \t]*[=:][ \t]*[\"']?(?P<v>[^\s\"'`]{4,400})",
+        "pass secret token key", _named("secret-assignment"),
+    ),
+    # --- names in other languages ---------------------------------------------------------------
+    rule(
+        "password-assignment", r"(?:" + _FOREIGN_LATIN + _VALUE_AFTER, _FOREIGN_LATIN_NEEDLES,
+        _strong("password-assignment"),
+    ),
+]
+# fmt: on
