@@ -51,6 +51,7 @@ def test_an_untrusted_workspace_file_keeps_its_safe_settings_only(
     assert settings.queue.batch == 3  # harmless settings apply as ever
     assert settings.model.base_url is None and settings.model.api_key is None
     assert settings.ignored == ("model.base_url", "model.api_key")
+    assert settings.values["model.base_url"].source == f"default; {path} ignored"
     assert err == (
         f"wikimem: ignored model.base_url, model.api_key from {path}: it is not trusted "
         f"(review it, then run `wikimem trust -C {workspace}`)\n"
@@ -84,7 +85,8 @@ def test_a_file_others_can_write_is_not_trusted_even_with_the_right_hash(
     refused = run_wikimem("trust", cwd=workspace)
     assert refused.returncode == 1
     assert refused.stderr.decode() == (
-        f"wikimem: error: {path} is writable by group or others (mode 664); refusing to trust it\n"
+        f"wikimem: error: {path} is writable by group or others (mode 664); refusing to trust it "
+        "(`chmod go-w` it if it is yours)\n"
     )
 
 
@@ -112,6 +114,18 @@ def test_a_trust_store_others_can_write_trusts_nothing(
         home.chmod(0o755)
     assert settings.model.base_url is None
     assert stat.S_IMODE((home / trust.STORE).stat().st_mode) == 0o600
+
+
+def test_trusting_again_tightens_a_home_of_ours_others_could_write(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_config(workspace, ENDPOINT)
+    home = config.global_dir()
+    home.mkdir(parents=True, exist_ok=True)
+    home.chmod(0o775)  # umask 002
+    trust_config(path)
+    assert stat.S_IMODE(home.stat().st_mode) == 0o755
+    assert loaded(workspace, capsys)[0].model.base_url == "http://127.0.0.1:9/v1"
 
 
 def test_a_cloned_repository_cannot_start_its_command(tmp_path: Path) -> None:

@@ -501,9 +501,11 @@ def load(where: Places, env: Mapping[str, str] | None = None) -> Settings:
         )
     workspace = flatten(read_toml(where.workspace_config))
     ignored, why = untrusted(where, workspace)
+    path = str(where.workspace_config)
     for key, raw in workspace.items():
-        if key not in ignored:
-            path = str(where.workspace_config)
+        if key in ignored:  # what `wikimem config` shows as its source
+            values[key] = Value(key, values[key].value, f"{values[key].source}; {path} ignored")
+        else:
             values[key] = Value(key, coerce(key, raw, path), path)
     for key, var in ENV_KEYS.items():
         if env.get(var):

@@ -91,8 +91,19 @@ def read_store(store: Path) -> dict[str, str]:
 def write_store(store: Path, files: dict[str, str]) -> None:
     import json
 
+    tighten(store.parent)
+
     text = json.dumps({"schema": SCHEMA, "files": dict(sorted(files.items()))}, indent=2)
     atomic_write_text(store, text + "\n", mode=0o600)
+
+
+def tighten(folder: Path) -> None:
+    """A wikimem home of ours that group or others can write (made under umask 002 by an
+    older version) would make the store trust nothing: take their write bits away."""
+    folder.mkdir(parents=True, exist_ok=True)
+    info = os.stat(folder)
+    if info.st_mode & 0o022 and (not hasattr(os, "getuid") or info.st_uid == os.getuid()):
+        os.chmod(folder, stat.S_IMODE(info.st_mode) & ~0o022)
 
 
 def key_of(path: Path) -> str:
@@ -119,7 +130,8 @@ def trust(path: Path, store: Path) -> str:
         raise ConfigError(f"{path} does not exist; nothing to trust")
     unsafe = unsafe_owner(path)
     if unsafe:
-        raise ConfigError(f"{path} {unsafe}; refusing to trust it")
+        hint = "`chmod go-w` it if it is yours"
+        raise ConfigError(f"{path} {unsafe}; refusing to trust it ({hint})")
     files = read_store(store)
     files[key_of(path)] = sha = digest(path)
     write_store(store, files)
