@@ -128,6 +128,34 @@ def test_trusting_again_tightens_a_home_of_ours_others_could_write(
     assert loaded(workspace, capsys)[0].model.base_url == "http://127.0.0.1:9/v1"
 
 
+def test_another_users_endpoint_never_gets_the_key_or_the_run(workspace: Path) -> None:
+    """The owner's own endpoint and key are in the global config; another user of the checkout
+    points the workspace file at their server. The pass goes to the owner's server only."""
+    from tests.conftest import RUNS
+    from tests.openai_server import serve
+
+    with serve() as owners, serve() as theirs:
+        home = config.global_dir()
+        home.mkdir(parents=True, exist_ok=True)
+        (home / "config.toml").write_text(
+            f'[model]\nmemory = "memory-model"\nbase_url = "{owners.base_url}"\n'
+            'api_key = "sk-owner-0123456789"\nmax_retries = 0\n'
+        )
+        path = write_config(
+            workspace, f'[model]\nbase_url = "{theirs.base_url}"\napi_key = "sk-theirs"\n'
+        )
+        path.chmod(0o666)  # the shared checkout: anyone could have written it
+        assert run_wikimem("init", cwd=workspace).returncode == 0
+        run = next(RUNS.glob("01*.json"))
+        assert run_wikimem("enqueue", str(run), cwd=workspace).returncode == 0
+        done = run_wikimem("index", cwd=workspace)
+        assert done.returncode == 0, done.stderr
+        assert "ignored model.base_url, model.api_key" in done.stderr.decode()
+        assert theirs.requests == []
+        sent = owners.completions
+        assert sent and sent[0].headers["authorization"] == "Bearer sk-owner-0123456789"
+
+
 def test_a_cloned_repository_cannot_start_its_command(tmp_path: Path) -> None:
     """A repository that ships .clarvis/config.toml naming an MCP server: cloning it and
     letting an agent start a session there must not run that server."""
@@ -249,6 +277,18 @@ def test_a_wiki_repository_another_user_owns_is_refused(workspace: Path, tmp_pat
     assert refused.returncode == 1 and err.count("\n") == 1, err
     assert "belongs to another user (uid 65534)" in err and "safe.directory" in err
     assert not marker.exists()
+
+
+@pytest.mark.skipif(not AS_ROOT, reason="giving a repository to another user takes root")
+def test_a_workspace_repository_another_user_owns_is_refused(workspace: Path) -> None:
+    git("init", "-q", "-b", "main", cwd=workspace)
+    write_config(workspace, '[wiki]\ncommit_into = "workspace"\n')
+    for path in [workspace / ".git", *(workspace / ".git").rglob("*")]:
+        os.lchown(path, 65534, 65534)
+    refused = run_wikimem("init", cwd=workspace)
+    err = refused.stderr.decode()
+    assert refused.returncode == 1 and err.count("\n") == 1, err
+    assert f"{workspace}/.git belongs to another user (uid 65534)" in err
 
 
 def _loose_modes(root: Path) -> list[str]:
