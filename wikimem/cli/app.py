@@ -13,6 +13,7 @@ from wikimem.cli import (
     pipeline,
     recall,
     review,
+    serve,
     trusting,
     wiki,
 )
@@ -28,6 +29,7 @@ COMMAND_MODULES = (
     pipeline,
     recall,
     review,
+    serve,
     trusting,
     wiki,
 )

@@ -129,6 +129,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "trust": ("trusting", "daily"),
     "queue": ("pipeline", "daily"),
     "review": ("review", "daily"),
+    "serve": ("serve", "daily"),
     # wiki care
     "init": ("wiki", "care"),
     "lint": ("wiki", "care"),

@@ -1,0 +1,142 @@
+"""The wiki in a browser: `wikimem serve` as a real process, read by headless Chromium through
+Playwright. Profile → topic → leaf by clicking, an entry's provenance and history, search, the
+timeline drawn as a picture; a screenshot of each main page is checked to show something."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, example_run
+
+CHROMIUM = next(
+    (p for p in (os.environ.get("WIKIMEM_CHROMIUM"), shutil.which("chromium"),
+                 shutil.which("chromium-browser"), shutil.which("google-chrome")) if p),
+    None,
+)  # fmt: skip
+playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="no Chromium on this machine (.ci/run installs Debian's chromium)"
+)
+
+
+@pytest.fixture
+def served(workspace: Path, tmp_path: Path) -> Iterator[str]:
+    """A workspace with three runs learned (offline rules) and a person's edit, served."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    wikimem = [sys.executable, "-m", "wikimem"]
+    subprocess.run([*wikimem, "init"], cwd=workspace, env=env, check=True, capture_output=True)
+    for n, name in enumerate(("01", "02", "03")):
+        run = tmp_path / f"{name}.json"
+        run.write_text(json.dumps(dict(example_run(name), run_id=f"site-run-{n}")))
+        subprocess.run([*wikimem, "enqueue", str(run)], cwd=workspace, env=env, check=True)
+    subprocess.run([*wikimem, "index"], cwd=workspace, env=env, check=True, capture_output=True)
+    server = subprocess.Popen(
+        [*wikimem, "serve", "--port", "0"],
+        cwd=workspace,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdout is not None
+    line = server.stdout.readline()  # "wikimem: serving ... at http://127.0.0.1:PORT/": ready
+    url = line.split(" at ")[1].split()[0]
+    try:
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def _browser(p):  # type: ignore[no-untyped-def]
+    return p.chromium.launch(
+        executable_path=CHROMIUM,
+        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+              "--disable-component-update", "--disable-sync", "--no-first-run"],
+    )  # fmt: skip
+
+
+def _shows_something(png: bytes) -> bool:
+    """A screenshot that is not one flat colour: the page rendered text and shapes."""
+    import struct
+    import zlib
+
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, data = 8, b""
+    while pos < len(png):
+        length, kind = struct.unpack(">I4s", png[pos : pos + 8])
+        if kind == b"IDAT":
+            data += png[pos + 8 : pos + 8 + length]
+        pos += 12 + length
+    raw = zlib.decompress(data)
+    return len(set(raw[:200_000])) > 8
+
+
+def test_a_person_browses_profile_topic_leaf_search_and_timeline(
+    served: str, tmp_path: Path
+) -> None:
+    shots = {}
+    with playwright.sync_playwright() as p:
+        browser = _browser(p)
+        page = browser.new_page(viewport={"width": 1000, "height": 800})
+        page.goto(served)
+        assert "memory" in page.title()
+        topics = page.locator("article a")
+        assert topics.count() >= 2
+        shots["profile"] = page.screenshot(full_page=True)
+        page.locator("article a", has_text="Build").first.click()
+        page.wait_for_url("**/build/TOPIC.md")
+        page.locator("article a[href$='MEMORY.md']").first.click()
+        page.wait_for_url("**/MEMORY.md")
+        assert page.locator("article h2[id]").count() >= 1
+        provenance = page.locator("#provenance table tr")
+        assert provenance.count() >= 2  # a header and at least one entry
+        assert "site-run-" in page.locator("#provenance").inner_text()
+        shots["leaf"] = page.screenshot(full_page=True)
+        page.locator("a", has_text="History of this leaf").click()
+        assert "site-run-" in page.locator("pre").inner_text()
+        page.fill("input[name=q]", "lockfile")
+        page.press("input[name=q]", "Enter")
+        page.wait_for_url("**/search?q=lockfile")
+        hit = page.locator(".hit a").first
+        assert hit.count() == 1
+        hit.click()
+        page.wait_for_url("**/MEMORY.md#*")
+        page.goto(served + "timeline")
+        assert page.locator("svg.timeline circle.mark").count() >= 1
+        assert page.locator("ul.events li").count() >= 1
+        shots["timeline"] = page.screenshot(full_page=True)
+        missing = page.goto(served + "no/such/MEMORY.md")
+        assert missing is not None and missing.status == 404
+        escape = page.goto(served + "..%2f..%2fconfig.toml.md")
+        assert escape is not None and escape.status == 404
+        browser.close()
+    for name, png in shots.items():
+        assert _shows_something(png), name
+        (tmp_path / f"{name}.png").write_bytes(png)
+    if os.environ.get("WIKIMEM_UPDATE_SCREENSHOT"):
+        (ROOT / "docs" / "wiki-view.png").write_bytes(shots["leaf"])
+
+
+def test_page_text_is_shown_as_text_never_run_as_markup(workspace: Path, served: str) -> None:
+    leaf = workspace / ".clarvis/memory/build/evil/MEMORY.md"
+    leaf.parent.mkdir(parents=True, exist_ok=True)
+    leaf.write_text(
+        "---\ntitle: Evil\nsummary: s.\n---\n# Evil\n\n## Script\n\n"
+        "<script>document.title='owned'</script> <img src=x onerror=\"document.title='owned'\">\n"
+    )
+    with playwright.sync_playwright() as p:
+        browser = _browser(p)
+        page = browser.new_page()
+        page.goto(served + "build/evil/MEMORY.md")
+        assert page.title() != "owned"
+        assert "<script>" in page.locator("article").inner_text()
+        assert page.locator("article script, article img").count() == 0
+        browser.close()
