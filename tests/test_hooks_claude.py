@@ -893,3 +893,41 @@ def test_a_subagent_s_commands_and_report_are_recorded_under_the_parent(tmp_path
 
     kept = normalise(record_of(tmp_path, lines)).evidence
     assert [e.subagent for e in kept] == ["Explore", "Explore", ""]
+
+
+def test_a_resumed_session_records_the_turns_no_hook_did(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session crashed after two interrupted turns and a third whose Stop never came:
+    the SessionStart of its resume hands the payload to a detached hook, which records all."""
+    from wikimem.cli import start
+    from wikimem.intake import background
+
+    path = tmp_path / f"{SESSION}.jsonl"
+    path.write_text("\n".join(interrupted_session()) + "\n")
+    resumed = {
+        "session_id": SESSION,
+        "transcript_path": str(path),
+        "cwd": str(workspace),
+        "hook_event_name": "SessionStart",
+        "source": "resume",
+    }
+    handed: list[tuple[list[str], bytes | None]] = []
+    monkeypatch.setattr(
+        background, "spawn", lambda args, log, data=None: handed.append((args, data))
+    )
+
+    start.context({}, resumed, False)
+    start.context({}, resumed | {"source": "startup"}, False)  # a new session: nothing to do
+
+    [(args, data)] = handed
+    assert args[:2] == ["hook", "--handoff"] and json.loads(data or b"") == resumed
+    places = config.places(workspace, {})
+    done = accept(places, {}, data or b"")
+    assert done.job and len(queued_runs(workspace)) == 3
+    statuses = sorted(str(r.get("status") or "") for r in queued_runs(workspace))
+    assert statuses == [
+        "",  # the third: no Stop said how it ended
+        "interrupted",
+        "interrupted",
+    ]  # the third: no Stop said how it ended

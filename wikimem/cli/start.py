@@ -74,6 +74,8 @@ def context(options: dict[str, str], payload: dict[str, Any], as_json: bool) -> 
     places = config.places(options.get("--workspace"))
     if places.paused_flag.exists():
         return ""
+    if payload.get("source") == "resume" and payload.get("transcript_path"):
+        record_left_turns(places, payload)
     settings = config.load(places)
     # providers.provider_name, spelled out: importing the providers package costs a start
     provider = (settings.memory.provider or "wiki").strip().lower()
@@ -109,6 +111,17 @@ def context(options: dict[str, str], payload: dict[str, Any], as_json: bool) -> 
         "stale": list(built.stale),
     }
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def record_left_turns(places: Places, payload: dict[str, Any]) -> None:
+    """A resumed session may hold turns no hook recorded (it crashed, or its last turn was
+    interrupted and no SessionEnd came): hand the payload to a detached `wikimem hook`, which
+    records them through the session's cursor. The start does not wait for it."""
+    from wikimem.intake.background import spawn
+
+    args = ["hook", "--handoff", "--quiet", "-C", str(places.workspace), "-"]
+    data = json.dumps(payload).encode("utf-8", "surrogateescape")
+    spawn(args, str(places.background_log), data)
 
 
 def elsewhere(places: Places, settings: Settings, words: str, budget: int, as_json: bool) -> str:

@@ -40,6 +40,8 @@ from wikimem.runners.transcripts import clip, parse_jsonl, text_of
 END_EVENTS = frozenset(
     {"Stop", "StopFailure", "SubagentStop", "SessionEnd", "PreCompact", "PostCompact"}
 )
+# SessionStart of a resumed session (handed on by `wikimem start`): every turn before it is over
+RESUMED = "SessionStart"
 FILE_TOOLS = {
     "Edit": "file_path",
     "Write": "file_path",
@@ -139,10 +141,12 @@ class Turn:
 
 def is_claude_payload(payload: Mapping[str, Any]) -> bool:
     """A Claude Code end-of-turn or end-of-session hook payload (not Codex's look-alike)."""
+    event = payload.get("hook_event_name")
     return (
-        payload.get("hook_event_name") in END_EVENTS
+        (event in END_EVENTS or (event == RESUMED and payload.get("source") == "resume"))
         and ("session_id" in payload or "transcript_path" in payload)
         and "turn_id" not in payload
+        and not PurePath(str(payload.get("transcript_path") or "")).name.startswith("rollout-")
     )
 
 
@@ -153,7 +157,7 @@ def record_from_claude(payload: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 # Events after which the branch's last turn is over; at a compaction it is still running.
-TURN_OVER = frozenset({"Stop", "StopFailure", "SessionEnd"})
+TURN_OVER = frozenset({"Stop", "StopFailure", "SessionEnd", "SessionStart"})
 
 
 def records_from_claude(

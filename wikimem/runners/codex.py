@@ -155,7 +155,9 @@ def is_codex_payload(payload: Mapping[str, Any]) -> bool:
     """The `notify` JSON, or a Codex hook payload (which, unlike Claude's, has a turn_id)."""
     if payload.get("type") == "agent-turn-complete":
         return True
-    if payload.get("hook_event_name") not in (
+    event = payload.get("hook_event_name")
+    resumed = event == "SessionStart" and payload.get("source") == "resume"
+    if not resumed and event not in (
         "Stop",
         "SubagentStop",
         "StopFailure",
@@ -178,6 +180,7 @@ def record_from_codex(
 
 
 TURN_OVER = frozenset({"agent-turn-complete", "Stop", "StopFailure"})
+ALL_OVER = TURN_OVER | {"SessionStart"}  # a resumed session: every turn before it is over
 
 
 def records_from_codex(
@@ -215,7 +218,7 @@ def records_from_codex(
         key = f"#{index}" if path and not summary.unread and (turn.prompt or turn.items) else None
         if (not last and not every) or (key is not None and key in recorded):
             continue
-        if last and event not in TURN_OVER and turn.state == "open":
+        if last and event not in ALL_OVER and turn.state == "open":
             continue  # PreCompact / PostCompact: the running turn is its Stop's to record
         turn.cwd, turn.thread_id, turn.unread = cwd, summary.thread_id, summary.unread
         turn.task = turn.prompt or first
