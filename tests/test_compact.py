@@ -277,3 +277,76 @@ def test_an_entry_holding_a_sync_conflict_is_never_compacted_without_approval(
     assert done.held.startswith("changes entries holding a sync conflict to settle: ")
     assert "build/ports#ports" in done.held
     assert done.commit is None and "8081 on staging" in leaf.read_text(encoding="utf-8")
+
+
+# -- duplicates: the person's words stay, and the search is linear ------------------------------
+
+RULES_BODY = (
+    "`python -m build` fails with exit code 1:\n\n```text\n~/.venv/bin/python: No module named"
+    " build\n```\n\nWhen it fails this way, run `pip install build`; then the same command passes."
+)
+
+
+def page_items(text: str, leaf: str = "tools/build") -> list[Any]:
+    from wikimem.lifecycle.compact import Item
+    from wikimem.wiki.markdown import parse_page
+
+    return [Item(leaf, e, "procedural", "", e.body) for e in parse_page(text).entries]
+
+
+def test_a_persons_entry_is_never_retired_for_an_automated_duplicate() -> None:
+    from wikimem.lifecycle.compact import rule_edits
+
+    person = "Run `pip install build` first: `python -m build` needs the build package."
+    text = (
+        "---\ntitle: build\n---\n# build\n\n"
+        f"## Build needs its package\n\n{RULES_BODY}\n\n"  # the same words, a person's heading:
+        f"## python -m build fails\n\n{RULES_BODY}\n\n"  # the text decides whose they are
+        f"## Build the wheel\n\n{person} {RULES_BODY}\n\n"
+    )
+    retired = {e["entry"] for e in rule_edits(page_items(text), "2026-12-02")}
+
+    # the two rules' entries are exact duplicates of each other and near duplicates of the
+    # person's longer one: both go, the person's stays
+    assert retired == {"build-needs-its-package", "python--m-build-fails"}
+
+    # a person's shorter entry contained in a rules' longer one is not retired for it
+    text = (
+        "---\ntitle: build\n---\n# build\n\n"
+        "## Install build\n\nNote: `python -m build` fails with exit code 1 as"
+        " `~/.venv/bin/python: No module named build`. When it fails this way, run"
+        " `pip install build`; then the same command passes.\n\n"
+        f"## python -m build fails\n\n{RULES_BODY}\n\n`pyproject.toml`:\n\n```diff\n"
+        '+requires = ["setuptools", "build"]\n+build-backend = "setuptools.build_meta"\n```\n'
+    )
+    assert rule_edits(page_items(text), "2026-12-02") == []
+
+    # a rules' entry contained in a person's longer one is the one that goes
+    text = (
+        "---\ntitle: build\n---\n# build\n\n"
+        f"## python -m build fails\n\n{RULES_BODY}\n\n"
+        f"## Mine\n\n{RULES_BODY}\n\nAsk in #builds first.\n"
+    )
+    assert [e["entry"] for e in rule_edits(page_items(text), "2026-12-02")] == [
+        "python--m-build-fails"
+    ]
+
+
+def test_a_thousand_duplicate_headings_compact_in_seconds(workspace: Path) -> None:
+    import time
+
+    places = config.places(workspace, {})
+    settings = config.load(places, {})
+    init(places, settings)
+    body = "`bun install --frozen-lockfile` fails with `lockfile had changes`: run `bun install`."
+    leaf = places.wiki / "build" / "bun"
+    leaf.mkdir(parents=True)
+    entries = "".join(f"## Lockfile drift\n\n{body}\n\n" for _ in range(1000))
+    (leaf / "MEMORY.md").write_text(f"---\ntitle: Bun\n---\n# Bun\n\n{entries}", encoding="utf-8")
+
+    started = time.monotonic()
+    done = compact(places, settings, use_model=False, dry_run=True, day="2026-12-02")
+    took = time.monotonic() - started
+
+    assert len(done.retired) == 999
+    assert took < 20, f"{took:.1f} s"  # 270 s when each retirement re-read the page

@@ -63,6 +63,17 @@ def unsettled(text: str, entry_id: str) -> bool:
     return entry is not None and any(SYNC_CONFLICT.match(line) for line in _BREAK.split(entry.text))
 
 
+def unsettled_ids(text: str) -> frozenset[str]:
+    """The ids of a page's entries that hold a conflict nobody settled, the page parsed once."""
+    if not text:
+        return frozenset()
+    return frozenset(
+        entry.id
+        for entry in markdown.parse_page(text).entries
+        if any(SYNC_CONFLICT.match(line) for line in _BREAK.split(entry.text))
+    )
+
+
 def hold_reason(where: str, lost: Sequence[str]) -> str:
     shown = "; ".join(f'"{markdown.plain_line(line, 60)}"' for line in lost[:MAX_SHOWN])
     more = f" and {len(lost) - MAX_SHOWN} more" if len(lost) > MAX_SHOWN else ""

@@ -2,8 +2,11 @@
 
 Without a model, rules: entries past their `expires` date, entries past their `review-by`
 date that no run confirmed and no write refreshed since, and exact or near duplicates (the
-words of one entry all but contained in a longer one of the same topic and type). With a model,
-one call per topic asks for merges, updates and retirements in the edit-plan format.
+words of one entry all but contained in a longer one of the same topic and type). Of two
+duplicates, an entry holding a person's words is never the one retired in favour of one the
+offline rules wrote. Each page is read and rewritten once whatever the number of its entries.
+With a model, one call per topic asks for merges, updates and retirements in the edit-plan
+format.
 
 Invariants: a compaction is an edit plan like any other: validated by `indexing.plan`, held
 for review when it removes a large share (`review.max_remove_share`) or touches an entry a
@@ -27,8 +30,9 @@ from wikimem.config import Places, Settings
 from wikimem.errors import UsageError
 from wikimem.fsio import atomic_write_text, read_text
 from wikimem.indexing import ownership
+from wikimem.indexing.offline import rules_wrote
 from wikimem.indexing.plan import MAX_EDITS, SCHEMA, Plan, RawPlan, parse, validate
-from wikimem.lifecycle.trash import both_pages, empty_like, put_entry
+from wikimem.lifecycle.trash import both_pages, empty_like, put_entries
 from wikimem.wiki import markdown
 from wikimem.wiki.change import Change, wiki_change
 from wikimem.wiki.history.commits import WIKIMEM, Identity
@@ -92,6 +96,11 @@ def items(wiki: Wiki, topic: str | None) -> Iterator[Item]:
             yield Item(leaf, entry, kind, expires, entry.body, review, refreshed)
 
 
+def automated(item: Item) -> bool:
+    """Whether the offline rules wrote every word of the entry (no person's words in it)."""
+    return rules_wrote(item.body)
+
+
 def shingles(text: str) -> frozenset[tuple[str, str]]:
     """Word pairs of `text`: what two entries share when one says what the other does, where
     single words are shared by any two entries about the same tool."""
@@ -122,11 +131,17 @@ def rule_edits(found: list[Item], day: str) -> list[dict[str, Any]]:
         key = " ".join(item.body.lower().split())
         if item.ref in gone or not key:
             continue
-        if key in exact:
-            retire(item, f"exact duplicate of {exact[key].ref}")
-        else:
+        kept = exact.get(key)
+        if kept is None:
             exact[key] = item
+        elif automated(kept) and not automated(item):  # the person's words are the ones kept
+            retire(kept, f"exact duplicate of {item.ref}")
+            exact[key] = item
+        else:
+            retire(item, f"exact duplicate of {kept.ref}")
     for smaller, larger in near_duplicates([i for i in found if i.ref not in gone]):
+        if automated(larger) and not automated(smaller):
+            continue  # never a person's entry removed in favour of one the rules wrote
         if smaller.ref not in gone and larger.ref not in gone:
             retire(smaller, f"near duplicate of {larger.ref}, which says it all")
     return edits
@@ -256,8 +271,15 @@ def checked(
     or of the `total` entries compacted."""
     summary = f"Compact {topic or 'the wiki'}"
     edits = sorted(edits, key=lambda e: str(e.get("leaf")))  # a leaf's removals in one part
+    bodies: dict[str, dict[str, str] | None] = {}
+
+    def lookup(leaf: str) -> dict[str, str] | None:  # a leaf read once, not once per edit
+        if leaf not in bodies:
+            bodies[leaf] = wiki.entry_bodies(leaf)
+        return bodies[leaf]
+
     parts = [
-        validate(RawPlan(summary, tuple(edits[n : n + MAX_EDITS]), ()), wiki.entry_bodies,
+        validate(RawPlan(summary, tuple(edits[n : n + MAX_EDITS]), ()), lookup,
                  max_remove_share=share)
         for n in range(0, len(edits), MAX_EDITS)
     ] or [validate(RawPlan(summary, (), ()), wiki.entry_bodies)]  # fmt: skip
@@ -287,19 +309,22 @@ def rewrite(wiki: Wiki, plan: Plan, day: str) -> dict[str, tuple[str | None, str
             continue
         before, bin_before = page.render(), trashed.render() if trashed else None
         gone: set[str] = set()
+        removed: list[Entry] = []
         for edit in edits:
             entry = page.entry(edit.entry)
             if entry is None:
                 continue
             if edit.action == "remove":
-                trashed = put_entry(trashed or empty_like(page, leaf), entry)
-                page = markdown.remove_entry(page, edit.entry)
+                removed.append(entry)
                 gone.add(entry.title)
             elif edit.action == "update":
                 meta = {**entry.meta, **dict(edit.meta)}
                 page = markdown.replace_entry(
                     page, edit.entry, edit.title or entry.title, edit.body, meta
                 )
+        if removed:  # all at once: one parse a page, not one per retired entry
+            trashed = put_entries(trashed or empty_like(page, leaf), removed)
+            page = markdown.remove_entries(page, {e.id for e in removed})
         if page.render() != before:
             page = _settle_summary(markdown.with_meta(page, "updated", day), gone)
             out[leaf_file] = (before, page.render())
@@ -319,9 +344,14 @@ def unsettled(wiki: Wiki, plan: Plan) -> list[str]:
     """Refs of entries the plan would change that hold a sync conflict nobody settled: which
     version to keep is a person's call, not a compaction's."""
     found = []
+    torn: dict[str, frozenset[str]] = {}  # each page read and parsed once
     for edit in plan.edits:
-        path = wiki.confine(wiki.leaf_file(edit.leaf))
-        if path.is_file() and ownership.unsettled(read_text(path), edit.entry):
+        if edit.leaf not in torn:
+            path = wiki.confine(wiki.leaf_file(edit.leaf))
+            torn[edit.leaf] = (
+                ownership.unsettled_ids(read_text(path)) if path.is_file() else frozenset()
+            )
+        if edit.entry in torn[edit.leaf]:
             found.append(f"{edit.leaf}#{edit.entry}")
     return found
 
@@ -353,9 +383,13 @@ def person_written(places: Places, settings: Settings, plan: Plan) -> list[str]:
         return pages[(rev, file)]
 
     found: list[str] = []
+    head = repo.head() if dirty else None  # one `git rev-parse`, not one per edit
+    saved: dict[str, Page | None] = {}
     for edit in plan.edits:
         file = f"{edit.leaf}/{LEAF_FILE}"
-        changed = [(wiki.read_page(file), page_at(repo.head(), file))] if file in dirty else []
+        if file in dirty and file not in saved:
+            saved[file] = wiki.read_page(file)
+        changed = [(saved[file], page_at(head, file))] if file in dirty else []
         for sha in theirs_by_file.get(file, ()):
             if sha not in parents:
                 parents[sha] = repo.parent(sha)

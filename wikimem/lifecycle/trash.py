@@ -9,6 +9,7 @@ so forgotten memory stops being recalled at once. Forget, restore and purge are 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,6 +88,17 @@ def put_entry(page: Page, entry: Entry) -> Page:
     if page.entry(entry.id) is not None:
         return markdown.replace_entry_text(page, entry.id, entry.own_text)
     return markdown.add_entry_text(page, entry.own_text)
+
+
+def put_entries(page: Page, entries: Sequence[Entry]) -> Page:
+    """`put_entry` for many entries: those new to the page are appended with one parse."""
+    fresh = []
+    for entry in entries:
+        if page.entry(entry.id) is not None:
+            page = markdown.replace_entry_text(page, entry.id, entry.own_text)
+        else:
+            fresh.append(entry.own_text)
+    return markdown.add_entries_text(page, fresh) if fresh else page
 
 
 def empty_like(page: Page, path: str) -> Page:

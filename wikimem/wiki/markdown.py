@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -175,6 +175,35 @@ def add_entry_text(page: Page, text: str) -> Page:
             "cannot add an entry: it would not read back as its own section "
             "(the page ends inside an open block?)"
         )
+    return new
+
+
+def add_entries_text(page: Page, texts: Sequence[str]) -> Page:
+    """`add_entry_text` for many entries, parsing the page once (not once per entry)."""
+    text = page.render()
+    for item in texts:
+        text += _blank_line_join(text, page.newline) + item
+    new = parse_page(text)
+    added = new.entries[len(page.entries) :]
+    if len(added) != len(texts) or any(
+        e.own_text != t[: _trailing_blank_start(t)] for e, t in zip(added, texts, strict=True)
+    ):
+        raise WikiError(
+            "cannot add the entries: one would not read back as its own section "
+            "(the page ends inside an open block?)"
+        )
+    return new
+
+
+def remove_entries(page: Page, entry_ids: Collection[str]) -> Page:
+    """Drop the entries of these ids at once: one parse for the page, whatever their number."""
+    gone = set(entry_ids)
+    kept = [e for e in page.entries if e.id not in gone]
+    if len(kept) == len(page.entries):
+        return page
+    new = parse_page(page.frontmatter + page.head + "".join(e.text for e in kept))
+    if [e.text for e in new.entries] != [e.text for e in kept]:
+        raise WikiError("cannot remove those entries: the page would change shape")
     return new
 
 
