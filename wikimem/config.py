@@ -369,17 +369,22 @@ def places(
 
 
 def read_toml(path: Path) -> dict[str, Any]:
+    return read_config(path)[0]
+
+
+def read_config(path: Path) -> tuple[dict[str, Any], tuple[bytes, os.stat_result] | None]:
+    """A config file's table, and the bytes and status it was parsed from (None: no file)."""
     if not path.is_file():
-        return {}
+        return {}, None
     # imported here: most hooks run where no config file exists, and they must start fast
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover
         import tomli as tomllib
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        content = trust.read_file(path)
+        return tomllib.loads(content[0].decode("utf-8")), content
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read config: {exc}") from exc
 
 
@@ -499,8 +504,9 @@ def load(where: Places, env: Mapping[str, str] | None = None) -> Settings:
         values[key] = Value(
             key, coerce(key, raw, str(where.global_config)), str(where.global_config)
         )
-    workspace = flatten(read_toml(where.workspace_config))
-    ignored, why = untrusted(where, workspace)
+    table, content = read_config(where.workspace_config)
+    workspace = flatten(table)
+    ignored, why = untrusted(where, workspace, content)
     path = str(where.workspace_config)
     for key, raw in workspace.items():
         if key in ignored:  # what `wikimem config` shows as its source
@@ -516,14 +522,16 @@ def load(where: Places, env: Mapping[str, str] | None = None) -> Settings:
 _warned: set[str] = set()  # one warning per file and process: settings load many times
 
 
-def untrusted(where: Places, workspace: Mapping[str, Any]) -> tuple[tuple[str, ...], str]:
+def untrusted(
+    where: Places, workspace: Mapping[str, Any], content: tuple[bytes, os.stat_result] | None
+) -> tuple[tuple[str, ...], str]:
     """The workspace file's dangerous settings that must be ignored (the file is not trusted
     as it is now), and why; said once on stderr, with how to trust it."""
     dangerous = tuple(key for key, raw in workspace.items() if trust.is_dangerous(key, raw))
     if not dangerous:
         return (), ""
     path = where.workspace_config
-    why = trust.distrust_reason(path, trust.store_path(where.global_dir))
+    why = trust.distrust_reason(path, trust.store_path(where.global_dir), content)
     if why is None:
         return (), ""
     said = f"{path}:{why}"

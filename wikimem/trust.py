@@ -51,11 +51,21 @@ def store_path(global_dir: Path) -> Path:
     return global_dir / STORE
 
 
+def read_file(path: Path) -> tuple[bytes, os.stat_result]:
+    """A file's bytes and the status of the very file they came from: what is checked is what
+    is used, however fast someone swaps the file."""
+    with open(path, "rb") as handle:
+        return handle.read(), os.fstat(handle.fileno())
+
+
 def digest(path: Path) -> str:
+    return digest_of(read_file(path)[0])
+
+
+def digest_of(data: bytes) -> str:
     import hashlib  # only when a workspace file holds a dangerous setting
 
-    with open(path, "rb") as handle:
-        return hashlib.sha256(handle.read()).hexdigest()
+    return hashlib.sha256(data).hexdigest()
 
 
 def unsafe_owner(path: Path) -> str | None:
@@ -64,6 +74,10 @@ def unsafe_owner(path: Path) -> str | None:
         info = os.stat(path)
     except OSError as exc:
         return f"cannot be read ({exc.strerror})"
+    return unsafe_status(info)
+
+
+def unsafe_status(info: os.stat_result) -> str | None:
     if hasattr(os, "getuid") and info.st_uid != os.getuid():
         return f"is owned by another user (uid {info.st_uid})"
     if info.st_mode & 0o022:
@@ -110,15 +124,22 @@ def key_of(path: Path) -> str:
     return os.path.abspath(path)
 
 
-def distrust_reason(path: Path, store: Path) -> str | None:
-    """None when `path` is trusted as it is now; else why not, as the end of a sentence."""
-    unsafe = unsafe_owner(path)
+def distrust_reason(
+    path: Path, store: Path, content: tuple[bytes, os.stat_result] | None = None
+) -> str | None:
+    """None when `path` is trusted as it is now (as `content`, read by `read_file`, when
+    given); else why not, as the end of a sentence."""
+    try:
+        data, info = content or read_file(path)
+    except OSError as exc:
+        return f"it cannot be read ({exc.strerror})"
+    unsafe = unsafe_status(info)
     if unsafe:
         return f"it {unsafe}"
     recorded = read_store(store).get(key_of(path))
     if recorded is None:
         return "it is not trusted"
-    if recorded != digest(path):
+    if recorded != digest_of(data):
         return "it changed since it was trusted"
     return None
 
@@ -128,12 +149,13 @@ def trust(path: Path, store: Path) -> str:
     could have written is refused: trusting it would trust them."""
     if not path.is_file():
         raise ConfigError(f"{path} does not exist; nothing to trust")
-    unsafe = unsafe_owner(path)
+    data, info = read_file(path)
+    unsafe = unsafe_status(info)
     if unsafe:
         hint = "`chmod go-w` it if it is yours"
         raise ConfigError(f"{path} {unsafe}; refusing to trust it ({hint})")
     files = read_store(store)
-    files[key_of(path)] = sha = digest(path)
+    files[key_of(path)] = sha = digest_of(data)
     write_store(store, files)
     return sha
 
