@@ -11,6 +11,7 @@ import pytest
 from wikimem import config
 from wikimem.intake.accept import accept
 from wikimem.runners.claude import active_branch, entry_from_line, evidence_from, record_from_claude
+from wikimem.runners.codex import SHELL_TOOLS, _command, read_rollout
 from wikimem.runners.github import record_from_output
 from wikimem.runners.transcripts import read_jsonl
 
@@ -179,3 +180,46 @@ def test_every_turn_of_every_real_transcript_is_recorded_exactly_once(
     notes = [e["text"] for r in runs for e in r["evidence"] if e["kind"] == "note"]
     reports = [text for text in notes if text.startswith("Subagent ")]
     assert len(reports) == sum(1 for _, name, _ in calls if name == "Task")
+
+
+REAL_CODEX = sorted(REAL.glob("codex-*-rollout-*.jsonl"))
+
+
+@pytest.mark.parametrize("path", REAL_CODEX, ids=[p.name.split("-rollout-")[0] for p in REAL_CODEX])
+def test_every_turn_of_every_real_rollout_is_recorded_exactly_once(
+    path: Path, workspace: Path
+) -> None:
+    """Codex's Stop, then its notify and a compaction: one job per turn of the rollout, and
+    every shell call with an output in exactly one of them, as a command (or a file change)."""
+    thread = path.stem.split("-rollout-")[1][20:]
+    places = config.places(workspace, {})
+    stop = {
+        "hook_event_name": "Stop",
+        "session_id": thread,
+        "turn_id": "last",
+        "transcript_path": str(path),
+        "cwd": "/tmp",
+        "stop_hook_active": False,
+    }
+    turns = read_rollout(path).turns()
+
+    first = accept(places, {}, json.dumps(stop).encode())
+    for again in (stop, stop | {"hook_event_name": "PreCompact", "trigger": "auto"}):
+        assert accept(places, {}, json.dumps(again).encode()).job is None
+
+    assert first.job and first.run_id == f"{thread}:last"
+    queue = workspace / ".clarvis" / "state" / "queue"
+    runs = [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+    assert len(runs) == len(turns) == len({r["run_id"] for r in runs})
+    calls, outputs = {}, set()
+    for line in read_jsonl(path):
+        item = line.get("payload") or {}
+        if item.get("type") == "function_call" and item.get("name") in SHELL_TOOLS:
+            calls[item["call_id"]] = json.loads(item["arguments"])
+        elif item.get("type") == "function_call_output":
+            outputs.add(item["call_id"])
+    wanted = [_command(a.get("cmd") or a.get("command")) for c, a in calls.items() if c in outputs]
+    recorded = [e["command"] for r in runs for e in r["evidence"] if e["kind"] == "command"]
+    shell_patches = [c for c in wanted if c and "*** Begin Patch" in c]
+    assert sorted(recorded) == sorted(c for c in wanted if c not in shell_patches)
+    assert all("exit_code" in e for r in runs for e in r["evidence"] if e["kind"] == "command")
