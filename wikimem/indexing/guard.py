@@ -23,19 +23,36 @@ from urllib.parse import urlsplit
 
 from wikimem.intake.record import RunRecord
 
-SHELLS = r"(?:sudo\s+(?:-\S+\s+)*)?(?:/usr)?(?:/bin/)?(?:ba|z|k|da|fi|c|tc)?sh\b"
-RUNTIMES = r"(?:sudo\s+(?:-\S+\s+)*)?(?:python[0-9.]*|perl|ruby|node|php|iex|invoke-expression)\b"
-FETCH = r"\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c|http)\b"
-NET = r"\b(?:curl|wget|nc|ncat|netcat|socat|scp|sftp|rsync|ftp|tftp|telnet|http|https)\b"
-HOMES = r"(?:~|\$\{?HOME\}?|/root|/home/[^/\s\"']+)"
+# What may stand before an interpreter: sudo or doas with options (and their values, `-u root`),
+# `env` with assignments, `exec`, `command`.
+RUNNER = (  # bounded repeats: tried wherever a command may start, it must not run on
+    r"(?:(?:sudo|doas)[ \t]+(?:-[A-Za-z]+[ \t]+(?:[\w.@][\w.@-]*[ \t]+)?|--[\w-]+(?:=\S+)?[ \t]+)"
+    r"{0,8}|(?:/usr)?(?:/bin/)?env[ \t]+(?:-\S+[ \t]+|\w+=\S*[ \t]+){0,8}|exec[ \t]+|command[ \t]+)"
+    r"{0,3}"
+)
+SHELLS = rf"{RUNNER}(?:/usr)?(?:/local)?(?:/bin/)?(?:ba|z|k|da|fi|c|tc|a)?sh\b"
+RUNTIMES = (
+    rf"{RUNNER}(?:/usr)?(?:/local)?(?:/bin/)?"
+    r"(?:python[0-9.]*|perl|ruby|node|php|deno|bun|pwsh|powershell|iex|invoke-expression)\b"
+)
+FETCH = (
+    r"\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c|http"
+    r"|downloadstring|downloadfile|downloaddata|net\.webclient|start-bitstransfer)\b"
+)
+NET = r"\b(?:curl|wget|nc|ncat|netcat|socat|scp|sftp|rsync|rclone|ftp|tftp|telnet|http|https)\b"
+# Every spelling of the home folder: ~, $HOME, ${HOME}, ${HOME:?msg}, ${HOME:-x}, "$HOME"...
+HOMES = r"(?:~|\$\{HOME(?:[:?+-][^}\s]*)?\}|\$HOME\b|/root|/home/[^/\s\"']+)"
 SENSITIVE = (
-    r"(?:\.env\b|\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|/etc/(?:passwd|shadow|sudoers)"
-    r"|\.aws/credentials|\.netrc\b|\.git-credentials|\.npmrc\b|\.pypirc\b"
+    r"(?:\.env\b|\.ssh(?:/|\b)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|/etc/(?:passwd|shadow|sudoers)"
+    r"|\.aws(?:/|\b)|\.netrc\b|\.git-credentials|\.npmrc\b|\.pypirc\b"
     r"|\.docker/config\.json|\.kube/config|\.gnupg/|/proc/(?:self|\d+)/environ"
     r"|\.(?:pem|p12|pfx|key)\b|credentials\.json|secrets?\.(?:ya?ml|json|env|txt)\b)"
 )
 SYSTEM_DIRS = r"(?:bin|boot|dev|etc|home|lib|lib64|opt|root|sbin|srv|sys|usr|var)"
-RM_TARGET = rf"(?:/\*?|/{SYSTEM_DIRS}/?\*?|{HOMES}/?\*?|\.\.(?:/\.\.)*/?\*?|\*|\.)"
+_Q = r"[\"']?"  # a quote may open or close anywhere in a target: "$HOME"/, "${HOME:?}"/*
+RM_TARGET = (
+    rf"{_Q}(?:/{_Q}\*?|/{SYSTEM_DIRS}{_Q}/?\*?|{HOMES}{_Q}/?{_Q}\*?|\.\.(?:/\.\.)*/?\*?|\*|\.){_Q}"
+)
 RECURSIVE = r"(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)"
 
 # Hosts whose package indexes are the tools' own defaults: naming them adds nothing unknown.
@@ -78,17 +95,71 @@ def _rule(kind: str, pattern: str) -> _Rule:
 
 
 RULES = (
+    # through any number of pipes and tees (`| tee x | sh`, `|& bash`) to an interpreter
     _rule(
-        "download piped into a shell", rf"{FETCH}[^\n|]*\|\s*(?:{SHELLS}|{RUNTIMES}|source\b|\.\s)"
+        "download piped into a shell",
+        rf"{FETCH}[^\n;]*?\|&?\s*(?:{SHELLS}|{RUNTIMES}|source\b|\.(?=\s))",
     ),
     _rule(
         "download run by a shell",
-        rf"(?:{SHELLS}|{RUNTIMES}|source\b|\beval\b)[^\n]*(?:<\(|\$\(|`)\s*{FETCH}",
+        rf"(?:{SHELLS}|{RUNTIMES}|source\b|\beval\b|(?:^|(?<=[\s;&|(`]))\.(?=\s))"
+        rf"[^\n]*?(?:<\(|\$\(|`)\s*{FETCH}",
     ),
-    _rule("download run by a shell", rf"\b(?:iex|invoke-expression)\b[^\n]*{FETCH}"),
+    _rule("download run by a shell", rf"\b(?:iex|invoke-expression)\b[^\n]{{0,200}}?{FETCH}"),
+    _rule(
+        "registry, proxy or TLS override of a package manager",
+        r"\b(?:npm|yarn|pnpm|bun)\s+config\s+set\s+(?:[\w@/:.-]*:)?"
+        r"(?:https?-)?proxy\b|\b(?:npm|yarn)\S*\s[^\n;|]*\bnpmRegistryServer\b\s*[= ]\s*\S"
+        r"|\benableStrictSsl\s*[= ]\s*false\b|\bunsafeHttpWhitelist\b"
+        r"|(?:\b|_)strict[-_]ssl\s*(?:=\s*|\s+)[\"']?false\b|\bssl_verify\s+(?:false|no|0)\b"
+        r"|\bpip[0-9.]*\s+(?:config\s+set\s+\S*(?:trusted-host|proxy)\b|[^\n;|]*\s--proxy[=\s])"
+        r"|\bPIP_(?:TRUSTED_HOST|PROXY)\s*="
+        r"|--allow-insecure-host\b|\bUV_INSECURE_HOST\s*="
+        r"|\bGO(?:INSECURE|NOSUMDB|NOSUMCHECK)\s*=|\bGOSUMDB\s*=\s*[\"']?off\b"
+        r"|\bGOFLAGS\s*=\s*[\"']?[^\n]*-insecure\b"
+        r"|\bconda\s+config\s+[^\n;|]*(?:--add\s+channels\s+[\"']?https?://|channel_alias\b)"
+        r"|\bhttps?\.proxy\b\s*(?:=\s*|\s+)[\"']?\w+://"
+        r"|\burl\.[\"']?(?:https?|git|ssh)://"
+        r"(?!(?:[^\s\"'/@]*@)?(?:github\.com|gitlab\.com|bitbucket\.org)[/:\"'])"
+        r"[^\s\"']+[\"']?\.insteadof\b"
+        r"|\bbundle\s+config\s+(?:set\s+)?(?:--\w+\s+)?mirror\.",
+    ),
+    _rule(
+        "registry, proxy or TLS override of a package manager",
+        r"\bGOPROXY\s*=\s*[\"']?(?!(?:https://proxy\.golang\.org|direct|off)"
+        r"(?:[,|](?:https://proxy\.golang\.org|direct|off))*[\"']?(?=[\s\"'`;)]|$))\S",
+    ),
+    _rule(  # a credentials folder or file as what a copy tool sends (not its `-i` key)
+        "secrets sent over the network",
+        r"\b(?:scp|rsync|rclone\s+(?:copy|sync|move)|(?:aws\s+s3|gsutil|gcloud\s+storage)"
+        rf"\s+(?:cp|sync|mv))\b[^\n;|]*?\s(?<!-[iFoSJe]\s)[\"']?(?:{HOMES}/)?\.(?:ssh|aws|gnupg"
+        r"|kube|docker|netrc|git-credentials|npmrc|pypirc)\b",
+    ),
+    _rule(  # a credentials file read, then piped on to the network
+        "secrets sent over the network",
+        rf"{SENSITIVE}[^\n;]*?\|\s*(?:[^\n;|]*\|\s*)*?(?:sudo\s+)?{NET}",
+    ),
+    _rule(
+        "secrets sent over the network",
+        rf"\bwget\b[^\n]*?--post-file[=\s]+[\"']?[^\s\"']*{SENSITIVE}",
+    ),
+    _rule(
+        "reverse shell",
+        r"\b(?:nc|ncat|netcat)\b[^\n]*\s--(?:sh-|lua-)?exec\b|\bsocat\b[^\n]*\bsystem:"
+        rf"|\b(?:nc|ncat|netcat|telnet|socat)\b[^\n;]*\|\s*{SHELLS}"
+        r"|\bsocket\b[^\n]*?(?:\bdup2\b|\bpty\.spawn\b)|\buse socket\b[^\n]*?\bexec\b"
+        r"|\bfsockopen\s*\(|\bnet\.sockets\.tcpclient\b",
+    ),
     _rule(
         "recursive delete of a root, home or parent folder",
-        rf"\brm\s+(?:-\S+\s+)*?{RECURSIVE}\s+(?:-\S+\s+)*(?:[^\s;&|]+\s+)*?[\"']?"
+        rf"\bfind\s+{_Q}(?:/|{HOMES}){_Q}/?{_Q}\s(?:[^\n;|&]*\s)?(?:-delete\b|-exec\s+rm\b)"
+        r"|\bremove-item\b[^\n;|]*-recurse\b[^\n;|]*\s[\"']?(?:[a-z]:\\?|\$env:(?:userprofile|home"
+        r"|systemdrive)|~)[\"']?(?=$|[\s;|)`])",
+    ),
+    _rule(
+        "recursive delete of a root, home or parent folder",
+        # one reading of the flags (a lookahead finds the recursive one): no backtracking
+        rf"\brm\s+(?=(?:-\S+\s+)*?{RECURSIVE}\s)(?:-\S+\s+)*(?:[^\s;&|-][^\s;&|]*\s+)*?[\"']?"
         rf"{RM_TARGET}[\"']?(?=$|[\s;&|)`])",
     ),
     _rule("recursive delete of a root, home or parent folder", r"--no-preserve-root"),
@@ -113,8 +184,7 @@ RULES = (
     ),
     _rule(
         "secrets sent over the network",
-        rf"(?:\b(?:env|printenv|set)\b|\bcat\b[^\n|]*{SENSITIVE}[^\n|]*|\btar\b[^\n|]*"
-        rf"{SENSITIVE}[^\n|]*)\s*\|\s*(?:sudo\s+)?{NET}",
+        rf"\b(?:env|printenv|set)\b\s*\|\s*(?:sudo\s+)?{NET}",
     ),
     _rule(
         "secrets sent over the network",
@@ -160,7 +230,7 @@ RULES = (
 )
 
 INDEX_URL = re.compile(
-    r"(?:--(?:extra-)?index-url|--registry|--find-links|-f|-i|(?:extra-)?index-url|registry"
+    r"(?:--(?:extra-)?index-url|--default-index|--index|UV_DEFAULT_INDEX|--registry|--find-links|-f|-i|(?:extra-)?index-url|registry"
     r"|PIP_(?:EXTRA_)?INDEX_URL|UV_(?:EXTRA_)?INDEX_URL|NPM_CONFIG_REGISTRY|UV_INDEX)"
     r"(?:\s*=\s*|\s+)[\"']?(https?://[^\s\"'`]+)",
     re.IGNORECASE,
@@ -209,10 +279,31 @@ def _unknown_indexes(text: str) -> Iterable[tuple[int, int]]:
                 yield offset + match.start(), offset + match.end()
 
 
+# A line is scanned in windows of WINDOW characters, each overlapping the next by OVERLAP: the
+# rules look ahead along a line from each place a command may start, so a 100 KB line of `curl `
+# took a minute. A command up to OVERLAP characters long is seen whole in some window.
+WINDOW = 800
+OVERLAP = 400
+
+
+def _windows(text: str) -> str:
+    """`text` with each line longer than WINDOW cut into overlapping windows, one a line."""
+    if len(text) <= WINDOW or all(len(line) <= WINDOW for line in text.split("\n")):
+        return text
+    lines = []
+    for line in text.split("\n"):
+        if len(line) <= WINDOW:
+            lines.append(line)
+            continue
+        step = WINDOW - OVERLAP
+        lines += [line[i : i + WINDOW] for i in range(0, len(line) - OVERLAP, step)]
+    return "\n".join(lines)
+
+
 def scan(text: str) -> list[Danger]:
-    """Every dangerous command shown in `text`, in order of appearance."""
+    """Every dangerous command shown in `text`, in order of appearance (time linear in `text`)."""
     found: list[tuple[int, Danger]] = []
-    text = normal(text)
+    text = _windows(normal(text))
     for rule in RULES:
         for match in rule.pattern.finditer(text):
             found.append((match.start(), Danger(rule.kind, _line_at(text, *match.span()))))
