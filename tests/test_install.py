@@ -52,6 +52,8 @@ def test_claude_adds_stop_and_session_end_and_keeps_the_rest(tmp_path: Path) -> 
         "SessionStart": "wikimem start --runner claude",
         "PreCompact": "wikimem hook",
         "PostCompact": "wikimem hook",
+        "UserPromptSubmit": "wikimem deliver --runner claude",
+        "PostToolUseFailure": "wikimem deliver --runner claude",
     }
 
     text = settings.read_text(encoding="utf-8")
@@ -101,6 +103,8 @@ def test_claude_creates_a_missing_or_empty_file(tmp_path: Path) -> None:
         "SessionStart",
         "PreCompact",
         "PostCompact",
+        "UserPromptSubmit",
+        "PostToolUseFailure",
     }
 
 
@@ -195,6 +199,8 @@ def test_claude_uninstall_gives_back_the_settings_as_they_were(tmp_path: Path) -
         "SessionStart",
         "PreCompact",
         "PostCompact",
+        "UserPromptSubmit",
+        "PostToolUseFailure",
     ]
 
     assert settings.read_text(encoding="utf-8") == EXISTING  # byte for byte: no re-indent
@@ -240,6 +246,8 @@ def test_codex_hooks_json_and_uninstall(tmp_path: Path) -> None:
         "SessionStart": "/venv/bin/wikimem start --runner codex",
         "PreCompact": "/venv/bin/wikimem hook",
         "PostCompact": "/venv/bin/wikimem hook",
+        "UserPromptSubmit": "/venv/bin/wikimem deliver --runner codex",
+        "PostToolUse": "/venv/bin/wikimem deliver --runner codex",
     }
     assert tomllib.loads(config.read_text())["features"] == {"codex_hooks": True}
     assert json.loads(hooks.read_text())["hooks"]["SessionStart"][0]["hooks"][0]["timeout"] == 10
@@ -249,6 +257,8 @@ def test_codex_hooks_json_and_uninstall(tmp_path: Path) -> None:
         "SessionStart",
         "PreCompact",
         "PostCompact",
+        "UserPromptSubmit",
+        "PostToolUse",
     ]
     assert config.read_text() == CODEX
     assert hooks.read_text() == before

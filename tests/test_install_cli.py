@@ -44,6 +44,8 @@ def test_claude_project_install_goes_to_the_personal_settings_file(workspace: Pa
         f"  SessionStart: {ENTRY} start --runner claude\n"
         f"  PreCompact: {ENTRY} hook\n"
         f"  PostCompact: {ENTRY} hook\n"
+        f"  UserPromptSubmit: {ENTRY} deliver --runner claude\n"
+        f"  PostToolUseFailure: {ENTRY} deliver --runner claude\n"
     )
     assert shared.read_text() == '{\n    "model": "opus"\n}\n'  # no personal path in it
     assert hook_commands(personal, "Stop") == [f"{ENTRY} hook"]
@@ -91,7 +93,8 @@ def test_claude_uninstall_removes_what_install_added(workspace: Path, cli) -> No
     result = cli("uninstall", "claude")
 
     assert result.out == (
-        f"removed Stop, SessionEnd, SessionStart, PreCompact, PostCompact from {settings}\n"
+        f"removed Stop, SessionEnd, SessionStart, PreCompact, PostCompact, UserPromptSubmit,"
+        f" PostToolUseFailure from {settings}\n"
     )
     assert settings.read_text() == json.dumps(mine)  # byte for byte
     assert cli("uninstall", "claude").out == f"nothing to remove in {settings}\n"

@@ -117,7 +117,7 @@ def test_every_read_command_speaks_json() -> None:
         "install", "install claude", "install codex", "mcp", "pause", "purge", "queue approve",
         "queue drop", "queue retry", "restore", "resume", "schema", "undo", "uninstall",
         "uninstall claude", "uninstall codex", "completion", "review approve", "review drop",
-        "review edit", "serve", "",
+        "review edit", "serve", "deliver", "",
     }  # fmt: skip
     without = []
 

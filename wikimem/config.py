@@ -53,6 +53,11 @@ SETTINGS: dict[str, tuple[Any, type, str]] = {
     "hook.linger": (600, int, "seconds a warm intake listener waits for the next run (0: none)"),
     "hook.start_budget": (6000, int, "characters the SessionStart hook prints (0: nothing)"),
     "hook.resume_budget": (1500, int, "characters it prints when a session resumes (0: nothing)"),
+    "recall.budget": (
+        2000,
+        int,
+        "characters a prompt or failed-command hook adds to the agent's context (0: nothing)",
+    ),
     "review.max_remove_share": (0.5, float, "share of entries a plan may remove before review"),
     "review.mode": ("risky", str, "what waits for a person: 'off', 'risky' (holds) or 'all'"),
     "memory.provider": ("wiki", str, "where memory goes: 'wiki', 'mcp', or a plugin's name"),
@@ -224,6 +229,11 @@ class HookSection:
 
 
 @dataclass(frozen=True)
+class RecallSection:
+    budget: int
+
+
+@dataclass(frozen=True)
 class ReviewSection:
     max_remove_share: float
     mode: str
@@ -250,6 +260,7 @@ SECTIONS: dict[str, type] = {
     "wiki": WikiSection,
     "queue": QueueSection,
     "hook": HookSection,
+    "recall": RecallSection,
     "review": ReviewSection,
     "memory": MemorySection,
     "compact": CompactSection,
@@ -299,6 +310,10 @@ class Settings:
     @cached_property
     def hook(self) -> HookSection:
         return self._section("hook", HookSection)
+
+    @cached_property
+    def recall(self) -> RecallSection:
+        return self._section("recall", RecallSection)
 
     @cached_property
     def review(self) -> ReviewSection:
@@ -425,6 +440,7 @@ BOUNDS: dict[str, Bounds] = {
     "hook.linger": Bounds(0),  # 0: no warm listener
     "hook.start_budget": Bounds(0),  # 0: the SessionStart hook prints nothing
     "hook.resume_budget": Bounds(0),
+    "recall.budget": Bounds(0),  # 0: the prompt and failure hooks print nothing
     "review.max_remove_share": Bounds(0, 1),  # 0: every removal is held for review
     "compact.every_passes": Bounds(0),
     "compact.every_hours": Bounds(0),

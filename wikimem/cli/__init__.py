@@ -50,6 +50,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         from wikimem.cli.start import fast_start  # a session start waits for it: no click
 
         sys.exit(fast_start([*lead, *args[len(lead) + 1 :]]))
+    if args[len(lead) : len(lead) + 1] == ["deliver"] and not {"--help", "-h"} & set(args):
+        from wikimem.cli.deliver import fast_deliver  # inside the agent's loop: no click
+
+        sys.exit(fast_deliver([*lead, *args[len(lead) + 1 :]]))
     sys.exit(run(args))
 
 

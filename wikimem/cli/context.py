@@ -154,6 +154,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("integrations", "integration"),
     # plumbing: what runners and scripts call
     "start": ("integrations", "plumbing"),
+    "deliver": ("integrations", "plumbing"),
     "enqueue": ("pipeline", "plumbing"),
     "listen": ("listen", "plumbing"),
     "schema": ("pipeline", "plumbing"),

@@ -244,6 +244,37 @@ def start(
 
 @cli.command()
 @click.option(
+    "--runner",
+    type=click.Choice(["claude", "codex"]),
+    help="The runner whose hook calls this (recorded in the injection log).",
+)
+@click.option(
+    "--budget",
+    type=click.IntRange(min=0),
+    metavar="CHARS",
+    help="Override recall.budget.",
+)
+@workspace_option
+@pass_ctx
+def deliver(ctx: Ctx, runner: str | None, budget: int | None) -> None:
+    """Answer a prompt or a failed shell command with what memory knows (what a runner's
+    UserPromptSubmit and PostToolUse/PostToolUseFailure hooks run): reads the hook's JSON on
+    stdin and prints, as hookSpecificOutput.additionalContext, the few entries the prompt's
+    words or the failure's command and error point to, within recall.budget, each named
+    PATH#ENTRY. Prints nothing when nothing is relevant (the common case); never fails.
+    Each delivery is logged under .clarvis/state/injections/."""
+    from wikimem.cli.deliver import fast_deliver
+
+    args = ["-C", str(ctx.places.workspace)]
+    if runner:
+        args += ["--runner", runner]
+    if budget is not None:
+        args += ["--budget", str(budget)]
+    fast_deliver(args)
+
+
+@cli.command()
+@click.option(
     "--allow-write",
     is_flag=True,
     help="Also offer memory_remember, which queues a memory like any run "

@@ -446,6 +446,8 @@ class Pass:
         # a plan with no edit says why in its summary (validated like any line of the plan)
         why = plan.summary if plan.empty and plan.summary != DEFAULT_SUMMARY else ""
         report.commit = sha
+        if sha:
+            self._index_commit()
         for job in jobs:
             self.queue.finish(job)
             report.outcomes.append(
@@ -489,6 +491,16 @@ class Pass:
         except BaseException:
             self._forget_index_head()
             raise
+
+    def _index_commit(self) -> None:
+        """Bring the search index to the commit just made: the in-loop hooks (session start,
+        prompt, failed command) read it without refreshing, so a lesson learned in this pass
+        reaches the very next session; git names the few leaves to re-read."""
+        try:
+            with SearchIndex(self.places.wiki, self.places.state / "search.sqlite") as index:
+                self._refresh_index(index)
+        except Exception as exc:  # a cache: the next search or pass rebuilds it
+            self.warn(f"wikimem: search index not refreshed ({exc})")
 
     def _forget_index_head(self) -> None:
         try:

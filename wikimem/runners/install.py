@@ -44,14 +44,21 @@ CLAUDE_HOOKS = {
     "SessionStart": ("start --runner claude", 10),
     "PreCompact": ("hook", 30),
     "PostCompact": ("hook", 30),
+    "UserPromptSubmit": ("deliver --runner claude", 10),
+    "PostToolUseFailure": ("deliver --runner claude", 10),
 }
 CODEX_HOOKS = {
     "SessionStart": ("start --runner codex", 10),
     "PreCompact": ("hook", 30),
     "PostCompact": ("hook", 30),
+    "UserPromptSubmit": ("deliver --runner codex", 10),
+    "PostToolUse": ("deliver --runner codex", 10),
 }
+# The in-loop hooks answer only for shell commands: the runner need not start wikimem for an
+# edit or a read. (Claude Code's PostToolUseFailure, Codex's PostToolUse, both naming it Bash.)
+MATCHERS = {"PostToolUseFailure": "Bash", "PostToolUse": "Bash"}
 WIKIMEM = re.compile(
-    r"""(?:^|[\s/\\'"])(?:wikimem(?:\.exe)?['"]?|-m\s+wikimem)\s+(?:hook|start)\b"""
+    r"""(?:^|[\s/\\'"])(?:wikimem(?:\.exe)?['"]?|-m\s+wikimem)\s+(?:hook|start|deliver)\b"""
 )
 NOTIFY_LINE = re.compile(r"^notify\s*=.*(?:\r?\n)?", re.M)
 
@@ -224,7 +231,11 @@ def edit_hooks(path: Path, wanted: dict[str, tuple[str, int]]) -> dict[str, str]
         ]:
             continue
         edited, _ = _drop_wikimem(edited, event)
-        group = {"hooks": [{"type": "command", "command": command, "timeout": timeout}]}
+        group: dict[str, Any] = {
+            "hooks": [{"type": "command", "command": command, "timeout": timeout}]
+        }
+        if event in MATCHERS:
+            group = {"matcher": MATCHERS[event], **group}
         root = jsontext.parse(edited)
         table = root.get("hooks")
         if table is None:
