@@ -3,7 +3,7 @@
 Run `python -m tests.redaction_figures` (add `-v` to list every miss, `--classes` for the table
 of secret shapes by class in classes.jsonl, `--held-apart` for the held-apart set in
 tests/data/redaction_held_apart/, shapes from other tools' documentation that no rule was written
-from). Recall is the share of secrets whose exact text no
+from, `--fresh` for its second batch). Recall is the share of secrets whose exact text no
 longer appears after redaction; a false positive is a benign item whose value does not survive
 intact or whose context was redacted at all.
 """
@@ -19,6 +19,8 @@ from wikimem.redaction.redact import redact
 
 CORPUS = Path(__file__).resolve().parent / "data" / "redaction"
 HELD_APART = Path(__file__).resolve().parent / "data" / "redaction_held_apart" / "cases.jsonl"
+# A second batch written after the position rules, measured before any rule was changed for it.
+FRESH = HELD_APART.with_name("fresh.jsonl")
 
 
 @dataclass(frozen=True)
@@ -110,10 +112,10 @@ def total(classes: list[ClassFigures]) -> ClassFigures:
     )
 
 
-def held_apart_misses() -> list[tuple[dict[str, str], str]]:
+def held_apart_misses(path: Path = HELD_APART) -> list[tuple[dict[str, str], str]]:
     """Each held-apart row redaction got wrong, with the text it became."""
     wrong = []
-    for row in load(HELD_APART):
+    for row in load(path):
         text, kinds = redact(row["context"])
         kept = row["secret"] in text if row["expect"] == "secret" else False
         damaged = row["expect"] == "benign" and (bool(kinds) or row["value"] not in text)
@@ -123,13 +125,16 @@ def held_apart_misses() -> list[tuple[dict[str, str], str]]:
 
 
 def main(argv: list[str]) -> int:
-    if "--classes" in argv or "--held-apart" in argv:
-        classes = measure_classes(HELD_APART if "--held-apart" in argv else "classes.jsonl")
+    if {"--classes", "--held-apart", "--fresh"} & set(argv):
+        path: str | Path = "classes.jsonl"
+        if "--held-apart" in argv or "--fresh" in argv:
+            path = FRESH if "--fresh" in argv else HELD_APART
+        classes = measure_classes(path)
         print("| class | recall | false positives |\n| --- | --- | --- |")
         for figures_of_class in classes + [total(classes)]:
             print(figures_of_class.row())
-        if "-v" in argv and "--held-apart" in argv:
-            for row, text in held_apart_misses():
+        if "-v" in argv and isinstance(path, Path):
+            for row, text in held_apart_misses(path):
                 print(f"{row['expect']} {row['class']}: {row['context']!r}\n  became {text!r}")
         return 0
     figures = measure()

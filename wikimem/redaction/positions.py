@@ -292,7 +292,7 @@ RULES: list[Rule] = [
     rule("secret-assignment", r"\bmachine[ \t]+\S{1,200}(?:[ \t\n]+(?:login|account)[ \t]+\S{1,200})?[ \t\n]+password[ \t]+(?P<v>\S{1,200})", "machine", _real("secret-assignment")),
     rule(
         "secret-assignment",
-        r"(?m)^[ \t]*(?P<name>[A-Za-z][A-Za-z0-9_.-]{0,60})[ \t]*[=:][ \t]*[\"']?(?P<v>[^\s\"'`]{4,400})",
+        r"(?m)^[ \t]*(?P<name>[A-Za-z][A-Za-z0-9_.-]{0,60})[ \t]*[=:][ \t]*[\"']?(?P<v>[^\s\"'`<][^\s\"'`]{3,400})",
         "pass secret token key", _named("secret-assignment"),
     ),
     # --- names in other languages ---------------------------------------------------------------
@@ -302,3 +302,98 @@ RULES: list[Rule] = [
     ),
 ]
 # fmt: on
+
+
+# --- high-entropy tokens ----------------------------------------------------------------------
+
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9+/_.~-]{31,400}={0,2}")
+# Text just before a token that says what it is when that is not a secret: a hash, an id, a blob.
+_NOT_SECRET_BEFORE = re.compile(
+    r"(?i)(?:sha\d{1,3}[-:]|md5[-:]|h1:|base64,|ssh-[a-z0-9]{2,10} |ecdsa-[a-z0-9-]{1,30} "
+    r"|sk-[a-z0-9-]{1,20}@openssh\.com |\b(?:id|ids|hash|digest|checksum|sum|etag|nonce|build"
+    r"|commit|trace|span|request|revision|rev|fingerprint|integrity|uid|guid|uuid|ref|version"
+    r"|sourcemappingurl)\b[^A-Za-z0-9\n]{0,4})[\"'(]?\Z"
+)
+_DIGEST_PREFIX = re.compile(r"(?i)(?:sha\d{1,3}|md5|h1|blake2b?)[-:]")
+# Keys made to ship in a browser: Mapbox `pk.`, Stripe-style `pk_`, PostHog `phc_`.
+_PUBLIC_PREFIXES = ("pk.", "pk_", "phc_")
+_PUBLIC_BEGIN = re.compile(r"BEGIN [A-Z0-9 ]{0,30}(?:PUBLIC KEY|CERTIFICATE|X509)")
+_UPPER = re.compile(r"[A-Z]")
+_LOWER = re.compile(r"[a-z]")
+_DIGIT = re.compile(r"[0-9]")
+
+
+def _entropy(value: str) -> float:
+    import math  # the hook's path: only for the rare candidate that gets this far
+
+    n = len(value)
+    return -sum(k / n * math.log2(k / n) for k in map(value.count, set(value)))
+
+
+def _public_blocks(text: str) -> list[tuple[int, int]]:
+    """Spans of certificate and public key blocks (PEM, SSH2, PGP), END line included."""
+    spans = []
+    for m in _PUBLIC_BEGIN.finditer(text):
+        end = text.find("END ", m.end())
+        spans.append((m.start(), len(text) if end < 0 else end))
+    return spans
+
+
+def scan_high_entropy(text: str) -> Iterator[tuple[str, int, int]]:
+    """A long token mixing upper case, lower case and digits with the entropy of a generated
+    credential, unless what stands before it says it is a hash, an id or a public blob.
+
+    Hex (hashes, ids) and UUIDs never mix cases, so they are never candidates; a token with a
+    dot (a host, a file, a version) must hold a part that qualifies on its own."""
+    blocks: list[tuple[int, int]] | None = None
+    for m in _TOKEN.finditer(text):
+        start, end = m.span()
+        if start and (text[start - 1].isalnum() or text[start - 1] in "_-/+.%\\\\"):
+            continue
+        value = m.group()
+        parts = (
+            [part for part in re.split(r"[./~]", value) if len(part) >= 32]
+            if "." in value or "/" in value or "~" in value
+            else [value]
+        )
+        if not any(_looks_generated(part) for part in parts) or _DIGEST_PREFIX.match(value):
+            continue
+        if (
+            value.startswith(("AAAA", *_PUBLIC_PREFIXES))
+            or "EXAMPLE" in value
+            or is_placeholder(value)
+        ):
+            continue
+        if _encodes_prose(value) or any(e in text[max(start - 8, 0) : end] for e in _EXAMPLES):
+            continue
+        if _NOT_SECRET_BEFORE.search(line_before(text, start)[-48:]):
+            continue
+        if blocks is None:
+            blocks = _public_blocks(text) if "BEGIN " in text else []
+        if any(a <= start < b for a, b in blocks):
+            continue
+        yield "high-entropy-token", start, end
+
+
+def _encodes_prose(value: str) -> bool:
+    """Base64 of words or JSON (`echo ... | base64 -d` of a message), not of a credential."""
+    import base64  # the hook's path: only for the rare candidate that gets this far
+    import binascii
+
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    if not raw or any(b < 9 or 13 < b < 32 or b > 126 for b in raw):
+        return False
+    return b" " in raw or b'"' in raw
+
+
+def _looks_generated(value: str) -> bool:
+    upper = len(_UPPER.findall(value))
+    lower = len(_LOWER.findall(value))
+    digits = len(_DIGIT.findall(value))
+    n = len(value)
+    if min(upper, lower, digits) == 0 or upper * 10 < n or lower * 10 < n:
+        return False
+    return _entropy(value) >= 4.3

@@ -62,6 +62,7 @@ _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
     + [(("eyj",), positions.scan_wrapped_jwts), (("@tcp", "@unix", "@udp"), positions.scan_go_dsns)]
     + [((), positions.scan_foreign_names), (("(",), positions.scan_setter_calls)]
     + [((": |", ":|", ": >", ":>"), positions.scan_block_scalars)]
+    + [((), positions.scan_high_entropy)]
 )
 
 

@@ -791,6 +791,188 @@ def lookalikes() -> list[Row]:
     return rows
 
 
+def fresh() -> list[Row]:
+    """A second batch, written after the position rules and measured before any rule saw it."""
+    rows: list[Row] = []
+    c = "fresh: vendor or position"
+    p = [pw() for _ in range(60)]
+    k = [rs(ALNUM, 40) for _ in range(40)]
+    cases = [
+        (rs(HEX, 32) + "-us21", "mailchimp api key {}"),
+        ("2/" + rs(DIGITS, 16) + "/" + rs(DIGITS, 16) + ":" + rs(HEX, 32), "ASANA_PAT={}"),
+        (rs(ALNUM, 32), "Fastly-Key: {}"),
+        ("dp.pt." + rs(ALNUM, 43), "doppler configure set token {}"),
+        ("fo1_" + rs(B64URL, 43), "FLY_API_TOKEN={}"),
+        ("lin_oauth_" + rs(HEX, 64), "linear oauth {}"),
+        ("sk-" + rs(ALNUM, 48), "openai.api_key = '{}'"),
+        ("xkeysib-" + rs(HEX, 64) + "-" + rs(ALNUM, 16), "sendinblue {}"),
+        ("ya29." + rs(B64URL, 120), "gcloud auth print-access-token -> {}"),
+        ("1//" + rs(B64URL, 60), "refresh_token: {}"),
+        ("EAAC" + rs(ALNUM, 150), "fb access token {}"),
+        ("AC" + rs(HEX, 32), "TWILIO_ACCOUNT_SID=AC00 TWILIO_AUTH_TOKEN={}"),
+        ("shppa_" + rs(HEX, 32), "shopify private app {}"),
+        ("CCIPAT_" + rs(ALNUM, 22) + "_" + rs(HEX, 40), "circleci token {}"),
+        ("sntryu_" + rs(HEX, 64), "sentry user token {}"),
+        ("NRII-" + rs(B64URL, 32), "insert key {}"),
+        ("dt0c01." + rs(UPPER + DIGITS, 24) + "." + rs(UPPER + DIGITS, 64), "DT_API_TOKEN={}"),
+        ("eyJrIjoi" + b64(60).rstrip("="), "grafana api key {}"),
+        ("key-" + rs(HEX, 32), "mailgun {}"),
+        ("SG." + rs(B64URL, 22) + "." + rs(B64URL, 43), "sendgrid: {}"),
+        (rs(ALNUM, 64), "X-Algolia-API-Key: {}"),
+        (rs(HEX, 40), "X-TrackerToken: {}"),
+        (rs(ALNUM, 36), "x-pm-partner-key: {}"),
+        (rs(HEX, 32), "DD_API_KEY={}"),
+        (rs(HEX, 40), "DD_APP_KEY: {}"),
+        (rs(ALNUM, 24), "Authorization: Zoho-oauthtoken {}"),
+        (rs(ALNUM, 40), "Authorization: Key {}"),
+        (rs(ALNUM, 32), "Authorization: OAuth {}"),
+        (b64(24), "Authorization: NTLM {}"),
+        (rs(ALNUM, 30), "Authorization: HMAC {}"),
+        (p[0], "pg_dump 'host=db user=app password={} dbname=app'"),
+        (p[1], "mysql --user=root --password={} app"),
+        (p[2], "sqlcmd -S db -U sa -P {}"),
+        (p[3], "psql postgresql://app@db/app?password={}"),
+        (p[4], "Server=db;Database=app;Uid=app;Password='{}';"),
+        (p[5], "clickhouse-client --host db --user default --password {}"),
+        (p[6], "redis-cli -h cache --pass {}"),
+        (p[7], "memcached-tool --sasl-pwd {}"),
+        (p[8], "ncat --ssl db 5432 # PGPASSWORD={}"),
+        (p[9], "git clone https://oauth2:{}@gitlab.acme.io/x.git"),
+        (p[10], "smbpasswd -a bob -s <<< {}"),
+        (p[11], "echo '{}' | sudo -S apt-get update"),
+        (p[12], "ansible-playbook site.yml -e ansible_password={}"),
+        (p[13], "terraform apply -var db_password={}"),
+        (p[14], "helm install db bitnami/postgresql --set auth.postgresPassword={}"),
+        (p[15], "kubectl create secret docker-registry reg --docker-password={}"),
+        (p[16], "pip install --index-url https://ci:{}@pypi.acme.io/simple pkg"),
+        (p[17], "svn checkout --username bob --password {} https://svn.acme.io/r"),
+        (p[18], "ftp -n <<EOF\nuser bob {}\nEOF"),
+        (p[19], "expect -c 'send \"{}\\r\"'  # ssh password"),
+        (k[0], 'export const firebaseSecret = "{}";'),
+        (k[1], "settings['api_secret'] = \"{}\""),
+        (k[2], "SECRET_TOKEN: Final = '{}'"),
+        (k[3], 'public const string ClientSecret = "{}";'),
+        (k[4], '#define API_KEY "{}"'),
+        (k[5], 'export TF_VAR_token="{}"'),
+        (k[6], '<add key="ApiSecret" value="{}" />'),
+        (k[7], 'config :app, MyApp.Repo, password: "{}"'),
+        (k[8], "spring:\n  security:\n    oauth2:\n      client-secret: {}"),
+        (k[9], "[auth]\nclient_secret={}"),
+        (k[10], "token => '{}',"),
+        (k[11], "'client_secret' => '{}',"),
+        (p[20], 'DB_PASS: "{}"'),
+        (p[21], "<Password>{}</Password>"),
+        (p[22], "passwd: {}"),
+        (p[23], "user_password = {}"),
+        (p[24], "rootPassword: {}"),
+        (p[25], "adminPass={}"),
+        (p[26], "pass: {}"),
+        (p[27], '{{"pwd": "{}"}}'),
+        (p[28], "Пароль администратора: {}"),
+        (p[29], "管理员密码: {}"),
+        (p[30], "Passwort für root: {}"),
+        (p[31], "clave de acceso: {}"),
+        (p[32], 'password = "{}" # nosec'),
+        (p[33], "la contraseña es {}"),
+        (p[34], "%22password%22%3A%20%22{}%22"),
+        (p[35], "&quot;passwd&quot;:&quot;{}&quot;"),
+        (p[36], '\\"password\\":\\"{}\\"'),
+        (p[37], "password%3D{}%26user%3Dbob"),
+        (
+            k[12],
+            "https://hooks.slack.com/workflows/T"
+            + rs(UPPER + DIGITS, 8)
+            + "/A"
+            + rs(UPPER + DIGITS, 10)
+            + "/"
+            + rs(DIGITS, 18)
+            + "/{}",
+        ),
+        (k[13][:32], "https://api.pushover.net/1/messages.json?token={}&user=u"),
+        (rs(ALNUM, 24), "https://webhook.site/#!/{}"),
+        (uid(), "https://events.pagerduty.com/integration/{}/enqueue"),
+        (rs(HEX, 32), "https://api.opsgenie.com/v1/json/cloudwatch?apiKey={}"),
+        (rs(ALNUM, 40), "https://ntfy.sh/alerts?auth={}"),
+        (
+            rs(B64URL, 43),
+            "https://prod-00.uksouth.logic.azure.com/workflows/x/triggers/manual/paths/invoke?sv=1.0&sig={}",
+        ),
+        (
+            rs(ALNUM, 32),
+            "https://outlook.office.com/webhook/" + uid() + "/IncomingWebhook/{}/" + uid(),
+        ),
+    ]
+    for value, ctx in cases:
+        rows.append(secret(c, value, ctx.format(value)))
+    lc = "fresh: look-alike"
+    for v in [
+        "password: ${{ secrets.DB_PASSWORD }}",
+        "password = getpass.getpass()",
+        "password: !vault |",
+        "pass: true",
+        "secret: false",
+        "token_url: https://oauth2.googleapis.com/token",
+        "api_key_header: X-API-Key",
+        "authorization_endpoint: https://acme.okta.com/oauth2/v1/authorize",
+        "Authorization: Bearer ${TOKEN}",
+        "Authorization: Basic $(echo -n $U:$P | base64)",
+        "mysql -u root -p",
+        "mysql --password",
+        "psql -W",
+        "sqlcmd -S db -U sa -P $SA_PASSWORD",
+        "docker run -p 127.0.0.1:5432:5432 postgres",
+        "ssh -p 22 -i ~/.ssh/id_ed25519 bob@host",
+        "zip -P",
+        'redis-cli -a "$REDIS_PASSWORD"',
+        "AUTH $REDIS_PASSWORD",
+        "jdbc:postgresql://db:5432/app?ssl=true",
+        "Server=db;Database=app;Integrated Security=true;",
+        "app:@tcp(db:3306)/app",
+        "machine github.com login bob password $GH_TOKEN",
+        "const passwordInput = document.querySelector('#password');",
+        "if (!password) throw new Error('password required');",
+        "setPassword(newPassword);",
+        "user.set_password(form.cleaned_data['password'])",
+        "SECRET_KEY = env('SECRET_KEY')",
+        "api_key = settings.get('api_key')",
+        "token = response.json()['access_token']",
+        "Пароль должен содержать не менее 8 символов",
+        "密码长度至少为8位",
+        "Das Passwort ist abgelaufen.",
+        "La contraseña ha caducado.",
+        "tokens: 4096",
+        "sha256:" + rs(HEX, 64),
+        "git rev-parse HEAD # " + rs(HEX, 40),
+        'ETag: W/"' + rs(HEX, 32) + '"',
+        "x-request-id: " + uid(),
+        "trace_id=" + rs(HEX, 32) + " span_id=" + rs(HEX, 16),
+        'integrity="sha384-' + base64.b64encode(rng.randbytes(48)).decode() + '"',
+        "npm notice shasum: " + rs(HEX, 40),
+        'Cargo.lock checksum = "' + rs(HEX, 64) + '"',
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + b64(24)[:43] + " bob@host",
+        "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBB"
+        + b64(48)
+        + " host",
+        "data:image/jpeg;base64," + b64(200),
+        "pk_test_" + rs(ALNUM, 24),
+        "NEXT_PUBLIC_SUPABASE_ANON_KEY_NAME=anon",
+        "password: <your password>",
+        "token: YOUR_TOKEN_HERE",
+        "api_key: sk-xxxxxxxxxxxxxxxxxxxxxxxx",
+        "SONAR_TOKEN=squ_****",
+        "webhook: https://hooks.slack.com/services/XXX/YYY/ZZZ",
+        "https://api.telegram.org/bot$TELEGRAM_TOKEN/sendMessage",
+        "https://discord.com/api/webhooks/{id}/{token}",
+        "password reset token expires in 24 hours",
+        "The secret key is rotated weekly by the vault agent.",
+        "-storepass:file store.pass",
+        "openssl req -new -key key.pem -passin stdin",
+        'curl -u "$CI_USER" https://api.acme.io',
+    ]:
+        rows.append(benign(lc, v, v))
+    return rows
+
+
 def main() -> None:
     rows = (
         vendors()
@@ -809,6 +991,12 @@ def main() -> None:
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
     n = sum(r["expect"] == "secret" for r in rows)
     print(f"{n} secrets, {len(rows) - n} look-alikes")
+    batch = fresh()
+    with (HERE / "fresh.jsonl").open("w", encoding="utf-8") as out:
+        for row in batch:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    n = sum(r["expect"] == "secret" for r in batch)
+    print(f"fresh: {n} secrets, {len(batch) - n} look-alikes")
 
 
 if __name__ == "__main__":
