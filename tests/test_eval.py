@@ -236,7 +236,7 @@ def test_offline_rules_write_nothing_wrong_on_the_whole_corpus() -> None:
     report = harness.evaluate(harness.load_cases(), OFFLINE)
     m = report.metrics
 
-    assert m["cases"] >= 80
+    assert m["cases"] + m["explicit"]["cases"] >= 80
     assert m["wrong_writes"] == 0, [r.id for r in report.results if r.wrong_write]
     assert m["no_change_recall"] >= 0.95
     assert m["person_text_lost"] == 0 and harness.safe(report)
@@ -268,3 +268,120 @@ def test_losing_a_persons_words_is_a_wrong_write(tmp_path: Path) -> None:
     profile.write_text(profile.read_text().replace("Ask #platform first.", ""))
     lost = harness.score(case, places, (), False, 0.1, None, "no change")
     assert lost.person_text_lost and lost.wrong_write
+
+
+def gaming_plan(case: harness.Case) -> dict:
+    """A model that knows the labels' leaf and copies the agent's own account of the run into
+    it, on every case: what a keyword-matching score would reward."""
+    named = [leaf.rstrip("/") for leaf in case.expect.leaf]
+    leaf = next((n for n in named if "/" in n), f"{named[0]}/notes" if named else "notes/runs")
+    return {
+        "summary": "Remember the run",
+        "edits": [
+            {
+                "action": "add",
+                "leaf": leaf,
+                "entry": "what-the-run-did",
+                "title": str(case.run.get("task"))[:70],
+                "type": "procedural",
+                "reason": "the run says so",
+                "body": f"{case.run.get('result') or ''}\n\nTask: {case.run.get('task')}",
+            }
+        ],
+    }
+
+
+def test_the_real_corpus_is_public_sessions_labelled_by_hand() -> None:
+    cases = harness.load_cases(corpus="real")
+    assert len(cases) >= 30 and len({c.id for c in cases}) == len(cases)
+    lessons = [c for c in cases if c.expect.change]
+    assert len(lessons) >= 20 and all(c.category in ("lesson", "no-change") for c in cases)
+    assert all(c.expect.must_contain and c.expect.leaf for c in lessons)
+    assert any(c.expect.one_off for c in lessons) and any(
+        c.expect.must_not_contain for c in lessons
+    )
+    assert not any(c.run.get("memory") for c in cases)  # every case is read, none names its own
+    assert {c.run["agent"]["name"] for c in cases} >= {"claude-code"}
+    readme = (Path(__file__).parent / "fixtures" / "eval" / "README.md").read_text()
+    assert "marot/spotter" in readme and "53a088d2335599db2a99d1099be22152d1785d6f" in readme
+    assert "MIT" in readme
+    with pytest.raises(harness.UsageError, match="unknown corpus"):
+        harness.load_cases(corpus="other")
+
+
+def test_a_lesson_is_kept_only_by_one_entry_holding_the_whole_fix(tmp_path: Path) -> None:
+    case = harness.Case.from_dict(
+        {
+            "id": "l",
+            "category": "lesson",
+            "run": {"task": "t"},
+            "expect": {
+                "change": True,
+                "leaf": ["tools/git"],
+                "must_contain": ["git push", "--set-upstream origin"],
+                "must_not_contain": ["--force"],
+                "one_off": ["spotter-gqc"],
+            },
+        }
+    )
+    places, _ = harness.prepare(tmp_path, OFFLINE)
+    good = "Push a new branch\nUse `git push --set-upstream origin <BRANCH>` the first time."
+
+    def scored(*texts: str, error: str = "", leaf: str = "tools/git") -> harness.CaseResult:
+        return harness.score(
+            case, places, (leaf,), True, 0.1, None, "changed", error, {leaf: list(texts)}
+        )
+
+    assert scored(good).lesson_kept and scored(good).entries_useful == 1
+    split = ("Push\nRun git push first.", "Upstream\nAdd --set-upstream origin <BRANCH>.")
+    assert not scored(*split).lesson_kept  # the words are there, the lesson is not
+    raw = good.replace("<BRANCH>", "spotter-gqc")
+    assert not scored(raw).lesson_kept  # this run's branch instead of a placeholder
+    assert not scored(good.replace("<BRANCH>", "main")).lesson_kept  # no placeholder at all
+    noisy = scored(good, "Banner\nCompiling 4 files", "Misc\nbd ready")
+    assert noisy.lesson_kept and (noisy.entries_written, noisy.entries_useful) == (3, 1)
+    assert harness.metrics([noisy])["entry_precision"] == round(1 / 3, 3)
+    wrong = scored(good, "Or\nJust `git push --force`.")
+    assert wrong.wrong_fix and wrong.wrong_write
+    assert not scored(good, leaf="misc/notes").lesson_kept
+    failed = scored(good, error="ModelError: timed out")
+    assert not failed.lesson_kept and failed.entries_useful == 0
+
+
+def test_a_model_that_copies_the_result_into_the_named_leaf_scores_badly(openai_server) -> None:
+    real = [c for c in harness.load_cases(corpus="real")][::2]
+    written = [c for c in harness.load_cases() if c.category == "no-change"][:4]
+    before, _ = scripted(openai_server, gaming_plan)
+    report = harness.evaluate(real + written, loopback(openai_server), before=before)
+    m = report.metrics
+    quiet = [c for c in real + written if not c.expect.change]
+    assert m["errors"] == 0 and m["wrong_writes"] >= len(quiet)
+    assert m["no_change_recall"] == 0.0
+    real_lessons = [r for r in report.results if r.id in {c.id for c in real} and r.expected_change]
+    assert real_lessons and not any(r.lesson_kept for r in real_lessons)
+    assert m["entry_precision"] == 0.0
+
+
+def test_a_model_that_times_out_everywhere_scores_nothing(openai_server) -> None:
+    openai_server.default = Reply(hang=True)
+    cases = harness.load_cases(corpus="real")[::9] + harness.load_cases(category="no-change")[:2]
+    model = ModelSettings(
+        model="eval-model",
+        base_url=openai_server.base_url,
+        api_key="sk-test-0000",
+        max_retries=0,
+        timeout=0.3,
+    )
+    m = harness.evaluate(cases, model).metrics
+    assert m["errors"] == len(cases)
+    assert m["no_change_recall"] == 0.0 and m["no_change_precision"] == 0.0
+    assert m["lessons_kept"] == 0 and m["lessons_expected"] > 0
+    assert all(row["as_labelled"] == 0 for row in m["by_category"].values())
+
+
+def test_offline_rules_run_the_real_corpus_without_errors() -> None:
+    """The figures README's eval table quotes for the real corpus."""
+    report = harness.evaluate(harness.load_cases(corpus="real"), OFFLINE)
+    m = report.metrics
+    assert m["cases"] >= 30 and m["errors"] == 0 and harness.safe(report)
+    assert m["lessons_expected"] >= 20

@@ -22,6 +22,14 @@ from wikimem.indexing.eval import format_markdown, format_table, load_cases, saf
 )
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N cases.")
 @click.option(
+    "--corpus",
+    type=click.Choice(["written", "real"]),
+    default="written",
+    show_default=True,
+    help="written: hand-written runs covering every category; real: turns of public Claude "
+    "Code and Codex sessions, labelled by hand.",
+)
+@click.option(
     "--cases",
     "cases_file",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -43,6 +51,7 @@ def evaluate(
     ctx: Ctx,
     category: str | None,
     limit: int | None,
+    corpus: str,
     cases_file: Path | None,
     offline: bool,
     keep: Path | None,
@@ -51,7 +60,9 @@ def evaluate(
 ) -> None:
     """Score the memory model on labelled runs: no-change precision and recall, lessons kept,
     wrong writes, superseded facts, secrets leaked, injections obeyed and a person's words lost
-    (all three must be 0), tokens and seconds per run; then the same per category.
+    (all three must be 0), tokens and seconds per run; then the same per category. A lesson is
+    kept when one entry holds its fix whole (and a placeholder for a one-off value); a case that
+    errors counts as failed; runs that name their own candidates are reported apart.
 
     Uses the model configured for this workspace (WIKIMEM_MODEL, OPENAI_BASE_URL, config
     files); each case runs in a throwaway workspace, so neither this wiki nor your policies
@@ -59,7 +70,7 @@ def evaluate(
     were lost.
     """
     model = ModelSettings(model=None) if offline else ctx.settings.model_settings()
-    cases = load_cases(cases_file, category=category, limit=limit)
+    cases = load_cases(cases_file, category=category, limit=limit, corpus=corpus)
     if not cases:
         warn("wikimem: no eval cases match")
         return
