@@ -159,3 +159,36 @@ def test_a_commit_names_the_edit_validation_kept_and_keeps_the_summary_below(
     message = git("log", "-1", "--format=%B", cwd=places.wiki)
     assert message.splitlines()[0] == "Add infra/terraform: State lock"
     assert "\n\nUpdate the state lock entry\n" in message
+
+
+def test_the_prompt_shows_task_and_result_first_and_the_evidence_as_numbered_steps() -> None:
+    from wikimem.indexing.prompt import WikiView, messages
+    from wikimem.intake.record import normalise
+
+    output = "x" * 50_000
+    run = normalise(
+        {
+            "run_id": "r-1",
+            "task": "Make the build green",
+            "result": "Regenerated the lockfile.",
+            "status": "succeeded",
+            "zeta": "an unknown field",
+            "evidence": [
+                {
+                    "kind": "command",
+                    "command": "bun install --frozen-lockfile",
+                    "exit_code": 1,
+                    "output": output,
+                },
+                {"kind": "command", "command": "bun install", "exit_code": 0, "output": ""},
+            ],
+        }
+    )
+    user = messages([], WikiView("", (), (), ()), [run])[1]["content"]
+    line = user.split(" BEGIN\n", 1)[1].split("\nRUN-DATA-", 1)[0]
+
+    assert line.index('"task": "Make the build green"') < 100
+    assert line.index('"result"') < line.index('"zeta"') < line.index('"evidence"')
+    record = json.loads(line)
+    assert [e["step"] for e in record["evidence"]] == [1, 2]
+    assert record["evidence"][1]["command"] == "bun install"

@@ -19,6 +19,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from wikimem.indexing.layout import home
 from wikimem.indexing.plan import SCHEMA, one_line
@@ -221,10 +222,25 @@ def provider_view(provider: Provider, runs: Sequence[RunRecord], budget: int) ->
     return WikiView("", (), (), (), provider=provider.name, memory=memory[: max(0, budget)])
 
 
+# What a reader needs first: what was asked and how it ended; the evidence comes last.
+LEADING = ("run_id", "task", "status", "result", "agent", "started_at", "ended_at", "memory")
+
+
+def for_reading(run: RunRecord) -> dict[str, Any]:
+    """A run's dict in reading order: the task and the result first, the record's other fields,
+    then the evidence as a timeline whose every item carries its `step` number (from 1)."""
+    data = run.to_dict()
+    ordered = {key: data[key] for key in LEADING if key in data}
+    rest = sorted(k for k in data if k not in ordered and k != "evidence")
+    ordered.update((key, data[key]) for key in rest)
+    ordered["evidence"] = [{"step": n, **item} for n, item in enumerate(data["evidence"], 1)]
+    return ordered
+
+
 def fence(runs: Sequence[RunRecord]) -> tuple[str, str]:
     """Runs as JSON between fences keyed by a digest of their content: JSON never holds a raw
     newline inside a string, so evidence cannot close the fence and speak as the prompt."""
-    body = "\n".join(json.dumps(run.to_dict(), ensure_ascii=False, sort_keys=True) for run in runs)
+    body = "\n".join(json.dumps(for_reading(run), ensure_ascii=False) for run in runs)
     nonce = hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:12]
     return nonce, body
 
