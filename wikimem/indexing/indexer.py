@@ -408,6 +408,8 @@ class Pass:
             plan = replace(plan, held=self._outranked(plan, extraction.model))
         if review and not plan.held:
             plan = replace(plan, held=self._persons(plan))
+        if review and not plan.held and extraction.model != OFFLINE:
+            plan = replace(plan, held=_identity(plan))
         if review and not plan.held and mode == "all" and plan.edits:
             plan = replace(plan, held="review.mode is all: every change waits for a person")
         if plan.held:
@@ -675,3 +677,13 @@ def approve(places: Places, settings: Settings, job_prefix: str) -> str | None:
         if any(o.outcome == "failed" for o in report.outcomes):
             raise WikimemError(f"could not apply the held plan: {report.outcomes[0].error}")
         return report.commit
+
+
+def _identity(plan: Plan) -> str:
+    """Held when a model would add or rewrite an `identity` entry: who the person is and what
+    they allow ("the owner allows pushing to main without review") is printed at every session
+    start, so a talked-into model must not be able to say it for them."""
+    edits = [
+        f"{e.leaf}#{e.entry}" for e in plan.edits if e.type == "identity" and e.action != "remove"
+    ]
+    return f"writes identity memory ({', '.join(edits[:3])}): a person decides" if edits else ""
