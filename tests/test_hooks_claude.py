@@ -931,3 +931,62 @@ def test_a_resumed_session_records_the_turns_no_hook_did(
         "interrupted",
         "interrupted",
     ]  # the third: no Stop said how it ended
+
+
+def test_a_message_queued_mid_turn_and_a_folded_notification_join_the_turn(
+    tmp_path: Path,
+) -> None:
+    """Claude Code folds what arrives while the turn runs into it as `queued_command`
+    attachments: the person's message, and a background command's notification."""
+
+    def attachment(uuid: str, parent: str, **fields: object) -> str:
+        return json.dumps(
+            {
+                "type": "attachment",
+                "uuid": uuid,
+                "parentUuid": parent,
+                "isSidechain": False,
+                "sessionId": SESSION,
+                "attachment": {"type": "queued_command", **fields},
+            }
+        )
+
+    background = {"command": "npm run e2e", "run_in_background": True}
+    lines = [
+        entry("p1", None, "user", "Run the e2e suite"),
+        entry(
+            "a1",
+            "p1",
+            "assistant",
+            [{"type": "tool_use", "id": "t-1", "name": "Bash", "input": background}],
+        ),
+        entry("r1", "a1", "user", result("t-1", "Command running in background with ID: b1")),
+        attachment(
+            "q1", "r1", commandMode="prompt", origin={"kind": "human"}, prompt="only the login spec"
+        ),
+        attachment(
+            "q2",
+            "q1",
+            commandMode="task-notification",
+            prompt="<task-notification><tool-use-id>t-1</tool-use-id><status>failed</status>"
+            "<exit-code>2</exit-code></task-notification>",
+        ),
+        entry("a2", "q2", "assistant", [{"type": "text", "text": "The e2e suite failed."}]),
+    ]
+
+    records = records_from_claude(payload(_write(tmp_path, lines), cwd="/home/ci/repo"))
+
+    [(key, record)] = records  # one turn: neither attachment starts another
+    assert key == "p1"
+    [command] = [e for e in record["evidence"] if e["kind"] == "command"]
+    assert command["exit_code"] == 2 and "running" not in command
+    assert {
+        "kind": "note",
+        "text": "Message the person sent during the turn: only the login spec",
+    } in record["evidence"]
+
+
+def _write(tmp_path: Path, lines: list[str]) -> Path:
+    path = tmp_path / f"{SESSION}.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path

@@ -116,6 +116,7 @@ class Entry:
     feedback: str | None = None  # a Stop hook's reason to continue: starts a continued turn
     interrupt: bool = False  # the person stopped the turn ("[Request interrupted by user")
     notification: str | None = None  # a background task's <task-notification>
+    queued: str | None = None  # a message the person typed while the turn ran (attachment)
     message_id: str | None = None
     text: str = ""
     tool_uses: tuple[ToolUse, ...] = ()
@@ -288,6 +289,9 @@ def entry_from_line(line: Mapping[str, Any]) -> Entry | None:
     """Project one transcript or stream-json line; None for types that carry no message."""
     kind = line.get("type")
     message = line.get("message")
+    attachment = line.get("attachment")
+    if kind == "attachment" and isinstance(attachment, Mapping):
+        return _attachment(line, attachment)
     if kind not in ("user", "assistant", "system") or (
         kind != "system" and not isinstance(message, Mapping)
     ):
@@ -329,6 +333,24 @@ def entry_from_line(line: Mapping[str, Any]) -> Entry | None:
     if text.startswith(STOP_FEEDBACK):
         return Entry(**common, feedback=text[len(STOP_FEEDBACK) :].strip() or text)
     return Entry(**common, prompt=_prompt(line, text))
+
+
+def _attachment(line: Mapping[str, Any], attachment: Mapping[str, Any]) -> Entry | None:
+    """Claude Code folds what arrives mid-turn into the turn as a `queued_command` attachment:
+    a message the person typed (commandMode "prompt") or a background task's notification."""
+    uuid, parent = _string(line.get("uuid")), _parent(line)
+    if attachment.get("type") != "queued_command" or attachment.get("isMeta"):
+        return Entry(type="attachment", uuid=uuid, parent=parent) if uuid else None
+    text = text_of(attachment.get("prompt")).strip()
+    mode = attachment.get("commandMode")
+    origin = attachment.get("origin")
+    human = not isinstance(origin, Mapping) or origin.get("kind", "human") == "human"
+    common: dict[str, Any] = {"type": "attachment", "uuid": uuid, "parent": parent}
+    if mode == "task-notification" or text.startswith("<task-notification>"):
+        return Entry(**common, notification=clip(text))
+    if mode in ("prompt", None) and human and text:
+        return Entry(**common, queued=clip(text, 4000))
+    return Entry(**common) if uuid else None
 
 
 def active_branch(entries: Iterable[Entry]) -> list[Entry]:
@@ -397,6 +419,10 @@ def split_turns(
     queued: dict[int, list[str]] = {}
     previous: Entry | None = None
     for i, entry in enumerate(entries):
+        if entry.queued:
+            if starts:
+                queued.setdefault(starts[-1], []).append(entry.queued)
+            continue
         if entry.prompt or entry.feedback:
             running = (
                 entry.prompt is not None
@@ -486,7 +512,8 @@ def evidence_from(
             outcome = _outcome(result) if result else {}
             task = result.background_id if result else None
             if task or (use.input.get("run_in_background") and result and not result.is_error):
-                outcome = _background(result.text if result else "", later.get(task or ""))
+                seen = later.get(task or "") or later.get(use.id)
+                outcome = _background(result.text if result else "", seen)
             evidence.append(item | outcome)
         elif use.name in FILE_TOOLS and isinstance(use.input.get(FILE_TOOLS[use.name]), str):
             if result is not None and result.is_error:
@@ -589,8 +616,10 @@ def _later_outcomes(
             task = next((str(use.input[k]) for k in POLL_IDS if use.input.get(k)), None)
             texts.append((task, results[use.id].text))
     for note in notes:
-        tag = re.search(TAG.format("task-id"), note, re.S)
-        texts.append((tag.group(1) if tag else None, note))
+        for name in ("task-id", "tool-use-id"):
+            tag = re.search(TAG.format(name), note, re.S)
+            if tag:
+                texts.append((tag.group(1), note))
     found: dict[str, dict[str, Any]] = {}
     for task, text in texts:
         if not task:
