@@ -267,3 +267,10 @@ def test_words_and_schema_are_those_of_the_search_index() -> None:
     assert cues.STOPWORDS == terms.STOPWORDS
     text = "Ünïcode café_bar: `bun install --frozen-lockfile` a de l'été 2026 x"
     assert cues.words(text) == terms.tokens(text)
+
+
+def test_a_word_matches_its_own_forms_not_any_longer_word() -> None:
+    from wikimem.recall.cues import shared
+
+    text = "Lockfiles drift; the library stubs; go build"
+    assert shared(["lockfile", "lib", "stub", "build"], text) == ["lockfile", "stub", "build"]

@@ -129,15 +129,19 @@ def candidates(db: sqlite3.Connection, expression: str, limit: int = CANDIDATES)
 
 
 def shared(terms: list[str], text: str) -> list[str]:
-    """The terms `text` holds, a term matching a word it begins (as the index's prefix match)."""
+    """The terms `text` holds: the word itself, or for a term of 4+ characters a word it
+    begins with at most 3 more (`lockfile` finds `lockfiles`; `lib` never finds `library`)."""
     have = sorted({fold(w) for w in WORD.findall(text)})
     import bisect  # only when there are candidates to score
 
     found = []
     for term in terms:
         at = bisect.bisect_left(have, term)
-        if at < len(have) and have[at].startswith(term):
-            found.append(term)
+        while at < len(have) and have[at].startswith(term):
+            if have[at] == term or (len(term) >= 4 and len(have[at]) - len(term) <= 3):
+                found.append(term)
+                break
+            at += 1
     return found
 
 
