@@ -30,7 +30,9 @@ _Q = r"(?:\"(?P<vd>[^\"\n]{1,400})\"|'(?P<vs>[^'\n]{1,400})')"  # a quoted value
 def _code(value: str, m: re.Match[str], text: str) -> bool:
     """`form.password.value`, `forms.CharField(...)`: an expression, not a literal. A dotted
     value with a digit (`Mryb927.Rh2Ldr`) is taken for a password."""
-    if text.startswith("(", m.end()):
+    if text.startswith("(", m.end()) or (
+        value.endswith(("]", ")")) and any(c in value for c in "[(")
+    ):
         return True
     return is_code(value) and not any(c.isdigit() for c in value)
 
@@ -117,6 +119,22 @@ def scan_go_dsns(text: str) -> Iterator[tuple[str, int, int]]:
             start = m.start() - len(before) + found.start("v")
             if _connection_check(text[start : m.start()], m, text):
                 yield "connection-password", start, m.start()
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z_-]*")
+
+
+def _named_literal(kind: str) -> Check:
+    """A bare value at the start of a config line: a word (`await`, `AuthTypes`), an expression
+    or a list item (`auth,`) is code, not a credential."""
+    named = _named(kind)
+
+    def check(value: str, m: re.Match[str], text: str) -> str | None:
+        if value.endswith((",", ";")) or _WORD.fullmatch(value) or any(c in value for c in "([{"):
+            return None
+        return named(value, m, text)
+
+    return check
 
 
 _CALL = re.compile(r"\([ \t]*" + _Q + r"[ \t]*\)")
@@ -282,7 +300,7 @@ RULES: list[Rule] = [
     rule(
         "secret-assignment",
         r"(?P<q>[\"'])(?P<name>[A-Za-z][A-Za-z0-9_.-]{1,60})(?P=q)[ \t]*(?:\][ \t]*=|,|=>|:)[ \t]*" + _Q,
-        "' \"", _named("secret-assignment"),
+        "' \"", _named_literal("secret-assignment"),
     ),
     rule("secret-assignment", r"\bauth=\([ \t]*[\"'][^\"'\n]{1,60}[\"'],[ \t]*" + _Q, "auth=(", _real("secret-assignment")),
     rule("secret-assignment", r"\b(?:jwt\.encode|hmac\.new|HMAC)\([^,\n]{1,80},[ \t]*" + _Q, "jwt.encode hmac", _random("secret-assignment")),
@@ -293,7 +311,7 @@ RULES: list[Rule] = [
     rule(
         "secret-assignment",
         r"(?m)^[ \t]*(?P<name>[A-Za-z][A-Za-z0-9_.-]{0,60})[ \t]*[=:][ \t]*[\"']?(?P<v>[^\s\"'`<][^\s\"'`]{3,400})",
-        "pass secret token key", _named("secret-assignment"),
+        "pass secret token key", _named_literal("secret-assignment"),
     ),
     # --- names in other languages ---------------------------------------------------------------
     rule(
@@ -389,7 +407,14 @@ def _encodes_prose(value: str) -> bool:
     return b" " in raw or b'"' in raw
 
 
+# An identifier in CamelCase (`V1OrganizationKeysRequest`) or an alphabet table, not a token.
+_CAMEL = re.compile(r"(?:[A-Z0-9]{1,4}[a-z]{2,}){3,}[A-Z0-9]{0,4}")
+_ALPHABETS = ("ABCDEFG", "abcdefg", "0123456")
+
+
 def _looks_generated(value: str) -> bool:
+    if _CAMEL.fullmatch(value) or any(a in value for a in _ALPHABETS):
+        return False
     upper = len(_UPPER.findall(value))
     lower = len(_LOWER.findall(value))
     digits = len(_DIGIT.findall(value))
