@@ -7,7 +7,13 @@ add or update whose body or title shows a dangerous command (a download piped in
 base64 decoded into a shell, writes to ~/.ssh, unknown package indexes, ...) unless that exact
 command appears in the run's evidence as a command that succeeded.
 
-Invariant: pure and total; any text in, a list of findings out, never an error. It is a deny
+Rules go by class (a download reaching an interpreter however it is piped or substituted, an
+override of a package manager's registry, proxy or TLS check, credentials sent off the machine,
+a reverse shell, a recursive removal of / or HOME however it is spelled), each with look-alikes
+that must pass beside it in tests/test_guard.py.
+
+Invariant: pure and total; any text in, a list of findings out, never an error; time linear in
+the text (long lines are scanned in overlapping windows, see `_windows`). It is a deny
 list read from text, not a sandbox: it narrows what a talked-into model can plant, it does not
 prove a command safe.
 """
