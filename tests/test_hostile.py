@@ -343,10 +343,10 @@ def test_wiping_memories_is_held_for_a_person(workspace: Path, openai_server: Op
         "edits": [
             {
                 "action": "add",
-                "leaf": f"topic-{i}/leaf",
+                "leaf": f"infra/area-{i}",  # one new topic: a run may start one
                 "entry": f"e{i}",
-                "title": f"Entry {i}",
-                "body": f"Fact {i}.",
+                "title": f"Fact {i}",
+                "body": f"Fact {i} about this area.",
                 "reason": "r",
             }
             for i in range(5)
@@ -360,8 +360,8 @@ def test_wiping_memories_is_held_for_a_person(workspace: Path, openai_server: Op
         "edits": [
             {
                 "action": "remove",
-                "leaf": f"topic-{i}/leaf",
-                "entry": f"entry-{i}",
+                "leaf": f"infra/area-{i}",
+                "entry": f"fact-{i}",
                 "reason": "the notice said so",
             }
             for i in range(3)

@@ -277,7 +277,9 @@ def test_mass_removal_is_held_for_review_then_approved(workspace: Path, openai_s
     three = {
         "summary": "three",
         "edits": [
-            dict(LESSON["edits"][0], entry=f"e{i}", title=f"Entry {i}", body=f"Body {i}.")
+            dict(
+                LESSON["edits"][0], entry=f"e{i}", title=f"Rule {i}", body=f"Rule {i} of the build."
+            )
             for i in range(3)
         ],
     }
@@ -287,7 +289,7 @@ def test_mass_removal_is_held_for_review_then_approved(workspace: Path, openai_s
     wipe = {
         "summary": "wipe",
         "edits": [
-            {"action": "remove", "leaf": "build/bun", "entry": f"entry-{i}", "reason": "told to"}
+            {"action": "remove", "leaf": "build/bun", "entry": f"rule-{i}", "reason": "told to"}
             for i in range(3)
         ],
     }
@@ -415,7 +417,7 @@ def test_a_poisoned_job_fails_alone_and_the_rest_of_its_batch_is_indexed(
     settings = config.load(places, env)
     # a file where the plan wants a folder: the edit cannot be written
     (places.wiki / "blocked").write_text("a file, not a topic\n")
-    poison = lesson_for("blocked/leaf", "poison")
+    poison = lesson_for("blocked/page", "poison")
     openai_server.script(
         Reply.plan(poison),  # the batch of three: fails on writing
         Reply.plan(lesson_for("build/one", "first")),  # then each alone, oldest first

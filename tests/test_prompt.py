@@ -141,9 +141,9 @@ def test_a_commit_names_the_edit_validation_kept_and_keeps_the_summary_below(
         "summary": "Update the state lock entry",
         "edits": [
             {
-                "action": "update",  # no such entry: validation turns it into an add
+                "action": "add",
                 "leaf": "infra/terraform",
-                "entry": "state-lock",
+                "entry": "lock",  # validation takes the id from the title
                 "title": "State lock",
                 "type": "procedural",
                 "body": "`terraform plan` fails with `Error acquiring the state lock`: run "

@@ -1,7 +1,9 @@
 """The extractor seam: a model through the openai client, or the offline rules.
 
-Both produce an untrusted RawPlan that the pass validates the same way. Explicit `memory`
-candidates are always proposed by the rules, whether or not a model resolves.
+Both produce an untrusted RawPlan that the pass validates the same way, except that the edits
+the rules propose are marked as theirs (`plan.BY_RULES`) and spared the strict checks meant for
+a model's confusion. Explicit `memory` candidates are always proposed by the rules, whether or
+not a model resolves.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 
 from wikimem.config import ModelSettings
 from wikimem.indexing.offline import Known, offline_plan
-from wikimem.indexing.plan import SCHEMA, RawPlan, parse
+from wikimem.indexing.plan import SCHEMA, RawPlan, by_rules, parse_answer
 from wikimem.indexing.policy import Policy
 from wikimem.indexing.prompt import WikiView, messages
 from wikimem.intake.record import RunRecord
@@ -53,12 +55,12 @@ def extract(
     """Ask the model for a plan (ModelError when it cannot answer), or apply the rules."""
     if model.model is None:
         known = Known.from_view(view.homes, view.pages)
-        return Extraction(offline_plan(runs, known), OFFLINE)
+        return Extraction(by_rules(offline_plan(runs, known)), OFFLINE)
     from wikimem.indexing.model import complete_json  # openai is imported only when a model is used
 
     prompt = messages(policies, view, runs, overrides)
-    completion, raw = complete_json(model, prompt, SCHEMA, parse)
-    candidates = offline_plan([replace(run, evidence=()) for run in runs])
+    completion, raw = complete_json(model, prompt, SCHEMA, parse_answer)
+    candidates = by_rules(offline_plan([replace(run, evidence=()) for run in runs]))
     return Extraction(
         plan=merge(candidates, raw),
         model=completion.model,

@@ -392,6 +392,9 @@ class Pass:
             verified=verified,
             confine=self.wiki.confine,
             entries_known=not elsewhere,
+            strict=True,
+            topics=None if elsewhere else self.wiki.topics(),
+            new_topics=max(len(runs), 1),
         )
         if review and elsewhere and not plan.held and any(e.action == "remove" for e in plan.edits):
             # wikimem cannot count what another provider holds, so cannot tell a mass removal

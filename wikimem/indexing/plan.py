@@ -9,7 +9,15 @@ id, topic summaries) is cleaned of control, bidirectional and zero-width charact
 for secrets and dangerous commands like a body, since each lands somewhere (a heading,
 frontmatter, TOPIC.md, a commit message). A bad edit is rejected alone, before anything is
 written: a body that would leave a comment or fence open, a name the file system refuses, a
-path that leaves the wiki through a symlink.
+path that leaves the wiki through a symlink. The leaf path is checked too: it becomes folder
+names and commit subjects.
+
+Strict validation (a pass's plans) refuses what only a confused model writes, each with its own
+reason, instead of repairing it into a write: a one-segment leaf, a new leaf named with the
+schema's own words (`add/general`, `entry/title`), an update of an entry that does not exist, a
+title that copies the schema, a body too short to teach anything, and more new topics than the
+plan has runs. Edits the rules proposed from a run's explicit candidates carry `BY_RULES` and
+are judged as before: a person or agent asked for them in those words.
 """
 
 from __future__ import annotations
@@ -40,6 +48,26 @@ MAX_SEGMENT = 64  # characters in one segment of a wiki path (a folder name)
 MAX_REASON = 200
 MIN_AROUND_SECRET = 60  # characters a body needs besides its [REDACTED:...] markers
 REDACTED = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
+# what a body needs under strict validation: "Use pnpm, never npm." is a lesson; "Fixed." or
+# "Body 1." is not
+MIN_BODY = 20  # characters
+MIN_BODY_WORDS = 4
+BY_RULES = "_by_rules"  # key on edits the rules proposed; a model's answer never carries it
+# Words of the plan's own schema and the filler a model writes when it has nothing to say:
+# as a segment of a new leaf or as a whole title they name nothing.
+SCHEMA_WORDS = frozenset(
+    {
+        *("add", "update", "remove", "action", "actions", "confirm", "edit", "edits"),
+        *("leaf", "leaves", "path", "paths", "entry", "entries", "id", "title", "body"),
+        *("reason", "type", "types", "summary", "topic", "topics", "meta", "plan", "schema"),
+        *("leaf-title", "leaf-summary", "review-by", "expires", "string", "object", "array"),
+        *("semantic", "episodic", "procedural", "working", "identity", "null", "none"),
+        *("general", "misc", "other", "default", "example", "examples", "untitled", "unknown"),
+        *("new", "lesson", "lessons", "note", "notes", "todo", "tbd", "slug", "segment"),
+    }
+)
+# Words that may pad a title made of schema words ("The new entry", "A lesson of the topic").
+_FILLER = frozenset({"a", "an", "the", "of", "for", "its", "my", "this", "to", "and", "in"})
 
 SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -188,6 +216,19 @@ def _sound(item: Mapping[str, Any]) -> Mapping[str, Any]:
     return {**kept, "_malformed": why}
 
 
+def parse_answer(obj: Any) -> RawPlan:
+    """`parse` for a model's answer: a key the schema does not allow cannot pass an edit off
+    as one the rules proposed."""
+    raw = parse(obj)
+    edits = tuple({k: v for k, v in e.items() if k != BY_RULES} for e in raw.edits)
+    return RawPlan(raw.summary, edits, raw.topics)
+
+
+def by_rules(raw: RawPlan) -> RawPlan:
+    """The plan with each edit marked as the rules' own."""
+    return RawPlan(raw.summary, tuple({**e, BY_RULES: True} for e in raw.edits), raw.topics)
+
+
 def one_line(text: str, limit: int) -> str:
     """`text` on one line, without control, bidirectional or zero-width characters, cut to
     `limit` characters."""
@@ -232,6 +273,44 @@ def clean_path(raw: Any) -> tuple[str | None, str]:
         fixed.append("general")
     path = "/".join(fixed)
     return path, "" if path == text else f"path {quoted(raw)!r} repaired to {path!r}"
+
+
+def segments(raw: Any) -> list[str]:
+    """The segments of a raw leaf path as written, MEMORY.md or TOPIC.md left out."""
+    if not isinstance(raw, str):
+        return []
+    parts = [p for p in raw.strip().replace("\\", "/").split("/") if p]
+    if parts and parts[-1].lower() in {"memory.md", "topic.md"}:
+        parts = parts[:-1]
+    return parts
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", text.lower())
+
+
+def _schema_texts(node: Any) -> Iterable[str]:
+    """Every description in the schema, which a lost model copies into its fields."""
+    if isinstance(node, Mapping):
+        for key, value in node.items():
+            if key in ("description", "title") and isinstance(value, str):
+                yield value
+            else:
+                yield from _schema_texts(value)
+
+
+_SCHEMA_PHRASES = tuple(" ".join(_words(t)) for t in _schema_texts(SCHEMA))
+
+
+def copies_schema(text: str) -> bool:
+    """Whether a title or entry id says nothing but the schema's words, or quotes its text."""
+    words = _words(text.replace("_", "-"))
+    if not words:
+        return False
+    if all(w in SCHEMA_WORDS or w in _FILLER or w.isdigit() for w in words):
+        return True
+    said = " ".join(words)
+    return any(len(said) >= 12 and (said in p or p in said) for p in _SCHEMA_PHRASES)
 
 
 def clean_body(body: str) -> tuple[str, bool]:
@@ -314,6 +393,7 @@ class _Checker:
     confine: Confine | None = None
     # False when another memory provider holds the entries: `lookup` cannot say which exist
     entries_known: bool = True
+    strict: bool = False
     repaired: list[Note] = field(default_factory=list)
     rejected: list[Note] = field(default_factory=list)
     seen: set[tuple[str, str]] = field(default_factory=set)
@@ -334,14 +414,22 @@ class _Checker:
         action = raw.get("action")
         if action not in ACTIONS:
             return reject(f"unknown action {quoted(action)!r}")
+        strict = self.strict and not raw.get(BY_RULES)
         leaf, note = clean_path(raw.get("leaf"))
         if leaf is None:
             return reject(note)
-        if note:
-            repair(note)
+        # the path becomes folder names and commit subjects: checked like a title, raw and
+        # as cleaned (a slug may join what the raw text kept apart)
+        secrets = find_secrets(f"{raw.get('leaf')}\n{leaf}")
+        if secrets:
+            return reject(f"leaf path holds what looks like a secret ({secrets[0].kind})")
         outside = self._outside(leaf)
         if outside:
             return reject(outside)
+        if strict and len(segments(raw.get("leaf"))) == 1:
+            return reject(f"leaf {quoted(raw.get('leaf'))!r} is one segment, not <topic>/<name>")
+        if note:
+            repair(note)
         given = raw.get("title")
         title = one_line(given, MAX_TITLE) if isinstance(given, str) else ""
         entry = raw.get("entry")
@@ -351,6 +439,10 @@ class _Checker:
         )
         if problem:
             return reject(problem)
+        if strict and title and copies_schema(title):
+            return reject(f"title {quoted(title)!r} copies the plan's schema, not a lesson")
+        if strict and not title and isinstance(entry, str) and copies_schema(entry):
+            return reject(f"entry id {quoted(entry)!r} copies the plan's schema, not a lesson")
         entry_id = slugify(str(entry)) if isinstance(entry, str) and entry.strip() else ""
         if not entry_id and title:
             entry_id = slugify(title)
@@ -359,11 +451,15 @@ class _Checker:
         if (leaf, entry_id) in self.seen:
             return reject("a second edit of the same entry in one plan")
         try:
-            existing = self.lookup(leaf) or {}
+            found = self.lookup(leaf)
+            existing = found or {}
         except (WikimemError, OSError) as exc:
             # a name too long for the file system, a path turned into a symlink: this edit
             # alone cannot be looked up, so it alone is rejected
             return reject(f"cannot look up {leaf}: {one_line(str(exc), 120)}")
+        named = [p for p in leaf.split("/") if p in SCHEMA_WORDS]
+        if strict and found is None and named and action != "remove":
+            return reject(f"new leaf {leaf!r} is named with the schema word {named[0]!r}")
         kind = raw.get("type") if raw.get("type") in TYPES else "semantic"
         body_raw = raw.get("body")
         body, demoted = clean_body(body_raw) if isinstance(body_raw, str) else ("", False)
@@ -394,11 +490,22 @@ class _Checker:
                 f"body presents a dangerous command the run did not run successfully"
                 f" ({dangers[0].kind})"
             )
+        if strict and (
+            len(" ".join(body.split())) < MIN_BODY or len(body.split()) < MIN_BODY_WORDS
+        ):
+            return reject(
+                f"body of {len(body.split())} words is below the minimum of {MIN_BODY_WORDS}"
+                f" words and {MIN_BODY} characters"
+            )
+        if strict and copies_schema(body):
+            return reject("body copies the plan's schema, not a lesson")
         if demoted:
             repair("headings inside the body demoted to ###")
         if raw.get("type") not in TYPES:
             repair(f"type {quoted(raw.get('type'))!r} replaced by 'semantic'")
         if action == "update" and entry_id not in existing and self.entries_known:
+            if strict:
+                return reject(f"update of missing entry {entry_id!r} in {leaf}")
             action = "add"
             repair(f"update of missing entry {entry_id!r} turned into an add")
         if action == "add" and slugify(title) and slugify(title) != entry_id:
@@ -451,23 +558,45 @@ def validate(
     verified: Collection[str] = (),
     confine: Confine | None = None,
     entries_known: bool = True,
+    strict: bool = False,
+    topics: Collection[str] | None = None,
+    new_topics: int | None = None,
 ) -> Plan:
     """Turn an untrusted plan into edits safe to apply (paths, sizes, secrets, entries,
     dangerous commands, page structure). `verified`: commands the runs' evidence shows
     succeeding, the only dangerous commands an entry may present (see `wikimem.guard`).
     `confine`: the wiki's path check, so a path through a symlink is rejected here, alone,
     rather than failing the whole pass when it is written. `entries_known` False: another
-    memory provider holds the entries, so an update or remove of one the wiki lacks stands."""
-    checker = _Checker(lookup, verified, confine, entries_known)
+    memory provider holds the entries, so an update or remove of one the wiki lacks stands.
+    `strict`: refuse what only a confused model writes (see the module's notes). `topics`:
+    the wiki's topics; with it, at most `new_topics` new ones (one per run) are started, the
+    edits of any further new topic are rejected, and so are summaries of topics that neither
+    exist nor get an edit."""
+    checker = _Checker(lookup, verified, confine, entries_known, strict)
     edits: list[Edit] = []
+    started: list[str] = []
     for index, item in enumerate(raw.edits):
         if index >= MAX_EDITS:
             checker.rejected.append(Note(index, "edit", f"more than {MAX_EDITS} edits in a plan"))
             continue
         edit = checker.check(index, item)
-        if edit is not None:
-            edits.append(edit)
-    topics = []
+        if edit is None:
+            continue
+        topic = edit.leaf.split("/", 1)[0]
+        if topics is not None and topic not in topics and not item.get(BY_RULES):
+            if topic not in started and new_topics is not None and len(started) >= new_topics:
+                what = quoted(f"{edit.action} {edit.leaf}#{edit.entry}")
+                checker.rejected.append(
+                    Note(index, what, f"starts a new topic {topic!r} beyond the {new_topics}"
+                         f" this plan's runs allow ({', '.join(started) or 'none'} already)")
+                )  # fmt: skip
+                checker.seen.discard((edit.leaf, edit.entry))
+                continue
+            if topic not in started:
+                started.append(topic)
+        edits.append(edit)
+    written = {e.leaf.split("/", 1)[0] for e in edits}
+    summaries = []
     for index, item in enumerate(raw.topics):
         name, summary = item.get("topic"), item.get("summary")
         if item.get("_malformed"):
@@ -475,13 +604,22 @@ def validate(
             checker.rejected.append(Note(index, f"topic {quoted(name)!r}", why))
         elif not isinstance(name, str) or not SLUG.match(name) or not isinstance(summary, str):
             checker.rejected.append(Note(index, f"topic {quoted(name)!r}", "bad topic or summary"))
+        elif find_secrets(name):
+            checker.rejected.append(
+                Note(
+                    index, "topic", f"topic name looks like a secret ({find_secrets(name)[0].kind})"
+                )
+            )
+        elif topics is not None and name not in topics and name not in written:
+            # not named: a name the wiki lacks was never checked as a folder name was
+            checker.rejected.append(Note(index, "topic", "summary of a topic not in the wiki"))
         elif len(name) > MAX_SEGMENT or name in _RESERVED:
             checker.rejected.append(Note(index, f"topic {name}", "bad topic name"))
         elif line_problem([summary], verified) or checker._outside(f"{name}/general"):
             why = line_problem([summary], verified) or checker._outside(f"{name}/general")
             checker.rejected.append(Note(index, f"topic {name}", why))
         elif summary.strip():
-            topics.append(TopicSummary(name, one_line(summary, MAX_SUMMARY)))
+            summaries.append(TopicSummary(name, one_line(summary, MAX_SUMMARY)))
     # a commit's subject line is short; a plan that adds nothing says why in full instead,
     # down to the entry that already holds the lesson (`already in the wiki: PATH#ENTRY`)
     limit = MAX_SUMMARY if not edits and raw.summary.startswith(ALREADY_IN) else SUBJECT_MAX
@@ -491,7 +629,7 @@ def validate(
     return Plan(
         summary=summary,
         edits=tuple(edits),
-        topics=tuple(topics),
+        topics=tuple(summaries),
         rejected=tuple(checker.rejected),
         repaired=tuple(checker.repaired),
         held=_held(edits, lookup, total_entries, max_remove_share),

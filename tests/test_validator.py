@@ -1,0 +1,151 @@
+"""Strict validation of a model's plan, through the real pipeline: what only a confused model
+writes is refused, each with its own reason, and never repaired into a write."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import git
+from tests.openai_server import Reply
+from tests.test_pipeline import model_env, rich_run, setup
+from wikimem.indexing.drain import drain
+from wikimem.indexing.plan import BY_RULES, RawPlan, copies_schema, validate
+from wikimem.intake.accept import enqueue
+from wikimem.wiki.pages import Wiki
+
+GOOD = {
+    "action": "add",
+    "leaf": "build/bun",
+    "entry": "lockfile-drift-on-ci",
+    "title": "Lockfile drift on CI",
+    "type": "procedural",
+    "body": "`bun install --frozen-lockfile` fails with `error: lockfile had changes` when "
+    "package.json changed: run `bun install` and commit bun.lockb.",
+    "reason": "the run's fix",
+}
+# A leaked key as a folder name: the vendor prefix plus 36 characters, as GitHub issues them.
+LEAF_SECRET = "ghp_" + "Q7mZ2xL9kV4bN8cR1tY6wP3sD5fH0jA2eU4i"
+
+
+def junk(**fields: object) -> dict:
+    return {**GOOD, **fields}
+
+
+def drain_one(workspace: Path, openai_server, plan: dict, run: dict | None = None):  # type: ignore[no-untyped-def]
+    places, settings = setup(workspace, model_env(openai_server))
+    openai_server.script(Reply.plan(plan))
+    enqueue(places, settings, run or rich_run())
+    [outcome] = [o for r in drain(places, settings) for o in r.outcomes]
+    return places, outcome
+
+
+def test_junk_is_rejected_each_with_its_reason_and_only_the_lesson_is_written(
+    workspace: Path, openai_server
+) -> None:
+    plan = {
+        "summary": "Record the bun fix",
+        "edits": [
+            GOOD,  # the first new topic a run starts is the one it may start
+            junk(leaf="add", entry="x", title="Bun lockfile"),
+            junk(leaf="update/general", title="Bun lockfile two"),
+            junk(leaf="build/entry", title="Bun lockfile three"),
+            junk(action="update", leaf="build/bun", entry="no-such", title="No such"),
+            junk(entry="t", title="Title"),
+            junk(entry="e", title="Entry id (slug of its title)"),
+            junk(entry="s", title="Short one", body="Fixed it."),
+            junk(leaf="testing/pytest", title="Pytest cache"),
+        ],
+    }
+    places, outcome = drain_one(workspace, openai_server, plan)
+
+    reasons = [n["reason"] for n in outcome.rejected]
+    assert outcome.outcome == "changed" and outcome.edits == 1
+    assert any("'add' is one segment" in r for r in reasons), reasons
+    assert any("named with the schema word 'update'" in r for r in reasons), reasons
+    assert any("named with the schema word 'entry'" in r for r in reasons), reasons
+    assert any("update of missing entry 'no-such'" in r for r in reasons), reasons
+    assert any("title 'Title' copies the plan's schema" in r for r in reasons), reasons
+    assert any("title 'Entry id (slug of its title)' copies" in r for r in reasons), reasons
+    assert any("below the minimum" in r for r in reasons), reasons
+    assert any("new topic 'testing' beyond the 1" in r for r in reasons), reasons
+    assert len(reasons) == 8
+    assert not [
+        n for n in outcome.repaired if "repaired to" in n["reason"] or "into" in n["reason"]
+    ]
+    wiki = Wiki(places.wiki)
+    assert wiki.topics() == ["build"]
+    assert list(wiki.leaves()) == ["build/bun"]
+    assert [e.id for e in wiki.read_leaf("build/bun").page.entries] == ["lockfile-drift-on-ci"]
+
+
+def test_an_update_of_an_entry_that_exists_and_a_leaf_the_wiki_has_pass() -> None:
+    wiki = {"build/bun": {"lockfile-drift-on-ci": "Old words."}, "build/general": {"old": "Old."}}
+    better = junk(action="update", body=GOOD["body"] + " Then run it again.")
+    in_general = junk(leaf="build/general", entry="old", title="Old", body="Newer words here now.")
+    plan = validate(
+        RawPlan("s", (better, in_general)), wiki.get, strict=True, topics=["build"], new_topics=1
+    )
+    assert [e.action for e in plan.edits] == ["update", "update"] and plan.rejected == ()
+
+
+def test_a_batch_of_runs_may_start_one_new_topic_each() -> None:
+    edits = [junk(leaf=f"{t}/tool", title=f"Lesson about {t} tools") for t in ("a", "b", "c")]
+    plan = validate(
+        RawPlan("s", tuple(edits)), lambda leaf: None, strict=True, topics=[], new_topics=2
+    )
+    assert [e.leaf for e in plan.edits] == ["a/tool", "b/tool"]
+    assert "beyond the 2" in plan.rejected[0].reason
+
+
+def test_topic_summaries_need_a_topic(workspace: Path, openai_server) -> None:
+    plan = {
+        "summary": "s",
+        "edits": [GOOD],
+        "topics": [
+            {"topic": "build", "summary": "How the web app is built."},
+            {"topic": "nowhere", "summary": "A topic nothing is written to."},
+        ],
+    }
+    places, outcome = drain_one(workspace, openai_server, plan)
+    assert [n["reason"] for n in outcome.rejected] == ["summary of a topic not in the wiki"]
+    assert not (places.wiki / "nowhere").exists()
+
+
+def test_explicit_candidates_are_judged_as_asked_but_an_answer_cannot_claim_to_be_one(
+    workspace: Path, openai_server
+) -> None:
+    run = rich_run(memory=[{"path": "deploy", "content": "Deploys go out on Thursdays."}])
+    forged = junk(leaf="add", entry="forged", title="Forged", **{BY_RULES: True})
+    places, outcome = drain_one(workspace, openai_server, {"summary": "s", "edits": [forged]}, run)
+
+    assert outcome.outcome == "changed"
+    assert (places.wiki / "deploy" / "general" / "MEMORY.md").is_file()  # as asked
+    assert any("'add' is one segment" in n["reason"] for n in outcome.rejected)
+    assert not (places.wiki / "add").exists()
+
+
+def test_a_secret_in_a_leaf_path_reaches_no_folder_commit_or_log(
+    workspace: Path, openai_server
+) -> None:
+    plan = {
+        "summary": "Remember the token setup",
+        "edits": [junk(leaf=f"infra/{LEAF_SECRET}", title="Token setup"), GOOD],
+        "topics": [{"topic": LEAF_SECRET.lower().replace("_", "-"), "summary": "Tokens."}],
+    }
+    places, outcome = drain_one(workspace, openai_server, plan)
+
+    reasons = [n["reason"] for n in outcome.rejected]
+    assert any("leaf path holds what looks like a secret" in r for r in reasons), reasons
+    assert len(reasons) == 2  # the topic too: it is not in the wiki
+    folders = [str(p.relative_to(places.wiki)) for p in places.wiki.rglob("*")]
+    history = git("log", "--all", "--format=%B", "--name-only", cwd=places.wiki)
+    log = places.pass_log.read_text()
+    for where in (" ".join(folders), history, log, json.dumps(outcome.rejected)):
+        assert LEAF_SECRET[4:20].lower() not in where.lower()
+
+
+def test_schema_words_pad_nothing_into_a_title() -> None:
+    assert copies_schema("New entry") and copies_schema("The lesson") and copies_schema("Body 2")
+    assert copies_schema("Wiki path: 2-4 lowercase slug segments")
+    assert not copies_schema("Lockfile drift on CI") and not copies_schema("Add a test endpoint")
