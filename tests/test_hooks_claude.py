@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -990,3 +991,23 @@ def _write(tmp_path: Path, lines: list[str]) -> Path:
     path = tmp_path / f"{SESSION}.jsonl"
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def test_a_new_session_s_cursor_prunes_the_cursors_of_long_gone_sessions(tmp_path: Path) -> None:
+    from wikimem.runners.cursor import STALE_SECONDS, Cursor
+
+    state = tmp_path / ".clarvis" / "state"
+    with Cursor(state, "claude-old") as old:
+        old.add(["u-1"])
+    with Cursor(state, "claude-recent") as recent:
+        recent.add(["u-1"])
+    gone = time.time() - STALE_SECONDS - 60
+    os.utime(old.path, (gone, gone))
+
+    with Cursor(state, "claude-new") as new:
+        new.add(["u-1"])
+
+    assert not old.path.exists() and not old.path.with_suffix(".lock").exists()
+    assert recent.path.exists() and new.path.exists()
+    with Cursor(state, "claude-recent") as again:
+        assert "u-1" in again

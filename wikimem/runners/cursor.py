@@ -28,6 +28,9 @@ from pathlib import Path
 from wikimem.fsio import atomic_write_text, open_private
 
 KEEP = 5000  # turn keys kept per session: a longer session re-reads the oldest, deduplicated
+# A cursor untouched this long goes when a new session's is made: runners keep transcripts
+# for less (Claude Code 30 days by default), so no hook can bring its turns back.
+STALE_SECONDS = 90 * 86400
 SAFE_NAME = re.compile(r"^[A-Za-z0-9._:-]{1,120}$")
 
 
@@ -72,8 +75,11 @@ class Cursor:
         if not new:
             return
         self.recorded = (self.recorded + new)[-KEEP:]
+        first = not self.path.exists()
         data = {"session": self.session, "recorded": self.recorded, "updated_at": time.time()}
         atomic_write_text(self.path, json.dumps(data, ensure_ascii=False) + "\n")
+        if first:
+            prune(self.path.parent)
 
     def _read(self) -> list[str]:
         """The keys in the cursor; an unreadable cursor counts as empty (the queue dedups)."""
@@ -83,3 +89,13 @@ class Cursor:
             return []
         keys = data.get("recorded") if isinstance(data, dict) else None
         return [k for k in keys if isinstance(k, str)] if isinstance(keys, list) else []
+
+
+def prune(folder: Path, now: float | None = None) -> None:
+    """Remove the cursors (and their lock files) of sessions untouched for STALE_SECONDS."""
+    limit = (time.time() if now is None else now) - STALE_SECONDS
+    for path in folder.glob("*.json"):
+        with contextlib.suppress(OSError):
+            if path.stat().st_mtime < limit:
+                path.unlink()
+                path.with_suffix(".lock").unlink(missing_ok=True)
