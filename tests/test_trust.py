@@ -280,6 +280,27 @@ def test_a_wiki_repository_another_user_owns_is_refused(workspace: Path, tmp_pat
 
 
 @pytest.mark.skipif(not AS_ROOT, reason="giving a repository to another user takes root")
+def test_a_repository_listed_in_safe_directory_is_used_and_still_runs_nothing(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """As with git: the person may vouch for another user's repository (a CI checkout)."""
+    marker = tmp_path / "PLANTED"
+    assert run_wikimem("init", cwd=workspace).returncode == 0
+    wiki = workspace / ".clarvis" / "memory"
+    plant_in_git_config(wiki / ".git", marker)
+    for path in [wiki / ".git", *(wiki / ".git").rglob("*")]:
+        os.lchown(path, 65534, 65534)
+    assert run_wikimem("log", cwd=workspace).returncode == 1
+    git("config", "--global", "--add", "safe.directory", str(wiki), cwd=tmp_path)
+    listed = run_wikimem("log", cwd=workspace)
+    assert listed.returncode == 0, listed.stderr
+    assert "Start the wiki" in listed.stdout.decode()
+    git("config", "--global", "--add", "safe.directory", "", cwd=tmp_path)  # forgets the list
+    assert run_wikimem("log", cwd=workspace).returncode == 1
+    assert not marker.exists()
+
+
+@pytest.mark.skipif(not AS_ROOT, reason="giving a repository to another user takes root")
 def test_a_workspace_repository_another_user_owns_is_refused(workspace: Path) -> None:
     git("init", "-q", "-b", "main", cwd=workspace)
     write_config(workspace, '[wiki]\ncommit_into = "workspace"\n')

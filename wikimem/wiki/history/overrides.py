@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from wikimem.errors import HistoryError
@@ -65,10 +65,16 @@ def overrides(sections: Iterable[tuple[str, Iterable[str]]]) -> list[str]:
     return found
 
 
-def check_owner(git_dir: Path, files: tuple[str, ...] = ("config",)) -> None:
+def check_owner(
+    git_dir: Path,
+    files: tuple[str, ...] = ("config",),
+    safe: Callable[[], list[str]] | None = None,
+    work_tree: Path | None = None,
+) -> None:
     """Refuse a repository another user owns, as git's `safe.directory` does: its config,
-    hooks and objects are theirs to plant. A config of ours that others can write (left by
-    `git init` under umask 0) is tightened first."""
+    hooks and objects are theirs to plant. As with git, a repository the person listed in
+    `safe.directory` (`safe` reads it from the system and global config) is used. A config of
+    ours that others can write (left by `git init` under umask 0) is tightened first."""
     uid = os.getuid() if hasattr(os, "getuid") else None
     for path in (git_dir, *(git_dir / name for name in files)):
         try:
@@ -76,9 +82,28 @@ def check_owner(git_dir: Path, files: tuple[str, ...] = ("config",)) -> None:
         except FileNotFoundError:
             continue
         if uid is not None and info.st_uid != uid:
+            if safe is not None and is_listed(work_tree or git_dir, safe()):
+                return
             raise HistoryError(
                 f"{path} belongs to another user (uid {info.st_uid}); refusing to use the "
                 "repository (as git's safe.directory would)"
             )
         if info.st_mode & 0o022:
             os.chmod(path, stat.S_IMODE(info.st_mode) & ~0o022)
+
+
+def is_listed(folder: Path, safe: list[str]) -> bool:
+    """Whether git's `safe.directory` values allow `folder`: `*`, the folder itself, or a
+    `prefix/*`; an empty value forgets those before it."""
+    allowed: list[str] = []
+    for value in safe:
+        allowed = [] if value == "" else [*allowed, value]
+    here = os.path.realpath(folder)
+    for value in allowed:
+        if value == "*":
+            return True
+        if value.endswith("/*") and (here + "/").startswith(os.path.realpath(value[:-2]) + "/"):
+            return True
+        if os.path.realpath(os.path.expanduser(value)) == here:
+            return True
+    return False

@@ -237,10 +237,24 @@ def open_session(wiki: Path, workspace: Path, mode: str) -> Iterator[Session]:
 def harden(repo: git.Repo) -> None:
     """Refuse another user's repository; run nothing its config names, and no hook of the
     person's on (or vetoing) wikimem's own git operations."""
-    check_owner(Path(repo.common_dir))
+    tree = Path(repo.working_tree_dir) if repo.working_tree_dir else None
+    check_owner(Path(repo.common_dir), safe=safe_directories, work_tree=tree)
     if repo.git_dir != repo.common_dir:
-        check_owner(Path(repo.git_dir))
+        check_owner(Path(repo.git_dir), safe=safe_directories, work_tree=tree)
     repo.git.set_persistent_git_options(c=overrides(config_sections(repo)))
+
+
+def safe_directories() -> list[str]:
+    """git's `safe.directory` values from the system and global config (git ignores a
+    repository's own), asked only when a repository belongs to another user."""
+    status, out, _ = call(
+        git.Git(os.sep), ("config", "--show-scope", "-z", "--get-all", "safe.directory"), {}
+    )
+    if status != 0:
+        return []
+    items = decode(out).split("\0")
+    pairs = zip(items[0::2], items[1::2], strict=False)
+    return [value for scope, value in pairs if scope in {"system", "global", "command"}]
 
 
 def config_sections(repo: git.Repo) -> list[tuple[str, list[str]]]:
