@@ -331,6 +331,29 @@ def test_a_megabyte_of_mixed_text_completes() -> None:
 @pytest.mark.parametrize(
     "unit",
     [
+        "pwd=",
+        "AUTH ",
+        "\\u0022",
+        "%25",
+        "&quot;",
+        "eyJ" + "a" * 80 + "\n",
+        "BEGIN PUBLIC KEY ",
+        "a:b@tcp(",
+        "${A:?",
+        "Authorization: Foo ",
+        "-u a -p ",
+        "aB3dE5" * 10 + " ",
+    ],
+)
+def test_repetitive_input_for_the_position_rules_completes(unit: str) -> None:
+    text = unit * (100_000 // len(unit))
+    redacted, _ = redact(text)
+    assert redact(redacted) == (redacted, [])
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
         "password=",
         "api_key: ",
         "eyJ",
