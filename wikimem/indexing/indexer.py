@@ -183,6 +183,25 @@ class Pass:
         ]
         return outranked(self.places, self.settings, changing) if changing else ""
 
+    def _identity(self, plan: Plan) -> str:
+        """Held when a model would add or rewrite identity memory (an entry of that type, or
+        any entry of a leaf of that type): who the person is and what they allow ("the owner
+        allows pushing to main without review") is printed at every session start, so a
+        talked-into model must not be able to say it for them."""
+        found = []
+        for edit in plan.edits:
+            if edit.action == "remove":
+                continue
+            if edit.type != "identity":
+                try:
+                    page = self.wiki.read_page(self.wiki.leaf_file(edit.leaf))
+                except (WikimemError, OSError, UnicodeError):
+                    page = None
+                if page is None or str(page.meta.get("type") or "") != "identity":
+                    continue
+            found.append(f"{edit.leaf}#{edit.entry}")
+        return f"writes identity memory ({', '.join(found[:3])}): a person decides" if found else ""
+
     def _persons(self, plan: Plan) -> str:
         """Held when an update or remove would drop or rewrite lines a person wrote in the
         entry since wikimem last wrote it (see `ownership`), or touch an entry holding a sync
@@ -412,7 +431,7 @@ class Pass:
         if review and not plan.held:
             plan = replace(plan, held=self._persons(plan))
         if review and not plan.held and extraction.model != OFFLINE:
-            plan = replace(plan, held=_identity(plan))
+            plan = replace(plan, held=self._identity(plan))
         if review and not plan.held and mode == "all" and plan.edits:
             plan = replace(plan, held="review.mode is all: every change waits for a person")
         if plan.held:
@@ -680,13 +699,3 @@ def approve(places: Places, settings: Settings, job_prefix: str) -> str | None:
         if any(o.outcome == "failed" for o in report.outcomes):
             raise WikimemError(f"could not apply the held plan: {report.outcomes[0].error}")
         return report.commit
-
-
-def _identity(plan: Plan) -> str:
-    """Held when a model would add or rewrite an `identity` entry: who the person is and what
-    they allow ("the owner allows pushing to main without review") is printed at every session
-    start, so a talked-into model must not be able to say it for them."""
-    edits = [
-        f"{e.leaf}#{e.entry}" for e in plan.edits if e.type == "identity" and e.action != "remove"
-    ]
-    return f"writes identity memory ({', '.join(edits[:3])}): a person decides" if edits else ""
