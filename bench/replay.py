@@ -41,6 +41,7 @@ from wikimem.indexing.drain import drain
 from wikimem.intake.accept import enqueue
 from wikimem.recall.delivery import answer
 from wikimem.recall.events import read_event
+from wikimem.recall.search import SearchIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "offline_lessons"
@@ -94,7 +95,8 @@ def learn(places: config.Places, settings: config.Settings) -> dict[str, set[str
     """Each case learned by its own offline pass; the entries each added, by case."""
     taught: dict[str, set[str]] = {}
     index_file = places.state / "search.sqlite"
-    drain(places, settings)  # the generated wiki's index, built once
+    with SearchIndex(places.wiki, index_file) as index:
+        index.refresh()  # the generated wiki's entries, known before any case teaches
     for case in sorted(CORPUS.glob("*.json")):
         before = refs(index_file) if index_file.exists() else set()
         for run in json.loads(case.read_text(encoding="utf-8"))["runs"]:

@@ -60,7 +60,8 @@ def test_entries_from_the_index_are_those_context_reads_from_the_pages(tmp_path:
     )
     with SearchIndex(wiki, index_file) as index:
         expected = relevant(wiki, index, "terraform")
-    assert any(e.entry is None and "State lock: Run" in e.body for e in expected[0])
+    found = [e.source for e in expected[0] if e.path == "deploy/terraform"]
+    assert "deploy/terraform#state-lock" in found and "deploy/terraform" not in found  # once
     assert indexed(index_file, "terraform") == expected
     assert expected[0]  # the query finds something, so the comparison means something
     assert indexed(tmp_path / "missing.sqlite", "pytest flaky") == ([], False)
@@ -115,3 +116,28 @@ def test_a_worktree_s_branch_is_read_through_its_git_file(tmp_path: Path) -> Non
 def test_a_resumed_session_gets_the_smaller_budget() -> None:
     assert budget_for("resume", 6000, 1500) == 1500
     assert [budget_for(s, 6000, 1500) for s in ("startup", "clear", "compact", None)] == [6000] * 4
+
+
+def test_no_entry_twice_and_no_expired_entry_quoted(tmp_path: Path) -> None:
+    wiki = tmp_path / "memory"
+    leaf = wiki / "build" / "bun" / "MEMORY.md"
+    leaf.parent.mkdir(parents=True)
+    leaf.write_text(
+        "---\ntitle: Bun\nsummary: Bun lockfile rules.\ntype: procedural\nupdated: 2026-11-28\n"
+        "---\n# Bun\n\n## Old lockfile advice\n\n<!-- wikimem: expires=2020-01-01 -->\n\n"
+        "Delete bun.lockb when the lockfile breaks.\n\n## Lockfile drift on CI\n\n"
+        "Run `bun install` and commit the lockfile.\n"
+    )
+    index_file = tmp_path / "search.sqlite"
+    with SearchIndex(wiki, index_file) as index:
+        expected, _ = relevant(wiki, index, "bun lockfile")
+
+    found, _ = indexed(index_file, "bun lockfile")
+
+    assert found == expected
+    sources = [e.source for e in found]
+    assert sources == ["build/bun#lockfile-drift-on-ci"]  # the leaf's summary would repeat it
+    assert not any("Delete bun.lockb" in e.body for e in found)
+    only_leaf, _ = indexed(index_file, "rules")  # the leaf alone: it quotes a live entry
+    assert [e.source for e in only_leaf] == ["build/bun"]
+    assert "Lockfile drift on CI" in only_leaf[0].body and "Delete" not in only_leaf[0].body

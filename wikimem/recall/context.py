@@ -7,6 +7,7 @@ and query give the same bytes (no clock, ties broken on path and entry id), so p
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from typing import Any
 
 from wikimem.fsio import read_text
 from wikimem.recall.search import LEAF_FILE, SearchIndex, clean, readable
+from wikimem.recall.search.rows import iso_date
 from wikimem.wiki import markdown
 
 DEFAULT_BUDGET = 4000
@@ -110,7 +112,7 @@ def relevant(wiki: Path, index: SearchIndex, query: str) -> tuple[list[ContextEn
             item = context_entry(hit.path, hit.entry, page)
             if item is not None:
                 found.append(item)
-    return found, len(hits) > MAX_ENTRIES
+    return distinct(found), len(hits) > MAX_ENTRIES
 
 
 def context_entry(path: str, entry_id: str | None, page: markdown.Page) -> ContextEntry | None:
@@ -119,8 +121,9 @@ def context_entry(path: str, entry_id: str | None, page: markdown.Page) -> Conte
     leaf_type = str(meta["type"]) if meta.get("type") else None
     if entry_id is None:
         parts = [str(meta.get("summary") or "").strip(), readable(page.head)]
-        if page.entries and not parts[1]:  # a head that is only its title: show what follows
-            first = page.entries[0]
+        live = [e for e in page.entries if not expired(e.meta.get("expires"))]
+        if live and not parts[1]:  # a head that is only its title: show what follows
+            first = live[0]
             parts.append(f"{first.title.strip()}: {opening(first.body, FIRST_LINES)}")
         body = "\n\n".join(p for p in parts if p)
         return ContextEntry(path, None, leaf_title, leaf_title, body, leaf_type)
@@ -129,6 +132,26 @@ def context_entry(path: str, entry_id: str | None, page: markdown.Page) -> Conte
         return None  # the index is older than the page; the entry is gone
     kind = item.meta.get("type") or leaf_type
     return ContextEntry(path, item.id, item.title.strip(), leaf_title, item.body, kind)
+
+
+def expired(value: Any) -> bool:
+    """Whether an entry's `expires` date has passed (an unreadable one never expires it)."""
+    day = iso_date(value)
+    return day is not None and day < dt.date.today().isoformat()
+
+
+def distinct(entries: list[ContextEntry]) -> list[ContextEntry]:
+    """Each entry once: a leaf's summary is left out when one of its entries is there too
+    (it would quote that entry's opening a second time)."""
+    with_entries = {e.path for e in entries if e.entry}
+    seen: set[str] = set()
+    kept = []
+    for item in entries:
+        if item.source in seen or (item.entry is None and item.path in with_entries):
+            continue
+        seen.add(item.source)
+        kept.append(item)
+    return kept
 
 
 def opening(text: str, room: int) -> str:

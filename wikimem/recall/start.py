@@ -32,6 +32,7 @@ from wikimem.recall.context import (
     PROFILE_FILE,
     ContextEntry,
     assemble,
+    distinct,
     opening,
     plain,
     profile_parts,
@@ -56,7 +57,8 @@ FRONTMATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 PLAIN_FIELD = re.compile(r"([A-Za-z_][\w-]*):[ \t]+([^\s'\"\[\]{}>|&*!%@`#,?:-][^\n]*?)[ \t]*")
 FIRST_ENTRY = (
     "SELECT d.title, fts.body FROM docs AS d JOIN fts ON fts.rowid = d.id"
-    " WHERE d.path = ? AND d.entry != '' ORDER BY d.id LIMIT 1"
+    " WHERE d.path = ? AND d.entry != '' AND (d.expires IS NULL OR d.expires >= ?)"
+    " ORDER BY d.id LIMIT 1"
 )
 YAML_WORDS = frozenset({"null", "~", "true", "false", "yes", "no", "on", "off", ".nan", ".inf"})
 
@@ -209,7 +211,7 @@ def indexed(index_file: Path | None, query: str) -> tuple[list[ContextEntry], bo
             return [], False
         terms = query_terms(focused_terms(db, query_terms(query), QUERY_WORDS))
         rows = best_rows(db, terms, MAX_ENTRIES + 1) if terms else []
-        found = [entry_of(db, row) for row in rows[:MAX_ENTRIES]]
+        found = distinct([entry_of(db, row) for row in rows[:MAX_ENTRIES]])
     except sqlite3.Error:
         return [], False  # busy or damaged: the next search rebuilds it
     finally:
@@ -242,7 +244,7 @@ def entry_of(db: sqlite3.Connection, row: sqlite3.Row) -> ContextEntry:
         return ContextEntry(path, str(row["entry"]), title, leaf_title, body, row["type"])
     parts = [str(row["summary"] or "").strip(), readable(plain(str(row["body"] or "")))]
     if not parts[1]:  # a head that is only its title: context shows the first entry's opening
-        first = db.execute(FIRST_ENTRY, (path,)).fetchone()
+        first = db.execute(FIRST_ENTRY, (path, dt.date.today().isoformat())).fetchone()
         if first is not None:
             parts.append(f"{str(first[0]).strip()}: {opening(plain(str(first[1])), FIRST_LINES)}")
     body = "\n\n".join(p for p in parts if p)
