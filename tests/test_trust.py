@@ -192,6 +192,9 @@ def test_trust_lists_and_removes(workspace: Path, cli) -> None:  # type: ignore[
     assert listed == [{"path": str(path), "sha256": trust.digest(path), "state": "trusted"}]
     path.write_text(ENDPOINT + "\n", encoding="utf-8")
     assert cli("trust", "--list").out.startswith("changed ")
+    path.chmod(0o666)
+    assert cli("trust", "--list").out.startswith("unsafe ")
+    path.chmod(0o644)
     assert cli("trust", "--remove").out == f"no longer trusted: {path}\n"
     assert cli("trust", "--list", "--json").out.strip() == "[]"
 

@@ -170,14 +170,16 @@ def untrust(path: Path, store: Path) -> bool:
 
 
 def listing(store: Path) -> list[tuple[str, str, str]]:
-    """(path, sha256, state) of each trusted file: "trusted", "changed" or "missing"."""
+    """(path, sha256, state) of each trusted file: "trusted", "changed", "unsafe" (others
+    could write it) or "missing"."""
     rows = []
     for name, sha in read_store(store).items():
         path = Path(name)
         if not path.is_file():
             state = "missing"
         else:
-            state = "trusted" if distrust_reason(path, store) is None else "changed"
+            why = distrust_reason(path, store)
+            state = "trusted" if why is None else "changed" if "changed" in why else "unsafe"
         rows.append((name, sha, state))
     return rows
 

@@ -14,7 +14,12 @@ from wikimem.errors import UsageError
 
 @cli.command("trust")
 @click.argument("file", required=False, type=click.Path(dir_okay=False))
-@click.option("--list", "listed", is_flag=True, help="List the trusted files and their state.")
+@click.option(
+    "--list",
+    "listed",
+    is_flag=True,
+    help="List the trusted files: trusted, changed, unsafe (others could write it) or missing.",
+)
 @click.option("--remove", is_flag=True, help="Stop trusting the file.")
 @json_option
 @workspace_option
