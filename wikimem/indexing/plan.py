@@ -62,8 +62,8 @@ SCHEMA_WORDS = frozenset(
         *("reason", "type", "types", "summary", "topic", "topics", "meta", "plan", "schema"),
         *("leaf-title", "leaf-summary", "review-by", "expires", "string", "object", "array"),
         *("semantic", "episodic", "procedural", "working", "identity", "null", "none"),
-        *("general", "misc", "other", "default", "example", "examples", "untitled", "unknown"),
-        *("new", "lesson", "lessons", "note", "notes", "todo", "tbd", "slug", "segment"),
+        *("general", "misc", "other", "default", "example", "untitled", "unknown"),
+        *("new", "lesson", "lessons", "todo", "tbd", "slug", "segment"),
     }
 )
 # Words that may pad a title made of schema words ("The new entry", "A lesson of the topic").
