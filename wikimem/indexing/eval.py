@@ -184,15 +184,16 @@ def load_cases(
 
 def model_config(model: ModelSettings) -> tuple[str, dict[str, str]]:
     """A throwaway workspace's config.toml and environment carrying exactly these settings;
-    the key travels in the environment so it is never written to disk."""
+    the key and the endpoint travel in the environment (the key is never written to disk)."""
     table: dict[str, Any] = {"timeout": model.timeout, "max_retries": model.max_retries}
     if model.model:
         table["memory"] = model.model
-    if model.base_url:
-        table["base_url"] = model.base_url
     if model.fallbacks:
         table["fallbacks"] = list(model.fallbacks)
     env = {"OPENAI_API_KEY": model.api_key} if model.api_key else {}
+    if model.base_url:
+        # the endpoint too: a workspace file naming one is honoured only once trusted
+        env["OPENAI_BASE_URL"] = model.base_url
     return tomli_w.dumps({"model": table}), env
 
 
