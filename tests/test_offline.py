@@ -733,3 +733,54 @@ def test_an_entry_of_the_rules_a_person_added_to_is_theirs():
 )
 def test_a_bug_fixed_is_not_a_lesson(evidence: tuple[Evidence, ...]):
     assert offline_plan([run(*evidence)]).edits == ()
+
+
+def test_the_command_a_failure_suggests_is_its_fix_with_one_off_names_as_placeholders():
+    said = (
+        "fatal: The current branch spotter-gqc has no upstream branch.\n"
+        "To push the current branch and set the remote as upstream, use\n\n"
+        "    git push --set-upstream origin spotter-gqc\n"
+    )
+    edit = only_edit(
+        offline_plan(
+            [
+                run(
+                    cmd("git push 2>&1", 128, said),
+                    cmd("git push --set-upstream origin spotter-gqc 2>&1", 0, "new branch"),
+                )
+            ]
+        )
+    )
+
+    assert edit["leaf"] == "tools/git"
+    assert edit["title"] == "git push fails: The current branch <BRANCH> has no upstream branch"
+    assert "run it as `git push --set-upstream origin <BRANCH> 2>&1` instead" in edit["body"]
+    assert "spotter-gqc" not in edit["body"]
+
+
+def test_an_exunit_assertion_fixed_in_the_test_is_a_bug_fixed():
+    failure = (
+        "  1) test badge has a label (AppWeb.SessionLiveTest)\n"
+        "     test/app_web/live/session_live_test.exs:146\n"
+        "     Assertion with =~ failed\n"
+        '     code:  assert html =~ "is-subagent"\n'
+    )
+    evidence = (
+        cmd("mix test test/app_web/live/session_live_test.exs", 2, failure),
+        edited("test/app_web/live/session_live_test.exs", "-a\n+b\n"),
+        cmd("mix test test/app_web/live/session_live_test.exs", 0, "12 tests, 0 failures"),
+    )
+
+    assert offline_plan([run(*evidence)]).edits == ()
+
+
+def test_a_node_script_run_from_the_wrong_folder_is_a_node_lesson():
+    evidence = (
+        cmd("node assets/build.js", 1, '✘ [ERROR] Could not resolve "js/app.js"\n'),
+        cmd("cd /home/ana/app/assets && node build.js", 0, ""),
+    )
+
+    edit = only_edit(offline_plan([run(*evidence)]))
+
+    assert edit["leaf"] == "build/node"
+    assert "run it as `cd ~/app/assets && node build.js` instead" in edit["body"]

@@ -115,12 +115,16 @@ def _targets(command: str) -> set[str]:
     return targets(args)
 
 
-def same_run(failing: str, later: str) -> bool:
+def same_run(failing: str, later: str, suggested: str = "") -> bool:
     """Whether `later` runs what `failing` ran: the same line, run differently, or run more
     broadly (`pytest -q` after `pytest tests/test_a.py -k b`)."""
     if normal(failing) == normal(later) or is_changed_command(failing, later):
         return True
     tool = command_tool(failing)
+    if suggested and tool and command_tool(later) == tool:
+        head, args = main_segment(later)
+        if args and " ".join([head, *args]) in normal(suggested):
+            return True  # the failure said to run it so: `git push --set-upstream origin <branch>`
     if not tool or command_tool(later) != tool or is_inspection(later):
         return False
     verb = subcommand(failing)
@@ -184,7 +188,7 @@ def _episode(
             continue
         if item.kind != "command" or not item.ran:
             continue
-        if same_run(first.command, item.command):
+        if same_run(first.command, item.command, first.output):
             if failed(item):
                 if symptom_key(signature(item.output)) == key:
                     retries.add(k)
@@ -217,8 +221,9 @@ def _closed(
     tried: list[Evidence],
 ) -> Episode:
     first, passing = evidence[i], evidence[k]
-    changed = normal(first.command) != normal(passing.command) and is_changed_command(
-        first.command, passing.command
+    changed = normal(first.command) != normal(passing.command) and (
+        is_changed_command(first.command, passing.command)
+        or same_run(first.command, passing.command, first.output)
     )
     if changed:
         # The command run differently passed. What follows says what that was: the command

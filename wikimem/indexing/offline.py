@@ -81,7 +81,8 @@ _REASON = re.compile(r"\b(?:because|due to|failed to|caused by)\b", re.IGNORECAS
 _ASSERTION = re.compile(
     r"\bAssertionError\b|^\s*E\s+assert\s|\bExpected:|\bexpect\(.*\)\.to"
     r"|^\S+:\d+: assert |^FAILED \S+::\S+ - assert |\bassertion `[^`]*` failed|\bpanicked at\b"
-    r"|^--- FAIL: Test|^\s*\d+\) .*\n\s*(?:Failure/Error|Expected)",
+    r"|^--- FAIL: Test|^\s*\d+\) .*\n\s*(?:Failure/Error|Expected)"
+    r"|^\s*Assertion with \S+ failed",
     re.MULTILINE,
 )
 # Lines a tool prints on every failure of a kind: advice, never the cause.
@@ -468,7 +469,10 @@ def _lesson_tool(failed: Evidence) -> str:
     """The tool a failure belongs to: the command's, or for a project script (`e2e.sh`) the
     known tool its output says it ran (`> playwright test`)."""
     tool = command_tool(failed.command)
-    script = any(SCRIPT_SUFFIX.search(w) for w in normal(failed.command).split(" ")[:2])
+    words = normal(failed.command).split(" ")
+    if len(words) > 1 and words[0] in {"node", "deno", "bun"} and SCRIPT_SUFFIX.search(words[1]):
+        return words[0]  # `node assets/build.js`: a project's script, a lesson about node
+    script = any(SCRIPT_SUFFIX.search(w) for w in words[:2])
     if area(tool) != DEFAULT_AREA or not script:
         return tool
     for line in failed.output.splitlines():

@@ -29,6 +29,8 @@ _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|(?<=date\()\d{4}, \d{1,2}, \d{1,2}(?=
 # A person's home folder differs from machine to machine; what is under it does not.
 _HOME = re.compile(r"(?<![\w/~])/(?:home|Users)/[^/\s'\"`:;,)]+(?=/)|(?<![\w~])/root(?=/)")
 _CLOCK = re.compile(r"(?<![\d:.])\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?![\d:])")
+# A branch named in git's own words: a one-off name (`spotter-gqc`), not the lesson.
+_BRANCH = re.compile(r"[Tt]he current branch ([\w./-]+) has no upstream branch")
 _ERLANG_PID = re.compile(r"#PID<\d+\.\d+\.\d+>")
 _PID = re.compile(r"\b((?i:pid|process)\s*[:=#]?\s*)\d{2,7}\b")
 _PORT = re.compile(r"\b((?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1?\]):)(\d{5})\b")
@@ -77,6 +79,8 @@ def placeholders(text: str, context: str = "") -> str:
     A UUID is a `<LOCK_ID>` when the text or its `context` (the failing output) speaks of a lock.
     """
     locking = "lock" in (text + context).lower()
+    for branch in set(_BRANCH.findall(context + "\n" + text)):
+        text = re.sub(rf"(?<![\w/.-]){re.escape(branch)}(?![\w/.-])", "<BRANCH>", text)
     text = _UUID.sub("<LOCK_ID>" if locking else "<UUID>", text)
     text = _TIMESTAMP.sub("<TIMESTAMP>", text)
     text = _DATE.sub("<DATE>", text)
