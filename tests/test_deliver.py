@@ -274,3 +274,17 @@ def test_a_word_matches_its_own_forms_not_any_longer_word() -> None:
 
     text = "Lockfiles drift; the library stubs; go build"
     assert shared(["lockfile", "lib", "stub", "build"], text) == ["lockfile", "stub", "build"]
+
+
+def test_status_says_what_reached_the_agents(
+    bun_wiki: config.Places, isolated_env: Path, cli
+) -> None:
+    assert "delivered" not in cli("status").out  # nothing yet: no line
+    deliver(bun_wiki.workspace, isolated_env, payload("claude-post-tool-use-failure-bash.json"))
+    deliver(bun_wiki.workspace, isolated_env, payload("codex-user-prompt-submit.json"), "codex")
+
+    shown = cli("status")
+    data = json.loads(cli("status", "--json").out)
+
+    assert data["delivered"]["injections"] == 2 and data["delivered"]["entries"] >= 1
+    assert "delivered  2 time(s) to agents" in shown.out

@@ -13,6 +13,7 @@ from wikimem.intake.background import RETRY_LOCK, lock_held
 from wikimem.intake.listener import ping
 from wikimem.intake.queue import Queue
 from wikimem.providers.provider import provider_name
+from wikimem.recall import injections
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,8 @@ class Status:
     held_jobs: list[dict[str, Any]] = field(default_factory=list)  # in review, with the reason
     next_retry: float | None = None  # seconds until the first job backing off is due
     retry_waiter: bool = False  # a background pass stays for it (queue.retry_wait)
+    # what the in-loop hooks handed agents: injections, distinct entries, the last one's time
+    delivered: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -83,6 +86,13 @@ class Status:
             out.append(
                 f"  held     {job['job']} {job['run_id']}: {job['reason']} "
                 f"(`wikimem queue approve {job['job']}` or `wikimem queue drop {job['job']}`)"
+            )
+        if self.delivered.get("injections"):
+            d = self.delivered
+            out.append(
+                f"delivered  {d['injections']} time(s) to agents, {d['entries']} distinct "
+                f"entr{'y' if d['entries'] == 1 else 'ies'}, last {d['last']} "
+                "(.clarvis/state/injections/)"
             )
         if self.no_change_share is not None:
             out.append(f"no change  {self.no_change_share:.0%} of the last {self.runs_seen} runs")
@@ -144,6 +154,16 @@ def gather(places: Places, settings: Settings, recent: int = 5) -> Status:
             if job is not None and job.provider != provider:
                 stranded[job.provider] = stranded.get(job.provider, 0) + 1
 
+    logged = injections.read_all(places.state)
+    delivered = (
+        {
+            "injections": len(logged),
+            "entries": len({str(r) for i in logged for r in i.get("entries") or ()}),  # type: ignore[attr-defined]
+            "last": max(str(i.get("at", "")) for i in logged),
+        }
+        if logged
+        else {}
+    )
     alive = ping(str(places.intake_socket))
     due = queue.next_due()
     backing_off = due is not None and due > time.time()
@@ -166,4 +186,5 @@ def gather(places: Places, settings: Settings, recent: int = 5) -> Status:
         held_jobs=held,
         next_retry=due - time.time() if due is not None and backing_off else None,
         retry_waiter=backing_off and lock_held(str(places.state / RETRY_LOCK)),
+        delivered=delivered,
     )
