@@ -3,9 +3,10 @@
 A read path usable as a pre-commit hook: broken relative links, pages without frontmatter,
 leaves without a summary, stale generated blocks, text `wikimem sync` kept from both sides of a
 conflict, names that are not slugs (the pages under such a name are still checked), entries
-whose headings give the same id, memory past its review or expiry date, and pages or folders it
-cannot read (a symlink, a loop, a permission): each is one problem, and the lint goes on with
-the rest.
+whose headings give the same id, memory past its review or expiry date, bytes that are not
+UTF-8 (on each line holding them), and pages or folders it cannot read (a symlink, a loop, a
+permission): each is one problem, and the lint goes on with the rest. Every rule is linear in
+the page.
 
 Every problem carries a rule id from RULES, stable for scripts and CI (`wikimem lint --json`).
 """
