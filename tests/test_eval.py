@@ -301,7 +301,7 @@ def test_the_real_corpus_is_public_sessions_labelled_by_hand() -> None:
         c.expect.must_not_contain for c in lessons
     )
     assert not any(c.run.get("memory") for c in cases)  # every case is read, none names its own
-    assert {c.run["agent"]["name"] for c in cases} >= {"claude-code"}
+    assert {c.run["agent"]["name"] for c in cases} >= {"claude-code", "codex"}
     readme = (Path(__file__).parent / "fixtures" / "eval" / "README.md").read_text()
     assert "marot/spotter" in readme and "53a088d2335599db2a99d1099be22152d1785d6f" in readme
     assert "MIT" in readme
@@ -354,9 +354,11 @@ def test_a_model_that_copies_the_result_into_the_named_leaf_scores_badly(openai_
     before, _ = scripted(openai_server, gaming_plan)
     report = harness.evaluate(real + written, loopback(openai_server), before=before)
     m = report.metrics
-    # On quiet runs the validator refuses most of the copied junk (no real fix, schema-like
-    # paths); what the score must never do is count a copy of the result as a lesson kept.
-    assert m["errors"] == 0
+    quiet = [c for c in real + written if not c.expect.change]
+    # Only the runs skipped before any model call (a greeting, a todo list) stay quiet; what
+    # the score must never do is count a copy of the result as a lesson kept.
+    assert m["errors"] == 0 and m["wrong_writes"] >= len(quiet) - 2
+    assert m["no_change_recall"] <= 0.2
     real_lessons = [r for r in report.results if r.id in {c.id for c in real} and r.expected_change]
     assert real_lessons and not any(r.lesson_kept for r in real_lessons)
     assert m["entry_precision"] == 0.0
