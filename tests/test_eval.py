@@ -274,7 +274,9 @@ def gaming_plan(case: harness.Case) -> dict:
     """A model that knows the labels' leaf and copies the agent's own account of the run into
     it, on every case: what a keyword-matching score would reward."""
     named = [leaf.rstrip("/") for leaf in case.expect.leaf]
-    leaf = next((n for n in named if "/" in n), f"{named[0]}/notes" if named else "workflow/sessions")
+    leaf = next(
+        (n for n in named if "/" in n), f"{named[0]}/notes" if named else "workflow/sessions"
+    )
     return {
         "summary": "Remember the run",
         "edits": [
