@@ -288,3 +288,31 @@ def test_status_says_what_reached_the_agents(
 
     assert data["delivered"]["injections"] == 2 and data["delivered"]["entries"] >= 1
     assert "delivered  2 time(s) to agents" in shown.out
+
+
+def test_an_entry_counts_as_used_when_the_session_runs_its_fix(
+    bun_wiki: config.Places, isolated_env: Path, cli
+) -> None:
+    from wikimem.recall.uses import counts
+
+    data = payload("claude-post-tool-use-failure-bash.json")
+    deliver(bun_wiki.workspace, isolated_env, data)
+    deliver(bun_wiki.workspace, isolated_env, payload("codex-user-prompt-submit.json"))
+    index = bun_wiki.state / "search.sqlite"
+    assert [u.used for u in counts(bun_wiki.state, bun_wiki.queue, index)] == [0]
+    settings = config.load(bun_wiki, {})
+    run = {
+        "run_id": f"{data['session_id']}:turn-2",
+        "task": "Fix the install step",
+        "evidence": [
+            {"kind": "command", "command": "bun  install", "exit_code": 0, "output": "Saved"}
+        ],
+    }
+    enqueue(bun_wiki, settings, run)
+    other = {**run, "run_id": "another-session:1"}
+    enqueue(bun_wiki, settings, other)
+
+    (use,) = counts(bun_wiki.state, bun_wiki.queue, index)
+
+    assert use.ref.startswith("build/bun#") and (use.delivered, use.used) == (2, 1)
+    assert "(1 used by a run after)" in cli("status").out

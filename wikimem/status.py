@@ -13,7 +13,7 @@ from wikimem.intake.background import RETRY_LOCK, lock_held
 from wikimem.intake.listener import ping
 from wikimem.intake.queue import Queue
 from wikimem.providers.provider import provider_name
-from wikimem.recall import injections
+from wikimem.recall import injections, uses
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,8 @@ class Status:
             d = self.delivered
             out.append(
                 f"delivered  {d['injections']} time(s) to agents, {d['entries']} distinct "
-                f"entr{'y' if d['entries'] == 1 else 'ies'}, last {d['last']} "
+                f"entr{'y' if d['entries'] == 1 else 'ies'} ({d['used']} used by a run"
+                f" after), last {d['last']} "
                 "(.clarvis/state/injections/)"
             )
         if self.no_change_share is not None:
@@ -155,9 +156,11 @@ def gather(places: Places, settings: Settings, recent: int = 5) -> Status:
                 stranded[job.provider] = stranded.get(job.provider, 0) + 1
 
     logged = injections.read_all(places.state)
+    use = uses.counts(places.state, places.queue, places.state / "search.sqlite")
     delivered = (
         {
             "injections": len(logged),
+            "used": sum(1 for u in use if u.used),
             "entries": len({str(r) for i in logged for r in i.get("entries") or ()}),  # type: ignore[attr-defined]
             "last": max(str(i.get("at", "")) for i in logged),
         }
