@@ -784,3 +784,24 @@ def test_a_node_script_run_from_the_wrong_folder_is_a_node_lesson():
 
     assert edit["leaf"] == "build/node"
     assert "run it as `cd ~/app/assets && node build.js` instead" in edit["body"]
+
+
+def test_a_flag_the_output_advises_on_a_path_it_names_is_the_fix():
+    said = (
+        "The following paths are ignored by one of your .gitignore files:\n"
+        "priv/static/assets\n"
+        "hint: Use -f if you really want to add them.\n"
+    )
+    evidence = (
+        cmd("git add lib/app.ex priv/static/assets/app.css", 1, said),
+        cmd("git add lib/app.ex", 0, ""),
+        cmd("git add -f priv/static/assets/app.css", 0, ""),
+    )
+
+    edit = only_edit(offline_plan([run(*evidence)]))
+
+    assert edit["leaf"] == "tools/git"
+    assert "run it as `git add -f priv/static/assets/app.css` instead" in edit["body"]
+    # another flag, or a path the output did not name, is another command
+    other = (evidence[0], cmd("git add -f docs/readme.md", 0, ""))
+    assert offline_plan([run(*other)]).edits == ()

@@ -125,6 +125,8 @@ def same_run(failing: str, later: str, suggested: str = "") -> bool:
         head, args = main_segment(later)
         if args and " ".join([head, *args]) in normal(suggested):
             return True  # the failure said to run it so: `git push --set-upstream origin <branch>`
+        if _hinted(failing, later, suggested):
+            return True
     if not tool or command_tool(later) != tool or is_inspection(later):
         return False
     verb = subcommand(failing)
@@ -136,6 +138,22 @@ def same_run(failing: str, later: str, suggested: str = "") -> bool:
 def symptom_key(signature: str) -> str:
     """What tells one error from another: the signature with digits and quotes dropped."""
     return re.sub(r"[\d'\"`]+", "", signature).strip().lower()
+
+
+def _hinted(failing: str, later: str, output: str) -> bool:
+    """`later` is `failing` with a flag its output advised (`hint: Use -f if you really want to
+    add them`), run on what that output named (`git add -f priv/static/assets/app.css`)."""
+    _, before = main_segment(failing)
+    _, after = main_segment(later)
+    if not before or not after or subcommand(failing) != subcommand(later):
+        return False
+    flags = {a for a in after if a.startswith("-")} - set(before)
+    advised = any(re.search(rf"\b[Uu]se {re.escape(flag)}(?![\w-])", output) for flag in flags)
+    named = re.findall(r"^\s*(\S+/\S*)\s*$", output, re.MULTILINE)
+    places = [a for a in targets(after) if a != subcommand(later)]
+    return advised and bool(places) and all(
+        a in before or any(a.startswith(n.rstrip("/")) for n in named) for a in places
+    )
 
 
 def fixing(failed_item: Evidence, command: str) -> bool:
