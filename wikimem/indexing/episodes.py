@@ -151,8 +151,10 @@ def _hinted(failing: str, later: str, output: str) -> bool:
     advised = any(re.search(rf"\b[Uu]se {re.escape(flag)}(?![\w-])", output) for flag in flags)
     named = re.findall(r"^\s*(\S+/\S*)\s*$", output, re.MULTILINE)
     places = [a for a in targets(after) if a != subcommand(later)]
-    return advised and bool(places) and all(
-        a in before or any(a.startswith(n.rstrip("/")) for n in named) for a in places
+    return (
+        advised
+        and bool(places)
+        and all(a in before or any(a.startswith(n.rstrip("/")) for n in named) for a in places)
     )
 
 
