@@ -316,3 +316,17 @@ def test_an_entry_counts_as_used_when_the_session_runs_its_fix(
 
     assert use.ref.startswith("build/bun#") and (use.delivered, use.used) == (2, 1)
     assert "(1 used by a run after)" in cli("status").out
+
+
+def test_show_why_says_how_often_an_entry_was_delivered_and_used(
+    bun_wiki: config.Places, isolated_env: Path, cli
+) -> None:
+    deliver(bun_wiki.workspace, isolated_env, payload("claude-post-tool-use-failure-bash.json"))
+    (line,) = injections.read_all(bun_wiki.state)
+    (ref,) = line["entries"]  # type: ignore[misc]
+
+    shown = cli("show", str(ref), "--why")
+    data = json.loads(cli("show", str(ref), "--why", "--json").out)
+
+    assert "delivered to agents 1 time(s), used after in 0" in shown.out
+    assert (data[0]["delivered"], data[0]["used"]) == (1, 0)

@@ -69,19 +69,33 @@ def _pretty(text: str) -> str:
 
 def _show_why(ctx: Ctx, shown: Shown, as_json: bool) -> None:
     from wikimem.recall.provenance import origins
+    from wikimem.recall.uses import counts
 
     if shown.kind not in ("leaf", "entry"):
         raise UsageError("--why tells where entries came from: name a leaf or an entry")
     leaf = shown.ref.split("#", 1)[0].split("@", 1)[0]
     ids = [shown.entry.id] if shown.entry else [e.id for e in shown.page.entries]
     found = origins(ctx.places, ctx.settings, [f"{leaf}#{i}" for i in ids]) if ids else {}
+    places = ctx.places
+    use = {u.ref: u for u in counts(places.state, places.queue, places.state / "search.sqlite")}
     if as_json:
-        emit_json([o.as_dict() for o in found.values()])
+        rows = []
+        for ref, item in found.items():
+            got = use.get(ref)
+            row = {**item.as_dict(), "delivered": got.delivered if got else 0}
+            rows.append({**row, "used": got.used if got else 0})
+        emit_json(rows)
         return
     click.echo(shown.text.encode("utf-8", "surrogateescape").decode("utf-8", "replace").rstrip())
     click.echo("")
     for ref, item in found.items():
-        click.echo(f"{ref}: {item.line()}")
+        got = use.get(ref)
+        delivered = (
+            f"; delivered to agents {got.delivered} time(s), used after in {got.used}"
+            if got
+            else ""
+        )
+        click.echo(f"{ref}: {item.line()}{delivered}")
 
 
 def _show_elsewhere(ctx: Ctx, ref: str | None, why: bool, as_json: bool) -> None:
