@@ -114,10 +114,10 @@ def test_every_read_command_speaks_json() -> None:
     # commands that change something or serve, and schema and export, whose output is JSON
     exempt = {
         "config set", "config unset", "demo", "export", "forget", "hook", "index", "init",
-        "install", "install claude", "install codex", "mcp", "pause", "purge", "queue approve",
-        "queue drop", "queue retry", "restore", "resume", "schema", "undo", "uninstall",
-        "uninstall claude", "uninstall codex", "completion", "review approve", "review drop",
-        "review edit", "serve", "deliver", "",
+        "install", "install claude", "install codex", "install gemini", "mcp", "pause", "purge",
+        "queue approve", "queue drop", "queue retry", "restore", "resume", "schema", "undo",
+        "uninstall", "uninstall claude", "uninstall codex", "uninstall gemini", "completion",
+        "review approve", "review drop", "review edit", "serve", "deliver", "",
     }  # fmt: skip
     without = []
 

@@ -19,11 +19,14 @@ from wikimem.runners.install import (
     entry_point,
     keep_out_of_git,
     moving_reason,
+    tracked_in_git,
 )
 from wikimem.runners.install import install_claude as do_install
 from wikimem.runners.install import install_codex as install_codex_hooks
+from wikimem.runners.install import install_gemini as install_gemini_hooks
 from wikimem.runners.install import uninstall_claude as do_uninstall
 from wikimem.runners.install import uninstall_codex as uninstall_codex_hooks
+from wikimem.runners.install import uninstall_gemini as uninstall_gemini_hooks
 
 
 @cli.group()
@@ -67,6 +70,35 @@ def claude_options(func: Any) -> Any:
     return func
 
 
+def gemini_options(func: Any) -> Any:
+    for option in reversed(
+        [
+            click.option(
+                "--settings",
+                "settings_path",
+                type=click.Path(dir_okay=False, path_type=Path),
+                help="The settings file to edit (overrides --project/--user).",
+            ),
+            click.option(
+                "--project",
+                "scope",
+                flag_value="project",
+                default=True,
+                help="The workspace's .gemini/settings.json (default).",
+            ),
+            click.option(
+                "--user",
+                "scope",
+                flag_value="user",
+                help="~/.gemini/settings.json: all your projects.",
+            ),
+            workspace_option,
+        ]
+    ):
+        func = option(func)
+    return func
+
+
 def codex_options(func: Any) -> Any:
     func = workspace_option(func)
     return click.option(
@@ -94,6 +126,14 @@ def claude_settings(ctx: Ctx, settings_path: Path | None, scope: str) -> Path:
         return ctx.places.workspace / ".claude" / "settings.local.json"
     folder = config.environ().get("CLAUDE_CONFIG_DIR")
     return (Path(folder).expanduser() if folder else Path.home() / ".claude") / "settings.json"
+
+
+def gemini_settings(ctx: Ctx, settings_path: Path | None, scope: str) -> Path:
+    if settings_path is not None:
+        return settings_path
+    if scope == "project":
+        return ctx.places.workspace / ".gemini" / "settings.json"
+    return Path.home() / ".gemini" / "settings.json"
 
 
 def codex_config(config_path: Path | None) -> Path:
@@ -198,6 +238,44 @@ def uninstall_codex(config_path: Path | None) -> None:
     where = f"{path} and {path.parent / 'hooks.json'}"
     click.echo(
         f"removed {', '.join(removed)} from {where}" if removed else f"nothing to remove in {where}"
+    )
+
+
+@install.command("gemini")
+@gemini_options
+@COMMAND_OPTION
+@pass_ctx
+def install_gemini(ctx: Ctx, settings_path: Path | None, scope: str, command: str | None) -> None:
+    """Record each Gemini CLI turn (AfterAgent: `wikimem hook`). The project's
+    .gemini/settings.json is listed in .git/info/exclude unless git tracks it."""
+    path = gemini_settings(ctx, settings_path, scope)
+    entry = chosen_entry(command)
+    written = install_gemini_hooks(path, entry)
+    say_written(path, written)
+    if settings_path is None and scope == "project":
+        exclude = keep_out_of_git(ctx.places.workspace, path)
+        if exclude is not None:
+            click.echo(f"  kept out of git (it holds this machine's path): listed in {exclude}")
+        elif written and command is None and tracked_in_git(ctx.places.workspace, path):
+            warn(
+                f"warning: git tracks {path}, and the hook written holds this machine's path; "
+                "commit it only with `--command wikimem` (wikimem on PATH), or install with "
+                "--user instead."
+            )
+    warn_if_moving(ctx, entry)
+
+
+@uninstall.command("gemini")
+@gemini_options
+@pass_ctx
+def uninstall_gemini(ctx: Ctx, settings_path: Path | None, scope: str) -> None:
+    """Remove wikimem's hooks from Gemini CLI's settings; other hooks stay."""
+    path = gemini_settings(ctx, settings_path, scope)
+    removed = uninstall_gemini_hooks(path)
+    if settings_path is None and scope == "project":
+        drop_git_exclusion(ctx.places.workspace, path)
+    click.echo(
+        f"removed {', '.join(removed)} from {path}" if removed else f"nothing to remove in {path}"
     )
 
 

@@ -1,6 +1,6 @@
 """Adapters from agent runners' formats to the run record, and what they share.
 
-Each runner gets one small module (`claude`, `codex`, `github`, `command`); this package
+Each runner gets one small module (`claude`, `codex`, `gemini`, `github`, `command`); this package
 detects which one a payload belongs to. What they all need (reading a JSONL file defensively,
 clipping a tool output) is in `transcripts`.
 
@@ -23,7 +23,8 @@ from wikimem.errors import RecordError
 
 
 def record_from_payload(payload: Mapping[str, Any], env: Mapping[str, str]) -> dict | None:
-    """The run record of the turn a payload reports (Claude Code, Codex, or a run record).
+    """The run record of the turn a payload reports (Claude Code, Codex, Gemini CLI, or a run
+    record).
 
     Returns None to SKIP (see the module docstring). Raises RecordError for a payload that
     is none of the known shapes."""
@@ -39,8 +40,10 @@ def session_of(payload: Mapping[str, Any]) -> str | None:
     session = payload.get("session_id")
     if not isinstance(session, str) or not session or "hook_event_name" not in payload:
         return None
-    from wikimem.runners import codex  # the hook's path (see below)
+    from wikimem.runners import codex, gemini  # the hook's path (see below)
 
+    if gemini.is_gemini_payload(payload):
+        return f"gemini-{session}"
     return f"{'codex' if codex.is_codex_payload(payload) else 'claude'}-{session}"
 
 
@@ -56,6 +59,10 @@ def records_from_payload(
 
     if codex.is_codex_payload(payload):
         return codex.records_from_codex(payload, env, recorded)
+    from wikimem.runners import gemini  # the hook's path (see above)
+
+    if gemini.is_gemini_payload(payload):  # before Claude: both have SessionEnd
+        return gemini.records_from_gemini(payload, recorded)
     from wikimem.runners import claude  # the hook's path (see above)
 
     if claude.is_claude_payload(payload):
@@ -64,4 +71,6 @@ def records_from_payload(
         return [(None, dict(payload))]
     if "hook_event_name" in payload:
         return []  # another event of a known runner (SubagentStart, PostToolUse, ...)
-    raise RecordError("not a Claude Code or Codex hook payload, nor a run record with a task")
+    raise RecordError(
+        "not a Claude Code, Codex or Gemini CLI hook payload, nor a run record with a task"
+    )

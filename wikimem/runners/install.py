@@ -1,5 +1,5 @@
 """Installing the hooks into agent runners' settings, and removing them: Claude Code's JSON,
-Codex's `notify` in config.toml and its `hooks.json`.
+Codex's `notify` in config.toml and its `hooks.json`, Gemini CLI's settings.json.
 
 Runners start hooks from their own environment, where a venv's `wikimem` is not on PATH, so
 the command written is the absolute path of the entry point that runs the install (`entry_point`),
@@ -54,6 +54,9 @@ CODEX_HOOKS = {
     "UserPromptSubmit": ("deliver --runner codex", 10),
     "PostToolUse": ("deliver --runner codex", 10),
 }
+# Gemini CLI's hooks take the same event -> group -> handler layout as Claude Code's, with
+# the timeout in milliseconds. AfterAgent fires once per turn and only queues it.
+GEMINI_HOOKS = {"AfterAgent": ("hook", 30_000)}
 # The in-loop hooks answer only for shell commands: the runner need not start wikimem for an
 # edit or a read. (Claude Code's PostToolUseFailure, Codex's PostToolUse, both naming it Bash.)
 MATCHERS = {"PostToolUseFailure": "Bash", "PostToolUse": "Bash"}
@@ -120,6 +123,21 @@ def uninstall_claude(settings_path: Path) -> list[str]:
     return removed
 
 
+def install_gemini(settings_path: Path, entry: Sequence[str] = ("wikimem",)) -> dict[str, str]:
+    """Add the AfterAgent hook to a Gemini CLI settings.json; return the commands written."""
+    wanted = {e: (command_line(entry, sub), t) for e, (sub, t) in GEMINI_HOOKS.items()}
+    return edit_hooks(settings_path, wanted)
+
+
+def uninstall_gemini(settings_path: Path) -> list[str]:
+    """Remove wikimem's hooks from a Gemini CLI settings.json, and a `.gemini/` left empty."""
+    removed = remove_hooks(settings_path)
+    folder = settings_path.parent
+    if removed and folder.name == ".gemini" and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+    return removed
+
+
 EXCLUDE_NOTE = "# added by wikimem install: personal hook settings, with an absolute path\n"
 
 
@@ -139,6 +157,12 @@ def keep_out_of_git(workspace: Path, file: Path) -> Path | None:
     exclude.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(exclude, text + gap + EXCLUDE_NOTE + f"/{relative}\n")
     return exclude
+
+
+def tracked_in_git(workspace: Path, file: Path) -> bool:
+    """Whether git tracks `file` (then an absolute path written into it would be committed)."""
+    info = _git_exclude(workspace, file)
+    return info is not None and _git(info[2], "ls-files", "--error-unmatch", info[1]) == 0
 
 
 def drop_git_exclusion(workspace: Path, file: Path) -> bool:

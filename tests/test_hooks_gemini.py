@@ -1,0 +1,265 @@
+"""Gemini CLI: the AfterAgent payload (the docs' own example) and its session file become a run
+record; `wikimem install|uninstall gemini` edit .gemini/settings.json; the installed hook runs
+from a bare shell, as Gemini CLI starts it, and queues the turn once."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.test_install_cli import ENTRY, bare_shell, hook_commands
+from wikimem.runners import record_from_payload, records_from_payload, session_of
+from wikimem.runners.claude import is_claude_payload
+from wikimem.runners.gemini import is_gemini_payload, records_from_gemini
+
+FIXTURES = Path(__file__).parent / "fixtures" / "runners" / "gemini"
+CWD = "/home/ci/repo"  # the example payload's, which the session file's paths are under
+
+
+def example(**changes: object) -> dict:
+    payload = json.loads((FIXTURES / "after-agent.json").read_text(encoding="utf-8"))
+    payload.update(changes)
+    return payload
+
+
+def session_file(tmp_path: Path, text: str | None = None) -> Path:
+    path = tmp_path / ".gemini" / "tmp" / "abc" / "chats" / "session-2026-08-01T09-58-g1.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text if text is not None else (FIXTURES / "session.json").read_text())
+    return path
+
+
+def test_the_docs_example_alone_records_prompt_and_response() -> None:
+    ((key, record),) = records_from_payload(example(), {})
+
+    assert key is None  # no session file to name the turn: nothing for the cursor
+    assert record["task"] == "add a CHANGELOG entry"
+    assert record["result"] == "Added entry under 1.4.0."
+    assert record["agent"] == {"name": "gemini-cli", "instance_id": "g-1"}
+    assert record["status"] == "succeeded"
+    assert record["run_id"] == "g-1:2026-08-01T10:00:00Z"
+    assert record["source"]["runner"] == "gemini-cli"
+    assert record["source"]["event"] == "AfterAgent"
+    (note,) = record["evidence"]
+    assert note["kind"] == "note" and "could not be read" in note["text"]
+
+
+def test_the_session_file_gives_the_turn_s_commands_and_edits(tmp_path: Path) -> None:
+    path = session_file(tmp_path)
+
+    ((key, record),) = records_from_payload(example(transcript_path=str(path)), {})
+
+    assert key == "m-3" and record["run_id"] == "g-1:m-3"
+    assert record["task"] == "add a CHANGELOG entry"  # the payload's, not the first prompt
+    commands = [e for e in record["evidence"] if e["kind"] == "command"]
+    assert [c["command"] for c in commands] == ["git log --oneline -3", "rm -rf build"]
+    assert commands[0]["exit_code"] == 128
+    assert "fatal: not a git repository" in commands[0]["output"]
+    assert commands[1] == {"kind": "command", "command": "rm -rf build", "ran": False}
+    (change,) = [e for e in record["evidence"] if e["kind"] == "file"]
+    assert change["path"] == "CHANGELOG.md"  # relative to the payload's cwd
+    assert change["diff"] == "-## 1.4.0\n+## 1.4.0\n+\n+- Entry.\n"
+    assert not [e for e in record["evidence"] if e["kind"] == "note"]
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ('{"sessionId": "g-1", "messa', "not JSON"),
+        ('{"sessionId": "g-1", "history": []}', "unknown format"),
+        ('[{"type": "user"}]', "unknown format"),
+        ('{"type": "user", "content": "x"}\n{"type": "gemini"}\n', "not JSON"),
+    ],
+)
+def test_an_unknown_session_file_costs_only_the_evidence(
+    tmp_path: Path, text: str, why: str
+) -> None:
+    path = session_file(tmp_path, text)
+
+    ((key, record),) = records_from_payload(example(transcript_path=str(path)), {})
+
+    assert key is None
+    assert record["task"] == "add a CHANGELOG entry"
+    assert record["result"] == "Added entry under 1.4.0."
+    (note,) = record["evidence"]
+    assert why in note["text"]
+
+
+def test_odd_tool_calls_are_skipped_not_fatal(tmp_path: Path) -> None:
+    messages = [
+        {"id": "u", "type": "user", "content": "x"},
+        {"type": "gemini", "toolCalls": "no"},
+        {"type": "gemini", "toolCalls": [None, {"name": "run_shell_command", "args": "ls"}]},
+        {
+            "type": "gemini",
+            "toolCalls": [
+                {
+                    "name": "run_shell_command",
+                    "args": {"command": "make"},
+                    "status": "error",
+                    "resultDisplay": "make: *** No rule",
+                }
+            ],
+        },
+    ]
+    path = session_file(tmp_path, json.dumps({"messages": messages}))
+
+    ((_, record),) = records_from_payload(example(transcript_path=str(path)), {})
+
+    assert record["evidence"] == [
+        {"kind": "command", "command": "make", "exit_code": 1, "output": "make: *** No rule"}
+    ]
+
+
+def test_detection_and_dispatch(tmp_path: Path) -> None:
+    path = str(session_file(tmp_path))
+    assert is_gemini_payload(example())
+    assert session_of(example()) == "gemini-g-1"
+    assert record_from_payload(example(), {})["agent"]["name"] == "gemini-cli"
+    for event in ("AfterTool", "BeforeAgent", "PreCompress"):  # no finished turn: SKIP
+        assert record_from_payload(example(hook_event_name=event), {}) is None
+    gemini_end = {"session_id": "g-1", "hook_event_name": "SessionEnd", "transcript_path": path}
+    assert is_gemini_payload(gemini_end) and record_from_payload(gemini_end, {}) is None
+    claude_end = {**gemini_end, "transcript_path": str(tmp_path / "abc.jsonl")}
+    assert not is_gemini_payload(claude_end) and is_claude_payload(claude_end)
+    assert records_from_gemini(example(prompt="", prompt_response="")) == []
+
+
+def test_a_turn_in_the_cursor_is_not_recorded_again(tmp_path: Path) -> None:
+    payload = example(transcript_path=str(session_file(tmp_path)))
+    assert records_from_gemini(payload, ["m-3"]) == []
+    ((key, record),) = records_from_gemini({**payload, "stop_hook_active": True}, ["m-3"])
+    assert key == "m-3:continued" and record["run_id"] == "g-1:m-3:continued"
+
+
+def test_the_hook_path_imports_no_heavy_dependency(tmp_path: Path) -> None:
+    payload = example(transcript_path=str(session_file(tmp_path)))
+    code = (
+        "import json, sys\n"
+        "from wikimem.runners import record_from_payload\n"
+        f"p = json.loads({json.dumps(json.dumps(payload))})\n"
+        "assert record_from_payload(p, {})['evidence']\n"
+        "heavy = {'openai', 'git', 'click', 'jinja2', 'frontmatter', 'filelock', 'httpx'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parent.parent,
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def test_install_writes_the_after_agent_hook_and_is_idempotent(workspace: Path, cli) -> None:
+    settings = workspace / ".gemini" / "settings.json"
+
+    first = cli("install", "gemini")
+
+    assert first.code == 0, first.err
+    assert first.out == f"wrote {settings}:\n  AfterAgent: {ENTRY} hook\n"
+    assert json.loads(settings.read_text()) == {
+        "hooks": {
+            "AfterAgent": [
+                {"hooks": [{"type": "command", "command": f"{ENTRY} hook", "timeout": 30000}]}
+            ]
+        }
+    }
+    before = settings.read_bytes()
+    assert cli("install", "gemini").out == f"already installed in {settings}\n"
+    assert settings.read_bytes() == before
+
+
+def test_user_scope_and_an_explicit_file(workspace: Path, isolated_env: Path, cli) -> None:
+    assert cli("install", "gemini", "--user").code == 0
+    assert hook_commands(isolated_env / ".gemini" / "settings.json", "AfterAgent") == [
+        f"{ENTRY} hook"
+    ]
+    target = workspace / "elsewhere.json"
+    assert cli("install", "gemini", "--settings", str(target), "--command", "wikimem").code == 0
+    assert hook_commands(target, "AfterAgent") == ["wikimem hook"]
+    assert not (workspace / ".gemini").exists()
+
+
+def test_uninstall_gives_the_file_back_byte_for_byte(workspace: Path, cli) -> None:
+    git("init", "-q", cwd=workspace)
+    exclude = workspace / ".git" / "info" / "exclude"
+    before_exclude = exclude.read_bytes()
+    settings = workspace / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    mine = (
+        '{\n\t"model": {"name": "gemini-2.5-pro"},\n\t"hooks": {\n\t\t"AfterTool": [\n'
+        '\t\t\t{"matcher": "write_file", "hooks": [{"type": "command", "command": "lint"}]}\n'
+        "\t\t]\n\t}\n}"  # tabs, no final newline
+    )
+    settings.write_text(mine)
+
+    assert cli("install", "gemini").code == 0
+    assert hook_commands(settings, "AfterTool") == ["lint"]
+    assert hook_commands(settings, "AfterAgent") == [f"{ENTRY} hook"]
+    assert git("check-ignore", ".gemini/settings.json", cwd=workspace).strip()
+    result = cli("uninstall", "gemini")
+
+    assert result.out == f"removed AfterAgent from {settings}\n"
+    assert settings.read_text() == mine
+    assert exclude.read_bytes() == before_exclude
+    assert cli("uninstall", "gemini").out == f"nothing to remove in {settings}\n"
+
+
+def test_install_then_uninstall_in_a_fresh_repository_leaves_no_trace(workspace: Path, cli) -> None:
+    git("init", "-q", cwd=workspace)
+    exclude = workspace / ".git" / "info" / "exclude"
+    before = exclude.read_bytes()
+
+    assert cli("install", "gemini").code == 0
+    assert git("status", "--porcelain", "--untracked-files=all", cwd=workspace) == ""
+    assert cli("uninstall", "gemini").code == 0
+
+    assert exclude.read_bytes() == before
+    assert not (workspace / ".gemini").exists()
+
+
+def test_a_tracked_settings_file_gets_a_warning_not_an_exclusion(workspace: Path, cli) -> None:
+    git("init", "-q", cwd=workspace)
+    settings = workspace / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text("{}\n")
+    git("add", ".gemini/settings.json", cwd=workspace)
+
+    result = cli("install", "gemini")
+
+    assert result.code == 0
+    assert "git tracks" in result.err and "--command wikimem" in result.err
+    assert ".gemini" not in (workspace / ".git" / "info" / "exclude").read_text()
+
+
+def test_the_installed_hook_queues_the_turn_once_without_the_venv(
+    workspace: Path, isolated_env: Path, cli
+) -> None:
+    assert cli("install", "gemini").code == 0
+    (command,) = hook_commands(workspace / ".gemini" / "settings.json", "AfterAgent")
+    path = session_file(isolated_env)
+    payload = example(transcript_path=str(path), cwd=str(workspace))
+
+    done = bare_shell(command, workspace, isolated_env, json.dumps(payload))
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == b""  # exit 0: Gemini CLI reads stdout as JSON, so nothing else
+    queue = workspace / ".clarvis" / "state" / "queue"
+    (job,) = queue.glob("*/*.json")
+    run = json.loads(job.read_text())["run"]
+    assert run["task"] == "add a CHANGELOG entry"
+    assert run["agent"]["name"] == "gemini-cli"
+    assert [e["command"] for e in run["evidence"] if e["kind"] == "command"] == [
+        "git log --oneline -3",
+        "rm -rf build",
+    ]
+    again = bare_shell(command, workspace, isolated_env, json.dumps(payload))
+    assert again.returncode == 0, again.stderr
+    assert len(list(queue.glob("*/*.json"))) == 1  # the cursor holds the turn
