@@ -60,6 +60,7 @@ class Reply:
     usage: tuple[int, int] | bool = True
     finish_reason: str = "stop"
     reject_response_format: bool | Collection[str] = False
+    gate: threading.Event | None = None  # answered only once the test sets it
 
     @classmethod
     def plan(cls, plan: Mapping[str, Any], **fields: Any) -> Reply:
@@ -248,6 +249,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(404, _error_body(404, f"no route for {self.path}"), {})
             return
         reply = owner._next_reply(request)
+        if reply.gate is not None:
+            reply.gate.wait(60)  # the test holds the client mid-call (a pass holding its lock)
         if reply.hang:
             owner._hang(self.connection)
             self.close_connection = True

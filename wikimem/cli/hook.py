@@ -86,11 +86,13 @@ def hook(parsed: HookArgs) -> int:
     return 0
 
 
-def _index_in_foreground(places: Places, settings: Settings, job_id: str, quiet: bool) -> None:
+def _index_in_foreground(
+    places: Places, settings: Settings, job_id: str, quiet: bool, sent_before: bool, log_mark: int
+) -> None:
     # only --wait and a handed-off hook index here: the pass imports openai and git
     from wikimem.foreground import index_until_done
 
-    index_until_done(places, settings, job_id, _stderr, quiet=quiet)
+    index_until_done(places, settings, job_id, _stderr, quiet, sent_before, log_mark)
 
 
 def _stderr(message: str) -> None:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from wikimem.config import Places, Settings
 
-    IndexJob = Callable[[Places, Settings, str, bool], object]
+    IndexJob = Callable[[Places, Settings, str, bool, bool, int], object]
 
 
 class HookArgs:
@@ -51,7 +51,9 @@ def read_input(source: str | None) -> tuple[bytes, str]:
 
 def run(args: HookArgs, index: IndexJob) -> int:
     """Take one run as `args` say; the exit status (0, or the command's with --from-command).
-    `index(places, settings, job_id, quiet)` indexes a job in the foreground (--wait, hand-off)."""
+    `index(places, settings, job_id, quiet, sent_before, log_mark)` indexes a job in the
+    foreground (--wait, hand-off); `log_mark` is where the pass log ended before the job was
+    queued, so its outcome is found there when a background pass took it first."""
     from wikimem import locate  # plain os.path: cheaper than the settings
 
     status = 0
@@ -109,12 +111,17 @@ def run(args: HookArgs, index: IndexJob) -> int:
         )
         return status
     settings = config.load(places)
+    log_mark = 0
+    if args.wait or args.handoff:
+        from wikimem.intake.passlog import mark
+
+        log_mark = mark(places.pass_log)
     accepted = accept(places, config.environ(), data, source, args.github, record, settings)
     tell(None, accepted.redactions, accepted.warning, args.quiet)
     if not accepted.job:
         return status
     if args.wait or args.handoff:  # a handed-off hook is already in the background
-        index(places, settings, accepted.job, args.quiet)
+        index(places, settings, accepted.job, args.quiet, accepted.duplicate, log_mark)
         return status
     spawn_pass(workspace, str(places.background_log))
     linger = settings.hook.linger

@@ -110,6 +110,40 @@ def read(path: Path, tail_only: bool = True) -> Iterator[dict[str, Any]]:
             yield item
 
 
+def mark(path: Path) -> int:
+    """Where the log ends now: `since(path, mark)` reads only the lines written after it."""
+    try:
+        return os.lstat(path).st_size
+    except OSError:
+        return 0
+
+
+def since(path: Path, start: int) -> Iterator[dict[str, Any]]:
+    """The lines written after `mark` said `start`, oldest first; when the log was rotated
+    meanwhile, the rest of the rotated generation comes first."""
+    if mark(path) < start:
+        yield from _lines_from(path.with_name(f"{path.stem}.1{path.suffix}"), start)
+        start = 0
+    yield from _lines_from(path, start)
+
+
+def _lines_from(path: Path, start: int) -> Iterator[dict[str, Any]]:
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return
+    with os.fdopen(fd, "rb") as handle:
+        handle.seek(start)
+        raw = handle.read()
+    for line in raw.decode("utf-8", "replace").splitlines():
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(item, dict):
+            yield item
+
+
 def passes(path: Path) -> list[tuple[str, list[dict[str, Any]]]]:
     """Group recent lines by pass, oldest first."""
     grouped: dict[str, list[dict[str, Any]]] = {}

@@ -1,0 +1,85 @@
+"""`hook --wait` says its own run's outcome, even when a background pass took the job first,
+and a person's hook (on a terminal) says in one line what it did with the run.
+
+The race is made certain, not left to luck: a background `wikimem index` is held mid-model-call
+(the model server answers once the test lets it) while the hook queues its run and waits; the
+background pass, still holding the workspace lock, claims the hook's job too and indexes it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from tests.conftest import ROOT, run_wikimem
+from tests.openai_server import OpenAIServer, Reply
+from tests.test_pipeline import model_env
+from wikimem.intake.queue import Queue, job_id
+
+DEADLINE = 60.0
+
+
+def taught(run_id: str) -> str:
+    evidence = [{"kind": "command", "command": f"make {run_id}", "exit_code": 0, "output": "ok"}]
+    return json.dumps({"run_id": run_id, "task": f"build {run_id}", "evidence": evidence})
+
+
+def adding(entry: str, gate: threading.Event | None = None) -> Reply:
+    edit = {"action": "add", "leaf": "build/make", "entry": entry, "title": entry.title(),
+            "type": "semantic", "body": f"`make {entry}` builds it.", "reason": "seen"}  # fmt: skip
+    return Reply.plan({"summary": f"Record {entry}", "edits": [edit]}, gate=gate)
+
+
+def wikimem(*args: str, env: dict[str, str], cwd: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "wikimem", *args],
+        cwd=cwd,
+        env={**os.environ, **env, "PYTHONPATH": str(ROOT)},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def until(condition, what: str) -> None:  # type: ignore[no-untyped-def]
+    end = time.monotonic() + DEADLINE
+    while not condition():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+def test_wait_reports_its_own_outcome_when_a_background_pass_took_the_job(
+    workspace: Path, openai_server: OpenAIServer
+) -> None:
+    env = model_env(openai_server)
+    assert run_wikimem("init", cwd=workspace, env=env).returncode == 0
+    queue = Queue(workspace / ".clarvis" / "state" / "queue")
+    for round in range(3):
+        first, mine = f"bg-{round}", f"mine-{round}"
+        gate = threading.Event()
+        openai_server.reset()
+        openai_server.script(adding(f"bg{round}", gate=gate), adding(f"mine{round}"))
+        queued = run_wikimem("enqueue", "-", cwd=workspace, input=taught(first), env=env)
+        assert queued.returncode == 0, queued.stderr
+        background = wikimem("index", env=env, cwd=workspace)
+        openai_server.wait_for_requests(1, timeout=DEADLINE)  # it holds the lock, mid-call
+        record = workspace.parent / f"{mine}.json"
+        record.write_text(taught(mine), encoding="utf-8")
+        hook = wikimem("hook", "--wait", str(record), env=env, cwd=workspace)
+        jid = job_id(mine)
+        until(lambda: queue.state_of(jid) is not None, "the hook to queue its run")  # noqa: B023
+        gate.set()
+        _, hook_err = hook.communicate(timeout=DEADLINE)
+        bg_out, bg_err = background.communicate(timeout=DEADLINE)
+        said = hook_err.decode()
+        assert hook.returncode == 0, said
+        assert queue.state_of(job_id(mine)) == "done"
+        assert re.search(rf"^{mine}: changed in commit [0-9a-f]{{7}}$", said, re.M), (said, bg_err)
+        assert "sent before" not in said
+        # the background pass, not the hook, indexed it
+        assert mine in (bg_out + bg_err).decode(), (bg_out, bg_err)
