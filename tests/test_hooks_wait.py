@@ -83,3 +83,26 @@ def test_wait_reports_its_own_outcome_when_a_background_pass_took_the_job(
         assert "sent before" not in said
         # the background pass, not the hook, indexed it
         assert mine in (bg_out + bg_err).decode(), (bg_out, bg_err)
+
+
+def test_a_person_at_a_terminal_hears_one_line_and_a_runner_nothing(workspace: Path) -> None:
+    from tests.test_cli_wiki import _on_a_terminal
+
+    assert run_wikimem("init", cwd=workspace).returncode == 0
+    item = {"path": "build/make", "title": "Make", "content": "`make` builds the app."}
+    runs = {}
+    for name in ("t1", "t2", "t3"):
+        runs[name] = workspace.parent / f"{name}.json"
+        record = {"run_id": name, "task": "build", "memory": [{**item, "title": name}]}
+        runs[name].write_text(json.dumps(record), encoding="utf-8")
+
+    shown = _on_a_terminal(["hook", str(runs["t1"])], workspace, {}).strip()
+    assert shown == "wikimem: queued run t1; indexing in the background", shown
+    again = _on_a_terminal(["hook", str(runs["t1"])], workspace, {}).strip()
+    assert again == "wikimem: run t1 was queued before; nothing new to index", again
+    assert _on_a_terminal(["hook", "--quiet", str(runs["t2"])], workspace, {}).strip() == ""
+    piped = run_wikimem("hook", str(runs["t3"]), cwd=workspace)  # as a runner calls it
+    assert piped.returncode == 0 and piped.stderr == b"", piped.stderr
+
+    queue = Queue(workspace / ".clarvis" / "state" / "queue")
+    until(lambda: queue.counts()["done"] == 3, "the background passes")

@@ -95,6 +95,8 @@ def run(args: HookArgs, index: IndexJob) -> int:
             tell(
                 reply.get("error"), reply.get("redactions") or (), reply.get("warning"), args.quiet
             )
+            if not reply.get("error"):
+                confirm(reply.get("run"), bool(reply.get("duplicate")), reply.get("skipped"), args)
             return status
         answered = reply is not None  # one is there but refused or was slow: no second one
     # Past here the hook does the work itself: the settings, the intake and its spawns.
@@ -109,6 +111,7 @@ def run(args: HookArgs, index: IndexJob) -> int:
         spawn(
             ["hook", "--handoff", "--quiet", "-C", workspace, "-"], str(places.background_log), data
         )
+        confirm(None, False, None, args)
         return status
     settings = config.load(places)
     log_mark = 0
@@ -119,6 +122,8 @@ def run(args: HookArgs, index: IndexJob) -> int:
     accepted = accept(places, config.environ(), data, source, args.github, record, settings)
     tell(None, accepted.redactions, accepted.warning, args.quiet)
     if not accepted.job:
+        if not (args.wait or args.handoff):
+            confirm(None, False, accepted.skipped or "not a run to remember", args)
         return status
     if args.wait or args.handoff:  # a handed-off hook is already in the background
         index(places, settings, accepted.job, args.quiet, accepted.duplicate, log_mark)
@@ -127,7 +132,28 @@ def run(args: HookArgs, index: IndexJob) -> int:
     linger = settings.hook.linger
     if linger and not answered:  # the next hooks go through it (a second one steps aside)
         spawn_listener(workspace, str(places.background_log), linger)
+    confirm(accepted.run_id, accepted.duplicate, None, args)
     return status
+
+
+def confirm(run_id: str | None, duplicate: bool, skipped: str | None, args: HookArgs) -> None:
+    """One line for a person who ran the hook at a terminal. A runner's hook (stderr a pipe
+    or a file) stays silent: runners show a hook's stderr as if something went wrong."""
+    try:
+        person = not args.quiet and sys.stderr is not None and sys.stderr.isatty()
+    except (ValueError, OSError):  # stderr closed
+        person = False
+    if not person:
+        return
+    if skipped:
+        line = f"nothing queued: {skipped}"
+    elif run_id is None:
+        line = "reading the session in the background, then indexing it"
+    elif duplicate:
+        line = f"run {run_id} was queued before; nothing new to index"
+    else:
+        line = f"queued run {run_id}; indexing in the background"
+    print(f"wikimem: {line}", file=sys.stderr)
 
 
 def payload_cwd(source: str | None) -> str | None:
