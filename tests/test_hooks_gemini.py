@@ -1,6 +1,7 @@
 """Gemini CLI: the AfterAgent payload (the docs' own example) and its session file become a run
-record; `wikimem install|uninstall gemini` edit .gemini/settings.json; the installed hook runs
-from a bare shell, as Gemini CLI starts it, and queues the turn once."""
+record, every turn of the session once; `wikimem install|uninstall gemini` edit
+.gemini/settings.json; the installed hook runs from a bare shell, as Gemini CLI starts it, and
+queues each turn once."""
 
 from __future__ import annotations
 
@@ -52,10 +53,11 @@ def test_the_docs_example_alone_records_prompt_and_response() -> None:
 def test_the_session_file_gives_the_turn_s_commands_and_edits(tmp_path: Path) -> None:
     path = session_file(tmp_path)
 
-    ((key, record),) = records_from_payload(example(transcript_path=str(path)), {})
+    (first, (key, record)) = records_from_payload(example(transcript_path=str(path)), {})
 
     assert key == "m-3" and record["run_id"] == "g-1:m-3"
-    assert record["task"] == "add a CHANGELOG entry"  # the payload's, not the first prompt
+    assert record["task"] == "add a CHANGELOG entry"
+    assert record["status"] == "succeeded"
     commands = [e for e in record["evidence"] if e["kind"] == "command"]
     assert [c["command"] for c in commands] == ["git log --oneline -3", "rm -rf build"]
     assert commands[0]["exit_code"] == 128
@@ -65,6 +67,35 @@ def test_the_session_file_gives_the_turn_s_commands_and_edits(tmp_path: Path) ->
     assert change["path"] == "CHANGELOG.md"  # relative to the payload's cwd
     assert change["diff"] == "-## 1.4.0\n+## 1.4.0\n+\n+- Entry.\n"
     assert not [e for e in record["evidence"] if e["kind"] == "note"]
+    # the turn before it, which no AfterAgent reported (the install came later): from the file
+    key, earlier = first
+    assert key == "m-1" and earlier["run_id"] == "g-1:m-1"
+    assert (earlier["task"], earlier["result"]) == ("run the tests", "They pass.")
+    assert "status" not in earlier  # its outcome is unknown
+    note, command = earlier["evidence"]
+    assert note["kind"] == "note" and "no AfterAgent" in note["text"]
+    assert (command["command"], command["exit_code"]) == ("pytest -q", 0)
+
+
+def test_every_turn_once_whichever_events_fire(tmp_path: Path) -> None:
+    path = str(session_file(tmp_path))
+    compress = {"session_id": "g-1", "hook_event_name": "PreCompress", "transcript_path": path}
+    end = {**compress, "hook_event_name": "SessionEnd", "reason": "exit"}
+    cursor: list[str] = []
+
+    def fire(payload: dict) -> list[str]:
+        keys = [k for k, _ in records_from_payload(payload, {}, cursor) if k]
+        cursor.extend(keys)
+        return keys
+
+    assert fire(compress) == ["m-1"]  # the running turn is left to its AfterAgent
+    assert fire(example(transcript_path=path)) == ["m-3"]
+    assert fire(end) == []
+    assert fire({**end, "session_id": "g-2"}) == []  # nothing new: the cursor is the caller's
+    cursor.clear()
+    ((_, interrupted),) = records_from_payload(end, {}, ["m-1"])  # no AfterAgent for m-3
+    assert interrupted["task"] == "add a CHANGELOG entry" and "status" not in interrupted
+    assert interrupted["result"] == "Added entry under 1.4.0."  # the turn's last model text
 
 
 @pytest.mark.parametrize(
@@ -121,10 +152,11 @@ def test_detection_and_dispatch(tmp_path: Path) -> None:
     assert is_gemini_payload(example())
     assert session_of(example()) == "gemini-g-1"
     assert record_from_payload(example(), {})["agent"]["name"] == "gemini-cli"
-    for event in ("AfterTool", "BeforeAgent", "PreCompress"):  # no finished turn: SKIP
+    for event in ("AfterTool", "BeforeAgent", "PreCompress"):  # no turn, or none it can read
         assert record_from_payload(example(hook_event_name=event), {}) is None
     gemini_end = {"session_id": "g-1", "hook_event_name": "SessionEnd", "transcript_path": path}
-    assert is_gemini_payload(gemini_end) and record_from_payload(gemini_end, {}) is None
+    assert is_gemini_payload(gemini_end)
+    assert record_from_payload(gemini_end, {})["agent"]["name"] == "gemini-cli"
     claude_end = {**gemini_end, "transcript_path": str(tmp_path / "abc.jsonl")}
     assert not is_gemini_payload(claude_end) and is_claude_payload(claude_end)
     assert records_from_gemini(example(prompt="", prompt_response="")) == []
@@ -132,8 +164,8 @@ def test_detection_and_dispatch(tmp_path: Path) -> None:
 
 def test_a_turn_in_the_cursor_is_not_recorded_again(tmp_path: Path) -> None:
     payload = example(transcript_path=str(session_file(tmp_path)))
-    assert records_from_gemini(payload, ["m-3"]) == []
-    ((key, record),) = records_from_gemini({**payload, "stop_hook_active": True}, ["m-3"])
+    assert records_from_gemini(payload, ["m-1", "m-3"]) == []
+    ((key, record),) = records_from_gemini({**payload, "stop_hook_active": True}, ["m-1", "m-3"])
     assert key == "m-3:continued" and record["run_id"] == "g-1:m-3:continued"
 
 
@@ -163,12 +195,19 @@ def test_install_writes_the_after_agent_hook_and_is_idempotent(workspace: Path, 
     first = cli("install", "gemini")
 
     assert first.code == 0, first.err
-    assert first.out == f"wrote {settings}:\n  AfterAgent: {ENTRY} hook\n"
+    assert first.out == (
+        f"wrote {settings}:\n  AfterAgent: {ENTRY} hook\n  PreCompress: {ENTRY} hook\n"
+        f"  SessionEnd: {ENTRY} hook\n"
+    )
+
+    def group(timeout: int) -> list[dict]:
+        return [{"hooks": [{"type": "command", "command": f"{ENTRY} hook", "timeout": timeout}]}]
+
     assert json.loads(settings.read_text()) == {
         "hooks": {
-            "AfterAgent": [
-                {"hooks": [{"type": "command", "command": f"{ENTRY} hook", "timeout": 30000}]}
-            ]
+            "AfterAgent": group(30000),
+            "PreCompress": group(30000),
+            "SessionEnd": group(60000),  # milliseconds, as Gemini CLI reads them
         }
     }
     before = settings.read_bytes()
@@ -206,7 +245,7 @@ def test_uninstall_gives_the_file_back_byte_for_byte(workspace: Path, cli) -> No
     assert git("check-ignore", ".gemini/settings.json", cwd=workspace).strip()
     result = cli("uninstall", "gemini")
 
-    assert result.out == f"removed AfterAgent from {settings}\n"
+    assert result.out == f"removed AfterAgent, PreCompress, SessionEnd from {settings}\n"
     assert settings.read_text() == mine
     assert exclude.read_bytes() == before_exclude
     assert cli("uninstall", "gemini").out == f"nothing to remove in {settings}\n"
@@ -239,27 +278,38 @@ def test_a_tracked_settings_file_gets_a_warning_not_an_exclusion(workspace: Path
     assert ".gemini" not in (workspace / ".git" / "info" / "exclude").read_text()
 
 
-def test_the_installed_hook_queues_the_turn_once_without_the_venv(
+def test_the_installed_hooks_queue_each_turn_once_without_the_venv(
     workspace: Path, isolated_env: Path, cli
 ) -> None:
     assert cli("install", "gemini").code == 0
-    (command,) = hook_commands(workspace / ".gemini" / "settings.json", "AfterAgent")
-    path = session_file(isolated_env)
-    payload = example(transcript_path=str(path), cwd=str(workspace))
-
-    done = bare_shell(command, workspace, isolated_env, json.dumps(payload))
-
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == b""  # exit 0: Gemini CLI reads stdout as JSON, so nothing else
+    settings = workspace / ".gemini" / "settings.json"
+    path = str(session_file(isolated_env))
+    turn = example(transcript_path=path, cwd=str(workspace))
+    compress = {
+        "session_id": "g-1",
+        "transcript_path": path,
+        "cwd": str(workspace),
+        "hook_event_name": "PreCompress",
+        "trigger": "auto",
+    }
     queue = workspace / ".clarvis" / "state" / "queue"
-    (job,) = queue.glob("*/*.json")
-    run = json.loads(job.read_text())["run"]
-    assert run["task"] == "add a CHANGELOG entry"
+
+    def fire(event: str, payload: dict) -> list[dict]:
+        (command,) = hook_commands(settings, event)
+        done = bare_shell(command, workspace, isolated_env, json.dumps(payload))
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == b""  # exit 0: Gemini CLI reads stdout as JSON, so nothing else
+        return [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+
+    assert [run["task"] for run in fire("PreCompress", compress)] == ["run the tests"]
+    runs = sorted(fire("AfterAgent", turn), key=lambda run: run["task"])
+    assert [run["task"] for run in runs] == ["add a CHANGELOG entry", "run the tests"]
+    run = runs[0]
     assert run["agent"]["name"] == "gemini-cli"
     assert [e["command"] for e in run["evidence"] if e["kind"] == "command"] == [
         "git log --oneline -3",
         "rm -rf build",
     ]
-    again = bare_shell(command, workspace, isolated_env, json.dumps(payload))
-    assert again.returncode == 0, again.stderr
-    assert len(list(queue.glob("*/*.json"))) == 1  # the cursor holds the turn
+    assert len(fire("AfterAgent", turn)) == 2  # the cursor holds both turns
+    # SessionEnd hands the payload off at once (Gemini CLI does not wait for it)
+    fire("SessionEnd", {**compress, "hook_event_name": "SessionEnd", "reason": "exit"})

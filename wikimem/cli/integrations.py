@@ -246,7 +246,8 @@ def uninstall_codex(config_path: Path | None) -> None:
 @COMMAND_OPTION
 @pass_ctx
 def install_gemini(ctx: Ctx, settings_path: Path | None, scope: str, command: str | None) -> None:
-    """Record each Gemini CLI turn (AfterAgent: `wikimem hook`). The project's
+    """Record each Gemini CLI turn (AfterAgent: `wikimem hook`), and the turns no AfterAgent
+    reported at a compression or the session's end (PreCompress, SessionEnd). The project's
     .gemini/settings.json is listed in .git/info/exclude unless git tracks it."""
     path = gemini_settings(ctx, settings_path, scope)
     entry = chosen_entry(command)

@@ -1,11 +1,15 @@
 """Gemini CLI adapter: the `AfterAgent` hook payload, and the session file it names.
 
 Gemini CLI fires `AfterAgent` once per turn with the person's request (`prompt`) and the final
-text (`prompt_response`); those are the record's task and result. Its `transcript_path` is the
+text (`prompt_response`); those are the record's task and result. Each turn of the session is
+recorded once whichever events fire: the session file names its turns (the id of each user
+message), the session's cursor holds those already queued, and AfterAgent, SessionEnd and
+PreCompress each queue the turns it lacks (one no AfterAgent reported, interrupted or failed, is
+recorded with a note and no status). Its `transcript_path` is the
 session file, one JSON document (not JSONL) under `~/.gemini/tmp/<project>/chats/`: a
 `messages` list of `user` and `gemini` messages, the latter holding the turn's `toolCalls`
 (`name`, `args`, `status`, `result`). That format is internal and unversioned, so it is read
-defensively: the turn is the messages after the last user message, shell calls
+defensively: a turn is a user message and the messages after it, shell calls
 (`run_shell_command`) become commands, `write_file` / `replace` calls file changes. A file that
 is missing, unreadable, too large or of an unknown shape costs only the evidence, said in a note;
 the payload's prompt and response are still recorded.
@@ -19,6 +23,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
@@ -26,8 +31,9 @@ from wikimem.runners.transcripts import clip, text_of
 
 RUNNER = "gemini-cli"
 END_EVENT = "AfterAgent"
-# Gemini CLI's own events: none but AfterAgent reports a finished turn (SessionEnd is best
-# effort and carries no turn), so the others are SKIPs.
+TURN_EVENTS = frozenset({"AfterAgent", "SessionEnd", "PreCompress"})
+# Gemini CLI's own events (SessionEnd it shares with Claude Code): AfterAgent reports a
+# finished turn, SessionEnd and PreCompress the turns so far; the others are SKIPs.
 EVENTS = frozenset(
     {
         "AfterAgent",
@@ -66,51 +72,127 @@ def _is_session_file(path: str) -> bool:
 def records_from_gemini(
     payload: Mapping[str, Any], recorded: Collection[str] = ()
 ) -> list[tuple[str | None, dict[str, Any]]]:
-    """(cursor key, run record) of the turn an AfterAgent payload reports; [] for any other
-    event, or a turn already in `recorded` (the session's cursor)."""
-    if payload.get("hook_event_name") != END_EVENT:
+    """(cursor key, run record) of each turn of the session not in `recorded` (the session's
+    cursor), oldest first; [] for an event that reports no turn.
+
+    AfterAgent reports the session's last turn (its prompt and response come from the payload);
+    the turns before it that no AfterAgent reported (interrupted, failed, or from before the
+    install) come from the session file. SessionEnd records those and the last one; at
+    PreCompress the last turn is still running, so it is left to its AfterAgent."""
+    event = payload.get("hook_event_name")
+    if event not in TURN_EVENTS:
         return []
-    prompt = _string(payload.get("prompt"))
-    response = _string(payload.get("prompt_response"))
     session = _string(payload.get("session_id")) or ""
     cwd = _string(payload.get("cwd"))
     path = _string(payload.get("transcript_path"))
-    if not (prompt or response):
+    prompt = _string(payload.get("prompt"))
+    response = _string(payload.get("prompt_response"))
+    if event == END_EVENT and not (prompt or response):
         return []
     messages, unread = _read_session(path)
-    turn, prompt_id = _last_turn(messages) if messages is not None else ([], None)
+    turns = _turns(messages) if messages is not None else []
+    if event == END_EVENT and not turns:
+        turns = [Turn(None, prompt, [], None, None)]
+    if event == "PreCompress":
+        turns = turns[:-1]
     continued = bool(payload.get("stop_hook_active"))  # a turn an AfterAgent hook sent back
-    own = prompt_id or _string(payload.get("timestamp"))
-    key = prompt_id and (f"{prompt_id}:continued" if continued else prompt_id)
-    if key and key in recorded:
-        return []
-    record: dict[str, Any] = {
-        "run_id": f"{session}:{key or own}" if session and (key or own) else session or own or "",
-        "task": prompt or f"Gemini CLI session in {PurePath(cwd or '.').name or cwd}",
-        "agent": {"name": RUNNER, "instance_id": session},
-        "status": "succeeded",
-    }
-    if response:
-        record["result"] = response
-    timestamp = _string(payload.get("timestamp"))
-    if timestamp:
-        record["ended_at"] = timestamp
-    notes = []
-    if unread:
-        notes.append({"kind": "note", "text": f"{unread}; the commands it ran are not recorded"})
-    record["evidence"] = notes + _evidence(turn, cwd)
-    record["source"] = {
-        k: v
-        for k, v in {
-            "runner": RUNNER,
-            "event": END_EVENT,
-            "session_id": session or None,
-            "transcript_path": path,
-            "cwd": cwd,
-        }.items()
-        if v
-    }
-    return [(key or None, record)]
+    out: list[tuple[str | None, dict[str, Any]]] = []
+    for index, turn in enumerate(turns):
+        reported = event == END_EVENT and index == len(turns) - 1
+        key = turn.key and (f"{turn.key}:continued" if reported and continued else turn.key)
+        if key and key in recorded:
+            continue
+        task = (prompt if reported else None) or turn.prompt
+        result = (response if reported else None) or turn.result
+        if not (task or result or turn.messages):
+            continue
+        own = key or (_string(payload.get("timestamp")) if reported else None)
+        record: dict[str, Any] = {
+            "run_id": f"{session}:{own}" if session and own else session or own or "",
+            "task": task or f"Gemini CLI session in {PurePath(cwd or '.').name or cwd}",
+            "agent": {"name": RUNNER, "instance_id": session},
+        }
+        if reported:
+            record["status"] = "succeeded"
+        if result:
+            record["result"] = result
+        if turn.started_at:
+            record["started_at"] = turn.started_at
+        ended = (_string(payload.get("timestamp")) if reported else None) or turn.ended_at
+        if ended:
+            record["ended_at"] = ended
+        notes = []
+        if unread:
+            notes.append(
+                {"kind": "note", "text": f"{unread}; the commands it ran are not recorded"}
+            )
+        if not reported:
+            notes.append({"kind": "note", "text": UNREPORTED})
+        record["evidence"] = notes + _evidence(turn.messages, cwd)
+        record["source"] = {
+            k: v
+            for k, v in {
+                "runner": RUNNER,
+                "event": event,
+                "session_id": session or None,
+                "transcript_path": path,
+                "cwd": cwd,
+            }.items()
+            if v
+        }
+        out.append((key or None, record))
+    return out
+
+
+UNREPORTED = (
+    "no AfterAgent hook reported this turn (interrupted, failed, or before the install): "
+    "read from the session file, its outcome unknown"
+)
+
+
+@dataclass
+class Turn:
+    """One turn of a session file: a user message and the messages after it."""
+
+    key: str | None  # the user message's id
+    prompt: str | None
+    messages: list[dict[str, Any]]
+    started_at: str | None
+    ended_at: str | None
+
+    @property
+    def result(self) -> str | None:
+        """The text of the turn's last model message that has any."""
+        for message in reversed(self.messages):
+            if message.get("type") == "gemini":
+                text = _text(message.get("content"))
+                if text:
+                    return text
+        return None
+
+
+def _turns(messages: list[dict[str, Any]]) -> list[Turn]:
+    """The session's turns: each user message and the messages up to the next one."""
+    turns: list[Turn] = []
+    for message in messages:
+        stamp = _string(message.get("timestamp"))
+        if message.get("type") == "user":
+            text = _text(message.get("content"))
+            turns.append(Turn(_string(message.get("id")), text or None, [], stamp, stamp))
+        elif turns:
+            turns[-1].messages.append(message)
+            turns[-1].ended_at = stamp or turns[-1].ended_at
+    return turns
+
+
+def _text(content: Any) -> str:
+    """A message's text: a string, or its parts' `text` joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text") for p in content if isinstance(p, dict)]
+        return "\n".join(p for p in parts if isinstance(p, str) and p)
+    return ""
 
 
 def _read_session(path: str | None) -> tuple[list[dict[str, Any]] | None, str | None]:
@@ -132,14 +214,6 @@ def _read_session(path: str | None) -> tuple[list[dict[str, Any]] | None, str | 
     if not isinstance(messages, list):
         return None, "the Gemini CLI session file has no messages list (an unknown format)"
     return [m for m in messages if isinstance(m, dict)], None
-
-
-def _last_turn(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str | None]:
-    """The messages after the last user message, and that message's id."""
-    for index in range(len(messages) - 1, -1, -1):
-        if messages[index].get("type") == "user":
-            return messages[index + 1 :], _string(messages[index].get("id"))
-    return messages, None
 
 
 def _evidence(turn: list[dict[str, Any]], cwd: str | None) -> list[dict[str, Any]]:

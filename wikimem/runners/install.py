@@ -55,8 +55,14 @@ CODEX_HOOKS = {
     "PostToolUse": ("deliver --runner codex", 10),
 }
 # Gemini CLI's hooks take the same event -> group -> handler layout as Claude Code's, with
-# the timeout in milliseconds. AfterAgent fires once per turn and only queues it.
-GEMINI_HOOKS = {"AfterAgent": ("hook", 30_000)}
+# the timeout in milliseconds. AfterAgent fires once per turn and only queues it; PreCompress
+# and SessionEnd (which Gemini CLI does not wait for: the hook hands off at once) queue the
+# turns no AfterAgent reported, through the session's cursor.
+GEMINI_HOOKS = {
+    "AfterAgent": ("hook", 30_000),
+    "PreCompress": ("hook", 30_000),
+    "SessionEnd": ("hook", 60_000),
+}
 # The in-loop hooks answer only for shell commands: the runner need not start wikimem for an
 # edit or a read. (Claude Code's PostToolUseFailure, Codex's PostToolUse, both naming it Bash.)
 MATCHERS = {"PostToolUseFailure": "Bash", "PostToolUse": "Bash"}
@@ -124,7 +130,8 @@ def uninstall_claude(settings_path: Path) -> list[str]:
 
 
 def install_gemini(settings_path: Path, entry: Sequence[str] = ("wikimem",)) -> dict[str, str]:
-    """Add the AfterAgent hook to a Gemini CLI settings.json; return the commands written."""
+    """Add the AfterAgent, PreCompress and SessionEnd hooks to a Gemini CLI settings.json;
+    return the commands written, by event (empty when all were there)."""
     wanted = {e: (command_line(entry, sub), t) for e, (sub, t) in GEMINI_HOOKS.items()}
     return edit_hooks(settings_path, wanted)
 
