@@ -116,7 +116,8 @@ def hook(
 
     Reads a run record, a Claude Code hook payload (Stop, SessionEnd) or a Codex notify/Stop
     payload from FILE, stdin or the last argument. Fails open: always exits 0 and says on stderr
-    what went wrong, because memory must never break the agent.
+    what went wrong, because memory must never break the agent. At a terminal it says in one
+    line what it did with the run (as runners call it, nothing); with --wait, the run's outcome.
     """
     # `wikimem hook` normally never gets here (main() takes the fast path without click); this
     # is the same hook reached through click, e.g. in-process.
