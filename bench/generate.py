@@ -26,7 +26,7 @@ from wikimem.wiki.compile import compile_profile, compile_topic
 from wikimem.wiki.pages import Wiki
 from wikimem.wiki.workspace import init
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2  # 2: the sample leaf is never an identity leaf
 CACHE = Path(__file__).resolve().parent / ".cache"
 DATE = "2026-11-28"
 
@@ -354,6 +354,7 @@ def build(workspace: Path, leaves: int, seed: int = 0) -> Generated:
     sizes = spread(rng, leaves, len(topics))
     entries = size = 0
     sample: dict[str, str] = {}
+    fallback: dict[str, str] = {}
     for topic, count in zip(topics, sizes, strict=True):
         made: set[str] = set()
         for _ in range(count):
@@ -372,7 +373,9 @@ def build(workspace: Path, leaves: int, seed: int = 0) -> Generated:
             target.write_text(text, encoding="utf-8")
             entries += n
             size += len(text)
-            sample.setdefault(topic, relpath)
+            fallback.setdefault(topic, relpath)
+            if "\ntype: identity\n" not in text:  # a model's edit there waits for a person
+                sample.setdefault(topic, relpath)
     summaries = {
         t: f"{t.replace('-', ' ').capitalize()}: how it works here and the traps on the way."
         for t in topics
@@ -387,7 +390,14 @@ def build(workspace: Path, leaves: int, seed: int = 0) -> Generated:
     order = sorted(range(len(topics)), key=lambda i: sizes[i])
     median = topics[order[len(order) // 2]]
     return Generated(
-        workspace, leaves, len(topics), entries, size, median, topics[order[-1]], sample[median]
+        workspace,
+        leaves,
+        len(topics),
+        entries,
+        size,
+        median,
+        topics[order[-1]],
+        sample.get(median, fallback[median]),
     )
 
 
