@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.test_install_cli import ENTRY, bare_shell, hook_commands
+from tests.test_install_cli import ENTRY, LEAF, PROFILE, bare_shell, hook_commands
 from wikimem.runners import record_from_payload, records_from_payload, session_of
 from wikimem.runners.claude import is_claude_payload
 from wikimem.runners.gemini import is_gemini_payload, records_from_gemini
@@ -91,6 +91,10 @@ def test_every_turn_once_whichever_events_fire(tmp_path: Path) -> None:
     assert fire(compress) == ["m-1"]  # the running turn is left to its AfterAgent
     assert fire(example(transcript_path=path)) == ["m-3"]
     assert fire(end) == []
+    resumed = {**compress, "hook_event_name": "SessionStart", "source": "resume"}
+    assert is_gemini_payload(resumed) and session_of(resumed) == "gemini-g-1"
+    assert records_from_payload({**resumed, "source": "startup"}, {}) == []
+    assert [k for k, _ in records_from_payload(resumed, {}, ["m-1"])] == ["m-3"]
     assert fire({**end, "session_id": "g-2"}) == []  # nothing new: the cursor is the caller's
     cursor.clear()
     ((_, interrupted),) = records_from_payload(end, {}, ["m-1"])  # no AfterAgent for m-3
@@ -197,17 +201,19 @@ def test_install_writes_the_after_agent_hook_and_is_idempotent(workspace: Path, 
     assert first.code == 0, first.err
     assert first.out == (
         f"wrote {settings}:\n  AfterAgent: {ENTRY} hook\n  PreCompress: {ENTRY} hook\n"
-        f"  SessionEnd: {ENTRY} hook\n"
+        f"  SessionEnd: {ENTRY} hook\n  SessionStart: {ENTRY} start --runner gemini\n"
     )
 
-    def group(timeout: int) -> list[dict]:
-        return [{"hooks": [{"type": "command", "command": f"{ENTRY} hook", "timeout": timeout}]}]
+    def group(timeout: int, sub: str = "hook") -> list[dict]:
+        handler = {"type": "command", "command": f"{ENTRY} {sub}", "timeout": timeout}
+        return [{"hooks": [handler]}]
 
     assert json.loads(settings.read_text()) == {
         "hooks": {
             "AfterAgent": group(30000),
             "PreCompress": group(30000),
             "SessionEnd": group(60000),  # milliseconds, as Gemini CLI reads them
+            "SessionStart": group(10000, "start --runner gemini"),
         }
     }
     before = settings.read_bytes()
@@ -245,7 +251,9 @@ def test_uninstall_gives_the_file_back_byte_for_byte(workspace: Path, cli) -> No
     assert git("check-ignore", ".gemini/settings.json", cwd=workspace).strip()
     result = cli("uninstall", "gemini")
 
-    assert result.out == f"removed AfterAgent, PreCompress, SessionEnd from {settings}\n"
+    assert result.out == (
+        f"removed AfterAgent, PreCompress, SessionEnd, SessionStart from {settings}\n"
+    )
     assert settings.read_text() == mine
     assert exclude.read_bytes() == before_exclude
     assert cli("uninstall", "gemini").out == f"nothing to remove in {settings}\n"
@@ -313,3 +321,40 @@ def test_the_installed_hooks_queue_each_turn_once_without_the_venv(
     assert len(fire("AfterAgent", turn)) == 2  # the cursor holds both turns
     # SessionEnd hands the payload off at once (Gemini CLI does not wait for it)
     fire("SessionEnd", {**compress, "hook_event_name": "SessionEnd", "reason": "exit"})
+
+
+def test_the_installed_session_start_prints_the_context_as_gemini_json(
+    workspace: Path, isolated_env: Path, cli
+) -> None:
+    git("init", "-q", "-b", "bun-lockfile", cwd=workspace)
+    (workspace / "package.json").write_text('{"scripts": {"build": "vite build"}}')
+    (workspace / "bun.lockb").write_bytes(b"")
+    wiki = workspace / ".clarvis" / "memory"
+    (wiki / "build" / "bun").mkdir(parents=True)
+    (wiki / "PROFILE.md").write_text(PROFILE)
+    (wiki / "build" / "bun" / "MEMORY.md").write_text(LEAF)
+    assert cli("search", "lockfile").code == 0
+    assert cli("install", "gemini").code == 0
+    (command,) = hook_commands(workspace / ".gemini" / "settings.json", "SessionStart")
+    payload = {
+        "session_id": "g-2",
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+        "cwd": str(workspace),
+        "timestamp": "2026-08-01T10:00:00Z",
+    }
+
+    shown = bare_shell(command, workspace, isolated_env, json.dumps(payload))
+
+    assert shown.returncode == 0 and shown.stderr == b""
+    output = json.loads(shown.stdout)  # stdout is only JSON, as Gemini CLI requires
+    assert list(output) == ["hookSpecificOutput"]
+    assert output["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    text = output["hookSpecificOutput"]["additionalContext"]
+    assert text.startswith("# acme-web\n") and "Lockfile drift" in text
+    assert "build:legacy" not in text
+    (wiki / "PROFILE.md").unlink()
+    (wiki / "build" / "bun" / "MEMORY.md").unlink()
+    assert cli("pause").code == 0
+    quiet = bare_shell(command, workspace, isolated_env, json.dumps(payload))
+    assert quiet.returncode == 0 and quiet.stdout == b""  # nothing to say: no output at all

@@ -247,7 +247,8 @@ def uninstall_codex(config_path: Path | None) -> None:
 @pass_ctx
 def install_gemini(ctx: Ctx, settings_path: Path | None, scope: str, command: str | None) -> None:
     """Record each Gemini CLI turn (AfterAgent: `wikimem hook`), and the turns no AfterAgent
-    reported at a compression or the session's end (PreCompress, SessionEnd). The project's
+    reported at a compression or the session's end (PreCompress, SessionEnd); give each session
+    the memory's context when it starts (SessionStart: `wikimem start`). The project's
     .gemini/settings.json is listed in .git/info/exclude unless git tracks it."""
     path = gemini_settings(ctx, settings_path, scope)
     entry = chosen_entry(command)
@@ -283,9 +284,10 @@ def uninstall_gemini(ctx: Ctx, settings_path: Path | None, scope: str) -> None:
 @cli.command()
 @click.option(
     "--runner",
-    type=click.Choice(["claude", "codex"]),
+    type=click.Choice(["claude", "codex", "gemini"]),
     help="The runner whose hook calls this: its output cap bounds the budget "
-    "(Claude Code about 10,000 characters, Codex 2,500 tokens).",
+    "(Claude Code about 10,000 characters, Codex 2,500 tokens); for gemini the context is "
+    "printed as the JSON Gemini CLI takes (hookSpecificOutput.additionalContext).",
 )
 @click.option(
     "--source",

@@ -1,5 +1,6 @@
 """`wikimem start`: what a runner's SessionStart hook runs. It prints the memory's bounded
-context on stdout, which Claude Code and Codex add to the agent's context.
+context on stdout, which Claude Code and Codex add to the agent's context; for Gemini CLI, which
+reads a hook's stdout as JSON only, it is `hookSpecificOutput.additionalContext`.
 
 Like `wikimem hook` it takes a fast path without click (`cli.main` sends it here): a session
 waits for it. It fails open: whatever goes wrong, it exits 0, prints nothing on stdout and one
@@ -23,12 +24,13 @@ if TYPE_CHECKING:
     from wikimem.config import Places, Settings
 
 USAGE = (
-    "usage: wikimem start [--runner claude|codex] [--source SOURCE] [--budget CHARS] "
+    "usage: wikimem start [--runner claude|codex|gemini] [--source SOURCE] [--budget CHARS] "
     "[--query TEXT] [--json] [-C DIR]"
 )
 # Claude Code cuts hook output near 10,000 characters; Codex moves output past 2,500 tokens to
-# a file. The budget is held under both, whatever the settings say.
-RUNNER_CAPS = {"claude": 9500, "codex": 7500}
+# a file. The budget is held under both, whatever the settings say. Gemini CLI states no cap:
+# Claude Code's is kept.
+RUNNER_CAPS = {"claude": 9500, "codex": 7500, "gemini": 9500}
 OPTIONS = {"--runner", "--source", "--budget", "--query", "-C", "--workspace"}
 
 
@@ -37,11 +39,20 @@ def fast_start(args: Sequence[str]) -> int:
     try:
         options, as_json = parse_args(args)
         text = context(options, read_payload(), as_json)
+        if text and not as_json and options.get("--runner") == "gemini":
+            text = gemini_output(text)
     except Exception as exc:  # fail open: the agent must never see an error from memory
         print(f"wikimem start: {exc}", file=sys.stderr)
         return 0
     sys.stdout.write(text)
     return 0
+
+
+def gemini_output(text: str) -> str:
+    """The context as the JSON Gemini CLI's SessionStart hook takes (plain text on stdout is
+    not allowed there)."""
+    wrapped = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+    return json.dumps(wrapped, ensure_ascii=False) + "\n"
 
 
 def parse_args(args: Sequence[str]) -> tuple[dict[str, str], bool]:

@@ -31,7 +31,7 @@ from wikimem.runners.transcripts import clip, text_of
 
 RUNNER = "gemini-cli"
 END_EVENT = "AfterAgent"
-TURN_EVENTS = frozenset({"AfterAgent", "SessionEnd", "PreCompress"})
+TURN_EVENTS = frozenset({"AfterAgent", "SessionEnd", "PreCompress", "SessionStart"})
 # Gemini CLI's own events (SessionEnd it shares with Claude Code): AfterAgent reports a
 # finished turn, SessionEnd and PreCompress the turns so far; the others are SKIPs.
 EVENTS = frozenset(
@@ -55,13 +55,14 @@ NOT_RUN = {"cancelled", "canceled", "rejected"}
 
 
 def is_gemini_payload(payload: Mapping[str, Any]) -> bool:
-    """A Gemini CLI hook payload: an event only Gemini CLI has, or a SessionEnd whose
-    session file is JSON (Claude Code's is JSONL)."""
+    """A Gemini CLI hook payload: an event only Gemini CLI has, or a SessionEnd or
+    SessionStart whose session file is JSON (Claude Code's is JSONL)."""
     event = payload.get("hook_event_name")
     if event in EVENTS:
         return True
     path = payload.get("transcript_path")
-    return event == "SessionEnd" and isinstance(path, str) and _is_session_file(path)
+    shared = event in ("SessionEnd", "SessionStart")
+    return shared and isinstance(path, str) and _is_session_file(path)
 
 
 def _is_session_file(path: str) -> bool:
@@ -77,11 +78,12 @@ def records_from_gemini(
 
     AfterAgent reports the session's last turn (its prompt and response come from the payload);
     the turns before it that no AfterAgent reported (interrupted, failed, or from before the
-    install) come from the session file. SessionEnd records those and the last one; at
+    install) come from the session file. SessionEnd, and the start of a resumed session, record
+    those and the last one; at
     PreCompress the last turn is still running, so it is left to its AfterAgent."""
     event = payload.get("hook_event_name")
-    if event not in TURN_EVENTS:
-        return []
+    if event not in TURN_EVENTS or (event == "SessionStart" and payload.get("source") != "resume"):
+        return []  # a resumed session's start (`wikimem start` hands it over) records the rest
     session = _string(payload.get("session_id")) or ""
     cwd = _string(payload.get("cwd"))
     path = _string(payload.get("transcript_path"))
