@@ -106,3 +106,39 @@ def test_a_person_at_a_terminal_hears_one_line_and_a_runner_nothing(workspace: P
 
     queue = Queue(workspace / ".clarvis" / "state" / "queue")
     until(lambda: queue.counts()["done"] == 3, "the background passes")
+
+
+def test_a_job_done_before_the_hook_looks_is_its_outcome_not_sent_before(workspace: Path) -> None:
+    from tests.test_concurrency import fact_run, setup
+    from wikimem.foreground import index_until_done
+    from wikimem.indexing.drain import drain
+    from wikimem.intake import passlog
+    from wikimem.intake.accept import enqueue
+
+    places, settings = setup(workspace)
+    mark = passlog.mark(places.pass_log)
+    queued = enqueue(places, settings, fact_run(1))
+    drain(places, settings)  # the background pass: it took and finished the job first
+    said: list[str] = []
+    state = index_until_done(places, settings, queued.job_id, said.append, log_mark=mark)
+    assert state == "done"
+    assert len(said) == 1 and re.match(r"^run-1: changed in commit [0-9a-f]{7}$", said[0]), said
+
+    resent: list[str] = []
+    index_until_done(places, settings, queued.job_id, resent.append, sent_before=True)
+    assert resent == [f"job {queued.job_id[:12]}: already indexed; this run was sent before"]
+
+
+def test_the_pass_log_since_a_mark_survives_a_rotation(tmp_path: Path) -> None:
+    from wikimem.intake import passlog
+    from wikimem.intake.passlog import Outcome
+
+    log = tmp_path / "passes.jsonl"
+    passlog.append(log, [Outcome("t", "p", "old", "r0", "changed")])
+    mark = passlog.mark(log)
+    passlog.append(log, [Outcome("t", "p", "a", "r1", "changed")])
+    log.rename(log.with_name("passes.1.jsonl"))  # as `_rotate` does past ROTATE_BYTES
+    # the new generation grows past the old mark: the mark still knows its own file
+    passlog.append(log, [Outcome("t", "p", j, "r2", "held") for j in ("b", "c", "d")])
+    assert [i["job"] for i in passlog.since(log, mark)] == ["a", "b", "c", "d"]
+    assert [i["job"] for i in passlog.since(log, passlog.mark(log))] == []

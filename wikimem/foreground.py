@@ -37,7 +37,7 @@ def index_until_done(
     say: Say,
     quiet: bool = False,
     sent_before: bool = False,
-    log_mark: int | None = None,
+    log_mark: tuple[int, int] | None = None,
 ) -> str:
     """Run passes (waiting for a running one) until `job_id` has left the queue's open states;
     its state then. `say` takes each line for the person (stderr). The job's outcome is said
@@ -73,7 +73,9 @@ def index_until_done(
     return state or "unknown"
 
 
-def _tell_from_log(places: Places, job_id: str, start: int, state: str | None, say: Say) -> None:
+def _tell_from_log(
+    places: Places, job_id: str, start: passlog.Mark, state: str | None, say: Say
+) -> None:
     """The outcome another pass logged for `job_id` after `start`. A pass moves a job out of
     active before it logs the outcome, both under the workspace lock: holding that lock a
     moment means the line is written, if a pass wrote one."""

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from wikimem.config import Places, Settings
+    from wikimem.intake.passlog import Mark
 
 USAGE = (
     "usage: wikimem hook [FILE|-|JSON] [--wait] [--github] [-C DIR] [--from-command -- CMD ARGS...]"
@@ -87,7 +88,7 @@ def hook(parsed: HookArgs) -> int:
 
 
 def _index_in_foreground(
-    places: Places, settings: Settings, job_id: str, quiet: bool, sent_before: bool, log_mark: int
+    places: Places, settings: Settings, job_id: str, quiet: bool, sent_before: bool, log_mark: Mark
 ) -> None:
     # only --wait and a handed-off hook index here: the pass imports openai and git
     from wikimem.foreground import index_until_done

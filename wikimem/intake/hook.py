@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from wikimem.config import Places, Settings
 
-    IndexJob = Callable[[Places, Settings, str, bool, bool, int], object]
+    IndexJob = Callable[[Places, Settings, str, bool, bool, tuple[int, int]], object]
 
 
 class HookArgs:
@@ -114,7 +114,7 @@ def run(args: HookArgs, index: IndexJob) -> int:
         confirm(None, False, None, args)
         return status
     settings = config.load(places)
-    log_mark = 0
+    log_mark = (0, 0)
     if args.wait or args.handoff:
         from wikimem.intake.passlog import mark
 

@@ -110,21 +110,28 @@ def read(path: Path, tail_only: bool = True) -> Iterator[dict[str, Any]]:
             yield item
 
 
-def mark(path: Path) -> int:
+Mark = tuple[int, int]  # (inode, size) of the log at some moment
+
+
+def mark(path: Path) -> Mark:
     """Where the log ends now: `since(path, mark)` reads only the lines written after it."""
     try:
-        return os.lstat(path).st_size
+        info = os.lstat(path)
     except OSError:
-        return 0
+        return (0, 0)
+    return (info.st_ino, info.st_size)
 
 
-def since(path: Path, start: int) -> Iterator[dict[str, Any]]:
-    """The lines written after `mark` said `start`, oldest first; when the log was rotated
+def since(path: Path, start: Mark) -> Iterator[dict[str, Any]]:
+    """The lines written after `start` (a `mark`), oldest first; when the log was rotated
     meanwhile, the rest of the rotated generation comes first."""
-    if mark(path) < start:
-        yield from _lines_from(path.with_name(f"{path.stem}.1{path.suffix}"), start)
-        start = 0
-    yield from _lines_from(path, start)
+    inode, offset = start
+    if mark(path)[0] != inode:
+        rotated = path.with_name(f"{path.stem}.1{path.suffix}")
+        if inode and mark(rotated)[0] == inode:
+            yield from _lines_from(rotated, offset)
+        offset = 0
+    yield from _lines_from(path, offset)
 
 
 def _lines_from(path: Path, start: int) -> Iterator[dict[str, Any]]:
