@@ -125,6 +125,9 @@ def test_an_unknown_session_file_costs_only_the_evidence(
     assert why in note["text"]
 
 
+BACKGROUND = "Command: npm run dev\nExit Code: (none)\nBackground PIDs: 4321"
+
+
 def test_odd_tool_calls_are_skipped_not_fatal(tmp_path: Path) -> None:
     messages = [
         {"id": "u", "type": "user", "content": "x"},
@@ -138,7 +141,13 @@ def test_odd_tool_calls_are_skipped_not_fatal(tmp_path: Path) -> None:
                     "args": {"command": "make"},
                     "status": "error",
                     "resultDisplay": "make: *** No rule",
-                }
+                },
+                {
+                    "name": "run_shell_command",
+                    "args": {"command": "npm run dev", "is_background": True},
+                    "status": "success",
+                    "result": [{"functionResponse": {"response": {"output": BACKGROUND}}}],
+                },
             ],
         },
     ]
@@ -147,7 +156,8 @@ def test_odd_tool_calls_are_skipped_not_fatal(tmp_path: Path) -> None:
     ((_, record),) = records_from_payload(example(transcript_path=str(path)), {})
 
     assert record["evidence"] == [
-        {"kind": "command", "command": "make", "exit_code": 1, "output": "make: *** No rule"}
+        {"kind": "command", "command": "make", "exit_code": 1, "output": "make: *** No rule"},
+        {"kind": "command", "command": "npm run dev", "running": True, "output": BACKGROUND},
     ]
 
 

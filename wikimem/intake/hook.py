@@ -185,7 +185,8 @@ def tell(error: str | None, redactions: Collection[str], warning: str | None, qu
 
 
 def is_session_end(data: bytes) -> bool:
-    """A Claude Code SessionEnd payload (cheap check: the full parse happens later)."""
+    """A SessionEnd payload, Claude Code's or Gemini CLI's (cheap check: the full parse
+    happens later)."""
     if b"SessionEnd" not in data:
         return False
     import json  # only for payloads that name SessionEnd: json costs a hook ~5 ms

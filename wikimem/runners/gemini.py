@@ -250,6 +250,8 @@ def _item(call: Mapping[str, Any], cwd: str | None) -> dict[str, Any] | None:
             item["exit_code"] = int(match.group(1))
         elif status == "error":
             item["exit_code"] = 1  # Gemini CLI marks the call failed without a code
+        elif args.get("is_background") is True:
+            item["running"] = True  # started in the background: no outcome yet, never exit 0
         if output:
             item["output"] = clip(output)
         return item
