@@ -181,6 +181,9 @@ def test_a_turn_in_the_cursor_is_not_recorded_again(tmp_path: Path) -> None:
     assert records_from_gemini(payload, ["m-1", "m-3"]) == []
     ((key, record),) = records_from_gemini({**payload, "stop_hook_active": True}, ["m-1", "m-3"])
     assert key == "m-3:continued" and record["run_id"] == "g-1:m-3:continued"
+    # a retry whose turn no hook recorded yet is that turn, so SessionEnd does not repeat it
+    ((key, _),) = records_from_gemini({**payload, "stop_hook_active": True}, ["m-1"])
+    assert key == "m-3"
 
 
 def test_the_hook_path_imports_no_heavy_dependency(tmp_path: Path) -> None:

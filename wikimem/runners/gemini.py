@@ -101,7 +101,11 @@ def records_from_gemini(
     out: list[tuple[str | None, dict[str, Any]]] = []
     for index, turn in enumerate(turns):
         reported = event == END_EVENT and index == len(turns) - 1
-        key = turn.key and (f"{turn.key}:continued" if reported and continued else turn.key)
+        key = turn.key
+        if key and reported and continued and key in recorded:
+            # a retry an AfterAgent hook forced, with no user message of its own in the file:
+            # its own run (a retry that has one is simply the next turn)
+            key += ":continued"
         if key and key in recorded:
             continue
         task = (prompt if reported else None) or turn.prompt
