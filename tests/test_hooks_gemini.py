@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
+from tests.test_deliver import context_of, learn_from
 from tests.test_install_cli import ENTRY, LEAF, PROFILE, bare_shell, hook_commands
+from wikimem.recall.events import read_event
 from wikimem.runners import record_from_payload, records_from_payload, session_of
 from wikimem.runners.claude import is_claude_payload
 from wikimem.runners.gemini import is_gemini_payload, records_from_gemini
@@ -215,6 +217,8 @@ def test_install_writes_the_after_agent_hook_and_is_idempotent(workspace: Path, 
     assert first.out == (
         f"wrote {settings}:\n  AfterAgent: {ENTRY} hook\n  PreCompress: {ENTRY} hook\n"
         f"  SessionEnd: {ENTRY} hook\n  SessionStart: {ENTRY} start --runner gemini\n"
+        f"  BeforeAgent: {ENTRY} deliver --runner gemini\n"
+        f"  AfterTool: {ENTRY} deliver --runner gemini\n"
     )
 
     def group(timeout: int, sub: str = "hook") -> list[dict]:
@@ -227,6 +231,10 @@ def test_install_writes_the_after_agent_hook_and_is_idempotent(workspace: Path, 
             "PreCompress": group(30000),
             "SessionEnd": group(60000),  # milliseconds, as Gemini CLI reads them
             "SessionStart": group(10000, "start --runner gemini"),
+            "BeforeAgent": group(10000, "deliver --runner gemini"),
+            "AfterTool": [
+                {"matcher": "run_shell_command", **group(10000, "deliver --runner gemini")[0]}
+            ],
         }
     }
     before = settings.read_bytes()
@@ -259,13 +267,14 @@ def test_uninstall_gives_the_file_back_byte_for_byte(workspace: Path, cli) -> No
     settings.write_text(mine)
 
     assert cli("install", "gemini").code == 0
-    assert hook_commands(settings, "AfterTool") == ["lint"]
+    assert hook_commands(settings, "AfterTool") == ["lint", f"{ENTRY} deliver --runner gemini"]
     assert hook_commands(settings, "AfterAgent") == [f"{ENTRY} hook"]
     assert git("check-ignore", ".gemini/settings.json", cwd=workspace).strip()
     result = cli("uninstall", "gemini")
 
     assert result.out == (
-        f"removed AfterAgent, PreCompress, SessionEnd, SessionStart from {settings}\n"
+        "removed AfterTool, AfterAgent, PreCompress, SessionEnd, SessionStart, BeforeAgent"
+        f" from {settings}\n"
     )
     assert settings.read_text() == mine
     assert exclude.read_bytes() == before_exclude
@@ -371,3 +380,53 @@ def test_the_installed_session_start_prints_the_context_as_gemini_json(
     assert cli("pause").code == 0
     quiet = bare_shell(command, workspace, isolated_env, json.dumps(payload))
     assert quiet.returncode == 0 and quiet.stdout == b""  # nothing to say: no output at all
+
+
+SHELL_FAILED = {
+    "session_id": "g-3",
+    "transcript_path": "/home/ci/.gemini/tmp/abc/chats/session-2026-08-01T10-00-g3.json",
+    "cwd": "/home/ci/web",
+    "hook_event_name": "AfterTool",
+    "timestamp": "2026-08-01T10:00:00Z",
+    "tool_name": "run_shell_command",
+    "tool_input": {"command": "bun install --frozen-lockfile"},
+    "tool_response": {
+        "llmContent": "Command: bun install --frozen-lockfile\nDirectory: (root)\nOutput: bun "
+        "install v1.1.30 (7b5a6c6f)\nerror: lockfile had changes, but lockfile is frozen\n"
+        "note: try re-running without --frozen-lockfile and commit the updated lockfile\n"
+        "Error: (none)\nExit Code: 1\nSignal: (none)\nBackground PIDs: (none)",
+        "returnDisplay": "error: lockfile had changes, but lockfile is frozen",
+    },
+}
+
+
+def test_gemini_in_loop_events_are_read() -> None:
+    failed = read_event(SHELL_FAILED)
+    assert (failed.kind, failed.command) == ("failure", "bun install --frozen-lockfile")
+    assert "lockfile had changes" in failed.error
+    ok = {**SHELL_FAILED, "tool_response": {"llmContent": "Output: ok\nExit Code: 0"}}
+    assert read_event(ok).kind == "other"
+    refused = {**SHELL_FAILED, "tool_response": {"llmContent": "", "error": "denied by policy"}}
+    assert (read_event(refused).kind, read_event(refused).error) == ("failure", "denied by policy")
+    assert read_event({**SHELL_FAILED, "tool_name": "read_file"}).kind == "other"
+    prompt = {"hook_event_name": "BeforeAgent", "session_id": "g-3", "prompt": "bun lockfile"}
+    assert read_event(prompt).kind == "prompt"
+
+
+def test_the_installed_in_loop_hooks_answer_a_failure_seen_before(
+    workspace: Path, isolated_env: Path, cli
+) -> None:
+    places = learn_from(workspace, "01-bun-lockfile.json", "06-fly-port.json")
+    assert cli("install", "gemini").code == 0
+    settings = workspace / ".gemini" / "settings.json"
+    (command,) = hook_commands(settings, "AfterTool")
+    assert hook_commands(settings, "BeforeAgent") == [command]
+
+    shown = bare_shell(command, workspace, isolated_env, json.dumps(SHELL_FAILED))
+
+    assert shown.returncode == 0 and shown.stderr == b""
+    text = context_of(shown.stdout.decode(), "AfterTool")  # stdout is only JSON
+    assert "build/bun#" in text and "bun install" in text
+    assert places.state.joinpath("injections").is_dir()
+    ok = {**SHELL_FAILED, "tool_response": {"llmContent": "Exit Code: 0"}}
+    assert bare_shell(command, workspace, isolated_env, json.dumps(ok)).stdout == b""

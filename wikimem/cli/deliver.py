@@ -1,4 +1,5 @@
-"""`wikimem deliver`: what a runner's UserPromptSubmit and failed-command hooks run. It reads
+"""`wikimem deliver`: what a runner's prompt (UserPromptSubmit, BeforeAgent) and failed-command
+hooks run. It reads
 the hook's JSON on stdin and prints, as `hookSpecificOutput.additionalContext`, the entries
 the prompt or the failure points to (`recall/delivery.py`), or nothing.
 
@@ -16,8 +17,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-USAGE = "usage: wikimem deliver [--runner claude|codex] [--budget CHARS] [-C DIR]"
-RUNNERS = frozenset({"claude", "codex"})
+USAGE = "usage: wikimem deliver [--runner claude|codex|gemini] [--budget CHARS] [-C DIR]"
+RUNNERS = frozenset({"claude", "codex", "gemini"})
 
 
 def parse_args(args: Sequence[str]) -> dict[str, str]:

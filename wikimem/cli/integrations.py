@@ -248,7 +248,9 @@ def uninstall_codex(config_path: Path | None) -> None:
 def install_gemini(ctx: Ctx, settings_path: Path | None, scope: str, command: str | None) -> None:
     """Record each Gemini CLI turn (AfterAgent: `wikimem hook`), and the turns no AfterAgent
     reported at a compression or the session's end (PreCompress, SessionEnd); give each session
-    the memory's context when it starts (SessionStart: `wikimem start`). The project's
+    the memory's context when it starts (SessionStart: `wikimem start`), and what memory knows
+    on each prompt and failed shell command (BeforeAgent, AfterTool: `wikimem deliver`). The
+    project's
     .gemini/settings.json is listed in .git/info/exclude unless git tracks it."""
     path = gemini_settings(ctx, settings_path, scope)
     entry = chosen_entry(command)
@@ -326,7 +328,7 @@ def start(
 @cli.command()
 @click.option(
     "--runner",
-    type=click.Choice(["claude", "codex"]),
+    type=click.Choice(["claude", "codex", "gemini"]),
     help="The runner whose hook calls this (recorded in the injection log).",
 )
 @click.option(

@@ -63,10 +63,13 @@ GEMINI_HOOKS = {
     "PreCompress": ("hook", 30_000),
     "SessionEnd": ("hook", 60_000),
     "SessionStart": ("start --runner gemini", 10_000),
+    "BeforeAgent": ("deliver --runner gemini", 10_000),
+    "AfterTool": ("deliver --runner gemini", 10_000),
 }
 # The in-loop hooks answer only for shell commands: the runner need not start wikimem for an
-# edit or a read. (Claude Code's PostToolUseFailure, Codex's PostToolUse, both naming it Bash.)
-MATCHERS = {"PostToolUseFailure": "Bash", "PostToolUse": "Bash"}
+# edit or a read. (Claude Code's PostToolUseFailure, Codex's PostToolUse, both naming it Bash;
+# Gemini CLI's AfterTool, naming it run_shell_command.)
+MATCHERS = {"PostToolUseFailure": "Bash", "PostToolUse": "Bash", "AfterTool": "run_shell_command"}
 WIKIMEM = re.compile(
     r"""(?:^|[\s/\\'"])(?:wikimem(?:\.exe)?['"]?|-m\s+wikimem)\s+(?:hook|start|deliver)\b"""
 )
@@ -131,8 +134,8 @@ def uninstall_claude(settings_path: Path) -> list[str]:
 
 
 def install_gemini(settings_path: Path, entry: Sequence[str] = ("wikimem",)) -> dict[str, str]:
-    """Add the AfterAgent, PreCompress, SessionEnd and SessionStart hooks to a Gemini CLI
-    settings.json;
+    """Add the AfterAgent, PreCompress, SessionEnd, SessionStart and in-loop (BeforeAgent,
+    AfterTool) hooks to a Gemini CLI settings.json;
     return the commands written, by event (empty when all were there)."""
     wanted = {e: (command_line(entry, sub), t) for e, (sub, t) in GEMINI_HOOKS.items()}
     return edit_hooks(settings_path, wanted)
