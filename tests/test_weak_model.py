@@ -1,0 +1,38 @@
+"""Opt-in: a deliberately weak real model (SmolLM2-135M-Instruct, served by
+bench/weak_model_server.mjs through node-llama-cpp with a JSON-schema grammar) answers eval
+cases, and the validator must let none of its junk become a wrong write (errors are not
+writes; the eval counts them as failures).
+
+Run with WIKIMEM_WEAK_MODEL_URL=http://127.0.0.1:PORT/v1 (the server prints it). A case takes
+minutes on a busy 2-core machine (one thread, the whole extraction prompt, a grammar-constrained
+answer of up to 600 tokens), so WIKIMEM_WEAK_MODEL_CASES bounds how many (default 10)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from wikimem.config import ModelSettings
+from wikimem.indexing import eval as harness
+
+URL = os.environ.get("WIKIMEM_WEAK_MODEL_URL", "")
+
+pytestmark = pytest.mark.skipif(
+    not URL, reason="set WIKIMEM_WEAK_MODEL_URL to a running bench/weak_model_server.mjs"
+)
+
+
+def test_a_weak_model_makes_no_wrong_write() -> None:
+    count = int(os.environ.get("WIKIMEM_WEAK_MODEL_CASES", "10"))
+    cases = [*harness.load_cases(corpus="real"), *harness.load_cases()]
+    chosen = cases[:: max(1, len(cases) // count)][:count]
+    model = ModelSettings(
+        model="smollm2-135m", base_url=URL, api_key="sk-local-0000", max_retries=0, timeout=300
+    )
+
+    report = harness.evaluate(chosen, model)
+
+    wrong = [r.id for r in report.results if r.wrong_write]
+    print(harness.format_table(report))
+    assert wrong == [], wrong
