@@ -13,9 +13,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wikimem.errors import NotFound, UsageError, WikiError
+from wikimem.fsio import read_text
 from wikimem.wiki import markdown
 from wikimem.wiki.markdown import Page
-from wikimem.wiki.pages import LEAF_FILE, PROFILE_FILE, TOPIC_FILE, Wiki, split_ref
+from wikimem.wiki.pages import (
+    LEAF_FILE,
+    MAX_PAGE_BYTES,
+    PROFILE_FILE,
+    TOPIC_FILE,
+    Wiki,
+    split_ref,
+)
 
 
 @dataclass(frozen=True)
@@ -24,10 +32,16 @@ class Shown:
     file: str  # wiki-relative
     kind: str  # profile | topic | leaf | entry
     text: str  # exact text shown with --raw (the file, or the entry's section)
-    page: Page
+    parsed: Page | None = None  # None: a whole page, parsed only when asked (`page`)
     entry: markdown.Entry | None = None
     rev: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def page(self) -> Page:
+        # `show` of a whole page prints its text; parsing it (and loading the Markdown and
+        # YAML parsers) waits for --json, --why or an entry
+        return self.parsed if self.parsed is not None else markdown.parse_page(self.text)
 
 
 def known_refs(wiki: Wiki) -> list[str]:
@@ -69,12 +83,12 @@ def resolve(wiki: Wiki, ref: str | None, read_at: Callable[[str, str], str] | No
             if kind == "profile":
                 raise NotFound("the wiki is empty here: run `wikimem init` first")
             raise NotFound(f"no page at {path}{suggest(wiki, path)}")
-        page = wiki.read_page(file)
-        assert page is not None
-        text = page.render()
-    page = markdown.parse_page(text)
+        if target.stat().st_size > MAX_PAGE_BYTES:
+            raise WikiError(f"{file}: page is over {MAX_PAGE_BYTES} bytes; split it by hand")
+        text = read_text(target)
     if entry_id is None:
-        return Shown(ref or "PROFILE", file, kind, text, page, rev=rev)
+        return Shown(ref or "PROFILE", file, kind, text, rev=rev)
+    page = markdown.parse_page(text)
     entry = page.entry(entry_id)
     if entry is None:
         ids = [e.id for e in page.entries]
