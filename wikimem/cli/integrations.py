@@ -39,64 +39,41 @@ def uninstall() -> None:
     """Remove what `wikimem install` added to an agent runner's settings."""
 
 
-def claude_options(func: Any) -> Any:
-    for option in reversed(
-        [
-            click.option(
-                "--settings",
-                "settings_path",
-                type=click.Path(dir_okay=False, path_type=Path),
-                help="The settings file to edit (overrides --project/--user).",
-            ),
-            click.option(
-                "--project",
-                "scope",
-                flag_value="project",
-                default=True,
-                help="The workspace's .claude/settings.local.json, Claude Code's per-person "
-                "file beside the shared settings.json (default).",
-            ),
-            click.option(
-                "--user",
-                "scope",
-                flag_value="user",
-                help="$CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json: "
-                "all your projects.",
-            ),
-            workspace_option,
-        ]
-    ):
-        func = option(func)
-    return func
+def settings_options(project_help: str, user_help: str) -> Any:
+    """--settings, --project (the default) and --user for a runner whose hooks live in a
+    settings.json: the decorator every such install and uninstall command takes."""
+
+    def decorate(func: Any) -> Any:
+        for option in reversed(
+            [
+                click.option(
+                    "--settings",
+                    "settings_path",
+                    type=click.Path(dir_okay=False, path_type=Path),
+                    help="The settings file to edit (overrides --project/--user).",
+                ),
+                click.option(
+                    "--project", "scope", flag_value="project", default=True, help=project_help
+                ),
+                click.option("--user", "scope", flag_value="user", help=user_help),
+                workspace_option,
+            ]
+        ):
+            func = option(func)
+        return func
+
+    return decorate
 
 
-def gemini_options(func: Any) -> Any:
-    for option in reversed(
-        [
-            click.option(
-                "--settings",
-                "settings_path",
-                type=click.Path(dir_okay=False, path_type=Path),
-                help="The settings file to edit (overrides --project/--user).",
-            ),
-            click.option(
-                "--project",
-                "scope",
-                flag_value="project",
-                default=True,
-                help="The workspace's .gemini/settings.json (default).",
-            ),
-            click.option(
-                "--user",
-                "scope",
-                flag_value="user",
-                help="~/.gemini/settings.json: all your projects.",
-            ),
-            workspace_option,
-        ]
-    ):
-        func = option(func)
-    return func
+claude_options = settings_options(
+    "The workspace's .claude/settings.local.json, Claude Code's per-person "
+    "file beside the shared settings.json (default).",
+    "$CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json: all your projects.",
+)
+gemini_options = settings_options(
+    "The workspace's .gemini/settings.json (default).",
+    "~/.gemini/settings.json: all your projects.",
+)
 
 
 def codex_options(func: Any) -> Any:
