@@ -4,34 +4,14 @@ module loads them all (the docs and tests want the whole tree)."""
 
 from __future__ import annotations
 
-from wikimem.cli import (
-    completion,
-    evaluate,
-    integrations,
-    listen,
-    memory,
-    pipeline,
-    recall,
-    review,
-    serve,
-    trusting,
-    wiki,
-)
-from wikimem.cli.context import CONTEXT, cli, settle
+import importlib
+
+from wikimem.cli.context import COMMANDS, CONTEXT, cli, settle
 
 # the command modules attach their commands to the group on import
-COMMAND_MODULES = (
-    completion,
-    evaluate,
-    integrations,
-    listen,
-    memory,
-    pipeline,
-    recall,
-    review,
-    serve,
-    trusting,
-    wiki,
+COMMAND_MODULES = tuple(
+    importlib.import_module(f"wikimem.cli.{name}")
+    for name in sorted({module for module, _ in COMMANDS.values()})
 )
 __all__ = ["CONTEXT", "cli"]
 

@@ -162,18 +162,22 @@ def install_claude(ctx: Ctx, settings_path: Path | None, scope: str, command: st
     warn_if_moving(ctx, entry)
 
 
+def uninstalled(ctx: Ctx, path: Path, removed: list[str], project: bool) -> None:
+    """Say what an uninstall removed; a project file no longer needs its git exclusion."""
+    if project:
+        drop_git_exclusion(ctx.places.workspace, path)
+    click.echo(
+        f"removed {', '.join(removed)} from {path}" if removed else f"nothing to remove in {path}"
+    )
+
+
 @uninstall.command("claude")
 @claude_options
 @pass_ctx
 def uninstall_claude(ctx: Ctx, settings_path: Path | None, scope: str) -> None:
     """Remove wikimem's hooks from Claude Code's settings; other hooks stay."""
     path = claude_settings(ctx, settings_path, scope)
-    removed = do_uninstall(path)
-    if settings_path is None and scope == "project":
-        drop_git_exclusion(ctx.places.workspace, path)
-    click.echo(
-        f"removed {', '.join(removed)} from {path}" if removed else f"nothing to remove in {path}"
-    )
+    uninstalled(ctx, path, do_uninstall(path), project=settings_path is None and scope == "project")
 
 
 @install.command("codex")
@@ -252,11 +256,11 @@ def install_gemini(ctx: Ctx, settings_path: Path | None, scope: str, command: st
 def uninstall_gemini(ctx: Ctx, settings_path: Path | None, scope: str) -> None:
     """Remove wikimem's hooks from Gemini CLI's settings; other hooks stay."""
     path = gemini_settings(ctx, settings_path, scope)
-    removed = uninstall_gemini_hooks(path)
-    if settings_path is None and scope == "project":
-        drop_git_exclusion(ctx.places.workspace, path)
-    click.echo(
-        f"removed {', '.join(removed)} from {path}" if removed else f"nothing to remove in {path}"
+    uninstalled(
+        ctx,
+        path,
+        uninstall_gemini_hooks(path),
+        project=settings_path is None and scope == "project",
     )
 
 
