@@ -368,3 +368,31 @@ def test_repetitive_input_completes(unit: str) -> None:
     text = unit * (200_000 // len(unit))
     redacted, _ = redact(text)
     assert redact(redacted) == (redacted, [])
+
+
+def test_gitleaks_rules_are_vendored_with_their_revision_and_licence() -> None:
+    from wikimem.redaction import vendored_rules
+
+    source = (ROOT / "wikimem" / "redaction" / "vendored_rules.py").read_text(encoding="utf-8")
+    assert "MIT License" in source and "Zachary Rice" in source
+    assert len(vendored_rules.REVISION) == 40 and len(vendored_rules.RULES) >= 200
+    assert all(keywords for _, _, keywords, *_ in vendored_rules.RULES)
+
+
+def test_a_vendored_rule_runs_only_near_its_keyword_and_honours_its_allowlist() -> None:
+    from wikimem.redaction import vendored
+
+    # A Teams webhook as gitleaks' rule knows it; the credential is the whole URL.
+    guid = "e09c7201-44ac-449f-afc4-1ece5adf4a73"
+    url = (
+        f"https://acme.webhook.office.com/webhookb2/{guid}@{guid}/IncomingWebhook/"
+        + "0123456789abcdef" * 2
+        + f"/{guid}"
+    )
+    far = "log line\n" * 300
+    found = list(vendored.scan_vendored(f"{far}notify {url}\n{far}"))
+    assert [kind for kind, *_ in found] == ["microsoft-teams-webhook"]
+    # Slack's documented sample webhook (placeholders in its path) is kept.
+    sample = "https://hooks.slack.com/services/T00000000/B00000000/" + "X" * 24
+    assert list(vendored.scan_vendored(f"url: {sample}")) == []
+    assert redact(f"url: {sample}") == (f"url: {sample}", [])
