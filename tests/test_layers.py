@@ -33,7 +33,10 @@ ALLOWED: dict[str, set[str]] = {
     "recall": {"base", "redaction", "intake", "wiki"},
     # where memory goes: the wiki (read through recall, written through wiki) or another store
     "providers": {"base", "redaction", "intake", "wiki", "recall"},
-    "lifecycle": {"base", "redaction", "intake", "wiki", "indexing"},
+    # lifecycle reads recall (compaction asks when entries were delivered or used, and when
+    # they were written): recall only reads (the test below keeps it from any wiki writer),
+    # and lifecycle already reached it through indexing
+    "lifecycle": {"base", "redaction", "intake", "wiki", "indexing", "recall"},
     "app": {
         "base",
         "redaction",

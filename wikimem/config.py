@@ -67,6 +67,11 @@ SETTINGS: dict[str, tuple[Any, type, str]] = {
         int,
         "days after an entry was written or confirmed before a run repeating it counts as support",
     ),
+    "memory.unused_days": (
+        30,
+        int,
+        "days an entry may go undelivered and unused by agents before compact retires it (0: off)",
+    ),
     "compact.every_passes": (
         0,
         int,
@@ -244,6 +249,7 @@ class MemorySection:
     provider: str
     command: str | None
     confirm_days: int
+    unused_days: int
 
 
 @dataclass(frozen=True)
@@ -445,6 +451,7 @@ BOUNDS: dict[str, Bounds] = {
     "compact.every_passes": Bounds(0),
     "compact.every_hours": Bounds(0),
     "memory.confirm_days": Bounds(0),  # 0: every confirming run, at most one record a day
+    "memory.unused_days": Bounds(0),  # 0: compaction never retires an entry for going unused
 }
 
 

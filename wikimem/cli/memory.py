@@ -83,8 +83,9 @@ def timeline(ctx: Ctx, query: tuple[str, ...], limit: int, as_json: bool) -> Non
 def compact(
     ctx: Ctx, topic: str | None, dry_run: bool, approve: bool, no_model: bool, as_json: bool
 ) -> None:
-    """Consolidate the memory in one commit: retire expired entries and exact or near
-    duplicates (rules), and with a model merge overlapping entries and update contradicted
+    """Consolidate the memory in one commit: retire expired entries, exact or near
+    duplicates, and entries no agent was given or used for memory.unused_days (rules), and
+    with a model merge overlapping entries and update contradicted
     ones (one model call per topic). Retired entries go to the trash (`wikimem restore`).
     A plan that removes a large share, or changes entries a person wrote, is held: it is
     shown and applied only with --approve."""

@@ -1,8 +1,9 @@
 """Compaction: one pass over the wiki (or a topic) that retires what is stale or repeated.
 
 Without a model, rules: entries past their `expires` date, entries past their `review-by`
-date that no run confirmed and no write refreshed since, and exact or near duplicates (the
-words of one entry all but contained in a longer one of the same topic and type). Of two
+date that no run confirmed and no write refreshed since, entries no agent was given or used for
+`memory.unused_days` (see `unused_edits`), and exact or near duplicates (the words of one entry
+all but contained in a longer one of the same topic and type). Of two
 duplicates, an entry holding a person's words is never the one retired in favour of one the
 offline rules wrote. Each page is read and rewritten once whatever the number of its entries.
 With a model, one call per topic asks for merges, updates and retirements in the edit-plan
@@ -16,6 +17,7 @@ retired entry goes to the trash (`wikimem restore` brings it back), never out of
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import heapq
 import json
@@ -184,6 +186,79 @@ def near_duplicates(found: list[Item]) -> Iterator[tuple[Item, Item]]:
                     break
 
 
+# -- entries no agent used ---------------------------------------------------------------------
+
+
+def unused_edits(
+    places: Places, settings: Settings, found: list[Item], day: str, ruled: set[str]
+) -> list[dict[str, Any]]:
+    """Retirements of entries that went `memory.unused_days` without being delivered to an
+    agent, used by a run after a delivery, or confirmed by a run: the last of those days (or
+    the entry's creation, or the first delivery the log holds, whichever is later) lies that
+    many days before `day`. Nothing while the log is younger than that (the in-loop hooks not
+    installed, or not for long), nor when no delivery or use happened within those days
+    (hooks removed, or nobody worked here): nothing is called unused where nothing watched.
+
+    The age is the entry's creation in the wiki's history (`recall.provenance`: the commit
+    that first wrote it since its last removal), so no clock resets: a leaf's `updated` moves
+    with any write to its other entries. An entry without history is young.
+
+    Exempt, because going unused says nothing against them:
+    - entries a person wrote (any commit of theirs in the entry's history): the person-first
+      rule would hold every compaction that proposed one, and a person's note is kept on
+      purpose; they remove it themselves (`wikimem forget`);
+    - `identity` entries: printed in the profile at every session start, which no hook logs;
+    - entries with an `expires` or `review-by` date still ahead: their lifetime was chosen,
+      and the date rules retire them when it comes.
+    """
+    days = settings.memory.unused_days
+    if days <= 0:
+        return []
+    from wikimem.recall.provenance import origins  # read only; see tests/test_layers.py
+    from wikimem.recall.uses import last_seen
+
+    cutoff = (dt.date.fromisoformat(day[:10]) - dt.timedelta(days=days)).isoformat()
+    seen = last_seen(places.state, places.queue, {i.ref: i.body for i in found})
+    latest = max([seen.latest, *seen.used.values()])  # the last delivery, or a use after one
+    if not seen.since or seen.since > cutoff or latest <= cutoff:
+        return []
+    idle = [
+        item
+        for item in found
+        if item.ref not in ruled
+        and item.type != "identity"
+        and not (item.expires and item.expires >= day)
+        and not (item.review_by and item.review_by >= day)
+        and max(
+            seen.delivered.get(item.ref, ""),
+            seen.used.get(item.ref, ""),
+            item.entry.meta.get("confirmed", ""),
+        )
+        <= cutoff
+    ]
+    if not idle:
+        return []
+    born = origins(places, settings, [i.ref for i in idle])  # the history of idle ones only
+    edits: list[dict[str, Any]] = []
+    for item in idle:
+        origin = born.get(item.ref)
+        if origin is None or not origin.steps or origin.source == "person":
+            continue
+        created = origin.steps[0].date[:10]
+        if created > cutoff:
+            continue
+        last = [
+            f"last delivered {seen.delivered[item.ref]}" if item.ref in seen.delivered else "",
+            f"last used {seen.used[item.ref]}" if item.ref in seen.used else "",
+        ]
+        when = ", ".join(filter(None, [f"created {created}", *last]))
+        reason = f"not delivered or used in {days} days ({when})"
+        edits.append(
+            {"action": "remove", "leaf": item.leaf, "entry": item.entry.id, "reason": reason}
+        )
+    return edits
+
+
 # -- with a model -------------------------------------------------------------------------------
 
 
@@ -254,6 +329,9 @@ def propose(
         raise UsageError(f"no topic {topic!r} in the wiki (topics: {', '.join(wiki.topics())})")
     found = list(items(wiki, topic))
     edits = rule_edits(found, day)
+    edits += unused_edits(
+        places, settings, found, day, {f"{e['leaf']}#{e['entry']}" for e in edits}
+    )
     calls = 0
     if use_model and settings.model_settings().model:
         ruled = {(e["leaf"], e["entry"]) for e in edits}

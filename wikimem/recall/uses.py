@@ -2,7 +2,8 @@
 when a run recorded for the same session ran a command the entry quotes, touched a path it
 names, or cited it (`path#entry`) in its result.
 
-Counted when read, from the injection log and the runs the queue holds (pending, active, done),
+Counted when read (and `last_seen` dates the latest delivery and use, for compaction's
+`memory.unused_days`), from the injection log and the runs the queue holds (pending, active, done),
 never stored: recall never writes, and a pruned run simply stops counting.
 
 Invariant: deterministic for the same log, queue and index; a run, a log line or an index that
@@ -15,10 +16,13 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wikimem.recall import injections
 from wikimem.recall.cues import open_index
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 CODE = re.compile(r"`([^`\n]{3,200})`")
 JOB_STATES = ("pending", "active", "done")
@@ -113,3 +117,48 @@ def counts(state: Path, queue: Path, index_file: Path) -> list[Use]:
         uses.append(Use(ref, times[ref], used))
     uses.sort(key=lambda u: (-u.used, -u.delivered, u.ref))
     return uses
+
+
+@dataclass(frozen=True)
+class Seen:
+    """When the in-loop hooks were first and last seen delivering (`since`, `latest`: the
+    oldest and newest logged days, "" when nothing was ever logged), and per entry the last
+    day it was delivered and the last day a run of a session it was delivered to used it."""
+
+    since: str
+    latest: str
+    delivered: dict[str, str]
+    used: dict[str, str]
+
+
+def last_seen(state: Path, queue: Path, bodies: Mapping[str, str]) -> Seen:
+    """The days of `Seen` for the entries whose bodies are given (`path#entry` -> body): the
+    caller has the bodies, so no index is read. A run is dated by its `ended_at` (else its
+    `started_at`, else the day of the delivery it follows)."""
+    since = latest = ""
+    delivered: dict[str, str] = {}
+    sessions: dict[str, dict[str, str]] = {}  # ref -> session -> the day it was last given
+    for line in injections.read_all(state):
+        day = str(line.get("at") or "")[:10]
+        if not day:
+            continue
+        since = min(since, day) if since else day
+        latest = max(latest, day)
+        session = str(line.get("session") or "")
+        for ref in line.get("entries") or ():  # type: ignore[attr-defined]
+            ref = str(ref)
+            if ref not in bodies:
+                continue
+            delivered[ref] = max(delivered.get(ref, ""), day)
+            given = sessions.setdefault(ref, {})
+            given[session] = max(given.get(session, ""), day)
+    used: dict[str, str] = {}
+    runs = runs_by_session(queue) if sessions else {}
+    for ref, given in sessions.items():
+        commands, paths = cues_of(bodies[ref])
+        for session, day in given.items():
+            for run in runs.get(session, []):
+                if used_in(run, ref, commands, paths):
+                    when = str(run.get("ended_at") or run.get("started_at") or "")[:10] or day
+                    used[ref] = max(used.get(ref, ""), when)
+    return Seen(since, latest, delivered, used)
