@@ -23,9 +23,11 @@ from wikimem.runners.install import (
 )
 from wikimem.runners.install import install_claude as do_install
 from wikimem.runners.install import install_codex as install_codex_hooks
+from wikimem.runners.install import install_cursor as install_cursor_hooks
 from wikimem.runners.install import install_gemini as install_gemini_hooks
 from wikimem.runners.install import uninstall_claude as do_uninstall
 from wikimem.runners.install import uninstall_codex as uninstall_codex_hooks
+from wikimem.runners.install import uninstall_cursor as uninstall_cursor_hooks
 from wikimem.runners.install import uninstall_gemini as uninstall_gemini_hooks
 
 
@@ -264,13 +266,70 @@ def uninstall_gemini(ctx: Ctx, settings_path: Path | None, scope: str) -> None:
     )
 
 
+cursor_options = settings_options(
+    "The workspace's .cursor/hooks.json (default).",
+    "~/.cursor/hooks.json: all your projects (each hook goes to $CURSOR_PROJECT_DIR first).",
+)
+
+
+def cursor_hooks_file(ctx: Ctx, settings_path: Path | None, scope: str) -> Path:
+    if settings_path is not None:
+        return settings_path
+    if scope == "project":
+        return ctx.places.workspace / ".cursor" / "hooks.json"
+    return Path.home() / ".cursor" / "hooks.json"
+
+
+@install.command("cursor")
+@cursor_options
+@COMMAND_OPTION
+@pass_ctx
+def install_cursor(ctx: Ctx, settings_path: Path | None, scope: str, command: str | None) -> None:
+    """Record each Cursor agent turn: its prompt, shell commands, file edits and reply
+    (beforeSubmitPrompt, afterShellExecution, afterFileEdit, afterAgentResponse: `wikimem
+    hook`) become one run when it stops (stop), and turns no stop reported are recorded at a
+    compaction or the session's end (preCompact, sessionEnd); give each session the memory's
+    context when it starts (sessionStart: `wikimem start`). The project's .cursor/hooks.json is
+    listed in .git/info/exclude unless git tracks it."""
+    path = cursor_hooks_file(ctx, settings_path, scope)
+    entry = chosen_entry(command)
+    written = install_cursor_hooks(path, entry, user=settings_path is None and scope == "user")
+    say_written(path, written)
+    if settings_path is None and scope == "project":
+        exclude = keep_out_of_git(ctx.places.workspace, path)
+        if exclude is not None:
+            click.echo(f"  kept out of git (it holds this machine's path): listed in {exclude}")
+        elif written and command is None and tracked_in_git(ctx.places.workspace, path):
+            warn(
+                f"warning: git tracks {path}, and the hook written holds this machine's path; "
+                "commit it only with `--command wikimem` (wikimem on PATH), or install with "
+                "--user instead."
+            )
+    warn_if_moving(ctx, entry)
+
+
+@uninstall.command("cursor")
+@cursor_options
+@pass_ctx
+def uninstall_cursor(ctx: Ctx, settings_path: Path | None, scope: str) -> None:
+    """Remove wikimem's hooks from Cursor's hooks.json; other hooks stay."""
+    path = cursor_hooks_file(ctx, settings_path, scope)
+    uninstalled(
+        ctx,
+        path,
+        uninstall_cursor_hooks(path),
+        project=settings_path is None and scope == "project",
+    )
+
+
 @cli.command()
 @click.option(
     "--runner",
-    type=click.Choice(["claude", "codex", "gemini"]),
+    type=click.Choice(["claude", "codex", "gemini", "cursor"]),
     help="The runner whose hook calls this: its output cap bounds the budget "
     "(Claude Code about 10,000 characters, Codex 2,500 tokens); for gemini the context is "
-    "printed as the JSON Gemini CLI takes (hookSpecificOutput.additionalContext).",
+    "printed as the JSON Gemini CLI takes (hookSpecificOutput.additionalContext), for cursor "
+    "as Cursor's (additional_context).",
 )
 @click.option(
     "--source",

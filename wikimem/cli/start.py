@@ -24,13 +24,13 @@ if TYPE_CHECKING:
     from wikimem.config import Places, Settings
 
 USAGE = (
-    "usage: wikimem start [--runner claude|codex|gemini] [--source SOURCE] [--budget CHARS] "
+    "usage: wikimem start [--runner claude|codex|gemini|cursor] [--source SOURCE] [--budget CHARS] "
     "[--query TEXT] [--json] [-C DIR]"
 )
 # Claude Code cuts hook output near 10,000 characters; Codex moves output past 2,500 tokens to
 # a file. The budget is held under both, whatever the settings say. Gemini CLI states no cap:
 # Claude Code's is kept.
-RUNNER_CAPS = {"claude": 9500, "codex": 7500, "gemini": 9500}
+RUNNER_CAPS = {"claude": 9500, "codex": 7500, "gemini": 9500, "cursor": 9500}
 OPTIONS = {"--runner", "--source", "--budget", "--query", "-C", "--workspace"}
 
 
@@ -41,6 +41,8 @@ def fast_start(args: Sequence[str]) -> int:
         text = context(options, read_payload(), as_json)
         if text and not as_json and options.get("--runner") == "gemini":
             text = gemini_output(text)
+        elif text and not as_json and options.get("--runner") == "cursor":
+            text = json.dumps({"additional_context": text}, ensure_ascii=False) + "\n"
     except Exception as exc:  # fail open: the agent must never see an error from memory
         print(f"wikimem start: {exc}", file=sys.stderr)
         return 0

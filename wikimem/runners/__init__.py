@@ -1,6 +1,7 @@
 """Adapters from agent runners' formats to the run record, and what they share.
 
-Each runner gets one small module (`claude`, `codex`, `gemini`, `github`, `command`); this package
+Each runner gets one small module (`claude`, `codex`, `gemini`, `cursor_agent`, `github`,
+`command`); this package
 detects which one a payload belongs to. What they all need (reading a JSONL file defensively,
 clipping a tool output) is in `transcripts`.
 
@@ -37,6 +38,11 @@ def session_of(payload: Mapping[str, Any]) -> str | None:
     if payload.get("type") == "agent-turn-complete":
         thread = payload.get("thread-id")
         return f"codex-{thread}" if isinstance(thread, str) and thread else None
+    if "conversation_id" in payload or "workspace_roots" in payload:
+        from wikimem.runners import cursor_agent  # the hook's path (see below)
+
+        if cursor_agent.is_cursor_payload(payload):
+            return cursor_agent.session_of(payload)
     session = payload.get("session_id")
     if not isinstance(session, str) or not session or "hook_event_name" not in payload:
         return None
@@ -53,8 +59,13 @@ def records_from_payload(
     """Every turn of the payload's session not in `recorded` (the session's cursor), oldest
     first, each with its cursor key; the last is the one the event reports when it reports
     one. An empty list is a SKIP. Raises RecordError for a payload of no known shape."""
-    # the hook's path: only the adapter a payload needs. Codex first: its Stop payload looks
-    # like Claude's plus turn_id
+    # the hook's path: only the adapter a payload needs. Cursor's camelCase events first (it
+    # may send a session_id too); then Codex: its Stop payload looks like Claude's plus turn_id
+    if "conversation_id" in payload or "workspace_roots" in payload:
+        from wikimem.runners import cursor_agent
+
+        if cursor_agent.is_cursor_payload(payload):
+            return cursor_agent.records_from_cursor(payload, env, recorded)
     from wikimem.runners import codex
 
     if codex.is_codex_payload(payload):
@@ -72,5 +83,5 @@ def records_from_payload(
     if "hook_event_name" in payload:
         return []  # another event of a known runner (SubagentStart, PostToolUse, ...)
     raise RecordError(
-        "not a Claude Code, Codex or Gemini CLI hook payload, nor a run record with a task"
+        "not a Claude Code, Codex, Gemini CLI or Cursor hook payload, nor a run record with a task"
     )

@@ -150,6 +150,131 @@ def uninstall_gemini(settings_path: Path) -> list[str]:
     return removed
 
 
+# Cursor's hooks.json: {"version": 1, "hooks": {event: [{"command", "timeout" (seconds)}]}},
+# no groups. The gathering events only add to their turn's scratch file; stop, preCompact and
+# sessionEnd queue the turns; sessionStart gives the context (its `additional_context`).
+CURSOR_HOOKS = {
+    "sessionStart": ("start --runner cursor", 10),
+    "beforeSubmitPrompt": ("hook", 10),
+    "afterShellExecution": ("hook", 10),
+    "afterFileEdit": ("hook", 10),
+    "afterAgentResponse": ("hook", 10),
+    "stop": ("hook", 30),
+    "preCompact": ("hook", 30),
+    "sessionEnd": ("hook", 30),
+}
+# ~/.cursor/hooks.json runs its hooks in ~/.cursor/: they go to the project Cursor names first
+IN_CURSOR_PROJECT = 'cd "${CURSOR_PROJECT_DIR:-.}" && '
+
+
+def install_cursor(
+    path: Path, entry: Sequence[str] = ("wikimem",), user: bool = False
+) -> dict[str, str]:
+    """Add wikimem's handlers to a Cursor hooks.json (made with `"version": 1` when new);
+    return the commands written, by event (empty when all were there)."""
+    prefix = IN_CURSOR_PROJECT if user else ""
+    wanted = {e: (prefix + command_line(entry, s), t) for e, (s, t) in CURSOR_HOOKS.items()}
+    return edit_flat_hooks(path, wanted, {"version": 1})
+
+
+def uninstall_cursor(path: Path) -> list[str]:
+    """Remove wikimem's handlers from a Cursor hooks.json, and a `.cursor/` left empty."""
+    removed = remove_flat_hooks(path)
+    folder = path.parent
+    if removed and folder.name == ".cursor" and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+    return removed
+
+
+def edit_flat_hooks(
+    path: Path, wanted: dict[str, tuple[str, int]], new_file: dict[str, Any]
+) -> dict[str, str]:
+    """Make each event of a hooks file whose events list handlers directly (no groups: Cursor)
+    run exactly one wikimem handler, the one wanted; every other byte stays. A new file starts
+    as `new_file`."""
+    text = read_text(path) if path.exists() else ""
+    settings = _load_json(text, path)
+    hooks = settings.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise ConfigError(f'{path}: "hooks" is not an object; fix it and run again')
+    written: dict[str, str] = {}
+    edited = text if text.strip() else json.dumps(new_file)
+    for event, (command, timeout) in wanted.items():
+        handlers = hooks.get(event, [])
+        if not isinstance(handlers, list):
+            raise ConfigError(f'{path}: "hooks.{event}" is not a list; fix it and run again')
+        mine = [h.get("command") for h in handlers if isinstance(h, dict)]
+        if [c for c in mine if is_wikimem(c)] == [command]:
+            continue
+        edited, _ = _drop_flat(edited, event)
+        handler = {"command": command, "timeout": timeout}
+        root = jsontext.parse(edited)
+        table = root.get("hooks")
+        if table is None:
+            edited = jsontext.append(edited, root, {event: [handler]}, "hooks")
+        elif table.get(event) is None:
+            edited = jsontext.append(edited, table, [handler], event)
+        else:
+            edited = jsontext.append(edited, table.get(event), handler)  # type: ignore[arg-type]
+        written[event] = command
+    if written:
+        if not text.strip():
+            edited = json.dumps(json.loads(edited), indent=2) + "\n"  # a new file, laid out
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, edited)
+    return written
+
+
+def remove_flat_hooks(path: Path) -> list[str]:
+    """Remove wikimem's handlers from a flat hooks file, and the events and "hooks" they leave
+    empty; the file goes when nothing but its "version" is left (install made it)."""
+    if not path.exists():
+        return []
+    text = read_text(path)
+    hooks = _load_json(text, path).get("hooks")
+    if not isinstance(hooks, dict):
+        return []
+    removed = []
+    for event in list(hooks):
+        text, dropped = _drop_flat(text, event)
+        if dropped:
+            removed.append(event)
+    if not removed:
+        return []
+    if set(json.loads(text)) <= {"version"}:
+        path.unlink()
+    else:
+        atomic_write_text(path, text)
+    return removed
+
+
+def _drop_flat(text: str, event: str) -> tuple[str, bool]:
+    """The text without wikimem's handlers of `event`, nor the event and "hooks" they leave
+    empty; and whether there was one."""
+    dropped = False
+    while True:
+        root = jsontext.parse(text)
+        table = root.get("hooks")
+        handlers = table.get(event) if table is not None else None
+        if table is None or handlers is None or handlers.kind != "array":
+            return text, dropped
+        hit = None
+        for i, node in enumerate(handlers.values):
+            handler = json.loads(text[node.start : node.end])
+            if isinstance(handler, dict) and is_wikimem(handler.get("command")):
+                hit = i
+                break
+        if hit is None:
+            if dropped and not handlers.values:
+                text = jsontext.remove(text, table, table.keys.index(event))
+                root = jsontext.parse(text)
+                if not root.values[root.keys.index("hooks")].values:
+                    text = jsontext.remove(text, root, root.keys.index("hooks"))
+            return text, dropped
+        dropped = True
+        text = jsontext.remove(text, handlers, hit)
+
+
 EXCLUDE_NOTE = "# added by wikimem install: personal hook settings, with an absolute path\n"
 
 

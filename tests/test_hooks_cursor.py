@@ -1,0 +1,314 @@
+"""Cursor: a turn's hook payloads (the docs' own examples) become one run record when it stops,
+every turn once through the session's cursor; `wikimem install|uninstall cursor` edit
+.cursor/hooks.json byte for byte; every installed command runs from a bare shell, as Cursor
+starts it, and the turn is queued once with its prompt, command, edit and reply."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import git
+from tests.test_install_cli import ENTRY, PROFILE
+from wikimem.runners import record_from_payload, records_from_payload, session_of
+from wikimem.runners.claude import is_claude_payload
+from wikimem.runners.cursor_agent import is_cursor_payload, records_from_cursor
+
+FIXTURES = Path(__file__).parent / "fixtures" / "runners" / "cursor"
+DOCS_ROOT = "/path/to/project"  # the docs' example workspace root
+
+
+def turn(root: Path, **changes: object) -> list[dict]:
+    """The docs' example turn, event by event, in the workspace `root`."""
+    text = (FIXTURES / "turn.json").read_text(encoding="utf-8").replace(DOCS_ROOT, str(root))
+    payloads = json.loads(text)
+    for payload in payloads:
+        payload.update(changes)
+    return payloads
+
+
+def replay(payloads: list[dict], recorded: list[str]) -> list[tuple[str | None, dict]]:
+    """Each payload through the adapter as the hook would, the cursor moving as it queues."""
+    out = []
+    for payload in payloads:
+        records = records_from_payload(payload, {}, recorded)
+        recorded.extend(key for key, _ in records if key)
+        out.extend(records)
+    return out
+
+
+def test_the_docs_turn_becomes_one_run_at_its_stop(workspace: Path) -> None:
+    *gathering, stop = turn(workspace)
+    assert replay(gathering, []) == []  # each only adds to its turn
+
+    ((key, record),) = records_from_payload(stop, {})
+
+    assert key == "gen-456" and record["run_id"] == "conv-123:gen-456"
+    assert record["task"] == "Fix the bug in main.ts"
+    assert record["result"] == "Fixed: foo is now 2, and express is installed."
+    assert record["status"] == "succeeded"
+    assert record["agent"] == {"name": "cursor", "instance_id": "conv-123"}
+    assert record["evidence"] == [
+        {"kind": "command", "command": "npm install express", "output": "added 64 packages in 2s"},
+        {"kind": "file", "path": "main.ts", "diff": "-const foo = 1\n+const foo = 2\n"},
+    ]
+    assert record["source"]["cursor_version"] == "2.0.77"
+    assert record["source"]["event"] == "stop"
+    assert record["started_at"] <= record["ended_at"]
+
+
+def test_every_turn_once_whichever_events_fire(workspace: Path) -> None:
+    first = turn(workspace)
+    second = turn(workspace, generation_id="gen-457")
+    second[1]["prompt"] = "now run the tests"
+    second[2].update(command="npm test", output="1 failing")
+    second[-1]["status"] = "aborted"
+    third = turn(workspace, generation_id="gen-458")
+    third[1]["prompt"] = "try again"
+    recorded: list[str] = []
+
+    # the first turn's stop never fires (Cursor quit); the second is stopped by the person
+    done = replay(first[1:-1] + second[1:], recorded)
+
+    assert [(k, r["task"]) for k, r in done] == [
+        ("gen-456", "Fix the bug in main.ts"),
+        ("gen-457", "now run the tests"),
+    ]
+    unreported, stopped = (r for _, r in done)
+    assert "status" not in unreported and "no Cursor stop hook" in unreported["evidence"][0]["text"]
+    assert stopped["status"] == "interrupted"
+    assert [e["command"] for e in stopped["evidence"] if e["kind"] == "command"] == ["npm test"]
+    # a compaction mid-turn leaves the running turn to its stop; sessionEnd has nothing left
+    assert replay(third[1:3] + [{**third[-1], "hook_event_name": "preCompact"}], recorded) == []
+    assert [k for k, _ in replay([third[-1]], recorded)] == ["gen-458"]
+    assert replay([{**third[-1], "hook_event_name": "sessionEnd"}], recorded) == []
+    assert replay([first[-1], second[-1]], recorded) == []  # a repeated stop: already queued
+    # the scratch file holds only turns not queued yet: none
+    assert not list((workspace / ".clarvis" / "state" / "cursor").glob("*.jsonl"))
+
+
+def test_session_end_records_the_turn_no_stop_reported(workspace: Path) -> None:
+    payloads = turn(workspace)
+    end = {**payloads[-1], "hook_event_name": "sessionEnd", "reason": "window_close"}
+    del end["status"]
+
+    ((key, record),) = replay(payloads[1:-1] + [end], [])
+
+    assert key == "gen-456" and "status" not in record
+    assert record["result"].startswith("Fixed")
+
+
+def test_a_payload_outside_any_project_costs_only_the_evidence(tmp_path: Path) -> None:
+    *gathering, stop = turn(tmp_path / "nowhere")
+    assert replay(gathering, []) == []
+    ((_, record),) = records_from_payload(stop, {})
+    assert record["task"] == "Cursor conversation in nowhere" and record["evidence"] == []
+    assert record["status"] == "succeeded"
+
+
+def test_a_broken_scratch_file_is_skipped_not_fatal(workspace: Path) -> None:
+    *gathering, stop = turn(workspace)
+    replay(gathering, [])
+    (scratch,) = (workspace / ".clarvis" / "state" / "cursor").glob("*.jsonl")
+    with scratch.open("a") as handle:
+        handle.write('{"e": "afterShellExecution", "g": "gen-456", "command": \n[1]\n{"g": 3}\n')
+    ((_, record),) = records_from_payload(stop, {})
+    assert [e["kind"] for e in record["evidence"]] == ["command", "file"]
+
+
+def test_detection_and_dispatch(workspace: Path) -> None:
+    stop = turn(workspace)[-1]
+    assert is_cursor_payload(stop) and session_of(stop) == "cursor-conv-123"
+    assert record_from_payload(stop, {})["agent"]["name"] == "cursor"
+    # sessionStart, and events wikimem does not install, record nothing
+    for event in ("sessionStart", "beforeShellExecution", "afterAgentThought"):
+        assert records_from_cursor({**stop, "hook_event_name": event}, {}) == []
+    claude = {"session_id": "s", "hook_event_name": "Stop", "transcript_path": "/t/a.jsonl"}
+    assert not is_cursor_payload(claude) and is_claude_payload(claude)
+    copilot = {"sessionId": "s", "hook_event_name": "sessionStart", "cwd": "/w"}
+    assert not is_cursor_payload(copilot)
+
+
+def test_the_hook_path_imports_no_heavy_dependency(workspace: Path) -> None:
+    stop = turn(workspace)[-1]
+    code = (
+        "import json, sys\n"
+        "from wikimem.runners import record_from_payload\n"
+        f"p = json.loads({json.dumps(json.dumps(stop))})\n"
+        "assert record_from_payload(p, {})['status'] == 'succeeded'\n"
+        "heavy = {'openai', 'git', 'click', 'jinja2', 'frontmatter', 'filelock', 'httpx'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parent.parent,
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def commands(path: Path, event: str) -> list[str]:
+    return [h["command"] for h in json.loads(path.read_text())["hooks"][event]]
+
+
+def test_install_writes_cursor_hooks_json_and_is_idempotent(workspace: Path, cli) -> None:
+    hooks = workspace / ".cursor" / "hooks.json"
+
+    first = cli("install", "cursor")
+
+    assert first.code == 0, first.err
+    assert first.out.splitlines()[:3] == [
+        f"wrote {hooks}:",
+        f"  sessionStart: {ENTRY} start --runner cursor",
+        f"  beforeSubmitPrompt: {ENTRY} hook",
+    ]
+    data = json.loads(hooks.read_text())
+    assert data["version"] == 1
+    assert list(data["hooks"]) == [
+        "sessionStart",
+        "beforeSubmitPrompt",
+        "afterShellExecution",
+        "afterFileEdit",
+        "afterAgentResponse",
+        "stop",
+        "preCompact",
+        "sessionEnd",
+    ]
+    assert data["hooks"]["stop"] == [{"command": f"{ENTRY} hook", "timeout": 30}]
+    before = hooks.read_bytes()
+    assert cli("install", "cursor").out == f"already installed in {hooks}\n"
+    assert hooks.read_bytes() == before
+
+
+def test_user_scope_goes_to_the_project_cursor_names(
+    workspace: Path, isolated_env: Path, cli
+) -> None:
+    assert cli("install", "cursor", "--user").code == 0
+    hooks = isolated_env / ".cursor" / "hooks.json"
+    assert commands(hooks, "stop") == [f'cd "${{CURSOR_PROJECT_DIR:-.}}" && {ENTRY} hook']
+    assert not (workspace / ".cursor").exists()
+    assert cli("uninstall", "cursor", "--user").code == 0
+    assert not hooks.exists() and not hooks.parent.exists()
+
+
+def test_uninstall_gives_the_file_back_byte_for_byte(workspace: Path, cli) -> None:
+    git("init", "-q", cwd=workspace)
+    exclude = workspace / ".git" / "info" / "exclude"
+    before_exclude = exclude.read_bytes()
+    hooks = workspace / ".cursor" / "hooks.json"
+    hooks.parent.mkdir()
+    mine = (
+        '{\n\t"version": 1,\n\t"hooks": {\n\t\t"afterFileEdit": [\n'
+        '\t\t\t{"command": "./hooks/format.sh", "matcher": "Write", "timeout": 10}\n'
+        "\t\t]\n\t}\n}"  # tabs, no final newline
+    )
+    hooks.write_text(mine)
+
+    assert cli("install", "cursor").code == 0
+    assert commands(hooks, "afterFileEdit") == ["./hooks/format.sh", f"{ENTRY} hook"]
+    assert git("check-ignore", ".cursor/hooks.json", cwd=workspace).strip()
+    result = cli("uninstall", "cursor")
+
+    assert result.out.startswith("removed afterFileEdit, sessionStart, beforeSubmitPrompt")
+    assert hooks.read_text() == mine
+    assert exclude.read_bytes() == before_exclude
+    assert cli("uninstall", "cursor").out == f"nothing to remove in {hooks}\n"
+
+
+def test_install_then_uninstall_in_a_fresh_repository_leaves_no_trace(workspace: Path, cli) -> None:
+    git("init", "-q", cwd=workspace)
+    exclude = workspace / ".git" / "info" / "exclude"
+    before = exclude.read_bytes()
+
+    assert cli("install", "cursor").code == 0
+    assert git("status", "--porcelain", "--untracked-files=all", cwd=workspace) == ""
+    assert cli("uninstall", "cursor").code == 0
+
+    assert exclude.read_bytes() == before
+    assert not (workspace / ".cursor").exists()
+
+
+def test_a_tracked_hooks_file_gets_a_warning_not_an_exclusion(workspace: Path, cli) -> None:
+    git("init", "-q", cwd=workspace)
+    hooks = workspace / ".cursor" / "hooks.json"
+    hooks.parent.mkdir()
+    hooks.write_text('{"version": 1, "hooks": {}}\n')
+    git("add", ".cursor/hooks.json", cwd=workspace)
+
+    result = cli("install", "cursor")
+
+    assert result.code == 0
+    assert "git tracks" in result.err and "--command wikimem" in result.err
+    assert ".cursor" not in (workspace / ".git" / "info" / "exclude").read_text()
+
+
+def cursor_shell(command: str, cwd: Path, home: Path, stdin: str) -> subprocess.CompletedProcess:
+    """`command` through /bin/sh with a minimal PATH and no venv, as Cursor starts a hook (it
+    sets CURSOR_PROJECT_DIR to the workspace root)."""
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(home),
+        "WIKIMEM_HOME": str(home / ".clarvis"),
+        "WIKIMEM_LINGER": "0",
+        "CURSOR_PROJECT_DIR": str(cwd),
+    }
+    return subprocess.run(
+        ["/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items()), "/bin/sh", "-c", command],
+        cwd=cwd if "CURSOR_PROJECT_DIR" not in command else home,
+        input=stdin.encode(),
+        capture_output=True,
+        timeout=120,
+    )
+
+
+def test_every_installed_command_runs_bare_and_the_turn_is_queued_once(
+    workspace: Path, isolated_env: Path, cli
+) -> None:
+    git("init", "-q", cwd=workspace)
+    wiki = workspace / ".clarvis" / "memory"
+    wiki.mkdir()
+    (wiki / "PROFILE.md").write_text(PROFILE)
+    assert cli("install", "cursor").code == 0
+    assert cli("install", "cursor", "--user").code == 0  # both: a run is still queued once
+    queue = workspace / ".clarvis" / "state" / "queue"
+    files = [workspace / ".cursor" / "hooks.json", isolated_env / ".cursor" / "hooks.json"]
+    fired = set()
+
+    def runs() -> list[dict]:
+        return [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+
+    for payload in turn(workspace):
+        for hooks in files:
+            for command in commands(hooks, payload["hook_event_name"]):
+                done = cursor_shell(command, workspace, isolated_env, json.dumps(payload))
+                assert done.returncode == 0, done.stderr
+                fired.add(payload["hook_event_name"])
+                if payload["hook_event_name"] == "sessionStart":
+                    shown = json.loads(done.stdout)  # Cursor reads only JSON here
+                    assert shown["additional_context"].startswith("# acme-web\n")
+                else:
+                    assert done.stdout == b""
+    end = {**turn(workspace)[-1], "hook_event_name": "sessionEnd", "reason": "completed"}
+    for hooks in files:
+        (command,) = commands(hooks, "sessionEnd")
+        assert cursor_shell(command, workspace, isolated_env, json.dumps(end)).returncode == 0
+        (command,) = commands(hooks, "preCompact")
+        pre = {**end, "hook_event_name": "preCompact"}
+        assert cursor_shell(command, workspace, isolated_env, json.dumps(pre)).returncode == 0
+
+    assert fired | {"preCompact", "sessionEnd"} == set(json.loads(files[0].read_text())["hooks"])
+    (run,) = runs()
+    assert run["task"] == "Fix the bug in main.ts"
+    assert run["status"] == "succeeded"
+    assert run["result"] == "Fixed: foo is now 2, and express is installed."
+    assert run["agent"] == {"name": "cursor", "instance_id": "conv-123"}
+    assert [(e["kind"], e.get("command") or e.get("path")) for e in run["evidence"]] == [
+        ("command", "npm install express"),
+        ("file", "main.ts"),
+    ]
+    assert os.path.exists(workspace / ".clarvis" / "state" / "sessions")

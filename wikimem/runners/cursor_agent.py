@@ -1,0 +1,339 @@
+"""Cursor adapter: its agent hooks' payloads, gathered turn by turn, become run records.
+
+Cursor's `stop` hook says only how a turn ended (`status`: completed, aborted, error); what
+the turn did comes in hooks of its own, each naming the conversation (`conversation_id`) and
+the turn (`generation_id`, new for each user message): `beforeSubmitPrompt` (the `prompt`),
+`afterShellExecution` (`command`, `output`, `duration`; Cursor reports no exit code),
+`afterFileEdit` (`file_path`, `edits` of `old_string`/`new_string`) and `afterAgentResponse`
+(the reply's `text`). Each of those appends what it carries to the conversation's scratch file,
+`state/cursor/<conversation>.jsonl` in the workspace of the payload's first `workspace_roots`;
+`stop` turns its turn into a run record (aborted: status `interrupted`), and every turn the
+session's cursor does not hold yet with it, so a turn whose `stop` never fired (Cursor quit, a
+hook timed out) is recorded at the next `stop`, at `preCompact` or at `sessionEnd`, with a note
+and no status. A turn is keyed by its generation id; lines of turns the cursor holds (durably
+queued) are dropped from the scratch file at the next event, and the file goes with them.
+
+Cursor's transcript (`transcript_path`) is not read: its format is undocumented and it leaves
+tool results out, which the hooks carry.
+
+Invariant: never raises on a malformed payload or scratch file; standard library only (the
+hook's path). A payload this module cannot place in a workspace costs only the evidence.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Collection, Mapping
+from pathlib import Path, PurePath
+from typing import Any
+
+from wikimem.runners.transcripts import clip
+
+RUNNER = "cursor"
+GATHER = {
+    "beforeSubmitPrompt": ("prompt",),
+    "afterShellExecution": ("command", "output", "duration", "cwd"),
+    "afterFileEdit": ("file_path", "edits"),
+    "afterAgentResponse": ("text",),
+}
+TURN_EVENTS = frozenset({"stop", "preCompact", "sessionEnd"})
+# Cursor's agent events (camelCase; Claude Code's and Gemini CLI's are capitalised)
+EVENTS = frozenset(
+    {
+        *GATHER,
+        *TURN_EVENTS,
+        "sessionStart",
+        "beforeShellExecution",
+        "beforeMCPExecution",
+        "afterMCPExecution",
+        "beforeReadFile",
+        "afterAgentThought",
+        "preToolUse",
+        "postToolUse",
+        "postToolUseFailure",
+        "subagentStart",
+        "subagentStop",
+    }
+)
+STATUS = {"completed": "succeeded", "aborted": "interrupted", "error": "failed"}
+SCRATCH_MAX = 16 * 1024 * 1024  # bytes of a conversation's scratch file; past it, no more lines
+STALE_SECONDS = 30 * 86400  # a scratch file untouched this long goes when a new one is made
+UNREPORTED = (
+    "no Cursor stop hook reported this turn (Cursor quit, or a hook failed): gathered from its "
+    "other hooks, its outcome unknown"
+)
+
+
+def is_cursor_payload(payload: Mapping[str, Any]) -> bool:
+    """A Cursor agent hook payload: a Cursor event naming a conversation or workspace roots."""
+    return payload.get("hook_event_name") in EVENTS and (
+        "conversation_id" in payload or "workspace_roots" in payload or "cursor_version" in payload
+    )
+
+
+def session_of(payload: Mapping[str, Any]) -> str | None:
+    conversation = _conversation(payload)
+    return f"cursor-{conversation}" if conversation else None
+
+
+def records_from_cursor(
+    payload: Mapping[str, Any], env: Mapping[str, str], recorded: Collection[str] = ()
+) -> list[tuple[str | None, dict[str, Any]]]:
+    """(cursor key, run record) of each turn of the conversation not in `recorded`, oldest
+    first; [] for an event that only adds to its turn (or reports none)."""
+    event = payload.get("hook_event_name")
+    conversation = _conversation(payload) or ""
+    root = _root(payload, env)
+    scratch = _scratch(root, conversation, env) if conversation else None
+    if event in GATHER:
+        if scratch is not None:
+            _append(scratch, event, payload, recorded)
+        return []
+    if event not in TURN_EVENTS:
+        return []
+    lines = _read(scratch, recorded) if scratch is not None else []
+    current = _string(payload.get("generation_id"))
+    turns: dict[str, list[dict[str, Any]]] = {}
+    seen: set[str] = set()
+    for line in lines:
+        # the same event twice (project and user hooks.json both installed): once
+        same = json.dumps({k: v for k, v in line.items() if k != "t"}, sort_keys=True)
+        if same not in seen:
+            seen.add(same)
+            turns.setdefault(line["g"], []).append(line)
+    if event == "stop":
+        if current is None and turns:
+            current = list(turns)[-1]  # no generation id (an old Cursor): the newest turn
+        turns.setdefault(current or "", [])
+    elif event == "preCompact" and current in turns:
+        del turns[current]  # still running: its stop records it
+    out: list[tuple[str | None, dict[str, Any]]] = []
+    for generation, items in turns.items():
+        if generation and generation in recorded:
+            continue
+        reported = event == "stop" and generation == (current or "")
+        record = _record(payload, conversation, generation, items, reported, root)
+        if record is not None:
+            out.append((generation or None, record))
+    return out
+
+
+def _record(
+    payload: Mapping[str, Any],
+    conversation: str,
+    generation: str,
+    items: list[dict[str, Any]],
+    reported: bool,
+    root: str | None,
+) -> dict[str, Any] | None:
+    prompts = [i["prompt"] for i in items if isinstance(i.get("prompt"), str) and i["prompt"]]
+    replies = [i["text"] for i in items if isinstance(i.get("text"), str) and i["text"]]
+    evidence: list[dict[str, Any]] = [] if reported else [{"kind": "note", "text": UNREPORTED}]
+    for item in items:
+        if item["e"] == "afterShellExecution":
+            command = _string(item.get("command"))
+            if command:
+                step: dict[str, Any] = {"kind": "command", "command": command}
+                output = item.get("output")
+                if isinstance(output, str) and output:
+                    step["output"] = output
+                evidence.append(step)
+        elif item["e"] == "afterFileEdit":
+            path = _string(item.get("file_path"))
+            if path:
+                change: dict[str, Any] = {"kind": "file", "path": _relative(path, root)}
+                diff = _diff(item.get("edits"))
+                if diff:
+                    change["diff"] = clip(diff)
+                evidence.append(change)
+    if not reported and not (prompts or replies or len(evidence) > 1):
+        return None
+    name = PurePath(root or ".").name or root or "a workspace"
+    record: dict[str, Any] = {
+        "run_id": f"{conversation}:{generation}" if generation else conversation,
+        "task": prompts[0] if prompts else f"Cursor conversation in {name}",
+        "agent": {"name": RUNNER, "instance_id": conversation},
+        "evidence": evidence,
+    }
+    status = STATUS.get(str(payload.get("status") or "")) if reported else None
+    if status:
+        record["status"] = status
+    if replies:
+        record["result"] = replies[-1]
+    stamps = [i["t"] for i in items if isinstance(i.get("t"), (int, float))]
+    if stamps:
+        record["started_at"] = _iso(min(stamps))
+        record["ended_at"] = _iso(time.time() if reported else max(stamps))
+    record["source"] = {
+        k: v
+        for k, v in {
+            "runner": RUNNER,
+            "event": payload.get("hook_event_name"),
+            "conversation_id": conversation or None,
+            "generation_id": generation or None,
+            "cursor_version": _string(payload.get("cursor_version")),
+            "model": _string(payload.get("model")),
+        }.items()
+        if v
+    }
+    return record
+
+
+def _append(path: str, event: str, payload: Mapping[str, Any], recorded: Collection[str]) -> None:
+    """Add what a gathering event carries to the conversation's scratch file."""
+    line: dict[str, Any] = {"e": event, "g": _string(payload.get("generation_id")) or ""}
+    if line["g"] and line["g"] in recorded:
+        return  # a late event of a turn already queued
+    line["t"] = time.time()
+    for name in GATHER[event]:
+        value = payload.get(name)
+        if isinstance(value, str):
+            value = clip(value)
+        elif name == "edits":
+            value = _edits(value)
+        if value is not None:
+            line[name] = value
+    data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8", "surrogateescape")
+    try:
+        first = not os.path.exists(path)
+        if not first and os.path.getsize(path) > SCRATCH_MAX:
+            return
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, data)  # one write of one line: hooks of one turn may overlap
+        finally:
+            os.close(fd)
+        if first:
+            _prune(os.path.dirname(path))
+    except OSError:
+        return
+
+
+def _read(path: str, recorded: Collection[str]) -> list[dict[str, Any]]:
+    """The scratch file's lines of turns not in `recorded`; drop the others from the file."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(SCRATCH_MAX + 1024 * 1024)
+    except OSError:
+        return []
+    kept: list[dict[str, Any]] = []
+    dropped = False
+    for raw in data.decode("utf-8", errors="replace").splitlines():
+        try:
+            line = json.loads(raw)
+        except ValueError:
+            continue  # a torn line: skipped
+        if not (isinstance(line, dict) and isinstance(line.get("g"), str) and line.get("e")):
+            continue
+        if line["g"] and line["g"] in recorded:
+            dropped = True
+            continue
+        kept.append(line)
+    if dropped:
+        try:
+            if kept:
+                text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in kept)
+                temporary = f"{path}.{os.getpid()}.tmp"
+                with open(temporary, "w", encoding="utf-8", errors="surrogateescape") as handle:
+                    handle.write(text)
+                os.replace(temporary, path)
+            else:
+                os.unlink(path)
+        except OSError:
+            pass
+    return kept
+
+
+def _prune(folder: str, now: float | None = None) -> None:
+    limit = (time.time() if now is None else now) - STALE_SECONDS
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            if name.endswith(".jsonl") and os.stat(path).st_mtime < limit:
+                os.unlink(path)
+        except OSError:
+            continue
+
+
+def _root(payload: Mapping[str, Any], env: Mapping[str, str]) -> str | None:
+    roots = payload.get("workspace_roots")
+    if isinstance(roots, list):
+        for root in roots:
+            if isinstance(root, str) and root:
+                return root
+    return _string(env.get("CURSOR_PROJECT_DIR"))
+
+
+def _scratch(root: str | None, conversation: str, env: Mapping[str, str]) -> str | None:
+    """The conversation's scratch file in the workspace holding `root`, or None."""
+    from wikimem import locate  # plain os.path: the hook's path
+    from wikimem.runners.cursor import cursor_path
+
+    if not root or not os.path.isabs(root) or not os.path.isdir(root):
+        return None
+    try:
+        workspace = locate.project_dir(cwd=root, env=env)
+    except Exception:  # a WIKIMEM_WORKSPACE that is no folder: the hook says so itself
+        return None
+    if workspace is None:
+        return None
+    state = locate.state_dir(workspace)
+    name = cursor_path(Path(state), f"cursor-{conversation}").stem
+    return os.path.join(state, "cursor", f"{name}.jsonl")
+
+
+def _edits(value: Any) -> list[dict[str, str]] | None:
+    if not isinstance(value, list):
+        return None
+    edits = []
+    for edit in value[:200]:
+        if isinstance(edit, dict):
+            old, new = edit.get("old_string"), edit.get("new_string")
+            edits.append(
+                {
+                    "old_string": clip(old) if isinstance(old, str) else "",
+                    "new_string": clip(new) if isinstance(new, str) else "",
+                }
+            )
+    return edits
+
+
+def _diff(edits: Any) -> str:
+    if not isinstance(edits, list):
+        return ""
+    parts = []
+    for edit in edits:
+        if isinstance(edit, dict):
+            for mark, name in (("-", "old_string"), ("+", "new_string")):
+                text = edit.get(name)
+                if isinstance(text, str):
+                    parts.append("".join(f"{mark}{line}\n" for line in text.splitlines()))
+    return "".join(parts)
+
+
+def _relative(path: str, root: str | None) -> str:
+    if root:
+        try:
+            return PurePath(path).relative_to(root).as_posix()
+        except ValueError:
+            pass
+    return path
+
+
+def _conversation(payload: Mapping[str, Any]) -> str | None:
+    return _string(payload.get("conversation_id")) or _string(payload.get("session_id"))
+
+
+def _iso(stamp: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
+
+
+def _string(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
