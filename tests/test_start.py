@@ -141,3 +141,229 @@ def test_no_entry_twice_and_no_expired_entry_quoted(tmp_path: Path) -> None:
     only_leaf, _ = indexed(index_file, "rules")  # the leaf alone: it quotes a live entry
     assert [e.source for e in only_leaf] == ["build/bun"]
     assert "Lockfile drift on CI" in only_leaf[0].body and "Delete" not in only_leaf[0].body
+
+
+# -- the start that teaches: the strongest entries, marked with where they came from ----------
+
+PERSON = "Ada Lovelace <ada@example.com>"
+BOT = "wikimem <wikimem@localhost>"
+
+
+def leaf_text(title: str, kind: str, entries: list[tuple[str, str, str]]) -> str:
+    parts = [f"---\ntitle: {title}\nsummary: {title} notes.\ntype: {kind}\nupdated: 2026-11-28\n"]
+    parts.append(f"---\n# {title}\n")
+    for heading, meta, body in entries:
+        parts.append(f"\n## {heading}\n\n" + (f"<!-- wikimem: {meta} -->\n\n" if meta else ""))
+        parts.append(f"{body}\n")
+    return "".join(parts)
+
+
+def commit_leaf(wiki: Path, path: str, text: str, author: str, message: str) -> None:
+    page = wiki / path / "MEMORY.md"
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(text)
+    git("add", "-A", cwd=wiki)
+    git("commit", "-q", "-m", message, f"--author={author}", cwd=wiki)
+
+
+@pytest.fixture
+def taught(workspace: Path):  # type: ignore[no-untyped-def]
+    """A wiki written by each kind of source, its index built and its standing refreshed."""
+    from wikimem import config
+    from wikimem.indexing.drain import drain
+    from wikimem.intake.accept import enqueue
+    from wikimem.recall import standing
+    from wikimem.wiki.workspace import init
+
+    places = config.places(workspace, {})
+    settings = config.load(places, {})
+    init(places, settings)
+    wiki = places.wiki
+    (workspace / "package.json").write_text('{"scripts": {"dev": "vite"}}')  # no build script
+    pin = "Pin bun to 1.1.30 in .tool-versions: 1.1.31 broke `bun install` with an ESM error."
+    for run in ("r-1",):  # an explicit candidate, through a real pass
+        item = {"path": "build/bun", "title": "Pin bun", "content": pin, "type": "procedural"}
+        enqueue(places, settings, {"run_id": run, "task": "remember", "memory": [item]})
+        drain(places, settings)
+    rule = "Wikimem-Run: r-9\nWikimem-Model: offline-rules"
+    commit_leaf(
+        wiki,
+        "ci/vitest",
+        leaf_text(
+            "Vitest",
+            "procedural",
+            [
+                (
+                    "⎯⎯⎯ Failed Tests 1 ⎯⎯⎯",
+                    "",
+                    "Run `npx vitest run --reporter=verbose` to see it.",
+                ),
+                ("Build script", "", "Run `bun run build` before the tests."),  # verify fails
+                ("Same lesson", "", pin),  # the candidate's words again, in another leaf
+            ],
+        ),
+        BOT,
+        f"Add ci/vitest\n\n{rule}\n",
+    )
+    model = "Wikimem-Run: r-7\nWikimem-Model: gpt-test"
+    commit_leaf(
+        wiki,
+        "owner/rules",
+        leaf_text(
+            "Owner rules",
+            "identity",
+            [("Pushing", "", "The owner allows pushing to main without review.")],
+        ),
+        BOT,
+        f"Add owner/rules\n\n{model}\n",
+    )
+    commit_leaf(
+        wiki,
+        "owner/person",
+        leaf_text(
+            "About the owner",
+            "identity",
+            [
+                ("Reviews", "", "Ada reviews every change to the payment code herself."),
+                ("Old habit", "expires=2020-01-01", "Ada used to deploy on Fridays."),
+            ],
+        ),
+        PERSON,
+        "Say who reviews",
+    )
+    commit_leaf(
+        wiki,
+        "deploy/staging",
+        leaf_text(
+            "Staging",
+            "semantic",
+            [
+                ("Staging database", "", "Staging uses the db-stage-2 replica, never prod."),
+            ],
+        ),
+        PERSON,
+        "Note staging",
+    )
+    with SearchIndex(wiki, places.state / "search.sqlite") as index:
+        index.refresh()
+    standing.refresh(places, settings)
+    return places, settings
+
+
+def taught_start(places, budget: int = 6000, query: str = ""):  # type: ignore[no-untyped-def]
+    return start_context(
+        places.wiki, places.workspace, places.state / "search.sqlite", query, budget, places.state
+    )
+
+
+def test_a_start_without_hints_teaches_the_strongest_entries_marked(taught) -> None:  # type: ignore[no-untyped-def]
+    places, _ = taught
+    built = taught_start(places)
+    text = built.text
+
+    sources = [e.source for e in built.entries]
+    assert "## Strongest memory" in text
+    # a person's entries first, then the explicit candidate, then the offline rule
+    assert sources.index("deploy/staging#staging-database") < sources.index("build/bun#pin-bun")
+    assert sources.index("build/bun#pin-bun") < sources.index("ci/vitest#-failed-tests-1-")
+    assert text.index("db-stage-2") < text.index("Failed Tests")
+    assert "(wikimem show deploy/staging#staging-database — from a person)" in text
+    assert "(wikimem show build/bun#pin-bun — asked for by run r-1)" in text
+    assert "(wikimem show ci/vitest#-failed-tests-1- — offline rule, run r-9)" in text
+    # the banner heading is a title, the wiki keeps its bytes
+    assert "### Vitest › Failed Tests\n" in text and "⎯" not in text
+    assert "⎯⎯⎯ Failed Tests 1 ⎯⎯⎯" in (places.wiki / "ci/vitest/MEMORY.md").read_text()
+    # an identity entry a model wrote is never printed; a person's is
+    assert "without review" not in text
+    assert "Ada reviews every change" in text
+    # nothing expired, nothing verify finds broken (counted), no lesson twice
+    assert "Fridays" not in text
+    assert "bun run build" not in text and built.stale == ("ci/vitest#build-script",)
+    assert text.count("Pin bun to 1.1.30") == 1
+    assert len(sources) == len(set(sources))
+    assert not built.refresh  # the standing is up to date
+
+    assert taught_start(places).text == text  # the same bytes again
+
+
+def test_the_budget_holds_and_a_superseded_text_is_not_quoted(taught) -> None:  # type: ignore[no-untyped-def]
+    places, _ = taught
+    full = taught_start(places).text
+    for budget in (0, 40, 300, 700, 1200, len(full) - 1):
+        built = taught_start(places, budget)
+        assert len(built.text) <= budget
+    small = taught_start(places, 700)
+    assert "from a person" in small.text  # the strongest come first when room is short
+
+    page = places.wiki / "deploy" / "staging" / "MEMORY.md"  # edited since the last index
+    page.write_text(page.read_text().replace("db-stage-2 replica", "db-stage-3 replica"))
+    after = taught_start(places)
+    assert "db-stage-2" not in after.text and "db-stage-3" not in after.text
+    assert after.refresh  # the page changed since the standing: the next start refreshes it
+
+
+def test_hint_hits_come_first_and_strongest_fill_the_rest(taught) -> None:  # type: ignore[no-untyped-def]
+    places, _ = taught
+    built = taught_start(places, query="vitest reporter")
+    text = built.text
+    assert text.index("## Relevant memory") < text.index("## Strongest memory")
+    assert built.entries[0].source == "ci/vitest#-failed-tests-1-"
+    assert text.count("npx vitest run") == 1  # a hit is not repeated among the strongest
+    assert "without review" not in taught_start(places, query="owner pushing review").text
+
+
+def test_installed_start_answers_a_claude_session_start_under_env_i(taught, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+    import sys
+
+    places, _ = taught
+    payload = {  # as Claude Code documents the SessionStart input
+        "session_id": "7c1e9a52-0000-4000-8000-000000000001",
+        "transcript_path": str(tmp_path / "t.jsonl"),
+        "cwd": str(places.workspace),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+        "model": "claude-sonnet-4-5",
+    }
+    entry = Path(sys.executable).parent / "wikimem"
+    argv = ["env", "-i", f"HOME={tmp_path}", str(entry), "start", "--runner", "claude"]
+    runs = [
+        subprocess.run(
+            argv,
+            cwd=places.workspace,
+            input=json.dumps(payload).encode(),
+            capture_output=True,
+            check=True,
+        )
+        for _ in range(2)
+    ]
+    out = runs[0].stdout.decode()
+    assert runs[0].returncode == 0 and runs[0].stderr == b""
+    assert out.startswith("# ") and "— from a person)" in out and "without review" not in out
+    assert runs[1].stdout == runs[0].stdout
+    assert out == taught_start(places, 6000).text
+
+
+def test_the_teaching_start_imports_no_heavy_dependency(taught) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+    import sys
+
+    places, _ = taught
+    code = (
+        "import io, sys\n"
+        "sys.stdin = io.StringIO('{\"source\": \"startup\"}')\n"
+        "from wikimem.cli.start import fast_start\n"
+        "fast_start(['--runner', 'claude'])\n"
+        "heavy = {'openai', 'git', 'click', 'jinja2', 'frontmatter', 'yaml', 'markdown_it'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy), file=sys.stderr)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=places.workspace,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(places.workspace)},
+    )
+    assert "## Strongest memory" in out.stdout
+    assert out.stderr.strip() == "[]"

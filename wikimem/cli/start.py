@@ -32,11 +32,14 @@ USAGE = (
 # Claude Code's is kept.
 RUNNER_CAPS = {"claude": 9500, "codex": 7500, "gemini": 9500, "cursor": 9500}
 OPTIONS = {"--runner", "--source", "--budget", "--query", "-C", "--workspace"}
+REFRESH = "--refresh-standing"  # what a start spawns, detached, when the standing is behind
 
 
 def fast_start(args: Sequence[str]) -> int:
     """Parse the flags by hand, print the context; always 0."""
     try:
+        if list(args[:1]) == [REFRESH]:
+            return refresh_standing(args[1:])
         options, as_json = parse_args(args)
         text = context(options, read_payload(), as_json)
         if text and not as_json and options.get("--runner") == "gemini":
@@ -111,8 +114,10 @@ def context(options: dict[str, str], payload: dict[str, Any], as_json: bool) -> 
     if provider != "wiki":
         return elsewhere(places, settings, words, budget, as_json)
     built = start_context(
-        places.wiki, places.workspace, places.state / "search.sqlite", words, budget
+        places.wiki, places.workspace, places.state / "search.sqlite", words, budget, places.state
     )
+    if built.refresh:
+        spawn_refresh(places)
     if not as_json:
         return built.text
     data = {
@@ -121,9 +126,38 @@ def context(options: dict[str, str], payload: dict[str, Any], as_json: bool) -> 
         "budget": budget,
         "query": built.query,
         "entries": [e.source for e in built.entries],
+        "marks": {e.source: e.mark for e in built.entries if e.mark},
         "stale": list(built.stale),
     }
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def spawn_refresh(places: Places) -> None:
+    """Bring the standing up to date for the next start, detached: it reads the wiki's
+    history, which this start cannot wait for. One at a time per workspace."""
+    from wikimem.intake import background
+    from wikimem.recall.standing import LOCK
+
+    args = [REFRESH, "-C", str(places.workspace)]
+    background._spawn_one(["start", *args], str(places.background_log), LOCK, None)
+
+
+def refresh_standing(args: Sequence[str]) -> int:
+    """`wikimem start --refresh-standing [-C DIR]`: what `spawn_refresh` runs."""
+    from wikimem import config
+    from wikimem.errors import LockBusy
+    from wikimem.fsio import workspace_lock
+    from wikimem.recall import standing
+
+    workspace = args[1] if len(args) == 2 and args[0] in ("-C", "--workspace") else None
+    places = config.places(workspace)
+    settings = config.load(places)
+    try:
+        with workspace_lock(places.state / standing.LOCK, busy="a refresh is running"):
+            standing.refresh(places, settings)
+    except LockBusy:
+        pass  # the one running brings it up to date
+    return 0
 
 
 def record_left_turns(places: Places, payload: dict[str, Any]) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,9 +25,25 @@ MAX_ENTRIES = 20
 FIRST_LINES = 300  # of a leaf's first entry, when a hit is the leaf and its head is a title
 PROFILE_FILE = "PROFILE.md"
 HEADING = "\n## Relevant memory\n"
+STRONGEST = "\n## Strongest memory\n"
 MORE = "\nMore in memory: wikimem show PATH, wikimem search QUERY\n"
 EMPTY = "Memory is empty: nothing has been recorded in this workspace yet.\n"
 NO_PROFILE = "No memory profile yet: PROFILE.md has not been written.\n"
+TITLE_CHARS = 80
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+# Rules and marks an output banner or a log line wraps its words in: box-drawing and line
+# characters of any length, ASCII rules of three or more, and single status glyphs.
+RULE = (
+    r"[\u2500-\u259f\u23af\u2015\u2014\u2013\u25a0-\u25ff\u2190-\u21ff]+|[-=_*#~.]{3,}"
+    r"|[\u2713-\u2718\u00d7\u2022\u25ba\u25b6\u276f>|]"
+)
+BANNER_END = re.compile(rf"\A(?:\s|{RULE})+|(?:\s|{RULE})+\Z")
+LOG_LEVEL = re.compile(
+    r"\A(?:npm\s+ERR!|\[?(?:error|err|fatal|warning|warn|fail|failed)\]?\s*[:!]"
+    r"|\[(?:error|fatal|warning|warn|fail)\])\s*",
+    re.I,
+)
+TIMESTAMP = re.compile(r"\A\[?\d{4}-\d\d-\d\d[T ][\d:.,]+Z?\]?\s*|\A\[\d\d:\d\d(?::\d\d)?\]\s*")
 
 
 @dataclass(frozen=True)
@@ -39,15 +56,36 @@ class ContextEntry:
     leaf_title: str
     body: str
     type: str | None
+    mark: str = ""  # where it came from, for the agent to weigh it ("from a person")
 
     @property
     def source(self) -> str:
         return f"{self.path}#{self.entry}" if self.entry else self.path
 
     def render(self) -> str:
-        heading = f"{self.leaf_title} › {self.title}" if self.entry else self.leaf_title
+        leaf = heading_title(self.leaf_title, self.path)
+        heading = f"{leaf} › {heading_title(self.title, self.entry or '')}" if self.entry else leaf
         body = f"{self.body}\n\n" if self.body else ""
-        return f"\n### {heading}\n\n{body}(wikimem show {self.source})\n"
+        mark = f" — {self.mark}" if self.mark else ""
+        return f"\n### {heading}\n\n{body}(wikimem show {self.source}{mark})\n"
+
+
+def heading_title(title: str, fallback: str) -> str:
+    """The heading as a person would write it: a raw output banner (`⎯⎯⎯ Failed Tests 1 ⎯⎯⎯`)
+    or a log line (`error: lockfile had changes`) loses its rules, level and time stamp, and a
+    long one is cut on a word. Only what is printed changes, never the wiki."""
+    text = " ".join(ANSI.sub("", title).split())
+    bare = BANNER_END.sub("", text)
+    if bare != text and re.search(r"[\u2500-\u259f\u23af]|[-=_*#~.]{3,}", text):
+        bare = re.sub(r"\s+\d+\Z", "", bare)  # the banner's count: "Failed Tests 1"
+    bare = BANNER_END.sub("", LOG_LEVEL.sub("", TIMESTAMP.sub("", bare)))
+    if len(bare) > TITLE_CHARS:
+        bare = bare[: TITLE_CHARS - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
+    if bare.isupper() and len(bare) > 3:  # a shouted banner: "FAILURES"
+        bare = bare.capitalize()
+    if not bare:
+        bare = fallback.replace("-", " ").replace("/", " › ").strip() or title.strip()
+    return bare[:1].upper() + bare[1:] if bare[:1].islower() else bare
 
 
 @dataclass(frozen=True)
@@ -174,11 +212,25 @@ def fit_lines(text: str, room: int) -> str:
     return "".join(kept)
 
 
-def assemble(profile: str, entries: list[ContextEntry], budget: int, more: bool) -> Context:
+def assemble(
+    profile: str,
+    entries: list[ContextEntry],
+    budget: int,
+    more: bool,
+    fill: list[ContextEntry] | None = None,
+) -> Context:
+    """The profile and `entries` (what a query found) within `budget`; then, in the room left
+    with the profile whole, as many of `fill` (the strongest entries, best first) as fit."""
+    fill = fill or []
     blocks = [item.render() for item in entries]
-    full = profile + (HEADING + "".join(blocks) if blocks else "")
+    extra = [item.render() for item in fill]
+    full = (
+        profile
+        + (HEADING + "".join(blocks) if blocks else "")
+        + (STRONGEST + "".join(extra) if extra else "")
+    )
     if not more and len(full) <= budget:
-        return Context(full, tuple(entries), False, profile)
+        return Context(full, (*entries, *fill), False, profile)
     room = budget - len(MORE) if budget >= len(MORE) else budget
     # With a query, the profile may take at most half the room first, so the entries the
     # query found are not crowded out; it gets back whatever they leave unused.
@@ -195,8 +247,17 @@ def assemble(profile: str, entries: list[ContextEntry], budget: int, more: bool)
     if len(head) < len(profile):
         spare = room - len(body)
         head = profile if len(profile) <= spare else fit_lines(profile, spare)
+    used = len(head) + len(body)
+    filled: list[tuple[ContextEntry, str]] = []
+    for item, block in zip(fill, extra, strict=True):
+        cost = len(block) + (0 if filled else len(STRONGEST))
+        if used + cost <= room:
+            filled.append((item, block))
+            used += cost
+    body += STRONGEST + "".join(block for _, block in filled) if filled else ""
     tail = "" if budget < len(MORE) else (MORE if head or body else MORE.lstrip("\n"))
-    return Context(head + body + tail, tuple(item for item, _ in kept), True, head)
+    shown = tuple(item for item, _ in [*kept, *filled])
+    return Context(head + body + tail, shown, True, head)
 
 
 def build_context(

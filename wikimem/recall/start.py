@@ -20,7 +20,7 @@ import json
 import re
 import sqlite3
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,8 @@ from wikimem.recall.context import (
 from wikimem.recall.search.hits import focused_terms, matches
 from wikimem.recall.search.store import SCHEMA
 from wikimem.recall.search.terms import match_expression, query_terms, readable
+from wikimem.recall.standing import index_head, page_digest, uses_mark
+from wikimem.recall.standing import read as read_standing
 from wikimem.recall.verify import Workspace, check_text
 from wikimem.wiki import markdown
 
@@ -60,6 +62,23 @@ FIRST_ENTRY = (
     " WHERE d.path = ? AND d.entry != '' AND (d.expires IS NULL OR d.expires >= ?)"
     " ORDER BY d.id LIMIT 1"
 )
+ENTRY_ROW = (
+    "SELECT d.path, d.entry, d.title AS name, d.leaf_title, d.type, d.expires, fts.body"
+    " FROM docs AS d JOIN fts ON fts.rowid = d.id WHERE d.path = ? AND d.entry = ?"
+)
+ANY_ENTRIES = (
+    "SELECT d.path, d.entry, d.title AS name, d.leaf_title, d.type, d.expires, fts.body"
+    " FROM docs AS d JOIN fts ON fts.rowid = d.id WHERE d.entry != ''"
+    " AND (d.expires IS NULL OR d.expires >= ?) ORDER BY d.path, d.entry LIMIT ?"
+)
+STRONG_ROWS = 200  # candidates read for the strongest entries, at most
+SOURCES_SAID = {
+    "person": "from a person",
+    "candidate": "asked for by run {run}",
+    "model": "learned from run {run}",
+    "rule": "offline rule, run {run}",
+}
+UNSAID = {"candidate": "asked for by a run", "model": "learned by a model", "rule": "offline rule"}
 YAML_WORDS = frozenset({"null", "~", "true", "false", "yes", "no", "on", "off", ".nan", ".inf"})
 
 
@@ -71,6 +90,7 @@ class Start:
     entries: tuple[ContextEntry, ...]
     stale: tuple[str, ...]
     query: str
+    refresh: bool = False  # the standing is behind the index or a page: refresh it
 
 
 def budget_for(source: Any, start_budget: int, resume_budget: int) -> int:
@@ -128,20 +148,126 @@ def recent_task(queue: Path) -> str | None:
 
 
 def start_context(
-    wiki: Path, workspace: Path, index_file: Path | None, query: str, budget: int
+    wiki: Path,
+    workspace: Path,
+    index_file: Path | None,
+    query: str,
+    budget: int,
+    state: Path | None = None,
 ) -> Start:
-    """The profile, then the fresh entries `query` finds, within `budget` characters."""
+    """The profile, then the fresh entries `query` finds, then the strongest entries the
+    standing ranks (`recall.standing`, read from `state`), within `budget` characters."""
     budget = max(0, budget)
     profile = profile_summary(wiki)
-    entries, more = indexed(index_file, query) if query.strip() else ([], False)
-    ws = Workspace(workspace)
-    fresh = [e for e in entries if not stale(e, ws, wiki)]
-    dropped = tuple(e.source for e in entries if e not in fresh)
+    standing = read_standing(state) if state is not None else {}
+    hits, more, strong, head = gathered(index_file, query, standing)
+    check = Checks(wiki, Workspace(workspace), standing)
+    fresh = [mark(e, check) for e in hits if check.shown(e)]
+    shown = {e.source for e in fresh}
+    with_entries = {e.path for e in fresh if e.entry}
+    bodies = {e.body.strip() for e in fresh if e.entry}
+    fill: list[ContextEntry] = []
+    room = budget - len(profile)
+    for item in strong:
+        if room <= 0:
+            break
+        if item.source in shown or item.body.strip() in bodies or not check.shown(item):
+            continue
+        if item.path not in with_entries:  # its leaf's summary would repeat it
+            fresh = [e for e in fresh if not (e.entry is None and e.path == item.path)]
+        item = mark(item, check)
+        shown.add(item.source)
+        bodies.add(item.body.strip())
+        fill.append(item)
+        room -= len(item.render())
+    dropped = tuple(check.stale)
     note = STALE.format(n=len(dropped), ies="y" if len(dropped) == 1 else "ies") if dropped else ""
     if len(note) > budget:
         note = ""
-    built = assemble(profile, fresh, budget - len(note), more)
-    return Start(built.text + note, built.entries, dropped, query)
+    built = assemble(profile, fresh, budget - len(note), more, fill)
+    behind = bool(
+        index_file is not None
+        and index_file.is_file()
+        and (
+            not standing
+            or standing.get("head") != head
+            or (state is not None and standing.get("uses") != uses_mark(state))
+            or check.behind
+        )
+    )
+    return Start(built.text + note, built.entries, dropped, query, behind)
+
+
+class Checks:
+    """What a start asks of each entry before it prints it, reading each page once."""
+
+    def __init__(self, wiki: Path, ws: Workspace, standing: Mapping[str, Any]) -> None:
+        self.wiki, self.ws = wiki, ws
+        leaves = standing.get("leaves")
+        self.leaves: Mapping[str, Any] = leaves if isinstance(leaves, Mapping) else {}
+        used = standing.get("used")
+        self.used: Mapping[str, Any] = used if isinstance(used, Mapping) else {}
+        self.pages: dict[str, tuple[str, str] | None] = {}
+        self.stale: list[str] = []
+        self.behind = False
+
+    def page(self, path: str) -> tuple[str, str] | None:
+        """The page's text as an entry's body appears in it, and its digest; None if gone."""
+        if path not in self.pages:
+            try:
+                text = read_text(self.wiki.joinpath(*path.split("/"), "MEMORY.md"))
+            except OSError:
+                self.pages[path] = None
+            else:
+                self.pages[path] = (plain(text), page_digest(text))
+            leaf = self.leaves.get(path)
+            found = self.pages[path]
+            if not isinstance(leaf, Mapping) or found is None or leaf.get("digest") != found[1]:
+                self.behind = True  # the standing has not seen this page as it is
+        return self.pages[path]
+
+    def origin(self, item: ContextEntry) -> Mapping[str, Any] | None:
+        """What the standing says of the entry, if it was refreshed since the page changed."""
+        page, leaf = self.page(item.path), self.leaves.get(item.path)
+        if page is None or not isinstance(leaf, Mapping) or leaf.get("digest") != page[1]:
+            return None
+        found = leaf.get("entries", {}).get(item.entry or "")
+        return found if isinstance(found, Mapping) else None
+
+    def shown(self, item: ContextEntry) -> bool:
+        """Whether the entry may be printed: its page still holds it as indexed (an update
+        since would make this text superseded), an identity entry is a person's own, and
+        `verify` finds none of its citations broken (those are counted in `stale`)."""
+        page = self.page(item.path)
+        if page is None or (item.entry and item.body.strip() not in page[0]):
+            return False
+        if item.type == "identity" and (self.origin(item) or {}).get("source") != "person":
+            return False
+        if stale(item, self.ws, self.wiki):
+            self.stale.append(item.source)
+            return False
+        return True
+
+
+def mark(item: ContextEntry, check: Checks) -> ContextEntry:
+    """The entry with where it came from, as the agent should weigh it."""
+    if item.entry is None:
+        return item
+    found = check.origin(item)
+    source = str((found or {}).get("source") or "")
+    run = str((found or {}).get("run") or "")
+    if source in SOURCES_SAID and (run or source == "person"):
+        said = SOURCES_SAID[source].format(run=run)
+    else:
+        said = UNSAID.get(source, "origin not recorded yet")
+    confirmed = int((found or {}).get("confirmed") or 0)
+    used = check.used.get(item.source)
+    parts = [said]
+    if confirmed:
+        parts.append(f"confirmed {confirmed}×")
+    if isinstance(used, int) and used > 0:
+        parts.append(f"used {used}×")
+    return replace(item, mark=", ".join(parts))
 
 
 def stale(entry: ContextEntry, ws: Workspace, wiki: Path) -> bool:
@@ -192,7 +318,17 @@ def plain_meta(text: str) -> dict[str, str] | None:
 
 def indexed(index_file: Path | None, query: str) -> tuple[list[ContextEntry], bool]:
     """Unexpired entries for `query`, best first, as the search index holds them; whether
-    there were more.
+    there were more (see `gathered`)."""
+    hits, more, _, _ = gathered(index_file, query, None)
+    return hits, more
+
+
+def gathered(
+    index_file: Path | None, query: str, standing: Mapping[str, Any] | None
+) -> tuple[list[ContextEntry], bool, list[ContextEntry], str]:
+    """The entries `query` finds (best first, whether there were more), then, unless
+    `standing` is None, the candidates for the strongest entries in the standing's order (in
+    path order when there is no standing yet), and the index's head mark.
 
     The index is opened read-only and never refreshed here: checking 10,000 leaves for changes
     takes about half a second and rebuilding them seconds, while a session start must be quick.
@@ -201,22 +337,40 @@ def indexed(index_file: Path | None, query: str) -> tuple[list[ContextEntry], bo
     search. Without an index file (no pass or search yet) there are no entries, only the
     profile."""
     if index_file is None or not index_file.is_file():
-        return [], False
+        return [], False, [], ""
     try:
         db = sqlite3.connect(f"{index_file.resolve().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error:
-        return [], False
+        return [], False, [], ""
     try:
         if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
-            return [], False
-        terms = query_terms(focused_terms(db, query_terms(query), QUERY_WORDS))
+            return [], False, [], ""
+        terms = query_terms(focused_terms(db, query_terms(query), QUERY_WORDS)) if query else []
         rows = best_rows(db, terms, MAX_ENTRIES + 1) if terms else []
         found = distinct([entry_of(db, row) for row in rows[:MAX_ENTRIES]])
+        strong = strongest(db, standing) if standing is not None else []
+        head = index_head(db)
     except sqlite3.Error:
-        return [], False  # busy or damaged: the next search rebuilds it
+        return [], False, [], ""  # busy or damaged: the next search rebuilds it
     finally:
         db.close()
-    return found, len(rows) > MAX_ENTRIES
+    return found, len(rows) > MAX_ENTRIES, strong, head
+
+
+def strongest(db: sqlite3.Connection, standing: Mapping[str, Any]) -> list[ContextEntry]:
+    """Unexpired entries, strongest first as the standing ranks them."""
+    day = dt.date.today().isoformat()
+    db.row_factory = sqlite3.Row
+    order = standing.get("order")
+    if not isinstance(order, list) or not order:
+        return [entry_of(db, row) for row in db.execute(ANY_ENTRIES, (day, STRONG_ROWS))]
+    found = []
+    for ref in order[:STRONG_ROWS]:
+        path, _, entry = str(ref).partition("#")
+        row = db.execute(ENTRY_ROW, (path, entry)).fetchone()
+        if row is not None and (row["expires"] is None or row["expires"] >= day):
+            found.append(entry_of(db, row))
+    return found
 
 
 def best_rows(db: sqlite3.Connection, terms: list[str], limit: int) -> list[sqlite3.Row]:
