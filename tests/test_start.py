@@ -351,7 +351,7 @@ def test_the_teaching_start_imports_no_heavy_dependency(taught) -> None:  # type
     places, _ = taught
     code = (
         "import io, sys\n"
-        "sys.stdin = io.StringIO('{\"source\": \"startup\"}')\n"
+        'sys.stdin = io.StringIO(\'{"source": "startup"}\')\n'
         "from wikimem.cli.start import fast_start\n"
         "fast_start(['--runner', 'claude'])\n"
         "heavy = {'openai', 'git', 'click', 'jinja2', 'frontmatter', 'yaml', 'markdown_it'}\n"
