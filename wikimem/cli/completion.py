@@ -3,10 +3,14 @@ options and wiki paths (topics, leaves and, after `#`, a leaf's entries)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
-from click.shell_completion import CompletionItem, get_completion_class
 
 from wikimem.cli.context import Ctx, cli
+
+if TYPE_CHECKING:
+    from click.shell_completion import CompletionItem
 
 SHELLS = ("bash", "zsh", "fish")
 COMPLETE_VAR = "_WIKIMEM_COMPLETE"
@@ -17,6 +21,10 @@ def wiki_paths(
 ) -> list[CompletionItem]:
     """Topics and leaves of this workspace's wiki that start with `incomplete`; after `#`,
     the leaf's entry ids. Nothing (never an error) where there is no wiki."""
+    # imported here: `show` and the other commands that name this callback load this module,
+    # and click's completion machinery is wanted only when a shell asks for completions
+    from click.shell_completion import CompletionItem
+
     from wikimem.wiki.pages import Wiki
 
     try:
@@ -44,6 +52,8 @@ def completion(shell: str) -> None:
     bash: `eval "$(wikimem completion bash)"` in ~/.bashrc; zsh: the same with zsh in ~/.zshrc;
     fish: `wikimem completion fish > ~/.config/fish/completions/wikimem.fish`.
     """
+    from click.shell_completion import get_completion_class
+
     found = get_completion_class(shell)
     assert found is not None  # click knows every shell in SHELLS
     click.echo(found(cli, {}, "wikimem", COMPLETE_VAR).source())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,6 +85,8 @@ def workspace_option(func: Any) -> Any:
 
 
 def emit_json(data: Any) -> None:
+    import json  # only --json output needs it
+
     click.echo(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True, default=str))
 
 
@@ -93,16 +94,30 @@ def warn(message: str) -> None:
     click.echo(message, err=True)
 
 
+def _height() -> int:
+    """The terminal's height, as `shutil.get_terminal_size` reads it (LINES, else the tty),
+    without importing shutil (and the three compression modules it loads) for a pipe."""
+    import os
+
+    try:
+        if int(os.environ["LINES"]) > 0:
+            return int(os.environ["LINES"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size().lines
+    except OSError:
+        return 24
+
+
 def echo_paged(lines: list[str]) -> None:
     """Long output through a pager when a person reads it on a terminal, as git and gh do
     (PAGER, else less; `--no-pager` or a pipe prints it straight)."""
     import os
-    import shutil
     import sys
 
     ctx = click.get_current_context().find_object(Ctx)
-    height = shutil.get_terminal_size().lines
-    if (ctx is None or ctx.pager) and sys.stdout.isatty() and len(lines) >= height:
+    if (ctx is None or ctx.pager) and sys.stdout.isatty() and len(lines) >= _height():
         os.environ.setdefault("LESS", "FRX")  # git's defaults: quit if one screen, keep colour
         click.echo_via_pager("\n".join(lines) + "\n")
         return

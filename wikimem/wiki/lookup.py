@@ -7,7 +7,6 @@ suggest them.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,6 +50,8 @@ def known_refs(wiki: Wiki) -> list[str]:
 
 
 def suggest(wiki: Wiki, wanted: str, pool: list[str] | None = None) -> str:
+    import difflib  # only a miss needs it; `show` is the command a person runs most
+
     pool = known_refs(wiki) if pool is None else pool
     close = difflib.get_close_matches(wanted, pool, n=3, cutoff=0.4)
     if not close:
