@@ -23,10 +23,12 @@ from wikimem.runners.install import (
 )
 from wikimem.runners.install import install_claude as do_install
 from wikimem.runners.install import install_codex as install_codex_hooks
+from wikimem.runners.install import install_copilot as install_copilot_hooks
 from wikimem.runners.install import install_cursor as install_cursor_hooks
 from wikimem.runners.install import install_gemini as install_gemini_hooks
 from wikimem.runners.install import uninstall_claude as do_uninstall
 from wikimem.runners.install import uninstall_codex as uninstall_codex_hooks
+from wikimem.runners.install import uninstall_copilot as uninstall_copilot_hooks
 from wikimem.runners.install import uninstall_cursor as uninstall_cursor_hooks
 from wikimem.runners.install import uninstall_gemini as uninstall_gemini_hooks
 
@@ -320,6 +322,64 @@ def uninstall_cursor(ctx: Ctx, settings_path: Path | None, scope: str) -> None:
         uninstall_cursor_hooks(path),
         project=settings_path is None and scope == "project",
     )
+
+
+copilot_options = settings_options(
+    "The repository's .github/hooks/wikimem.json, which Copilot CLI and the coding agent read "
+    "(default; commit it).",
+    "$COPILOT_HOME/hooks/wikimem.json, else ~/.copilot/hooks/wikimem.json: Copilot CLI in all "
+    "your projects.",
+)
+
+
+def copilot_file(ctx: Ctx, settings_path: Path | None, scope: str) -> Path:
+    if settings_path is not None:
+        return settings_path
+    if scope == "project":
+        return ctx.places.workspace / ".github" / "hooks" / "wikimem.json"
+    home = config.environ().get("COPILOT_HOME")
+    folder = Path(home).expanduser() if home else Path.home() / ".copilot"
+    return folder / "hooks" / "wikimem.json"
+
+
+@install.command("copilot")
+@copilot_options
+@COMMAND_OPTION
+@pass_ctx
+def install_copilot(ctx: Ctx, settings_path: Path | None, scope: str, command: str | None) -> None:
+    """Record each GitHub Copilot turn (agentStop: `wikimem hook`), and the turns no agentStop
+    reported when the next prompt, a compaction, the session's end or its resumption closes
+    them (userPromptSubmitted, preCompact, sessionEnd, sessionStart). The project's file is
+    meant to be committed, so it runs `wikimem` from PATH (the coding agent's environment needs
+    it installed: see docs/integrations.md); --user writes this wikimem's absolute path."""
+    path = copilot_file(ctx, settings_path, scope)
+    shared = settings_path is None and scope == "project"
+    entry = shlex.split(command) if command else (["wikimem"] if shared else entry_point())
+    say_written(path, install_copilot_hooks(path, entry))
+    if shared:
+        import shutil
+
+        if Path(entry[0]).is_absolute():
+            warn(f"warning: {path} is meant to be committed, and it now holds this machine's path")
+        elif shutil.which(entry[0]) is None:
+            warn(
+                f"warning: `{entry[0]}` is not on PATH here, so Copilot cannot run these hooks; "
+                "install wikimem as a tool (docs/integrations.md), or use --user"
+            )
+        click.echo(
+            "  commit it for the coding agent (it reads the default branch's .github/hooks/), "
+            "with wikimem installed in .github/workflows/copilot-setup-steps.yml"
+        )
+    warn_if_moving(ctx, entry)
+
+
+@uninstall.command("copilot")
+@copilot_options
+@pass_ctx
+def uninstall_copilot(ctx: Ctx, settings_path: Path | None, scope: str) -> None:
+    """Remove wikimem's hooks from Copilot's hooks file; other hooks stay."""
+    path = copilot_file(ctx, settings_path, scope)
+    uninstalled(ctx, path, uninstall_copilot_hooks(path), project=False)
 
 
 @cli.command()

@@ -43,6 +43,11 @@ def session_of(payload: Mapping[str, Any]) -> str | None:
 
         if cursor_agent.is_cursor_payload(payload):
             return cursor_agent.session_of(payload)
+    from wikimem.runners import copilot  # the hook's path (see below)
+
+    if copilot.is_copilot_payload(payload):  # camelCase: no hook_event_name, a sessionId
+        found = copilot.session_id(payload)
+        return f"copilot-{found}" if found else None
     session = payload.get("session_id")
     if not isinstance(session, str) or not session or "hook_event_name" not in payload:
         return None
@@ -70,6 +75,10 @@ def records_from_payload(
 
     if codex.is_codex_payload(payload):
         return codex.records_from_codex(payload, env, recorded)
+    from wikimem.runners import copilot  # the hook's path (see above)
+
+    if copilot.is_copilot_payload(payload):  # before Claude: Copilot CLI also runs its hooks
+        return copilot.records_from_copilot(payload, env, recorded)
     from wikimem.runners import gemini  # the hook's path (see above)
 
     if gemini.is_gemini_payload(payload):  # before Claude: both have SessionEnd

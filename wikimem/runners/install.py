@@ -617,3 +617,109 @@ def _handlers(groups: list[Any]) -> list[dict[str, Any]]:
         for h in group["hooks"]
         if isinstance(h, dict)
     ]
+
+
+# GitHub Copilot (Copilot CLI and the coding agent) reads every `.github/hooks/*.json`, and
+# Copilot CLI also `$COPILOT_HOME/hooks/*.json`: wikimem's handlers go in a file of its own,
+# `{"version": 1, "hooks": {event: [handler]}}`, each handler `{"type": "command", "bash": ...}`
+# (no groups, the timeout in seconds). agentStop queues the turn it ends; userPromptSubmitted,
+# preCompact, sessionEnd and a resumed sessionStart the turns no agentStop reported (the coding
+# agent documents none), through the session's cursor.
+COPILOT_HOOKS = {
+    "agentStop": ("hook", 30),
+    "userPromptSubmitted": ("hook", 30),
+    "preCompact": ("hook", 30),
+    "sessionEnd": ("hook", 60),
+    "sessionStart": ("hook", 30),
+}
+
+
+def install_copilot(path: Path, entry: Sequence[str] = ("wikimem",)) -> dict[str, str]:
+    """Make each Copilot event of the hooks file run exactly one wikimem handler; return the
+    commands written, by event (empty when all were there). Other bytes stay as they are."""
+    text = read_text(path) if path.exists() else ""
+    settings = _load_json(text, path)
+    if not isinstance(settings.get("hooks", {}), dict):
+        raise ConfigError(f'{path}: "hooks" is not an object; fix it and run again')
+    edited = text if text.strip() else '{\n  "version": 1\n}'
+    written: dict[str, str] = {}
+    for event, (sub, timeout) in COPILOT_HOOKS.items():
+        command = command_line(entry, sub)
+        handler: dict[str, Any] = {"type": "command", "bash": command}
+        if len(entry) == 1 and not re.search(r"[/\\\s'\"]", entry[0]):
+            handler["powershell"] = command  # a bare name on PATH runs in PowerShell too
+        handler["timeoutSec"] = timeout
+        handlers = json.loads(edited).get("hooks", {}).get(event, [])
+        if not isinstance(handlers, list):
+            raise ConfigError(f'{path}: "hooks.{event}" is not a list; fix it and run again')
+        mine = [h for h in handlers if isinstance(h, dict) and is_wikimem(h.get("bash"))]
+        if mine == [handler]:
+            continue
+        edited, _ = _drop_copilot(edited, event)
+        root = jsontext.parse(edited)
+        table = root.get("hooks")
+        if table is None:
+            edited = jsontext.append(edited, root, {event: [handler]}, "hooks")
+        elif table.get(event) is None:
+            edited = jsontext.append(edited, table, [handler], event)
+        else:
+            edited = jsontext.append(edited, table.get(event), handler)  # type: ignore[arg-type]
+        written[event] = command
+    if written:
+        if not text.strip():
+            edited = edited.rstrip("\n") + "\n"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, edited)
+    return written
+
+
+def uninstall_copilot(path: Path) -> list[str]:
+    """Remove wikimem's handlers from a Copilot hooks file, and what that leaves empty: the
+    file when only `version` is left (install made it), then a `hooks/` and `.github/` folder
+    left empty."""
+    if not path.exists():
+        return []
+    text = read_text(path)
+    settings = _load_json(text, path)
+    hooks = settings.get("hooks")
+    if not isinstance(hooks, dict):
+        return []
+    removed = []
+    for event in list(hooks):
+        text, dropped = _drop_copilot(text, event)
+        if dropped:
+            removed.append(event)
+    if not removed:
+        return []
+    if json.loads(text) in ({}, {"version": 1}):
+        path.unlink()
+        for folder in (path.parent, path.parent.parent):
+            empty = folder.is_dir() and not any(folder.iterdir())
+            if folder.name in ("hooks", ".github") and empty:
+                folder.rmdir()
+    else:
+        atomic_write_text(path, text)
+    return removed
+
+
+def _drop_copilot(text: str, event: str) -> tuple[str, bool]:
+    """The text without wikimem's handlers of `event`, nor the event and "hooks" they leave
+    empty; and whether there was one."""
+    dropped = False
+    while True:
+        root = jsontext.parse(text)
+        table = root.get("hooks")
+        handlers = table.get(event) if table is not None else None
+        if table is None or handlers is None or handlers.kind != "array":
+            return text, dropped
+        values = json.loads(text[handlers.start : handlers.end])
+        hit = [i for i, h in enumerate(values) if isinstance(h, dict) and is_wikimem(h.get("bash"))]
+        if not hit:
+            if dropped and not values:
+                text = jsontext.remove(text, table, table.keys.index(event))
+                root = jsontext.parse(text)
+                if not root.values[root.keys.index("hooks")].values:
+                    text = jsontext.remove(text, root, root.keys.index("hooks"))
+            return text, dropped
+        dropped = True
+        text = jsontext.remove(text, handlers, hit[0])

@@ -1,0 +1,403 @@
+"""GitHub Copilot adapter (Copilot CLI, and the coding agent, which reads the same hook files):
+its hook payloads, and the session's event log they point to.
+
+Copilot's hook payloads name no event (the camelCase format carries only the event's fields),
+so the event is read from its fields: `stopReason` is agentStop, `trigger` preCompact,
+`reason` sessionEnd, `source` sessionStart, `prompt` userPromptSubmitted. None of them carries
+the person's request and the turn's work together: the turn is read from the session's event
+log, `events.jsonl` (the payload's `transcriptPath`, else
+`$COPILOT_HOME/session-state/<sessionId>/events.jsonl`), one JSON event a line: `user.message`
+starts a turn, `assistant.message` holds the model's text and tool requests,
+`tool.execution_start` / `tool.execution_complete` a call and its result, `abort` an interrupt.
+That format is internal and unversioned, so it is read defensively.
+
+Turn boundaries: Copilot CLI fires agentStop when the main agent finishes a turn; it reports
+the last turn. A turn it did not report (interrupted, crashed, or from a build without
+agentStop, like the coding agent's documented events) is recorded by the next event that
+closes it: the next userPromptSubmitted, preCompact (every turn but the running one), sessionEnd
+or a resumed sessionStart. The session's cursor (the ids of the turns' user messages) makes each
+turn one run whichever of these fire.
+
+Shell calls (`bash`, `powershell`) are commands; their exit code is the `<exited with exit code
+N>` line Copilot appends to the result. A failed call without one is recorded as exit 1 with
+the result type said in its output, a denied one as not run, one started in the background
+(`mode` async or detached) as running: never a false exit 0. `edit` and `create` calls are file
+changes.
+
+Invariant: never raises on a malformed payload or event log; standard library only (this is the
+hook's path).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Any
+
+from wikimem.runners.transcripts import clip, read_jsonl
+
+RUNNER = "copilot"
+SHELL_TOOLS = {"bash", "powershell"}
+EDIT_TOOLS = {"edit", "create", "str_replace_editor"}
+EXIT_CODE = re.compile(r"<exited with exit code (-?\d+)>")
+NOT_RUN = {"denied", "rejected"}
+BACKGROUND = {"async", "detached"}
+# The VS Code compatible format (PascalCase events, snake_case fields), which Copilot CLI
+# also sends to the hooks it reads from .claude/settings.json: known by its events.jsonl.
+PASCAL = {
+    "Stop": "agentStop",
+    "SubagentStop": "subagentStop",
+    "PreCompact": "preCompact",
+    "SessionEnd": "sessionEnd",
+    "SessionStart": "sessionStart",
+    "UserPromptSubmit": "userPromptSubmitted",
+    "PreToolUse": "preToolUse",
+    "PostToolUse": "postToolUse",
+    "PostToolUseFailure": "postToolUseFailure",
+    "ErrorOccurred": "errorOccurred",
+    "Notification": "notification",
+}
+SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+def event_of(payload: Mapping[str, Any]) -> str | None:
+    """The Copilot hook event a payload is for, by its fields (None: not Copilot's)."""
+    if "task" in payload:
+        return None  # a run record
+    named = payload.get("hook_event_name")
+    if named is not None:
+        path = payload.get("transcript_path")
+        if named == "Notification" and "sessionId" in payload:
+            return "notification"
+        if isinstance(path, str) and _is_event_log(path):
+            return PASCAL.get(str(named))
+        return None
+    if not isinstance(payload.get("cwd"), str) or "timestamp" not in payload:
+        return None
+    if "stopReason" in payload:
+        return "subagentStop" if "agentName" in payload else "agentStop"
+    if "agentName" in payload:
+        return "subagentStart"
+    if "trigger" in payload:
+        return "preCompact"
+    if "toolResult" in payload:
+        return "postToolUse"
+    if "toolName" in payload:
+        return "postToolUseFailure" if "error" in payload else "preToolUse"
+    if "reason" in payload:
+        return "sessionEnd"
+    if "source" in payload:
+        return "sessionStart"
+    if "prompt" in payload:
+        return "userPromptSubmitted"
+    if "error" in payload:
+        return "errorOccurred"
+    return None
+
+
+def is_copilot_payload(payload: Mapping[str, Any]) -> bool:
+    return event_of(payload) is not None
+
+
+def session_id(payload: Mapping[str, Any]) -> str | None:
+    value = payload.get("sessionId", payload.get("session_id"))
+    return value if isinstance(value, str) and value else None
+
+
+def _is_event_log(path: str) -> bool:
+    parts = PurePath(path).parts
+    return PurePath(path).name == "events.jsonl" and "session-state" in parts
+
+
+def records_from_copilot(
+    payload: Mapping[str, Any], env: Mapping[str, str], recorded: Collection[str] = ()
+) -> list[tuple[str | None, dict[str, Any]]]:
+    """(cursor key, run record) of each turn of the session not in `recorded`, oldest first;
+    [] for an event that closes no turn, or when the session's event log cannot be read."""
+    event = event_of(payload) or ""
+    resumed = event == "sessionStart" and payload.get("source") == "resume"
+    if (
+        event not in ("agentStop", "preCompact", "sessionEnd", "userPromptSubmitted")
+        and not resumed
+    ):
+        return []
+    cwd = _string(payload.get("cwd"))
+    path = _event_log(payload, env)
+    if path is None:
+        return []
+    session, start_cwd, turns = _read(path)
+    session = session_id(payload) or session
+    cwd = cwd or start_cwd
+    if not turns:
+        return []
+    last = turns[-1]
+    if event == "preCompact" and not last.aborted:
+        turns = turns[:-1]  # still running: its agentStop records it
+    elif event == "userPromptSubmitted":
+        prompt = _string(payload.get("prompt"))
+        new = last.prompt == prompt and not last.calls and last.result is None
+        if new or not (last.finished or last.aborted):
+            turns = turns[:-1]  # the prompt's own turn, or one still running (a queued message)
+    out: list[tuple[str | None, dict[str, Any]]] = []
+    for index, turn in enumerate(turns):
+        if turn.key in recorded:
+            continue
+        reported = event == "agentStop" and index == len(turns) - 1
+        record = _record(turn, session, cwd, path, event, reported, payload)
+        if record is not None:
+            out.append((turn.key, record))
+    return out
+
+
+def _record(
+    turn: Turn,
+    session: str | None,
+    cwd: str | None,
+    path: str,
+    event: str,
+    reported: bool,
+    payload: Mapping[str, Any],
+) -> dict[str, Any] | None:
+    calls = [turn.calls[call_id] for call_id in turn.order]
+    items = [item for call in calls if (item := _item(call, cwd, turn.aborted)) is not None]
+    if not (turn.prompt or turn.result or items):
+        return None
+    record: dict[str, Any] = {
+        "run_id": f"{session}:{turn.key}" if session else turn.key,
+        "task": turn.prompt or f"Copilot session in {PurePath(cwd or '.').name or cwd}",
+        "agent": {"name": RUNNER, "instance_id": session or ""},
+    }
+    notes: list[dict[str, Any]] = []
+    if turn.aborted:
+        record["status"] = "interrupted"
+        notes.append({"kind": "note", "text": "the person interrupted this turn (abort)"})
+    elif reported or turn.finished:
+        record["status"] = "succeeded"
+    elif event == "sessionEnd" and payload.get("reason") in ("error", "timeout"):
+        record["status"] = "failed"
+        notes.append({"kind": "note", "text": f"the session ended: {payload.get('reason')}"})
+    else:
+        notes.append({"kind": "note", "text": UNREPORTED})
+    if turn.result:
+        record["result"] = turn.result
+    if turn.started_at:
+        record["started_at"] = turn.started_at
+    if turn.ended_at:
+        record["ended_at"] = turn.ended_at
+    record["evidence"] = notes + items
+    record["source"] = {
+        k: v
+        for k, v in {
+            "runner": RUNNER,
+            "event": event,
+            "session_id": session,
+            "transcript_path": path,
+            "cwd": cwd,
+        }.items()
+        if v
+    }
+    return record
+
+
+UNREPORTED = (
+    "no agentStop reported this turn and its event log shows no end (crashed, or the session "
+    "closed mid-turn): read from the event log, its outcome unknown"
+)
+
+
+@dataclass
+class Call:
+    name: str
+    args: dict[str, Any]
+    done: bool = False
+    success: bool | None = None
+    text: str = ""
+    error_code: str = ""
+
+
+@dataclass
+class Turn:
+    """A user message and the events after it, up to the next one."""
+
+    key: str
+    prompt: str | None
+    started_at: str | None
+    ended_at: str | None = None
+    result: str | None = None
+    calls: dict[str, Call] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)
+    pending: bool = False  # the last model message asked for tools
+    finished: bool = False  # the model ended the turn with a message asking for no tool
+    aborted: bool = False
+
+    def call(self, call_id: str, name: Any, args: Any) -> Call:
+        found = self.calls.get(call_id)
+        if found is None:
+            found = self.calls[call_id] = Call(name if isinstance(name, str) else "", _args(args))
+            self.order.append(call_id)
+        else:
+            if isinstance(name, str) and name and not found.name:
+                found.name = name
+            if not found.args:
+                found.args = _args(args)
+        return found
+
+
+def _read(path: str) -> tuple[str | None, str | None, list[Turn]]:
+    """The session id and folder the log's session.start names, and its turns."""
+    session = cwd = None
+    turns: list[Turn] = []
+    for line in read_jsonl(path):
+        kind = line.get("type")
+        data = line.get("data")
+        data = data if isinstance(data, dict) else {}
+        stamp = _string(line.get("timestamp"))
+        if kind == "session.start":
+            session = _string(data.get("sessionId")) or session
+            context = data.get("context")
+            if isinstance(context, dict):
+                cwd = _string(context.get("cwd")) or cwd
+            continue
+        if kind == "user.message":
+            key = _string(line.get("id")) or f"line-{len(turns)}"
+            turns.append(Turn(key, _string(data.get("content")), stamp, stamp))
+            continue
+        if not turns:
+            continue
+        turn = turns[-1]
+        turn.ended_at = stamp or turn.ended_at
+        if kind == "assistant.message":
+            text = _string(data.get("content"))
+            if text and text.strip():
+                turn.result = text
+            requests = data.get("toolRequests")
+            requests = requests if isinstance(requests, list) else []
+            turn.pending = bool(requests)
+            turn.finished = False
+            for request in requests:
+                if isinstance(request, dict) and _string(request.get("toolCallId")):
+                    turn.call(request["toolCallId"], request.get("name"), request.get("arguments"))
+        elif kind == "tool.execution_start":
+            call_id = _string(data.get("toolCallId"))
+            if call_id:
+                turn.call(call_id, data.get("toolName"), data.get("arguments"))
+        elif kind == "tool.execution_complete":
+            call_id = _string(data.get("toolCallId"))
+            if call_id:
+                call = turn.call(call_id, data.get("toolName"), None)
+                call.done = True
+                success = data.get("success")
+                call.success = success if isinstance(success, bool) else None
+                call.text = _result_text(data)
+                error = data.get("error")
+                if isinstance(error, dict):
+                    call.error_code = str(error.get("code") or "")
+        elif kind == "assistant.turn_end":
+            turn.finished = not turn.pending
+        elif kind == "abort":
+            turn.aborted = True
+    return session, cwd, turns
+
+
+def _result_text(data: Mapping[str, Any]) -> str:
+    """A call's result: its detailed content (which keeps the exit code line), else its
+    content, else its error's message."""
+    result = data.get("result")
+    if isinstance(result, dict):
+        for key in ("detailedContent", "content"):
+            text = result.get(key)
+            if isinstance(text, str) and text:
+                return text
+    elif isinstance(result, str) and result:
+        return result
+    error = data.get("error")
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return str(error["message"])
+    return error if isinstance(error, str) else ""
+
+
+def _item(call: Call, cwd: str | None, aborted: bool = False) -> dict[str, Any] | None:
+    args = call.args
+    if call.name in SHELL_TOOLS:
+        command = _string(args.get("command"))
+        if not command:
+            return None
+        item: dict[str, Any] = {"kind": "command", "command": command}
+        codes = EXIT_CODE.findall(call.text)
+        if codes:
+            item["exit_code"] = int(codes[-1])
+        elif call.done and call.success is False:
+            if call.error_code in NOT_RUN or call.text.lower().startswith("denied"):
+                item["ran"] = False  # refused before it ran: the reason is its output
+            else:
+                item["exit_code"] = 1  # failed, and Copilot gave no exit code
+                item["output"] = clip(
+                    "(Copilot reported this call failed, with no exit code)\n" + call.text
+                )
+                return item
+        elif not call.done and aborted:
+            item["ran"] = False  # the person stopped the turn before the call returned
+        elif not call.done or args.get("mode") in BACKGROUND:
+            item["running"] = True  # no outcome in the log: never a false exit 0
+        if call.text:
+            item["output"] = clip(call.text)
+        return item
+    if call.name in EDIT_TOOLS and call.done and call.success is not False:
+        path = _string(args.get("path")) or _string(args.get("file_path"))
+        if not path:
+            return None
+        item = {"kind": "file", "path": _relative(path, cwd)}
+        old, new = _string(args.get("old_str")), _string(args.get("new_str"))
+        text = _string(args.get("file_text"))
+        if old is not None or new is not None:
+            item["diff"] = clip(_lines("-", old or "") + _lines("+", new or ""))
+        elif text is not None:
+            item["diff"] = clip(_lines("+", text))
+        return item
+    return None
+
+
+def _event_log(payload: Mapping[str, Any], env: Mapping[str, str]) -> str | None:
+    """The session's events.jsonl: the payload's transcript path, else the one Copilot CLI
+    keeps for the payload's session id under $COPILOT_HOME (default ~/.copilot)."""
+    path = _string(payload.get("transcriptPath")) or _string(payload.get("transcript_path"))
+    if path:
+        return path
+    session = session_id(payload)
+    if session is None or not SAFE_ID.match(session):
+        return None
+    home = env.get("COPILOT_HOME") or os.path.join(
+        env.get("HOME") or os.path.expanduser("~"), ".copilot"
+    )
+    return os.path.join(home, "session-state", session, "events.jsonl")
+
+
+def _args(value: Any) -> dict[str, Any]:
+    """A tool call's arguments: an object, or the JSON string of one (`toolArgs`)."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _lines(mark: str, text: str) -> str:
+    return "".join(f"{mark}{line}\n" for line in text.splitlines())
+
+
+def _relative(path: str, cwd: str | None) -> str:
+    if cwd:
+        try:
+            return PurePath(path).relative_to(cwd).as_posix()
+        except ValueError:
+            pass
+    return path
+
+
+def _string(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
