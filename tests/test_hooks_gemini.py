@@ -430,3 +430,125 @@ def test_the_installed_in_loop_hooks_answer_a_failure_seen_before(
     assert places.state.joinpath("injections").is_dir()
     ok = {**SHELL_FAILED, "tool_response": {"llmContent": "Exit Code: 0"}}
     assert bare_shell(command, workspace, isolated_env, json.dumps(ok)).stdout == b""
+
+
+def log_line(**record: object) -> str:
+    return json.dumps(record) + "\n"
+
+
+def test_the_jsonl_log_is_read_as_gemini_cli_loads_it(tmp_path: Path) -> None:
+    """Since 0.39 the session file is a log: a message's later copy replaces it in place, a
+    `$rewindTo` drops that message and all after it, a line being written is skipped."""
+    shell = {"id": "c1", "name": "run_shell_command", "args": {"command": "npm test"}}
+    done = {
+        **shell,
+        "status": "success",
+        "result": [
+            {
+                "functionResponse": {
+                    "id": "c1",
+                    "name": "run_shell_command",
+                    "response": {"output": "Output: ok\nExit Code: 3"},
+                }
+            }
+        ],
+    }
+    text = (
+        log_line(sessionId="g-1", projectHash="h", startTime="t", kind="main")
+        + log_line(id="u1", type="user", content=[{"text": "run the tests"}], timestamp="1")
+        + log_line(id="g1", type="gemini", content="", toolCalls=[{**shell, "status": "executing"}])
+        + log_line(**{"$set": {"lastUpdated": "2"}})
+        + log_line(id="g1", type="gemini", content="", toolCalls=[done])
+        + log_line(id="g2", type="gemini", content="Tests fail: 3.", timestamp="3")
+        + log_line(id="u2", type="user", content="delete build/", timestamp="4")
+        + log_line(id="g3", type="gemini", content="Deleted.")
+        + log_line(**{"$rewindTo": "u2"})  # the person rewound the second prompt away
+        + log_line(id="u3", type="user", content="list build/", timestamp="5")
+        + log_line(
+            id="g4",
+            type="gemini",
+            content=[{"text": "thinking", "thought": True}, {"text": "It is empty."}],
+        )
+        + '{"id": "g5", "type": "gemi'  # the line Gemini CLI is writing
+    )
+    path = tmp_path / ".gemini" / "tmp" / "p" / "chats" / "session-2026-08-01T09-58-g1.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    end = {"session_id": "g-1", "hook_event_name": "SessionEnd", "transcript_path": str(path)}
+
+    assert is_gemini_payload(end)
+    first, second = records_from_payload(end, {})
+
+    assert (first[0], second[0]) == ("u1", "u3")  # u2 and its answer are gone
+    assert first[1]["result"] == "Tests fail: 3."
+    assert [e for e in first[1]["evidence"] if e["kind"] == "command"] == [
+        {
+            "kind": "command",
+            "command": "npm test",
+            "exit_code": 3,
+            "output": "Output: ok\nExit Code: 3",
+        }
+    ]
+    assert second[1]["task"] == "list build/" and second[1]["result"] == "It is empty."
+
+
+def test_each_call_takes_its_own_response(tmp_path: Path) -> None:
+    """Some versions give every call of a message all of that message's responses (seen in
+    public exports of mid-2026 sessions): each call's outcome is the response with its id. A
+    finished call with no `Exit Code:` line exited 0; a tool the session lacks did not run."""
+    responses = [
+        {
+            "functionResponse": {
+                "id": "a",
+                "name": "run_shell_command",
+                "response": {"output": "Output: boom\nExit Code: 2"},
+            }
+        },
+        {
+            "functionResponse": {
+                "id": "b",
+                "name": "run_shell_command",
+                "response": {"output": "Output: fine\nProcess Group PGID: 9"},
+            }
+        },
+        {
+            "functionResponse": {
+                "id": "c",
+                "name": "run_shell_command",
+                "response": {
+                    "error": 'Tool "run_shell_command" not found. Did you mean one of: "replace"?'
+                },
+            }
+        },
+    ]
+    calls = [
+        {
+            "id": i,
+            "name": "run_shell_command",
+            "args": {"command": cmd},
+            "status": status,
+            "result": responses,
+        }
+        for i, cmd, status in (
+            ("a", "make", "success"),
+            ("b", "ls", "success"),
+            ("c", "pwd", "error"),
+        )
+    ]
+    messages = [
+        {"id": "o", "type": "user", "content": [{"text": "<session_context>\nThis is..."}]},
+        {"id": "u", "type": "user", "content": [{"text": "build"}], "displayContent": "build"},
+        {"id": "g", "type": "gemini", "content": "", "toolCalls": calls},
+        {"id": "r", "type": "user", "content": responses},  # the results: no prompt
+        {"id": "g2", "type": "gemini", "content": "Done."},
+    ]
+    path = session_file(tmp_path, json.dumps({"messages": messages}))
+
+    ((key, record),) = records_from_payload(example(transcript_path=str(path)), {})
+
+    assert key == "u" and record["task"] == "add a CHANGELOG entry"  # the payload's prompt
+    assert [(e["command"], e.get("exit_code"), e.get("ran")) for e in record["evidence"]] == [
+        ("make", 2, None),
+        ("ls", 0, None),
+        ("pwd", None, False),
+    ]

@@ -223,3 +223,135 @@ def test_every_turn_of_every_real_rollout_is_recorded_exactly_once(
     shell_patches = [c for c in wanted if c and "*** Begin Patch" in c]
     assert sorted(recorded) == sorted(c for c in wanted if c not in shell_patches)
     assert all("exit_code" in e for r in runs for e in r["evidence"] if e["kind"] == "command")
+
+
+GEMINI = REAL / "gemini-2026-06-personal-finance-session.json"
+GEMINI_CWD = "/Users/bhanuprabhath/Desktop/project/personal-finance"
+
+
+def gemini_turns(messages: list[dict]) -> list[tuple[int, int]]:
+    """(start, end) of each turn in the file, read here without the adapter: a user message
+    with text (not a tool's result, not the opening context) and the messages up to the next,
+    kept when the model or Gemini CLI said anything after it."""
+
+    def prompt(m: dict) -> bool:
+        parts = m["content"] if isinstance(m["content"], list) else [m["content"]]
+        return (
+            m["type"] == "user"
+            and not any(isinstance(p, dict) and "functionResponse" in p for p in parts)
+            and not str((parts[0] or {}).get("text", "")).startswith("<session_context>")
+        )
+
+    starts = [i for i, m in enumerate(messages) if prompt(m)] + [len(messages)]
+    spans = list(zip(starts, starts[1:], strict=False))
+    return [
+        (a, b) for a, b in spans if any(m["type"] in ("gemini", "error") for m in messages[a:b])
+    ]
+
+
+def gemini_log(document: dict, messages: list[dict]) -> str:
+    """`messages` as the JSONL log Gemini CLI 0.39+ writes: its metadata line, then each
+    message appended as it changes (a model message first while its calls run, then again
+    finished: the last copy wins) and a `$set` of lastUpdated after each."""
+    meta = {k: document[k] for k in ("sessionId", "projectHash", "startTime", "lastUpdated")}
+    lines = [json.dumps(meta | {"kind": "main"})]
+    for m in messages:
+        if m.get("toolCalls"):
+            running = [{**c, "status": "executing", "result": None} for c in m["toolCalls"]]
+            lines.append(json.dumps({**m, "toolCalls": running}))
+        lines.append(json.dumps(m))
+        lines.append(json.dumps({"$set": {"lastUpdated": m["timestamp"]}}))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("shape", ["document", "jsonl"])
+def test_every_turn_of_the_real_gemini_session_is_recorded_once(
+    shape: str, workspace: Path, tmp_path: Path
+) -> None:
+    """Replay the real session as Gemini CLI fires its hooks: an AfterAgent at the end of each
+    turn that finished (none for a cancelled or failed one), then SessionEnd and a compression.
+    Each turn is one job with its prompt; every shell call is there in order, with its exit code
+    or as not run; every edit that succeeded is a file change."""
+    document = json.loads(GEMINI.read_text(encoding="utf-8"))
+    messages = document["messages"]
+    chats = tmp_path / ".gemini" / "tmp" / "personal-finance" / "chats"
+    chats.mkdir(parents=True)
+    session = document["sessionId"]
+    path = chats / f"session-2026-06-14T12-02-{session[:8]}.json{'l' if shape == 'jsonl' else ''}"
+    places = config.places(workspace, {})
+    base = {"session_id": session, "transcript_path": str(path), "cwd": GEMINI_CWD}
+
+    def write(upto: int) -> None:
+        if shape == "jsonl":
+            path.write_text(gemini_log(document, messages[:upto]), encoding="utf-8")
+        else:
+            path.write_text(json.dumps(document | {"messages": messages[:upto]}), "utf-8")
+
+    spans = gemini_turns(messages)
+    prompts = [messages[a]["content"][0]["text"] for a, _ in spans]
+    for a, b in spans:
+        turn = messages[a:b]
+        last = [m for m in turn if m["type"] == "gemini"][-1:]
+        cancelled = any(
+            m["type"] == "info" and m["content"].startswith("Request cancelled") for m in turn
+        ) or any(c["status"] == "cancelled" for m in last for c in m.get("toolCalls") or [])
+        if cancelled or any(m["type"] == "error" for m in turn):
+            continue  # Gemini CLI fires no AfterAgent for a cancelled or failed request
+        write(b)
+        answer = next(
+            m["content"] for m in reversed(turn) if m["type"] == "gemini" and m["content"]
+        )
+        after = base | {
+            "hook_event_name": "AfterAgent",
+            "prompt": prompts[spans.index((a, b))],
+            "prompt_response": answer,
+            "stop_hook_active": False,
+            "timestamp": turn[-1]["timestamp"],
+        }
+        assert accept(places, {}, json.dumps(after).encode()).job
+    write(len(messages))
+    for event in ("SessionEnd", "PreCompress"):
+        accept(places, {}, json.dumps(base | {"hook_event_name": event}).encode())
+    assert (
+        accept(places, {}, json.dumps(base | {"hook_event_name": "SessionEnd"}).encode()).job
+        is None
+    )
+
+    queue = workspace / ".clarvis" / "state" / "queue"
+    runs = sorted(
+        (json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")),
+        key=lambda r: r["started_at"],
+    )
+    assert len(spans) == 9
+    assert [r["run_id"] for r in runs] == [f"{session}:{messages[a]['id']}" for a, _ in spans]
+    assert [r["task"] for r in runs] == prompts
+    assert [r.get("status") for r in runs] == [
+        "interrupted",  # a shell call the person denied, then `Request cancelled.`
+        *["succeeded"] * 3,
+        "interrupted",  # an edit cancelled, the request sent again after a mode switch
+        *["succeeded"] * 2,
+        "failed",  # an API error (403) and nothing from the model
+        "failed",
+    ]
+    notes = [e["text"] for r in runs[-2:] for e in r["evidence"] if e["kind"] == "note"]
+    assert sum(n.startswith("Gemini CLI error: [API Error:") for n in notes) == 2
+    commands = [
+        (e["command"].split(" && ")[0], "not run" if e.get("ran") is False else e["exit_code"])
+        for r in runs
+        for e in r["evidence"]
+        if e["kind"] == "command"
+    ]
+    assert commands == [
+        ("mkdir -p app/\\(main\\)/groups/_components", "not run"),  # the person denied it
+        ("mkdir -p app/\\(main\\)/groups/_components", 0),
+        ("mkdir -p app/\\(main\\)/groups/\\[id\\]", 0),
+        ("git diff app/\\(main\\)/groups/_components/GroupLayout.tsx", "not run"),  # no such tool
+    ]
+    wanted = [
+        c["args"]["file_path"]
+        for m in messages
+        for c in m.get("toolCalls") or []
+        if c["name"] in ("write_file", "replace") and c["status"] == "success"
+    ]
+    assert len(wanted) == 9
+    assert [e["path"] for r in runs for e in r["evidence"] if e["kind"] == "file"] == wanted

@@ -6,13 +6,24 @@ recorded once whichever events fire: the session file names its turns (the id of
 message), the session's cursor holds those already queued, and AfterAgent, SessionEnd and
 PreCompress each queue the turns it lacks (one no AfterAgent reported, interrupted or failed, is
 recorded with a note and no status). Its `transcript_path` is the
-session file, one JSON document (not JSONL) under `~/.gemini/tmp/<project>/chats/`: a
-`messages` list of `user` and `gemini` messages, the latter holding the turn's `toolCalls`
-(`name`, `args`, `status`, `result`). That format is internal and unversioned, so it is read
-defensively: a turn is a user message and the messages after it, shell calls
-(`run_shell_command`) become commands, `write_file` / `replace` calls file changes. A file that
-is missing, unreadable, too large or of an unknown shape costs only the evidence, said in a note;
-the payload's prompt and response are still recorded.
+session file under `~/.gemini/tmp/<project>/chats/`, in one of two shapes: one JSON document
+(`session-*.json`, before 0.39, and what `/export-session` writes) or, since 0.39, a JSONL log
+(`session-*.jsonl`): a metadata line, then each message appended whenever it changes (the last
+copy of an id wins, in the place its first copy took), `{"$set": ...}` lines (a `messages` list
+there replaces them all) and `{"$rewindTo": id}` lines (that message and all after it are gone),
+as Gemini CLI's own loader reads it (packages/core/src/services/chatRecordingService.ts). Either
+holds `user` and `gemini` messages (and `info`, `error`, `warning` notices); a `gemini` message
+holds the turn's `toolCalls` (`name`, `args`, `status`, `result`). That format is internal and
+unversioned, so it is read defensively. A turn is a person's prompt and the messages after it:
+a `user` message that carries a tool's result (`functionResponse` parts) or the session's
+opening context (`<session_context>`) is no prompt, and a prompt after which nothing happened
+(cancelled at once, a mode-switch notice) is no turn. Shell calls (`run_shell_command`) become
+commands: the exit code is the output's `Exit Code:` line, which current versions write only
+for a non-zero code, so a finished call without one exited 0; a call cancelled, denied or of an
+unknown tool did not run. `write_file` / `replace` calls that succeeded become file changes. A
+turn with `Request cancelled.` is `interrupted`; one that ends in an `error` notice `failed`. A
+file that is missing, unreadable, too large or of an unknown shape costs only the evidence,
+said in a note; the payload's prompt and response are still recorded.
 
 Invariant: never raises on a malformed payload or session file; standard library only (this
 is the hook's path).
@@ -52,11 +63,21 @@ EDIT_TOOLS = {"write_file", "replace", "edit"}
 SESSION_MAX = 64 * 1024 * 1024  # bytes of a session file read; a bigger one is not parsed
 EXIT_CODE = re.compile(r"^Exit Code:\s*(-?\d+)\s*$", re.M | re.I)
 NOT_RUN = {"cancelled", "canceled", "rejected"}
+# A call that errored without running: an unknown tool, a policy's or the person's refusal.
+REFUSED = re.compile(
+    r"not found\. Did you mean|denied by policy|Tool execution denied|\[Operation Cancelled\]"
+    r"|cancelled by user before it could",
+    re.I,
+)
+BACKGROUND = re.compile(r"^(Command moved to background|Command is running in background)", re.M)
+CANCELLED = re.compile(r"^Request cancelled", re.I)
+OPENING = "<session_context>"  # the first user message: the session's context, not a prompt
 
 
 def is_gemini_payload(payload: Mapping[str, Any]) -> bool:
     """A Gemini CLI hook payload: an event only Gemini CLI has, or a SessionEnd or
-    SessionStart whose session file is JSON (Claude Code's is JSONL)."""
+    SessionStart whose session file is Gemini CLI's (Claude Code's is `<uuid>.jsonl` under
+    `~/.claude`)."""
     event = payload.get("hook_event_name")
     if event in EVENTS:
         return True
@@ -67,7 +88,9 @@ def is_gemini_payload(payload: Mapping[str, Any]) -> bool:
 
 def _is_session_file(path: str) -> bool:
     name = PurePath(path).name
-    return name.endswith(".json") and (".gemini" in PurePath(path).parts or "session-" in name)
+    if not name.endswith((".json", ".jsonl")):
+        return False
+    return ".gemini" in PurePath(path).parts or name.startswith("session-")
 
 
 def records_from_gemini(
@@ -101,6 +124,8 @@ def records_from_gemini(
     out: list[tuple[str | None, dict[str, Any]]] = []
     for index, turn in enumerate(turns):
         reported = event == END_EVENT and index == len(turns) - 1
+        if not (reported or turn.acted):
+            continue  # nothing happened after the prompt (cancelled at once, a notice)
         key = turn.key
         if key and reported and continued and key in recorded:
             # a retry an AfterAgent hook forced, with no user message of its own in the file:
@@ -118,7 +143,11 @@ def records_from_gemini(
             "task": task or f"Gemini CLI session in {PurePath(cwd or '.').name or cwd}",
             "agent": {"name": RUNNER, "instance_id": session},
         }
-        if reported:
+        if turn.interrupted:
+            record["status"] = "interrupted"
+        elif turn.failed:
+            record["status"] = "failed"
+        elif reported:
             record["status"] = "succeeded"
         if result:
             record["result"] = result
@@ -152,15 +181,15 @@ def records_from_gemini(
 
 UNREPORTED = (
     "no AfterAgent hook reported this turn (interrupted, failed, or before the install): "
-    "read from the session file, its outcome unknown"
+    "read from the session file"
 )
 
 
 @dataclass
 class Turn:
-    """One turn of a session file: a user message and the messages after it."""
+    """One turn of a session file: a person's prompt and the messages after it."""
 
-    key: str | None  # the user message's id
+    key: str | None  # the prompt message's id
     prompt: str | None
     messages: list[dict[str, Any]]
     started_at: str | None
@@ -176,27 +205,76 @@ class Turn:
                     return text
         return None
 
+    @property
+    def acted(self) -> bool:
+        """The model answered or called a tool, or Gemini CLI reported an error."""
+        return any(m.get("type") in ("gemini", "error") for m in self.messages)
+
+    @property
+    def interrupted(self) -> bool:
+        """The person cancelled the request: Gemini CLI notes `Request cancelled.`, or the
+        turn's last model message is a call that was cancelled."""
+        if any(
+            m.get("type") == "info" and CANCELLED.match(_text(m.get("content")))
+            for m in self.messages
+        ):
+            return True
+        gemini = [m for m in self.messages if m.get("type") == "gemini"]
+        last: dict[str, Any] = gemini[-1] if gemini else {}
+        calls = last.get("toolCalls")
+        return not _text(last.get("content")) and any(
+            isinstance(c, dict) and str(c.get("status") or "").lower() in NOT_RUN
+            for c in (calls if isinstance(calls, list) else [])
+        )
+
+    @property
+    def failed(self) -> bool:
+        """The turn ended in an error notice (an API error): no model message after it."""
+        kinds = [m.get("type") for m in self.messages if m.get("type") in ("gemini", "error")]
+        return bool(kinds) and kinds[-1] == "error" and "gemini" not in kinds
+
 
 def _turns(messages: list[dict[str, Any]]) -> list[Turn]:
-    """The session's turns: each user message and the messages up to the next one."""
+    """The session's turns: each prompt and the messages up to the next one. Messages before
+    the first prompt (the session's opening context, notices) belong to no turn."""
     turns: list[Turn] = []
     for message in messages:
         stamp = _string(message.get("timestamp"))
-        if message.get("type") == "user":
-            text = _text(message.get("content"))
-            turns.append(Turn(_string(message.get("id")), text or None, [], stamp, stamp))
+        text = _prompt_text(message)
+        if text is not None:
+            turns.append(Turn(_string(message.get("id")), text, [], stamp, stamp))
         elif turns:
             turns[-1].messages.append(message)
             turns[-1].ended_at = stamp or turns[-1].ended_at
     return turns
 
 
+def _prompt_text(message: Mapping[str, Any]) -> str | None:
+    """The prompt a `user` message carries, or None: a tool's result and the opening context
+    are user messages but no prompt. What the person typed (`displayContent`) is preferred to
+    the content sent (which inlines the files an `@path` names)."""
+    if message.get("type") != "user":
+        return None
+    content = message.get("content")
+    parts = content if isinstance(content, list) else [content]
+    if any(isinstance(p, dict) and "functionResponse" in p for p in parts):
+        return None
+    text = _text(message.get("displayContent")) or _text(content)
+    if not text.strip() or text.lstrip().startswith(OPENING):
+        return None
+    return text
+
+
 def _text(content: Any) -> str:
-    """A message's text: a string, or its parts' `text` joined."""
+    """A message's text: a string, or its parts' `text` joined (a model's thoughts left out)."""
     if isinstance(content, str):
         return content
+    if isinstance(content, dict):
+        content = [content]
     if isinstance(content, list):
-        parts = [p.get("text") for p in content if isinstance(p, dict)]
+        parts = [
+            p.get("text") for p in content if isinstance(p, dict) and p.get("thought") is not True
+        ]
         return "\n".join(p for p in parts if isinstance(p, str) and p)
     return ""
 
@@ -212,19 +290,69 @@ def _read_session(path: str | None) -> tuple[list[dict[str, Any]] | None, str | 
         return None, f"the Gemini CLI session file could not be read ({exc.strerror or exc})"
     if len(data) > SESSION_MAX:
         return None, f"the Gemini CLI session file is over {SESSION_MAX // 2**20} MB"
+    text = data.decode("utf-8", errors="replace")
     try:
-        document = json.loads(data.decode("utf-8", errors="replace"))
+        document = json.loads(text)
     except (ValueError, RecursionError):
-        return None, "the Gemini CLI session file is not JSON (still being written?)"
-    messages = document.get("messages") if isinstance(document, dict) else None
-    if not isinstance(messages, list):
-        return None, "the Gemini CLI session file has no messages list (an unknown format)"
-    return [m for m in messages if isinstance(m, dict)], None
+        document = None
+    if isinstance(document, dict) and isinstance(document.get("messages"), list):
+        return [m for m in document["messages"] if isinstance(m, dict)], None
+    messages = _replay_log(text)
+    if messages is not None:
+        return messages, None
+    if document is None:
+        return None, "the Gemini CLI session file is not JSON nor its JSONL log (being written?)"
+    return None, "the Gemini CLI session file has no messages list (an unknown format)"
+
+
+def _replay_log(text: str) -> list[dict[str, Any]] | None:
+    """The messages of a JSONL session log as Gemini CLI loads it, or None when no line is its
+    metadata record (`sessionId` and `projectHash`). A line that does not parse (the one being
+    written) is skipped, as Gemini CLI skips it."""
+    found = False
+    messages: dict[str, dict[str, Any]] = {}
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(record, dict):
+            continue
+        rewind = record.get("$rewindTo")
+        update = record.get("$set")
+        if isinstance(rewind, str):
+            ids = list(messages)
+            for gone in ids[ids.index(rewind) :] if rewind in messages else ids:
+                del messages[gone]
+        elif isinstance(record.get("id"), str):
+            messages[record["id"]] = record  # a later copy replaces it in its first place
+        elif isinstance(update, dict):
+            if isinstance(update.get("messages"), list):  # a checkpoint: the messages anew
+                messages = {m["id"]: m for m in update["messages"] if _is_message(m)}
+        elif isinstance(record.get("sessionId"), str) and isinstance(
+            record.get("projectHash"), str
+        ):
+            found = True
+            for message in record.get("messages") or []:
+                if _is_message(message):
+                    messages[message["id"]] = message
+    return list(messages.values()) if found else None
+
+
+def _is_message(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("id"), str)
 
 
 def _evidence(turn: list[dict[str, Any]], cwd: str | None) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     for message in turn:
+        if message.get("type") == "error":
+            text = _text(message.get("content"))
+            if text:
+                items.append({"kind": "note", "text": clip(f"Gemini CLI error: {text}", 2000)})
+            continue
         calls = message.get("toolCalls")
         for call in calls if isinstance(calls, list) else []:
             if not isinstance(call, dict):
@@ -245,19 +373,21 @@ def _item(call: Mapping[str, Any], cwd: str | None) -> dict[str, Any] | None:
         if not command:
             return None
         item: dict[str, Any] = {"kind": "command", "command": command}
-        if status in NOT_RUN:
-            item["ran"] = False
-            return item
-        output = _output(call)
-        match = EXIT_CODE.search(output)
-        if match:
+        output, error = _output(call)
+        text = output or error
+        match = EXIT_CODE.search(text)
+        if status in NOT_RUN or (not match and REFUSED.search(text)):
+            item["ran"] = False  # cancelled, refused, or a tool the session did not have
+        elif match:
             item["exit_code"] = int(match.group(1))
         elif status == "error":
             item["exit_code"] = 1  # Gemini CLI marks the call failed without a code
-        elif args.get("is_background") is True:
+        elif args.get("is_background") is True or BACKGROUND.search(text):
             item["running"] = True  # started in the background: no outcome yet, never exit 0
-        if output:
-            item["output"] = clip(output)
+        elif status == "success":
+            item["exit_code"] = 0  # Gemini CLI writes `Exit Code:` only for a non-zero code
+        if text:
+            item["output"] = clip(text)
         return item
     if name in EDIT_TOOLS and status not in NOT_RUN and status != "error":
         path = _string(args.get("file_path")) or _string(args.get("path"))
@@ -271,27 +401,37 @@ def _item(call: Mapping[str, Any], cwd: str | None) -> dict[str, Any] | None:
     return None
 
 
-def _output(call: Mapping[str, Any]) -> str:
-    """A tool call's output text: its function response's output, else its display."""
+def _output(call: Mapping[str, Any]) -> tuple[str, str]:
+    """A tool call's output and error text, from its function response (the one with the
+    call's id: some versions give each call of a message every response of it), else its
+    display."""
     parts = call.get("result")
-    texts: list[str] = []
+    responses = [
+        p["functionResponse"]
+        for p in (parts if isinstance(parts, list) else [parts])
+        if isinstance(p, dict) and isinstance(p.get("functionResponse"), dict)
+    ]
+    own = [r for r in responses if r.get("id") == call.get("id")] or [
+        r for r in responses if r.get("name") == call.get("name")
+    ]
+    outputs: list[str] = []
+    errors: list[str] = []
+    for wrapper in own[:1] if own else responses:
+        response = wrapper.get("response")
+        if isinstance(response, dict):
+            for key, texts in (("output", outputs), ("error", errors)):
+                if isinstance(response.get(key), str) and response[key]:
+                    texts.append(response[key])
     for part in parts if isinstance(parts, list) else [parts]:
         if isinstance(part, str):
-            texts.append(part)
-        elif isinstance(part, dict):
-            wrapper = part.get("functionResponse")
-            response = wrapper.get("response") if isinstance(wrapper, dict) else None
-            if isinstance(response, dict):
-                value = response.get("output", response.get("error"))
-                if isinstance(value, str):
-                    texts.append(value)
-            elif isinstance(part.get("text"), str):
-                texts.append(part["text"])
-    text = "\n".join(t for t in texts if t)
-    if not text:
+            outputs.append(part)
+        elif isinstance(part, dict) and isinstance(part.get("text"), str):
+            outputs.append(part["text"])
+    output, error = "\n".join(t for t in outputs if t), "\n".join(t for t in errors if t)
+    if not (output or error):
         display = call.get("resultDisplay")
-        text = display if isinstance(display, str) else text_of(display)
-    return text
+        output = display if isinstance(display, str) else text_of(display)
+    return output, error
 
 
 def _lines(mark: str, text: str) -> str:
