@@ -199,12 +199,12 @@ def unused_edits(
     installed, or not for long), nor when no delivery or use happened within those days
     (hooks removed, or nobody worked here): nothing is called unused where nothing watched.
 
-    The age is the entry's creation in the wiki's history (`recall.provenance`: the commit
-    that first wrote it since its last removal), so no clock resets: a leaf's `updated` moves
-    with any write to its other entries. An entry without history is young.
+    The age is the entry's creation in the wiki's history (`created_days`: the commit that
+    last added its heading), so no clock resets: a leaf's `updated` moves with any write to
+    its other entries. An entry the history does not show is young.
 
     Exempt, because going unused says nothing against them:
-    - entries a person wrote (any commit of theirs in the entry's history): the person-first
+    - entries a person wrote (`people_wrote`: saved or committed by them): the person-first
       rule would hold every compaction that proposed one, and a person's note is kept on
       purpose; they remove it themselves (`wikimem forget`);
     - `identity` entries: printed in the profile at every session start, which no hook logs;
@@ -214,8 +214,7 @@ def unused_edits(
     days = settings.memory.unused_days
     if days <= 0:
         return []
-    from wikimem.recall.provenance import origins  # read only; see tests/test_layers.py
-    from wikimem.recall.uses import last_seen
+    from wikimem.recall.uses import last_seen  # recall only reads; see tests/test_layers.py
 
     cutoff = (dt.date.fromisoformat(day[:10]) - dt.timedelta(days=days)).isoformat()
     seen = last_seen(places.state, places.queue, {i.ref: i.body for i in found})
@@ -238,25 +237,70 @@ def unused_edits(
     ]
     if not idle:
         return []
-    born = origins(places, settings, [i.ref for i in idle])  # the history of idle ones only
-    edits: list[dict[str, Any]] = []
+    born, oldest = created_days(places, settings, {f"{i.leaf}/{LEAF_FILE}" for i in idle})
+    old: list[tuple[Item, str]] = []
     for item in idle:
-        origin = born.get(item.ref)
-        if origin is None or not origin.steps or origin.source == "person":
-            continue
-        created = origin.steps[0].date[:10]
-        if created > cutoff:
+        created = born.get((f"{item.leaf}/{LEAF_FILE}", item.entry.id), "")
+        if created and created <= cutoff:
+            old.append((item, f"created {created}"))
+        elif not created and oldest and oldest <= cutoff:  # added before the oldest commit read
+            old.append((item, f"created before {oldest}"))
+    theirs = set(people_wrote(places, settings, [(i.leaf, i.entry.id) for i, _ in old]))
+    edits: list[dict[str, Any]] = []
+    for item, created in old:
+        if item.ref in theirs:
             continue
         last = [
             f"last delivered {seen.delivered[item.ref]}" if item.ref in seen.delivered else "",
             f"last used {seen.used[item.ref]}" if item.ref in seen.used else "",
         ]
-        when = ", ".join(filter(None, [f"created {created}", *last]))
+        when = ", ".join(filter(None, [created, *last]))
         reason = f"not delivered or used in {days} days ({when})"
         edits.append(
             {"action": "remove", "leaf": item.leaf, "entry": item.entry.id, "reason": reason}
         )
     return edits
+
+
+_ADDED = re.compile(r"\+##[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*")  # an ATX heading a diff adds
+
+
+def created_days(
+    places: Places, settings: Settings, files: set[str]
+) -> tuple[dict[tuple[str, str], str], str]:
+    """{(leaf file, entry id): the day of the newest commit that added the entry's heading}
+    for the leaf files given, from one `git log -p -U0` of the wiki (`SCAN` commits at most,
+    newest first), and the oldest day read when the history goes further back ("" when it was
+    read whole). One command whatever the number of entries: the pages' history is not read
+    revision by revision. A heading rewritten is a new entry (its id changed), and one that
+    left and came back (a restore) is dated by its return."""
+    repo = open_repo(places, settings)
+    if not repo.has_repo() or not files:
+        return {}, ""
+    with repo.session() as s:
+        if s.head() is None:
+            return {}, ""
+        out = s.run(
+            "log", f"--max-count={SCAN}", "--format=%x1e%aI", "-p", "-U0", "--no-renames",
+            "--no-color", "--no-ext-diff", "--no-textconv", "--", s.scope,
+        )  # fmt: skip
+        commits = out.split("\x1e")[1:]
+        found: dict[tuple[str, str], str] = {}
+        day = ""
+        for chunk in commits:
+            head, _, patch = chunk.partition("\n")
+            day = head.strip()[:10]
+            file: str | None = None
+            for line in patch.split("\n"):
+                if line.startswith("+++ "):
+                    path = line[4:]
+                    file = s.from_repo(path[2:]) if path.startswith("b/") else None
+                    file = file if file in files else None
+                elif file and line.startswith("+##"):
+                    heading = _ADDED.fullmatch(line)
+                    if heading:
+                        found.setdefault((file, markdown.slugify(heading.group(1))), day)
+    return found, day if len(commits) >= SCAN else ""
 
 
 # -- with a model -------------------------------------------------------------------------------
@@ -437,12 +481,17 @@ def unsettled(wiki: Wiki, plan: Plan) -> list[str]:
 def person_written(places: Places, settings: Settings, plan: Plan) -> list[str]:
     """Refs of entries the plan would change whose text a person saved or committed (a commit
     not made by wikimem changed the entry): the person-first rule holds such a change."""
-    if not plan.edits:
+    return people_wrote(places, settings, [(e.leaf, e.entry) for e in plan.edits])
+
+
+def people_wrote(places: Places, settings: Settings, refs: list[tuple[str, str]]) -> list[str]:
+    """Refs of the (leaf, entry) pairs whose text a person saved or committed."""
+    if not refs:
         return []
     repo = open_repo(places, settings)
     dirty = set(repo.dirty_paths())
     wiki = Wiki(places.wiki)
-    files = {f"{e.leaf}/{LEAF_FILE}" for e in plan.edits}
+    files = {f"{leaf}/{LEAF_FILE}" for leaf, _ in refs}
     # one `git log` for every file; a person's restore or undo counts as theirs, a compaction
     # they approved does not
     theirs_by_file: dict[str, list[str]] = {}
@@ -463,8 +512,8 @@ def person_written(places: Places, settings: Settings, plan: Plan) -> list[str]:
     found: list[str] = []
     head = repo.head() if dirty else None  # one `git rev-parse`, not one per edit
     saved: dict[str, Page | None] = {}
-    for edit in plan.edits:
-        file = f"{edit.leaf}/{LEAF_FILE}"
+    for leaf, entry in refs:
+        file = f"{leaf}/{LEAF_FILE}"
         if file in dirty and file not in saved:
             saved[file] = wiki.read_page(file)
         changed = [(saved[file], page_at(head, file))] if file in dirty else []
@@ -473,10 +522,10 @@ def person_written(places: Places, settings: Settings, plan: Plan) -> list[str]:
                 parents[sha] = repo.parent(sha)
             changed.append((page_at(sha, file), page_at(parents[sha], file)))
         for after, before in changed:
-            now = after.entry(edit.entry) if after else None
-            was = before.entry(edit.entry) if before else None
+            now = after.entry(entry) if after else None
+            was = before.entry(entry) if before else None
             if now is not None and (was is None or was.body != now.body):
-                found.append(f"{edit.leaf}#{edit.entry}")
+                found.append(f"{leaf}#{entry}")
                 break
     return found
 
