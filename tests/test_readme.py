@@ -119,6 +119,7 @@ def test_every_read_command_speaks_json() -> None:
         "uninstall", "uninstall claude", "uninstall codex", "uninstall gemini", "completion",
         "review approve", "review drop", "review edit", "serve", "deliver", "",
         "install cursor", "uninstall cursor",
+        "install copilot", "uninstall copilot",
     }  # fmt: skip
     without = []
 
