@@ -56,8 +56,10 @@ def test_held_apart_set_meets_its_floor() -> None:
     assert figures.false_positives / figures.benign <= HELD_APART_FALSE_POSITIVES, classes
 
 
-# The second batch was measured before any rule changed for it (75/88, 0/60 then).
-FRESH_RECALL = 0.85
+# The second batch was measured before any rule changed for it (75/88, 0/60 then); its misses
+# were then read while the prose, standard-input and webhook classes were written (87/88 now,
+# a fitted figure), so the floor guards against losing them, not generalisation.
+FRESH_RECALL = 0.95
 FRESH_FALSE_POSITIVES = 0.02
 
 
@@ -375,7 +377,7 @@ def test_gitleaks_rules_are_vendored_with_their_revision_and_licence() -> None:
 
     source = (ROOT / "wikimem" / "redaction" / "vendored_rules.py").read_text(encoding="utf-8")
     assert "MIT License" in source and "Zachary Rice" in source
-    assert len(vendored_rules.REVISION) == 40 and len(vendored_rules.RULES) >= 200
+    assert len(vendored_rules.REVISION) == 40 and len(vendored_rules.RULES) >= 100
     assert all(keywords for _, _, keywords, *_ in vendored_rules.RULES)
 
 
@@ -396,3 +398,142 @@ def test_a_vendored_rule_runs_only_near_its_keyword_and_honours_its_allowlist() 
     sample = "https://hooks.slack.com/services/T00000000/B00000000/" + "X" * 24
     assert list(vendored.scan_vendored(f"url: {sample}")) == []
     assert redact(f"url: {sample}") == (f"url: {sample}", [])
+
+
+# Each class fixed by position: the secret goes, and a look-alike of the same class stays.
+# Values are composed so that no literal here is a full secret.
+PW = "Rq7" + "#mK2vL9x"
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (f"the password is {PW}, keep it safe", PW),
+        (f"The API key was '{PW}'.", PW),
+        (f"la contraseña es {PW}", PW),
+        (f"Passwort für root: {PW}", PW),
+        (f"Пароль администратора: {PW}", PW),
+        (f"le mot de passe est {PW}", PW),
+        (f"密码是 {PW}", PW),
+        (f"Kennwort={PW}", PW),
+    ],
+)
+def test_a_secret_in_prose_goes(text: str, secret: str) -> None:
+    redacted, kinds = redact(text)
+    assert secret not in redacted and kinds
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the password is required",
+        "the token is expired, log in again",
+        "token count: 123456",
+        "password length: 12chars",
+        "The token is 3600s old",
+        "the secret is stored in vault",
+        "password reset: https://acme.dev/r/abc123",
+        "the API key is $API_KEY",
+        "la contraseña es obligatoria",
+        "tokens: 1,234,567",
+    ],
+)
+def test_prose_about_a_secret_without_one_stays(text: str) -> None:
+    assert redact(text) == (text, [])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"echo '{PW}' | sudo -S apt-get update",
+        f'printf "%s" "{PW}" | podman login --password-stdin quay.io',
+        f"printf '%s\\n' {PW} | gh auth login --with-token --token-stdin",
+        f"echo {PW} | passwd --stdin bob",
+        f"smbpasswd -a bob -s <<< {PW}",
+        f"docker login -u me --password-stdin <<EOF\n{PW}\nEOF",
+        f"ftp -n <<EOF\nopen ftp.acme.dev\nuser bob {PW}\nEOF",
+        f'expect -c \'expect "*assword:"; send "{PW}\\r"\'',
+    ],
+)
+def test_a_password_on_standard_input_goes(text: str) -> None:
+    redacted, kinds = redact(text)
+    assert PW not in redacted and kinds, redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "echo hello | grep h",
+        "echo $PW | docker login --password-stdin",
+        'sudo -S apt update <<< "$PASS"',
+        "cat <<EOF > notes.txt\nline1x2y\nEOF",
+        "echo done | tee build.log",
+        'send "ls -la\\r"',
+    ],
+)
+def test_standard_input_without_a_password_stays(text: str) -> None:
+    assert redact(text) == (text, [])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'#define API_KEY "{PW}"',
+        f"#  define AUTH_TOKEN  {PW} // prod",
+        f'Const ApiKey As String = "{PW}"',
+        f'let apiKey: String = "{PW}"',
+        f"memcached-tool --sasl-pwd {PW}",
+        f"mytool --db-password {PW}",
+    ],
+)
+def test_a_secret_in_a_macro_a_typed_declaration_or_a_long_flag_goes(text: str) -> None:
+    redacted, kinds = redact(text)
+    assert PW not in redacted and kinds, redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "#define TOKEN_LEN 32",
+        '#define API_KEY_HEADER "X-Api-Key"',
+        '#define API_KEY getenv("API_KEY")',
+        "Dim password As String = txtPassword.Text",
+        'const passwordLabel: string = "Enter password"',
+        "mytool --client-secret $SECRET",
+        "ls --max-token 12",
+    ],
+)
+def test_a_macro_a_declaration_or_a_flag_without_a_secret_stays(text: str) -> None:
+    assert redact(text) == (text, [])
+
+
+GUID = "4f9fdab3-8c60-4c5a-94be-" + "49874aaf9c09"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"https://events.pagerduty.com/integration/{GUID}/enqueue",
+        "https://webhook.site/#!/" + "awPE7kHgu3" + "vN9tDk9zpp4fQY",
+        f"https://webhook.site/{GUID}",
+        f"https://outlook.office.com/webhook/{GUID}/IncomingWebhook/" + "nBVJqnb9Wc7w3CAo" * 2,
+    ],
+)
+def test_a_webhook_url_of_any_service_loses_its_credential(url: str) -> None:
+    redacted, kinds = redact(f"notify {url} now")
+    assert kinds and GUID not in redacted and "awPE7kHgu3" not in redacted, redacted
+    assert redacted.startswith("notify https://")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://github.com/acme/webhook-relay/commit/" + "3f2c9a8b7e" * 4,
+        "https://docs.pagerduty.com/docs/events-api-v2-overview",
+        "https://api.github.com/repos/o/r/hooks/123456789/deliveries",
+        "https://webhook.site/#!/<your-token>",
+        "https://react.dev/reference/react/hooks/useCallbackMemoHookExample",
+    ],
+)
+def test_a_webhook_look_alike_url_stays(url: str) -> None:
+    assert redact(url) == (url, [])

@@ -182,42 +182,23 @@ def _named(kind: str) -> Check:
     return check
 
 
+def _declared(kind: str) -> Check:
+    """A literal in a typed declaration: the name is the identifier before the type."""
+
+    def check(value: str, m: re.Match[str], text: str) -> str | None:
+        name = _name_before(text, m.start())
+        if not name or not secret_name_kind(name) or is_placeholder(value) or _code(value, m, text):
+            return None
+        return kind
+
+    return check
+
+
 def _random(kind: str) -> Check:
     def check(value: str, m: re.Match[str], text: str) -> str | None:
         return kind if is_random(value) and not is_placeholder(value) else None
 
     return check
-
-
-# Secret names in the major languages other than English (password, secret key, API key): those
-# written in Latin letters, and those in other scripts (tried only on text that is not ASCII).
-_FOREIGN_LATIN = (
-    r"[Pp]asswort|[Kk]ennwort|[Cc]ontrase[ñn]a|[Cc]lave|[Mm]ot de passe|mot_de_passe|[Ss]enha"
-    r"|[Hh]as[łl]o|[Ww]achtwoord|[Şş]ifre|[Ss]ifre|[Ll]ösenord|[Ss]alasana|[Jj]elszó|[Hh]eslo"
-    r"|[Pp]arola|API-Schlüssel|[Cc]hiave"
-)
-_FOREIGN_LATIN_NEEDLES = (
-    "passwort kennwort contrase clave passe senha hasło haslo wachtwoord ifre lösenord salasana "
-    "jelszó heslo parola schlüssel chiave"
-)
-_FOREIGN_SCRIPT = (
-    r"пароль|Пароль|ПАРОЛЬ|密码|口令|密碼|密钥|秘密鍵|パスワード|비밀번호|암호|κωδικός|كلمة المرور|סיסמה"
-    r"|ключ API"
-)
-_VALUE_AFTER = r")[ \t]*[:=：][ \t]*[\"']?(?P<v>[^\s\"'`<>]{3,200})"
-_FOREIGN_SCRIPT_RULE = rule(
-    "password-assignment",
-    r"(?:" + _FOREIGN_SCRIPT + _VALUE_AFTER,
-    "",
-    _strong("password-assignment"),
-)
-
-
-def scan_foreign_names(text: str) -> Iterator[tuple[str, int, int]]:
-    """A value after a secret name in Cyrillic, CJK, Korean, Greek, Arabic or Hebrew script."""
-    if text.isascii():  # checked in C, far cheaper than a needle per name
-        return
-    yield from _FOREIGN_SCRIPT_RULE.scan(text)
 
 
 # fmt: off
@@ -279,6 +260,11 @@ RULES: list[Rule] = [
         r"[ \t]--?(?:(?:src|dest|new)?(?:store|key)pass|passphrase|password|http-password|proxy-password)[ \t=]+(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})",
         "pass", _strong("cli-password"),
     ),
+    rule(
+        "cli-password",
+        r"[ \t]--?(?:[a-z0-9]{1,20}-){1,3}(?:pwd|pass|passwd|password|passphrase|secret|token)[ \t=]+(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})",
+        "pwd pass secret token", _strong("cli-password"),
+    ),
     rule("cli-password", r"[ \t]-pass(?:in|out)[ \t]+pass:(?P<v>[^\s\"'`<>|;&]{1,200})", "pass:", _real("cli-password")),
     rule("cli-password", r"[ \t]-k[ \t]+(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "openssl", _on_line(r"\bopenssl\b")),
     rule("cli-password", r"[ \t]-P[ \t]+(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "zip", _on_line(r"\b(?:un)?zip\b")),
@@ -304,6 +290,10 @@ RULES: list[Rule] = [
     ),
     rule("secret-assignment", r"\bauth=\([ \t]*[\"'][^\"'\n]{1,60}[\"'],[ \t]*" + _Q, "auth=(", _real("secret-assignment")),
     rule("secret-assignment", r"\b(?:jwt\.encode|hmac\.new|HMAC)\([^,\n]{1,80},[ \t]*" + _Q, "jwt.encode hmac", _random("secret-assignment")),
+    # C and C++ macros, typed declarations: `#define API_KEY "..."`, `Const ApiKey As String = "..."`,
+    # `let apiKey: String = "..."`, `const API_KEY: &str = "..."`
+    rule("secret-assignment", r"#[ \t]*define[ \t]+(?P<name>[A-Za-z_][A-Za-z0-9_]{0,60})[ \t]+(?:L|u8|u|U)?(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`<>;,&|(]{4,400})(?=[ \t]*(?:$|\n|//|/\*)))", "define", _named("secret-assignment")),
+    rule("secret-assignment", r"(?:[ \t]+As[ \t]+[A-Za-z_][\w.]{0,40}|[ \t]*:[ \t]*&?(?:'static[ \t]+)?[A-Za-z_][\w.<>\[\]]{0,40}\??)[ \t]*=[ \t]*" + _Q, ": as", _declared("secret-assignment")),
     # --- config files --------------------------------------------------------------------------
     rule("secret-assignment", r"\bnpmAuth(?:Ident|Token)[ \t]*:[ \t]*[\"']?(?P<v>[^\s\"']{4,400})", "npmauth", _real("secret-assignment")),
     rule("secret-assignment", r"\blicense_key[ \t]*[:=][ \t]*[\"']?(?P<v>[A-Za-z0-9_-]{20,80})", "license_key", _random("secret-assignment")),
@@ -313,13 +303,75 @@ RULES: list[Rule] = [
         r"(?m)^[ \t]*(?P<name>[A-Za-z][A-Za-z0-9_.-]{0,60})[ \t]*[=:][ \t]*[\"']?(?P<v>[^\s\"'`<][^\s\"'`]{3,400})",
         "pass secret token key", _named_literal("secret-assignment"),
     ),
-    # --- names in other languages ---------------------------------------------------------------
-    rule(
-        "password-assignment", r"(?:" + _FOREIGN_LATIN + _VALUE_AFTER, _FOREIGN_LATIN_NEEDLES,
-        _strong("password-assignment"),
-    ),
+    # names in other languages: `prose.scan_prose`, which finds each name with `str.find`
 ]
 # fmt: on
+
+
+# --- webhook URLs of any service: a random path segment under a host or path that says hook ---
+
+_URL = re.compile(
+    r"https?://(?P<host>[A-Za-z0-9.-]{1,253})(?::\d{1,5})?(?P<path>[/#][^\s\"'<>`\\]{0,1000})"
+)
+_HOOKISH = re.compile(
+    r"(?i)hook|integration|incoming|trigger|notif|alert|enqueue|callback|events?[./]"
+)
+_SEGMENT = re.compile(r"[A-Za-z0-9_-]{20,200}")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
+_HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a git or SHA-256 digest, not a key
+# Path words after which a segment names a revision, a file or a run, not a credential.
+_NOT_CREDENTIAL_AFTER = frozenset(
+    ("commit", "commits", "blob", "tree", "compare", "raw", "releases", "tag", "tags", "runs",
+     "jobs", "issues", "pull", "pulls", "deliveries", "docs", "doc", "blog", "packages", "package")
+)  # fmt: skip
+WEBHOOK_NEEDLES = (
+    "hook",
+    "integration",
+    "incoming",
+    "trigger",
+    "notif",
+    "alert",
+    "enqueue",
+    "callback",
+    "event",
+)
+
+
+def scan_webhook_urls(text: str) -> Iterator[tuple[str, int, int]]:
+    """A URL whose host or path says webhook and whose path holds a UUID or a generated token:
+    the path is the credential (PagerDuty, webhook.site, Office 365 connectors...)."""
+    for m in _URL.finditer(text):
+        if not _HOOKISH.search(m.group("host")) and not _HOOKISH.search(m.group("path")):
+            continue
+        path_start = m.start("path")
+        path = m.group("path").split("?", 1)[0]
+        first = last = -1
+        previous = ""
+        for seg in re.finditer(r"[^/#!@]+", path):
+            word = seg.group()
+            credential = (
+                previous.lower() not in _NOT_CREDENTIAL_AFTER
+                and not is_placeholder(word)
+                and not _HEX.fullmatch(word)
+                and (
+                    _UUID.fullmatch(word) is not None
+                    or (
+                        _SEGMENT.fullmatch(word) is not None
+                        and is_random(word)
+                        and "--" not in word
+                        and (
+                            _looks_generated(word)
+                            or re.fullmatch(r"[0-9a-f]{32}", word) is not None
+                        )
+                    )
+                )
+            )
+            if credential:
+                first = seg.start() if first < 0 else first
+                last = seg.end()
+            previous = word
+        if first >= 0:
+            yield "webhook-url", path_start + first, path_start + last
 
 
 # --- high-entropy tokens ----------------------------------------------------------------------

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from wikimem.redaction import command_lines, positions, vendored
+from wikimem.redaction import command_lines, positions, prose, vendored
 from wikimem.redaction.decoding import decoded_views
 from wikimem.redaction.key_names import KEYWORDS, is_weak_name, named_kind, secret_name_kind
 from wikimem.redaction.layouts import scan_key_bodies, scan_pairs, scan_putty_keys, scan_tables
@@ -60,9 +60,10 @@ _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
     ]
     + [(rule.needles, rule.scan) for rule in positions.RULES]
     + [(("eyj",), positions.scan_wrapped_jwts), (("@tcp", "@unix", "@udp"), positions.scan_go_dsns)]
-    + [((), positions.scan_foreign_names), (("(",), positions.scan_setter_calls)]
+    + [(("(",), positions.scan_setter_calls)]
     + [((": |", ":|", ": >", ":>"), positions.scan_block_scalars)]
-    + [((), vendored.scan_vendored)]
+    + [((), prose.scan_prose), (("|", "<<"), prose.scan_stdin), (("send",), prose.scan_expect)]
+    + [(positions.WEBHOOK_NEEDLES, positions.scan_webhook_urls), ((), vendored.scan_vendored)]
     + [((), positions.scan_high_entropy)]
 )
 

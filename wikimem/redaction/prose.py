@@ -1,0 +1,177 @@
+"""Secrets in running text and on a command's standard input.
+
+Owns two classes no assignment syntax reaches:
+- prose: a value right after a secret name and a copula or separator in a sentence, in the major
+  languages (`the password is ...`, `la contraseña es ...`, `Passwort für root: ...`,
+  `Пароль администратора: ...`, `密码是 ...`), with at most a short qualifier between the name and
+  the verb (`for root`, `de acceso`, one word in a non-Latin script);
+- standard input: the producer of a pipe, a here-string or a here-document into a command that
+  reads a password from stdin (`--password-stdin`, `--token-stdin`, `sudo -S`, `passwd --stdin`,
+  `chpasswd`, `smbpasswd -s`, `--passphrase-fd 0`, `-passin stdin`), the `user NAME PW` line a
+  heredoc feeds an FTP client, and the string an `expect` script sends at a password prompt.
+Invariant: a prose value must look like a credential (`is_strong`) and not like code, a number,
+a URL or a placeholder; needles are found with `str.find`, so the cost is per occurrence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from wikimem.redaction.placeholders import is_code, is_placeholder, is_strong
+from wikimem.redaction.scanners import trim
+
+# --- prose ------------------------------------------------------------------------------------
+
+# Secret names that start a sentence's subject (lowercase; found in the lowered text).
+_NAMES_ENGLISH = (
+    "password", "passwd", "passphrase", "passcode", "secret key", "secret", "api key", "api-key",
+    "api token", "access token", "access key", "auth token", "token", "private key", "pin code",
+)  # fmt: skip
+_NAMES_FOREIGN = (
+    "passwort", "kennwort", "contraseña", "contrasena", "clave", "mot de passe", "mot_de_passe",
+    "senha", "hasło", "haslo", "wachtwoord", "lösenord", "salasana", "jelszó", "heslo", "parola",
+    "chiave", "şifre", "sifre", "schlüssel",
+)  # fmt: skip
+_NAMES_LATIN = _NAMES_ENGLISH + _NAMES_FOREIGN
+_NAMES_SCRIPT = (
+    "пароль", "ключ api", "ключ", "токен", "密码", "密碼", "口令", "密钥", "秘密鍵", "令牌",
+    "パスワード", "トークン",
+    "비밀번호", "암호", "κωδικός", "كلمة المرور", "סיסמה",
+)  # fmt: skip
+# Between the name and the verb: a preposition and up to two words (`for root`, `de acceso`,
+# `für den Server`), or one word in a non-Latin script (`администратора`).
+_QUALIFIER = (
+    r"(?:[ \t]+(?i:for|of|to|de|del|da|do|di|du|des|para|pour|für|fur|van|voor|för|dla|для|от"
+    r"|на|za|na)(?:[ \t]+[^\s:=：,.;!?\"'`()]{1,24}){1,2}"
+    r"|[ \t]+[^\x00-\u024f\s:=：,.;!?\"'`()]{1,24})?"
+)
+# The verb or separator, then the value (quoted or bare).
+_COPULA = (
+    r"(?:[ \t]*[:：][ \t]*|[ \t]*(?:은|는|は|是|为|為|：)[ \t]*|[ \t]+(?i:is now|was set to"
+    r"|has been set to|is set to|set to|is|was|are|es|era|será|ist|lautet|war|est|était|é|è"
+    r"|jest|är|er|on|это"
+    r"|—|-)[ \t]+)"
+)
+_VALUE = r"(?:[\"'`«“„](?P<vq>[^\s\"'`»”“]{4,200})[\"'`»”“]|(?P<v>[^\s\"'`<>»”“&]{4,200}))"
+_AFTER_NAME = re.compile(r"(?:e?s)?" + _QUALIFIER + _COPULA + _VALUE)
+# In another language a name may also be assigned to (`Passwort=...`), as config files write it.
+_EQUALS = re.compile(r"[ \t]*=[ \t]*[\"']?(?P<v>[^\s\"'`<>&]{4,200})")
+_ENGLISH = frozenset(_NAMES_ENGLISH)
+_WORD_CHARS = re.compile(r"\w")
+_NUMBER = re.compile(r"[\d.,:/%+-]+[a-zA-Z]{0,3}")  # `3600s`, `12,345`, `10:30`, `42%`, `8KB`
+
+
+def _value_counts(value: str) -> bool:
+    if is_placeholder(value) or not is_strong(value) or "://" in value:
+        return False
+    if _NUMBER.fullmatch(value) or (is_code(value) and not any(c.isdigit() for c in value)):
+        return False
+    return not value.endswith((":", "…"))
+
+
+def scan_prose(text: str) -> Iterator[tuple[str, int, int]]:
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        return  # a character that lengthens when lowered: positions would not line up
+    names = _NAMES_LATIN if text.isascii() else _NAMES_LATIN + _NAMES_SCRIPT
+    covered = -1
+    for name in names:
+        pos = lowered.find(name)
+        while pos >= 0:
+            end = pos + len(name)
+            if (pos and _WORD_CHARS.match(text, pos - 1) and name.isascii()) or pos < covered:
+                pos = lowered.find(name, end)
+                continue
+            m = _AFTER_NAME.match(text, end)
+            if m is None and name not in _ENGLISH:
+                m = _EQUALS.match(text, end)
+            if m:
+                group = "vq" if m.re is _AFTER_NAME and m.group("vq") is not None else "v"
+                start, stop = m.span(group)
+                if group == "v":
+                    start, stop = trim(text, start, stop)
+                    while stop > start and text[stop - 1] in ",;!?":
+                        stop -= 1
+                if _value_counts(text[start:stop]):
+                    covered = stop
+                    yield "prose-secret", start, stop
+            pos = lowered.find(name, end)
+
+
+# --- standard input ---------------------------------------------------------------------------
+
+# A command that reads a password or token from its standard input.
+_READS_STDIN = re.compile(
+    r"-stdin\b|--stdin\b|\bchpasswd\b|\bsmbpasswd\b[^\n|;&]{0,80}?[ \t]-[a-zA-Z]*s\b"
+    r"|\bsudo\b[^\n|;&]{0,80}?[ \t]-[a-zA-Z]*S\b|-fd[ \t=]+0\b|-pass(?:in|out)[ \t]+stdin\b"
+    r"|\b(?:docker|podman|helm|buildah|skopeo|oras|crane|regctl|nerdctl)\b[^\n|;&]{0,120}?\blogin\b"
+)
+_PRODUCER = re.compile(
+    r"\b(?:echo|printf)(?:[ \t]+-[neE]{1,3})?(?:[ \t]+(?:'%s(?:\\n)?'|\"%s(?:\\n)?\"))?[ \t]+"
+    r"(?:\"(?P<vd>[^\"\n]{1,400})\"|'(?P<vs>[^'\n]{1,400})'|(?P<vb>[^\s\"'`|;&<>-][^\s\"'`|;&<>]{0,400}))"
+    r"[ \t]*\|(?![|])"
+)
+_HERE_STRING = re.compile(
+    r"<<<[ \t]*(?:\"(?P<vd>[^\"\n]{1,400})\"|'(?P<vs>[^'\n]{1,400})'|(?P<vb>[^\s\"'`|;&<>]{1,400}))"
+)
+_HEREDOC = re.compile(r"<<-?[ \t]*[\"']?(?P<tag>[A-Za-z_][A-Za-z0-9_]{0,20})[\"']?[^\n]{0,200}\n")
+_FTP_CLIENT = re.compile(r"\b(?:ftp|lftp|ncftp|tnftp|pftp)\b")
+_FTP_USER = re.compile(
+    r"(?m)^[ \t]*(?:user[ \t]+\S{1,100}[ \t]+(?P<v>\S{1,200})|pass[ \t]+(?P<p>\S{1,200}))[ \t]*$"
+)
+_EXPECT_SEND = re.compile(r"\bsend[ \t]+(?:--[ \t]+)?\"(?P<v>[^\"\\\n]{3,200})(?:\\r|\\n)\"")
+_PROMPT_WORDS = re.compile(r"(?i)assword|passphrase|\bpin\b|token|secret")
+
+
+def _is_reference(value: str) -> bool:
+    return is_placeholder(value) or value.startswith(("$", "`")) or "$(" in value
+
+
+def _line_end(text: str, pos: int) -> int:
+    end = text.find("\n", pos)
+    return len(text) if end < 0 else end
+
+
+def scan_stdin(text: str) -> Iterator[tuple[str, int, int]]:
+    if "|" in text:
+        for m in _PRODUCER.finditer(text):
+            if _READS_STDIN.search(text, m.end(), min(_line_end(text, m.end()), m.end() + 300)):
+                group = next(g for g in ("vd", "vs", "vb") if m.group(g) is not None)
+                if not _is_reference(m.group(group)):
+                    yield "stdin-password", *m.span(group)
+    if "<<" not in text:
+        return
+    for m in _HERE_STRING.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if _READS_STDIN.search(text, max(line_start, m.start() - 300), m.start()):
+            group = next(g for g in ("vd", "vs", "vb") if m.group(g) is not None)
+            if not _is_reference(m.group(group)):
+                yield "stdin-password", *m.span(group)
+    for m in _HEREDOC.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        command = text[max(line_start, m.start() - 300) : m.end()]
+        close = re.compile(r"(?m)^[ \t]*" + re.escape(m.group("tag")) + r"[ \t]*$")
+        end = close.search(text, m.end(), m.end() + 4096)
+        if end is None:
+            continue
+        if _READS_STDIN.search(command):
+            body = text[m.end() : end.start()]
+            first = m.end() + len(body) - len(body.lstrip())
+            stop = first + len(text[first : _line_end(text, first)].rstrip())
+            if first < stop <= end.start() and not _is_reference(text[first:stop]):
+                yield "stdin-password", first, stop
+        elif _FTP_CLIENT.search(command):
+            for line in _FTP_USER.finditer(text, m.end(), end.start()):
+                group = "v" if line.group("v") is not None else "p"
+                if not _is_reference(line.group(group)):
+                    yield "stdin-password", *line.span(group)
+
+
+def scan_expect(text: str) -> Iterator[tuple[str, int, int]]:
+    """`send "PW\\r"` in an expect script, at a password prompt or beside a comment saying so."""
+    for m in _EXPECT_SEND.finditer(text):
+        around = text[max(m.start() - 200, 0) : min(_line_end(text, m.end()), m.end() + 200)]
+        value = m.group("v")
+        if _PROMPT_WORDS.search(around) and not _is_reference(value) and is_strong(value):
+            yield "stdin-password", *m.span("v")
