@@ -118,7 +118,7 @@ def test_every_read_command_speaks_json() -> None:
         "queue approve", "queue drop", "queue retry", "restore", "resume", "schema", "undo",
         "uninstall", "uninstall claude", "uninstall codex", "uninstall gemini", "completion",
         "review approve", "review drop", "review edit", "serve", "deliver", "",
-        "install cursor", "uninstall cursor",
+        "install cursor", "uninstall cursor", "install opencode", "uninstall opencode",
         "install copilot", "uninstall copilot",
     }  # fmt: skip
     without = []

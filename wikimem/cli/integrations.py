@@ -26,11 +26,13 @@ from wikimem.runners.install import install_codex as install_codex_hooks
 from wikimem.runners.install import install_copilot as install_copilot_hooks
 from wikimem.runners.install import install_cursor as install_cursor_hooks
 from wikimem.runners.install import install_gemini as install_gemini_hooks
+from wikimem.runners.install import install_opencode as install_opencode_plugin
 from wikimem.runners.install import uninstall_claude as do_uninstall
 from wikimem.runners.install import uninstall_codex as uninstall_codex_hooks
 from wikimem.runners.install import uninstall_copilot as uninstall_copilot_hooks
 from wikimem.runners.install import uninstall_cursor as uninstall_cursor_hooks
 from wikimem.runners.install import uninstall_gemini as uninstall_gemini_hooks
+from wikimem.runners.install import uninstall_opencode as uninstall_opencode_plugin
 
 
 @cli.group()
@@ -380,6 +382,80 @@ def uninstall_copilot(ctx: Ctx, settings_path: Path | None, scope: str) -> None:
     """Remove wikimem's hooks from Copilot's hooks file; other hooks stay."""
     path = copilot_file(ctx, settings_path, scope)
     uninstalled(ctx, path, uninstall_copilot_hooks(path), project=False)
+
+
+def opencode_options(func: Any) -> Any:
+    for option in reversed(
+        [
+            click.option(
+                "--plugin",
+                "plugin_path",
+                type=click.Path(dir_okay=False, path_type=Path),
+                help="The plugin file to write (overrides --project/--user).",
+            ),
+            click.option(
+                "--project",
+                "scope",
+                flag_value="project",
+                default=True,
+                help="The workspace's .opencode/plugins/wikimem.js (default).",
+            ),
+            click.option(
+                "--user",
+                "scope",
+                flag_value="user",
+                help="$XDG_CONFIG_HOME/opencode/plugins/wikimem.js, else under ~/.config: all "
+                "your projects.",
+            ),
+            workspace_option,
+        ]
+    ):
+        func = option(func)
+    return func
+
+
+def opencode_plugin(ctx: Ctx, plugin_path: Path | None, scope: str) -> Path:
+    if plugin_path is not None:
+        return plugin_path
+    if scope == "project":
+        return ctx.places.workspace / ".opencode" / "plugins" / "wikimem.js"
+    folder = config.environ().get("XDG_CONFIG_HOME")
+    base = Path(folder).expanduser() if folder else Path.home() / ".config"
+    return base / "opencode" / "plugins" / "wikimem.js"
+
+
+@install.command("opencode")
+@opencode_options
+@COMMAND_OPTION
+@pass_ctx
+def install_opencode(ctx: Ctx, plugin_path: Path | None, scope: str, command: str | None) -> None:
+    """Record each OpenCode turn: a plugin that, when a session goes idle or is compacted
+    (session.idle, session.compacted), hands the session's messages to `wikimem hook`, which
+    records every turn not recorded yet (prompt, bash commands with exit codes, edits, reply).
+    The project's plugin is listed in .git/info/exclude unless git tracks it. OpenCode takes no
+    context from a plugin when a session starts: none is given."""
+    path = opencode_plugin(ctx, plugin_path, scope)
+    entry = chosen_entry(command)
+    written = install_opencode_plugin(path, entry)
+    say_written(
+        path, {"session.idle, session.compacted": shlex.join([*entry, "hook"])} if written else {}
+    )
+    if plugin_path is None and scope == "project":
+        exclude = keep_out_of_git(ctx.places.workspace, path)
+        if exclude is not None:
+            click.echo(f"  kept out of git (it holds this machine's path): listed in {exclude}")
+    click.echo("  OpenCode loads plugins when it starts: restart it to load this one.")
+    warn_if_moving(ctx, entry)
+
+
+@uninstall.command("opencode")
+@opencode_options
+@pass_ctx
+def uninstall_opencode(ctx: Ctx, plugin_path: Path | None, scope: str) -> None:
+    """Remove wikimem's OpenCode plugin (a file there that is not wikimem's stays)."""
+    path = opencode_plugin(ctx, plugin_path, scope)
+    removed = ["the plugin"] if uninstall_opencode_plugin(path) else []
+    uninstalled(ctx, path, removed, project=plugin_path is None and scope == "project")
 
 
 @cli.command()

@@ -1,7 +1,7 @@
 """Adapters from agent runners' formats to the run record, and what they share.
 
-Each runner gets one small module (`claude`, `codex`, `gemini`, `cursor_agent`, `github`,
-`command`); this package
+Each runner gets one small module (`claude`, `codex`, `gemini`, `cursor_agent`, `opencode`,
+`github`, `command`); this package
 detects which one a payload belongs to. What they all need (reading a JSONL file defensively,
 clipping a tool output) is in `transcripts`.
 
@@ -43,6 +43,11 @@ def session_of(payload: Mapping[str, Any]) -> str | None:
 
         if cursor_agent.is_cursor_payload(payload):
             return cursor_agent.session_of(payload)
+    if "messages" in payload:
+        from wikimem.runners import opencode  # the hook's path (see below)
+
+        if opencode.is_opencode_payload(payload):
+            return opencode.session_of(payload)
     from wikimem.runners import copilot  # the hook's path (see below)
 
     if copilot.is_copilot_payload(payload):  # camelCase: no hook_event_name, a sessionId
@@ -71,6 +76,11 @@ def records_from_payload(
 
         if cursor_agent.is_cursor_payload(payload):
             return cursor_agent.records_from_cursor(payload, env, recorded)
+    if "messages" in payload:  # what wikimem's OpenCode plugin sends, or `opencode export`
+        from wikimem.runners import opencode
+
+        if opencode.is_opencode_payload(payload):
+            return opencode.records_from_opencode(payload, recorded)
     from wikimem.runners import codex
 
     if codex.is_codex_payload(payload):
@@ -92,5 +102,6 @@ def records_from_payload(
     if "hook_event_name" in payload:
         return []  # another event of a known runner (SubagentStart, PostToolUse, ...)
     raise RecordError(
-        "not a Claude Code, Codex, Gemini CLI or Cursor hook payload, nor a run record with a task"
+        "not a Claude Code, Codex, Gemini CLI, Cursor or OpenCode hook payload, nor a run record "
+        "with a task"
     )

@@ -275,6 +275,41 @@ def _drop_flat(text: str, event: str) -> tuple[str, bool]:
         text = jsontext.remove(text, handlers, hit)
 
 
+def install_opencode(path: Path, entry: Sequence[str] = ("wikimem",)) -> bool:
+    """Write wikimem's OpenCode plugin at `path` (a `plugins/` folder OpenCode loads); whether
+    it wrote anything. A file there that is not wikimem's is left alone (ConfigError)."""
+    from wikimem.runners.opencode import MARKER, plugin_text
+
+    wanted = plugin_text(list(entry))
+    if path.exists():
+        current = read_text(path)
+        if current == wanted:
+            return False
+        if not current.startswith(MARKER):
+            raise ConfigError(f"{path} exists and is not wikimem's plugin; it was left alone")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, wanted)
+    return True
+
+
+def uninstall_opencode(path: Path) -> bool:
+    """Remove wikimem's OpenCode plugin, and the `plugins/` and `.opencode/` folders it leaves
+    empty; whether there was one."""
+    from wikimem.runners.opencode import MARKER
+
+    if not path.exists() or not read_text(path).startswith(MARKER):
+        return False
+    path.unlink()
+    for folder in (path.parent, path.parent.parent):
+        if (
+            folder.name in ("plugins", ".opencode")
+            and folder.is_dir()
+            and not any(folder.iterdir())
+        ):
+            folder.rmdir()
+    return True
+
+
 EXCLUDE_NOTE = "# added by wikimem install: personal hook settings, with an absolute path\n"
 
 

@@ -1,0 +1,297 @@
+"""OpenCode: a session's messages (in the shapes OpenCode's SDK gives them) become one run per
+turn, every turn once through the session's cursor; `wikimem install|uninstall opencode` write
+and remove the plugin, leaving no trace; the plugin is valid JavaScript, and run under node from
+a bare environment it hands the session to the installed `wikimem hook`, which queues each turn
+once."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.test_install_cli import ENTRY
+from wikimem.runners import record_from_payload, records_from_payload, session_of
+from wikimem.runners.claude import is_claude_payload
+from wikimem.runners.opencode import MARKER, is_opencode_payload, plugin_text
+
+FIXTURES = Path(__file__).parent / "fixtures" / "runners" / "opencode"
+SESSION = "ses_6aade4081ffe216ygZUgcUQdR1"
+NODE = shutil.which("node")
+
+
+def export() -> dict:
+    return json.loads((FIXTURES / "session.json").read_text(encoding="utf-8"))
+
+
+def idle(cwd: str = "/home/ada/shop", messages: list | None = None) -> dict:
+    """What the plugin sends at session.idle."""
+    return {
+        "hook_event_name": "session.idle",
+        "session_id": SESSION,
+        "cwd": cwd,
+        "messages": export()["messages"] if messages is None else messages,
+    }
+
+
+def test_each_turn_of_the_session_is_one_run() -> None:
+    turns = records_from_payload(idle(), {})
+
+    assert [key for key, _ in turns] == [
+        "msg_955200000001AAAAAAAAAAAAAA",
+        "msg_955200000004AAAAAAAAAAAAAA",
+        "msg_955200000006AAAAAAAAAAAAAA",
+    ]  # the compaction's request and summary are no turn
+    (_, fixed), (_, stopped), (_, logged) = turns
+    assert fixed["run_id"] == f"{SESSION}:msg_955200000001AAAAAAAAAAAAAA"
+    assert fixed["task"] == "run the tests and fix the price rounding"
+    assert fixed["status"] == "succeeded"
+    assert fixed["result"] == "Prices are rounded to cents now; the tests pass."
+    assert fixed["agent"] == {"name": "opencode", "instance_id": SESSION}
+    assert fixed["evidence"] == [
+        {
+            "kind": "command",
+            "command": "npm test",
+            "exit_code": 1,
+            "output": "FAIL src/price.test.ts\n  expected 10.99, received 10.989999",
+        },
+        {
+            "kind": "file",
+            "path": "src/price.ts",
+            "diff": "-return a * b\n+return Math.round(a * b * 100) / 100\n",
+        },
+        {
+            "kind": "command",
+            "command": "npm test",
+            "exit_code": 0,
+            "output": "PASS src/price.test.ts",
+        },
+    ]
+    assert fixed["started_at"] == "2025-09-17T00:44:59Z"
+    assert fixed["source"] == {
+        "runner": "opencode",
+        "event": "session.idle",
+        "session_id": SESSION,
+        "cwd": "/home/ada/shop",
+        "model": "grok-code",
+    }
+    # the person stopped the second: interrupted, the rejected call not run, the other running
+    assert stopped["status"] == "interrupted" and "result" not in stopped
+    assert stopped["evidence"] == [
+        {
+            "kind": "command",
+            "command": "rm -rf dist && npm run deploy",
+            "ran": False,
+            "output": "The user rejected permission to use this specific tool call.",
+        },
+        {"kind": "command", "command": "npm run build", "running": True},
+    ]
+    assert logged["evidence"] == [
+        {
+            "kind": "file",
+            "path": "CHANGELOG.md",
+            "diff": "+## 1.4.1\n+\n+- Round prices to cents.\n",
+        }
+    ]
+
+
+def test_every_turn_once_and_a_running_turn_waits() -> None:
+    messages = export()["messages"][:3]
+    del messages[2]["info"]["time"]["completed"]  # its answer is still being written
+    assert records_from_payload(idle(messages=messages), {}) == []
+    done = [key for key, _ in records_from_payload(idle(), {})]
+    assert records_from_payload(idle(), {}, done) == []
+    assert [k for k, _ in records_from_payload(idle(), {}, done[:1])] == done[1:]
+
+
+def test_the_export_reads_the_same_and_odd_parts_are_skipped() -> None:
+    document = export()
+    document["messages"][1]["parts"].extend(
+        [None, {"type": "tool", "tool": "bash", "state": "x"}, {"type": "tool", "tool": "edit"}]
+    )
+    document["messages"].insert(0, {"info": "broken"})
+    turns = records_from_payload(document, {})
+    assert [r["source"]["event"] for _, r in turns] == ["export"] * 3
+    assert turns[0][1]["source"]["cwd"] == "/home/ada/shop"  # the session's directory
+    assert len(turns[0][1]["evidence"]) == 3
+    failed = export()
+    failed["messages"][2]["info"]["error"] = {
+        "name": "ProviderAuthError",
+        "data": {"message": "bad key"},
+    }
+    (_, record), *_ = records_from_payload(failed, {})
+    assert record["status"] == "failed"
+    assert record["evidence"][0] == {"kind": "note", "text": "ProviderAuthError: bad key"}
+
+
+def test_detection_and_dispatch() -> None:
+    assert is_opencode_payload(idle()) and is_opencode_payload(export())
+    assert session_of(idle()) == session_of(export()) == f"opencode-{SESSION}"
+    assert record_from_payload(idle(), {})["agent"]["name"] == "opencode"
+    claude = {"session_id": "s", "hook_event_name": "Stop", "transcript_path": "/t/a.jsonl"}
+    assert not is_opencode_payload(claude) and is_claude_payload(claude)
+    assert not is_opencode_payload({"task": "x", "messages": []})
+
+
+def test_the_hook_path_imports_no_heavy_dependency() -> None:
+    code = (
+        "import json, sys\n"
+        "from wikimem.runners import record_from_payload\n"
+        f"p = json.loads(open({str(FIXTURES / 'session.json')!r}).read())\n"
+        "assert record_from_payload(p, {})['evidence']\n"
+        "heavy = {'openai', 'git', 'click', 'jinja2', 'frontmatter', 'filelock', 'httpx'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parent.parent,
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def test_install_writes_the_plugin_and_is_idempotent(workspace: Path, cli) -> None:
+    git("init", "-q", cwd=workspace)
+    exclude = workspace / ".git" / "info" / "exclude"
+    before = exclude.read_bytes()
+    plugin = workspace / ".opencode" / "plugins" / "wikimem.js"
+
+    first = cli("install", "opencode")
+
+    assert first.code == 0, first.err
+    assert first.out.startswith(
+        f"wrote {plugin}:\n  session.idle, session.compacted: {ENTRY} hook\n"
+    )
+    text = plugin.read_text()
+    assert text.startswith(MARKER) and json.dumps([ENTRY, "hook"]) in text
+    assert git("status", "--porcelain", "--untracked-files=all", cwd=workspace) == ""
+    assert cli("install", "opencode").out.startswith(f"already installed in {plugin}\n")
+    assert plugin.read_text() == text
+
+    assert cli("uninstall", "opencode").out == f"removed the plugin from {plugin}\n"
+    assert not (workspace / ".opencode").exists()
+    assert exclude.read_bytes() == before
+    assert cli("uninstall", "opencode").out == f"nothing to remove in {plugin}\n"
+
+
+def test_uninstall_leaves_the_folder_as_it_was(workspace: Path, cli) -> None:
+    folder = workspace / ".opencode"
+    (folder / "plugins").mkdir(parents=True)
+    (folder / "plugins" / "notify.ts").write_text("export const N = async () => ({})\n")
+    (folder / "opencode.json").write_text('{"$schema": "https://opencode.ai/config.json"}\n')
+    before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+    assert cli("install", "opencode").code == 0
+    assert cli("uninstall", "opencode").code == 0
+
+    assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
+
+
+def test_a_plugin_file_not_wikimem_s_is_left_alone(workspace: Path, cli) -> None:
+    plugin = workspace / ".opencode" / "plugins" / "wikimem.js"
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text("export const Mine = async () => ({})\n")
+    result = cli("install", "opencode")
+    assert result.code == 1 and "not wikimem's plugin" in result.err
+    assert cli("uninstall", "opencode").out == f"nothing to remove in {plugin}\n"
+    assert plugin.read_text() == "export const Mine = async () => ({})\n"
+
+
+def test_user_scope_follows_xdg_config_home(
+    workspace: Path, isolated_env: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert cli("install", "opencode", "--user").code == 0
+    default = isolated_env / ".config" / "opencode" / "plugins" / "wikimem.js"
+    assert default.read_text().startswith(MARKER)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(isolated_env / "xdg"))
+    assert cli("install", "opencode", "--user", "--command", "wikimem").code == 0
+    assert '["wikimem", "hook"]' in (isolated_env / "xdg/opencode/plugins/wikimem.js").read_text()
+    assert cli("uninstall", "opencode", "--user").code == 0
+    assert (isolated_env / "xdg" / "opencode").is_dir()  # OpenCode's own folder stays
+    assert not (workspace / ".opencode").exists()
+
+
+HARNESS = """
+import { readFileSync } from "node:fs"
+const [plugin, fixture, directory, style] = process.argv.slice(2)
+const { WikimemPlugin } = await import(plugin)
+const messages = JSON.parse(readFileSync(fixture, "utf8")).messages
+const asked = []
+const client = { session: { messages: async (args) => {
+  asked.push(args)
+  if (style === "v2") {  // a client that takes { sessionID } and answers the list itself
+    if (!args.sessionID) throw new Error("no sessionID")
+    return messages
+  }
+  return { data: args.path && args.path.id ? messages : undefined }
+} } }
+const hooks = await WikimemPlugin({ client, directory, project: {}, worktree: directory })
+await hooks.event({ event: { type: "message.updated", properties: {} } })
+await hooks.event({ event: { type: "session.idle", properties: { sessionID: "SESSION" } } })
+await hooks.event({ event: { type: "session.idle", properties: { sessionID: "SESSION" } } })
+console.log(JSON.stringify(asked))
+""".replace("SESSION", SESSION)
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+@pytest.mark.parametrize("style", ["v1", "v2"])
+def test_the_plugin_under_node_queues_each_turn_once(
+    workspace: Path, isolated_env: Path, cli, style: str
+) -> None:
+    assert cli("install", "opencode").code == 0
+    module = isolated_env / "wikimem.mjs"  # node reads a .mjs as a module whatever its version
+    shutil.copy(workspace / ".opencode" / "plugins" / "wikimem.js", module)
+    checked = subprocess.run([NODE, "--check", str(module)], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
+    harness = isolated_env / "harness.mjs"
+    harness.write_text(HARNESS)
+    fixture = str(FIXTURES / "session.json").replace("/home/ada/shop", str(workspace))
+    bare = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(isolated_env),
+        "WIKIMEM_HOME": str(isolated_env / ".clarvis"),
+        "WIKIMEM_LINGER": "0",
+    }
+
+    done = subprocess.run(
+        ["/usr/bin/env", "-i", *(f"{k}={v}" for k, v in bare.items()), NODE, str(harness)]
+        + [str(module), fixture, str(workspace), style],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=isolated_env,  # OpenCode's own folder: the plugin starts the hook in the project's
+    )
+
+    assert done.returncode == 0, done.stderr
+    asked = json.loads(done.stdout)
+    assert len(asked) == (2 if style == "v1" else 4)
+    queue = workspace / ".clarvis" / "state" / "queue"
+    runs = sorted(
+        (json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")),
+        key=lambda run: run["started_at"],
+    )
+    assert [run["task"] for run in runs] == [
+        "run the tests and fix the price rounding",
+        "deploy it",
+        "add a CHANGELOG entry",
+    ]  # two session.idle events: each turn once
+    assert [run["status"] for run in runs] == ["succeeded", "interrupted", "succeeded"]
+    assert runs[0]["agent"] == {"name": "opencode", "instance_id": SESSION}
+    assert [
+        (e["command"], e["exit_code"]) for e in runs[0]["evidence"] if e["kind"] == "command"
+    ] == [
+        ("npm test", 1),
+        ("npm test", 0),
+    ]
+
+
+def test_the_plugin_names_the_command_it_was_given() -> None:
+    text = plugin_text(["/opt/wikimem's venv/bin/wikimem"])
+    assert 'const COMMAND = ["/opt/wikimem\'s venv/bin/wikimem", "hook"]' in text

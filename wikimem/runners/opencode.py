@@ -1,0 +1,322 @@
+"""OpenCode adapter: the session's messages, as wikimem's plugin hands them over, become run
+records; and the plugin itself.
+
+OpenCode runs no commands as hooks: it loads JavaScript plugins from `.opencode/plugins/` (or
+`~/.config/opencode/plugins/`). `wikimem install opencode` writes one (`PLUGIN`): on the
+`session.idle` event (the agent finished, or was stopped) and on `session.compacted` it asks
+OpenCode's own client for the session's messages (`client.session.messages`) and pipes
+`{"hook_event_name", "session_id", "cwd", "messages"}` to `wikimem hook` on stdin. Each message
+is `{"info", "parts"}` as OpenCode's SDK gives it: a turn is a user message and the assistant
+messages after it, keyed by the user message's id, so every turn is recorded once whichever
+events fire (the session's cursor holds the keys). An assistant's `tool` parts give the
+evidence: `bash` calls become commands (the exit code is the call's `metadata.exit`), `edit`,
+`write` and `patch` calls file changes; its text parts the result. A turn whose last assistant
+message ended with `MessageAbortedError` has status `interrupted`, another error `failed`, one
+still running is left to the next event. `opencode export` output (`{"info", "messages"}`) is
+read the same way.
+
+Invariant: never raises on a malformed payload; standard library only (the hook's path).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Collection, Mapping
+from pathlib import PurePath
+from typing import Any
+
+from wikimem.runners.transcripts import clip
+
+RUNNER = "opencode"
+EVENTS = frozenset({"session.idle", "session.compacted"})
+SHELL_TOOLS = {"bash"}
+PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
+NOT_RUN = ("rejected", "aborted", "denied", "cancel")
+MARKER = "// wikimem: OpenCode plugin written by `wikimem install opencode`"
+
+
+def is_opencode_payload(payload: Mapping[str, Any]) -> bool:
+    """What wikimem's OpenCode plugin sends, or an `opencode export` document."""
+    if not isinstance(payload.get("messages"), list):
+        return False
+    if payload.get("hook_event_name") in EVENTS:
+        return True
+    info = payload.get("info")
+    return isinstance(info, dict) and str(info.get("id") or "").startswith("ses")
+
+
+def session_of(payload: Mapping[str, Any]) -> str | None:
+    session = _session(payload)
+    return f"opencode-{session}" if session else None
+
+
+def records_from_opencode(
+    payload: Mapping[str, Any], recorded: Collection[str] = ()
+) -> list[tuple[str | None, dict[str, Any]]]:
+    """(cursor key, run record) of each finished turn of the session not in `recorded`, oldest
+    first."""
+    session = _session(payload) or ""
+    cwd = _string(payload.get("cwd"))
+    info = payload.get("info")
+    if cwd is None and isinstance(info, dict):
+        cwd = _string(info.get("directory"))
+    event = _string(payload.get("hook_event_name")) or "export"
+    out: list[tuple[str | None, dict[str, Any]]] = []
+    for turn in _turns(payload.get("messages") or []):
+        key = _string(turn[0].get("id"))
+        if key and key in recorded:
+            continue
+        record = _record(turn, session, cwd, event)
+        if record is not None:
+            out.append((key, record))
+    return out
+
+
+def _turns(messages: list[Any]) -> list[list[dict[str, Any]]]:
+    """Each user message's info, then (info, parts) of the assistant messages after it; the
+    user message's parts are kept under "parts" in its info copy."""
+    turns: list[list[dict[str, Any]]] = []
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        info = message.get("info")
+        parts = message.get("parts")
+        if not isinstance(info, dict):
+            continue
+        entry = {**info, "parts": parts if isinstance(parts, list) else []}
+        if info.get("role") == "user":
+            turns.append([entry])
+        elif info.get("role") == "assistant" and turns:
+            turns[-1].append(entry)
+    return turns
+
+
+def _record(
+    turn: list[dict[str, Any]], session: str, cwd: str | None, event: str
+) -> dict[str, Any] | None:
+    user, answers = turn[0], [m for m in turn[1:] if not m.get("summary")]
+    if not answers:
+        return None  # a compaction's own request, or a prompt not answered yet
+    prompt = _text(user["parts"])
+    last = answers[-1]
+    if not last.get("error") and not _time(last, "completed"):
+        return None  # still running: the next session.idle records it
+    name = PurePath(cwd or ".").name or cwd or "a project"
+    record: dict[str, Any] = {
+        "run_id": f"{session}:{user.get('id')}" if user.get("id") else session,
+        "task": prompt or f"OpenCode session in {name}",
+        "agent": {"name": RUNNER, "instance_id": session},
+    }
+    error = last.get("error")
+    notes: list[dict[str, Any]] = []
+    if isinstance(error, dict):
+        kind = str(error.get("name") or "")
+        record["status"] = "interrupted" if kind == "MessageAbortedError" else "failed"
+        data = error.get("data")
+        message = data.get("message") if isinstance(data, dict) else None
+        if kind != "MessageAbortedError":
+            notes.append({"kind": "note", "text": clip(f"{kind}: {message or ''}".strip(": "))})
+    else:
+        record["status"] = "succeeded"
+    result = ""
+    for answer in reversed(answers):
+        result = _text(answer["parts"])
+        if result:
+            break
+    if result:
+        record["result"] = result
+    started, ended = _time(user, "created"), _time(last, "completed") or _time(last, "created")
+    if started:
+        record["started_at"] = _iso(started)
+    if ended:
+        record["ended_at"] = _iso(ended)
+    items: list[dict[str, Any]] = []
+    for answer in answers:
+        for part in answer["parts"]:
+            if isinstance(part, dict) and part.get("type") == "tool":
+                items.extend(_items(part, cwd))
+    record["evidence"] = notes + items
+    model = _string(last.get("modelID"))
+    record["source"] = {
+        k: v
+        for k, v in {
+            "runner": RUNNER,
+            "event": event,
+            "session_id": session or None,
+            "cwd": cwd,
+            "model": model,
+        }.items()
+        if v
+    }
+    return record
+
+
+def _items(part: Mapping[str, Any], cwd: str | None) -> list[dict[str, Any]]:
+    tool = part.get("tool")
+    raw = part.get("state")
+    state: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    given = state.get("input")
+    args: dict[str, Any] = given if isinstance(given, dict) else {}
+    status = str(state.get("status") or "")
+    error = _string(state.get("error")) or ""
+    if tool in SHELL_TOOLS:
+        command = _string(args.get("command"))
+        if not command:
+            return []
+        item: dict[str, Any] = {"kind": "command", "command": command}
+        found = state.get("metadata")
+        meta: dict[str, Any] = found if isinstance(found, dict) else {}
+        output = _string(state.get("output")) or _string(meta.get("output")) or ""
+        if status == "error":
+            if any(word in error.lower() for word in NOT_RUN):
+                item["ran"] = False
+            else:
+                item["exit_code"] = 1  # OpenCode marks the call failed without a code
+            output = error or output
+        elif status in ("pending", "running"):
+            item["running"] = True  # no outcome yet: never a false exit 0
+        elif isinstance(meta.get("exit"), int) and not isinstance(meta.get("exit"), bool):
+            item["exit_code"] = meta["exit"]
+        if output:
+            item["output"] = clip(output)
+        return [item]
+    if status != "completed":
+        return []
+    if tool in ("edit", "write"):
+        path = _string(args.get("filePath")) or _string(args.get("path"))
+        if not path:
+            return []
+        change: dict[str, Any] = {"kind": "file", "path": _relative(path, cwd)}
+        if tool == "edit":
+            diff = _lines("-", args.get("oldString")) + _lines("+", args.get("newString"))
+        else:
+            diff = _lines("+", args.get("content"))
+        if diff:
+            change["diff"] = clip(diff)
+        return [change]
+    if tool in ("patch", "apply_patch"):
+        text = _string(args.get("patchText")) or _string(args.get("patch")) or ""
+        return [
+            {"kind": "file", "path": _relative(path.strip(), cwd), "diff": clip(text)}
+            for path in PATCH_FILE.findall(text)
+        ]
+    return []
+
+
+def _text(parts: list[Any]) -> str:
+    """The text of a message's own text parts (not the synthetic ones OpenCode adds)."""
+    texts = [
+        p["text"]
+        for p in parts
+        if isinstance(p, dict)
+        and p.get("type") == "text"
+        and not p.get("synthetic")
+        and isinstance(p.get("text"), str)
+    ]
+    return "\n".join(t for t in texts if t.strip())
+
+
+def _time(info: Mapping[str, Any], name: str) -> float | None:
+    times = info.get("time")
+    value = times.get(name) if isinstance(times, dict) else None
+    return value / 1000 if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _lines(mark: str, text: Any) -> str:
+    if not isinstance(text, str):
+        return ""
+    return "".join(f"{mark}{line}\n" for line in text.splitlines())
+
+
+def _relative(path: str, cwd: str | None) -> str:
+    if cwd:
+        try:
+            return PurePath(path).relative_to(cwd).as_posix()
+        except ValueError:
+            pass
+    return path
+
+
+def _session(payload: Mapping[str, Any]) -> str | None:
+    session = _string(payload.get("session_id"))
+    info = payload.get("info")
+    if session is None and isinstance(info, dict):
+        session = _string(info.get("id"))
+    return session
+
+
+def _iso(stamp: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
+
+
+def _string(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def plugin_text(entry: list[str]) -> str:
+    """The plugin `install opencode` writes: it runs `entry hook` with the session's messages."""
+    return PLUGIN.replace("__COMMAND__", json.dumps([*entry, "hook"]))
+
+
+PLUGIN = (
+    MARKER
+    + """ (remove it with
+// `wikimem uninstall opencode`). When a session goes idle (its turn finished or was stopped)
+// or is compacted, it hands the session's messages to `wikimem hook` on stdin, which records
+// each turn not recorded yet in this project's memory. It never throws: memory must never
+// break the agent.
+import { spawn } from "node:child_process"
+
+const COMMAND = __COMMAND__
+const EVENTS = new Set(["session.idle", "session.compacted"])
+const LAST = 400 // messages sent at most: older turns were recorded at earlier events
+
+async function messagesOf(client, id, directory) {
+  for (const args of [{ path: { id }, query: { directory } }, { sessionID: id }]) {
+    try {
+      const reply = await client.session.messages(args)
+      const list = Array.isArray(reply) ? reply : reply && reply.data
+      if (Array.isArray(list)) return list
+    } catch {}
+  }
+  return null
+}
+
+export function send(command, payload, cwd) {
+  return new Promise((resolve) => {
+    let child
+    try {
+      child = spawn(command[0], command.slice(1), { cwd, stdio: ["pipe", "ignore", "ignore"] })
+    } catch {
+      resolve(false)
+      return
+    }
+    child.on("error", () => resolve(false))
+    child.on("close", (code) => resolve(code === 0))
+    child.stdin.on("error", () => {})
+    child.stdin.end(JSON.stringify(payload))
+  })
+}
+
+export const WikimemPlugin = async ({ client, directory }) => ({
+  event: async ({ event }) => {
+    try {
+      if (!event || !EVENTS.has(event.type)) return
+      const id = event.properties && event.properties.sessionID
+      if (!id) return
+      const messages = await messagesOf(client, id, directory)
+      if (!messages) return
+      const payload = {
+        hook_event_name: event.type,
+        session_id: id,
+        cwd: directory,
+        messages: messages.slice(-LAST),
+      }
+      await send(COMMAND, payload, directory)
+    } catch {}
+  },
+})
+"""
+)
