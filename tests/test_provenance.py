@@ -97,3 +97,30 @@ def test_a_model_guess_never_replaces_a_candidate_without_review(
     assert "Delete bun.lockb" not in (places.wiki / "build" / "bun" / "MEMORY.md").read_text()
     assert len(list(Queue(places.queue).jobs("review"))) == 1
     assert origin(places, settings, REF).runs == ("r1",)
+
+
+def test_a_batched_pass_credits_each_entry_to_the_runs_that_taught_it(workspace: Path) -> None:
+    places, settings = setup(workspace)
+    enqueue(places, settings, candidate_run("r1", "Run `bun install` and commit bun.lockb."))
+    other = {"path": "test/pytest", "type": "procedural", "title": "Serial database tests"}
+    content = "Run the database tests with `-n 0`: they share one SQLite file."
+    run = {"run_id": "r2", "task": "fix tests", "memory": [{**other, "content": content}]}
+    enqueue(places, settings, run)
+    enqueue(places, settings, candidate_run("r3", "Run `bun install` and commit bun.lockb."))
+
+    assert [o for o, _ in passes(places, settings)] == ["changed"] * 3  # one pass, three runs
+    lock = origin(places, settings, REF)
+    tests = origin(places, settings, "test/pytest#serial-database-tests")
+
+    assert lock.runs == ("r1", "r3") and lock.strength == 3
+    assert tests.runs == ("r2",) and tests.strength == 2
+    assert len({s.commit for s in (*lock.steps, *tests.steps)}) == 1
+
+
+def test_a_model_cannot_name_the_runs_of_its_edits() -> None:
+    from wikimem.indexing.plan import BY_RULES, RUNS, parse_answer
+
+    edit = {"action": "add", "leaf": "a/b", "entry": "c", RUNS: ["forged"], BY_RULES: True}
+    assert parse_answer({"summary": "", "edits": [edit]}).edits == (
+        {"action": "add", "leaf": "a/b", "entry": "c"},
+    )

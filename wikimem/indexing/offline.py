@@ -40,7 +40,15 @@ from typing import Any
 
 from wikimem.indexing.episodes import Episode, fixing, split
 from wikimem.indexing.layout import DEFAULT_AREA, area, display_name, file_home, home
-from wikimem.indexing.plan import ALREADY_IN, MAX_BODY, TYPES, RawPlan, clean_path, one_line
+from wikimem.indexing.plan import (
+    ALREADY_IN,
+    MAX_BODY,
+    RUNS,
+    TYPES,
+    RawPlan,
+    clean_path,
+    one_line,
+)
 from wikimem.indexing.prose import code, fenced, joined, placeholders, short_heading
 from wikimem.indexing.shell import (
     SCRIPT_SUFFIX,
@@ -190,7 +198,7 @@ def offline_plan(
     """Propose the edits the rules find in `runs`, one per (leaf, entry), in run order."""
     known = known or Known({})
     edits: list[dict[str, Any]] = []
-    seen: set[tuple[str, str]] = set()
+    seen: dict[tuple[str, str], dict[str, Any]] = {}  # (leaf, entry): its edit
     taught: list[tuple[str, int]] = []
     already: list[str] = []
     for run in runs:
@@ -217,9 +225,12 @@ def offline_plan(
         for edit in proposed:
             key = (clean_path(edit["leaf"])[0] or edit["leaf"], edit["entry"])
             if key not in seen:
-                seen.add(key)
-                edits.append(edit)
+                seen[key] = {**edit, RUNS: [run.run_id]}
+                edits.append(seen[key])
                 found += 1
+            elif run.run_id not in seen[key][RUNS]:
+                # the same lesson from a later run of the batch: that run supports it too
+                seen[key][RUNS].append(run.run_id)
         if found:
             taught.append((run.run_id, found))
     summary = _summary(taught)

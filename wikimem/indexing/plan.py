@@ -54,6 +54,7 @@ REDACTED = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
 MIN_BODY = 20  # characters
 MIN_BODY_WORDS = 4
 BY_RULES = "_by_rules"  # key on edits the rules proposed; a model's answer never carries it
+RUNS = "_runs"  # on the rules' edits: the ids of the runs each came from; never a model's
 # Words of the plan's own schema and the filler a model writes when it has nothing to say:
 # as a segment of a new leaf or as a whole title they name nothing.
 SCHEMA_WORDS = frozenset(
@@ -221,8 +222,16 @@ def parse_answer(obj: Any) -> RawPlan:
     """`parse` for a model's answer: a key the schema does not allow cannot pass an edit off
     as one the rules proposed."""
     raw = parse(obj)
-    edits = tuple({k: v for k, v in e.items() if k != BY_RULES} for e in raw.edits)
+    edits = tuple({k: v for k, v in e.items() if k not in (BY_RULES, RUNS)} for e in raw.edits)
     return RawPlan(raw.summary, edits, raw.topics)
+
+
+def _runs(raw: Mapping[str, Any]) -> tuple[str, ...]:
+    """The runs the rules name for their edit (a model's answer never carries the key)."""
+    runs = raw.get(RUNS) if raw.get(BY_RULES) else None
+    if not isinstance(runs, list | tuple):
+        return ()
+    return tuple(dict.fromkeys(r for r in runs if isinstance(r, str) and r and r.isprintable()))
 
 
 def by_rules(raw: RawPlan) -> RawPlan:
@@ -523,7 +532,9 @@ class _Checker:
             repair(f"add of existing entry {entry_id!r} turned into an update")
         if action == "update" and existing.get(entry_id, "").strip() == body:
             reason = one_line(str(raw.get("reason") or ""), MAX_REASON)
-            self.confirmed.append(Edit("confirm", leaf, entry_id, title=title, reason=reason))
+            self.confirmed.append(
+                Edit("confirm", leaf, entry_id, title=title, reason=reason, runs=_runs(raw))
+            )
             return reject(ALREADY_SAID)
         self.seen.add((leaf, entry_id))
         return Edit(
@@ -537,6 +548,7 @@ class _Checker:
             leaf_title=one_line(str(raw.get("leaf_title") or ""), MAX_TITLE),
             leaf_summary=one_line(str(raw.get("leaf_summary") or ""), MAX_SUMMARY),
             meta=clean_meta(raw.get("meta")),
+            runs=_runs(raw),
         )
 
     def _outside(self, leaf: str) -> str:

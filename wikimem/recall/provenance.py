@@ -5,9 +5,10 @@ made (any author but wikimem, a compaction aside) is the person's word; a pass's
 its runs (`Wikimem-Run`), its model (`Wikimem-Model`), and for each edit a reason, which says
 when the edit was an explicit candidate a run asked to remember. Sources rank
 person > candidate > model > rule; each later run that wrote or rewrote the entry again
-counts as support, and so does a run that proposed it word for word (the pass records it in
-the entry's `confirmed` date, see `memory.confirm_days`). Invariant: nothing here writes;
-an entry without history has no origin.
+counts as support (of a pass that read several runs, only those the pass names for that
+edit in `Wikimem-Edit-Run`, when it knows), and so does a run that proposed it word for
+word (the pass records it in the entry's `confirmed` date, see `memory.confirm_days`).
+Invariant: nothing here writes; an entry without history has no origin.
 """
 
 from __future__ import annotations
@@ -81,6 +82,18 @@ def source_of(commit: Commit, ref: str) -> str:
     return "rule" if OFFLINE_MODEL in commit.trailers.get("Wikimem-Model", ()) else "model"
 
 
+def runs_of(commit: Commit, ref: str) -> tuple[str, ...]:
+    """The runs `ref` came from in `commit`: those its `Wikimem-Edit-Run` trailers name when
+    the pass read several runs and knew which one taught the edit, else every run of the pass."""
+    named = tuple(
+        run
+        for value in commit.trailers.get("Wikimem-Edit-Run", ())
+        for target, _, run in [value.partition(" ")]
+        if target == ref and run
+    )
+    return named or tuple(commit.trailers.get("Wikimem-Run", ()))
+
+
 def origin(places: Places, settings: Settings, ref: str) -> Origin:
     """The commits that wrote entry `ref` (`leaf#entry`) and what each says of its source."""
     return origins(places, settings, [ref])[ref]
@@ -106,7 +119,7 @@ def origins(places: Places, settings: Settings, refs: Iterable[str]) -> dict[str
                 body = (now.body, now.meta.get("confirmed", "")) if now else None
                 if body is not None and body != before[entry_id]:
                     ref = f"{leaf}#{entry_id}"
-                    runs = tuple(commit.trailers.get("Wikimem-Run", ()))
+                    runs = runs_of(commit, ref)
                     steps[entry_id].append(
                         Step(commit.date, commit.short, source_of(commit, ref), runs, commit.author)
                     )

@@ -25,3 +25,6 @@ class Edit:
     leaf_title: str = ""
     leaf_summary: str = ""
     meta: tuple[tuple[str, str], ...] = ()  # entry dates: ("review-by", "2027-03-01"), ...
+    # the runs this edit came from, when the rules know it (one pass may read several runs);
+    # empty: every run of the pass, as a model's edit of a batch is credited
+    runs: tuple[str, ...] = ()
