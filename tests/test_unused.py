@@ -147,3 +147,27 @@ def test_nothing_is_unused_where_no_delivery_was_ever_logged(idle_wiki, cli) -> 
     for log in (places.state / injections.FOLDER).glob("*.jsonl"):
         log.unlink()
     assert "nothing to compact" in cli("compact", "--dry-run", "--no-model").out
+
+
+def test_many_unused_entries_wait_apart_and_approve_retires_them(idle_wiki, cli) -> None:  # type: ignore[no-untyped-def]
+    """Removing them would hold the whole plan (here more than a tenth of the entries): they
+    wait for a person, listed with their reasons, and --approve retires them."""
+    places, _ = idle_wiki
+    (places.workspace / ".clarvis" / "config.toml").write_text("[review]\nmax_remove_share = 0.1\n")
+    before = git("rev-parse", "HEAD", cwd=places.wiki)
+
+    done = cli("compact", "--no-model")
+    data = json.loads(cli("compact", "--dry-run", "--no-model", "--json").out)
+
+    assert done.code == 1
+    assert f"held    build/ports#ports  not delivered or used in 30 days (created {today()})" in (
+        done.out
+    )
+    assert "2 unused entries wait for review (removes 1 of 2 entries in build/ports)" in done.err
+    assert sorted(data["waiting"]) == ["build/ports#ports", "testing/sync#flaky-sync-test"]
+    assert data["retired"] == [] and data["held"] == ""
+    assert git("rev-parse", "HEAD", cwd=places.wiki) == before
+
+    approved = cli("compact", "--no-model", "--approve")
+    assert approved.code == 0, approved.err
+    assert "2 retired to the trash" in approved.out

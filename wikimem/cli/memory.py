@@ -110,6 +110,8 @@ def compact(
                 "commit": done.commit,
                 "model_calls": done.model_calls,
                 "notes": list(done.notes),
+                "waiting": dict(done.waiting),
+                "waiting_held": done.waiting_held,
                 "diff": done.diff,
             }
         )
@@ -118,15 +120,24 @@ def compact(
         click.echo(done.diff, nl=False)
     for edit in done.plan.edits:
         click.echo(f"{edit.action:<7} {edit.leaf}#{edit.entry}  {edit.reason}")
+    for ref, reason in done.waiting:
+        click.echo(f"held    {ref}  {reason}")
     for note in done.notes:
         warn(f"wikimem: {note}")
-    if not done.plan.edits:
+    if done.waiting:
+        warn(
+            f"wikimem: {len(done.waiting)} unused entries wait for review ({done.waiting_held}); "
+            "`wikimem compact --approve` retires them too"
+        )
+    if not done.plan.edits and not done.waiting:
         click.echo("nothing to compact")
     elif done.commit:
         click.echo(
             f"compacted in commit {done.commit[:7]}: {len(done.retired)} retired to the trash, "
             f"{len(done.updated)} updated"
         )
+    elif done.waiting and not dry_run:
+        raise click.exceptions.Exit(1)  # nothing changed: what there was waits for a person
     elif done.held and not dry_run:
         warn(f"wikimem: compaction held for review ({done.held}); nothing changed")
         warn("wikimem: read it with `wikimem compact --dry-run`, apply it with --approve")

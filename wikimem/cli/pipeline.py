@@ -211,6 +211,8 @@ def _compact_on_schedule(ctx: Ctx, changed: int, quiet: bool) -> None:
         warn(f"wikimem: scheduled compaction held for review ({done.held}); see `wikimem compact`")
     elif done is not None and done.commit and not quiet:
         click.echo(f"wikimem: compacted in commit {done.commit[:7]}")
+    if done is not None and done.waiting:
+        warn(f"wikimem: {len(done.waiting)} unused entries wait for review; see `wikimem compact`")
 
 
 @cli.group(invoke_without_command=True)

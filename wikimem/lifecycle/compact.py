@@ -76,6 +76,9 @@ class Compaction:
     retired: tuple[str, ...] = ()
     updated: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    # (ref, reason) of unused entries held apart: they alone would have held the plan
+    waiting: tuple[tuple[str, str], ...] = ()
+    waiting_held: str = ""
 
 
 # -- reading the wiki ---------------------------------------------------------------------------
@@ -367,22 +370,38 @@ def compact_messages(
 
 def propose(
     places: Places, settings: Settings, topic: str | None, use_model: bool, day: str
-) -> tuple[Plan, int]:
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int, int]:
+    """The edits of the rules and the model, the unused rule's apart, the number of entries
+    compacted and the model calls made."""
     wiki = Wiki(places.wiki)
     if topic is not None and topic not in wiki.topics():
         raise UsageError(f"no topic {topic!r} in the wiki (topics: {', '.join(wiki.topics())})")
     found = list(items(wiki, topic))
     edits = rule_edits(found, day)
-    edits += unused_edits(
+    unused = unused_edits(
         places, settings, found, day, {f"{e['leaf']}#{e['entry']}" for e in edits}
     )
     calls = 0
     if use_model and settings.model_settings().model:
-        ruled = {(e["leaf"], e["entry"]) for e in edits}
+        ruled = {(e["leaf"], e["entry"]) for e in edits + unused}
         rest = [i for i in found if (i.leaf, i.entry.id) not in ruled]
         extra, calls = model_edits(rest, settings, day)
         edits += extra
-    return checked(edits, wiki, len(found), settings.review.max_remove_share, topic), calls
+    return edits, unused, len(found), calls
+
+
+def hold_of(places: Places, settings: Settings, plan: Plan) -> str:
+    """Why `plan` waits for review ("" when it does not): a large removal, an entry a person
+    wrote, an entry holding a sync conflict."""
+    if plan.held:
+        return plan.held
+    theirs = person_written(places, settings, plan) if plan.edits else []
+    if theirs:
+        return f"changes entries a person wrote: {', '.join(theirs)}"
+    torn = unsettled(Wiki(places.wiki), plan)
+    if torn:
+        return f"changes entries holding a sync conflict to settle: {', '.join(torn)}"
+    return ""
 
 
 def checked(
@@ -572,19 +591,25 @@ def compact(
     compaction writes are merged memory, not the person's words, so the person-first rule must
     not take them for the person's and hold every later edit of them."""
     day = day or today()
-    plan, calls = propose(places, settings, topic, use_model, day)
-    held = plan.held
-    theirs = person_written(places, settings, plan) if plan.edits else []
-    if theirs and not held:
-        held = f"changes entries a person wrote: {', '.join(theirs)}"
-    torn = unsettled(Wiki(places.wiki), plan)
-    if torn and not held:
-        held = f"changes entries holding a sync conflict to settle: {', '.join(torn)}"
+    edits, unused, total, calls = propose(places, settings, topic, use_model, day)
+    share = settings.review.max_remove_share
+    plan = checked(edits + unused, Wiki(places.wiki), total, share, topic)
+    held = hold_of(places, settings, plan)
+    waiting: tuple[tuple[str, str], ...] = ()
+    waiting_held = ""
+    if held and unused and not approve:
+        # Entries going unused are the rule most likely to find many at once (the first time
+        # it sees a month of deliveries): when they alone hold the plan, they wait apart for a
+        # person and the rest (expired entries, duplicates) goes ahead as it did without them.
+        rest = checked(edits, Wiki(places.wiki), total, share, topic)
+        if not hold_of(places, settings, rest):
+            waiting = tuple((f"{e['leaf']}#{e['entry']}", str(e["reason"])) for e in unused)
+            plan, held, waiting_held = rest, "", held
     diff = show_diff(rewrite(Wiki(places.wiki), plan, day))
     retired = tuple(f"{e.leaf}#{e.entry}" for e in plan.edits if e.action == "remove")
     updated = tuple(f"{e.leaf}#{e.entry}" for e in plan.edits if e.action == "update")
     notes = tuple(f"rejected {n.what}: {n.reason}" for n in plan.rejected)
-    done = Compaction(plan, diff, held, None, calls, retired, updated, notes)
+    done = Compaction(plan, diff, held, None, calls, retired, updated, notes, waiting, waiting_held)
     if dry_run or not plan.edits or (held and not approve):
         return done
 
@@ -603,7 +628,7 @@ def compact(
     with wiki_change(places, settings) as change:
         work(change)
         sha = change.commit(message(plan, None if scheduled else change.repo.person()))
-    return Compaction(plan, diff, "", sha, calls, retired, updated, notes)
+    return Compaction(plan, diff, "", sha, calls, retired, updated, notes, waiting, waiting_held)
 
 
 # -- on a schedule ------------------------------------------------------------------------------
