@@ -429,7 +429,7 @@ def opencode_plugin(ctx: Ctx, plugin_path: Path | None, scope: str) -> Path:
 @COMMAND_OPTION
 @pass_ctx
 def install_opencode(ctx: Ctx, plugin_path: Path | None, scope: str, command: str | None) -> None:
-    """Record each OpenCode turn: a plugin that, when a session goes idle or is compacted
+    """Record each OpenCode 1.x turn: a plugin that, when a session goes idle or is compacted
     (session.idle, session.compacted), hands the session's messages to `wikimem hook`, which
     records every turn not recorded yet (prompt, bash commands with exit codes, edits, reply).
     The project's plugin is listed in .git/info/exclude unless git tracks it. OpenCode takes no

@@ -2,7 +2,8 @@
 records; and the plugin itself.
 
 OpenCode runs no commands as hooks: it loads JavaScript plugins from `.opencode/plugins/` (or
-`~/.config/opencode/plugins/`). `wikimem install opencode` writes one (`PLUGIN`): on the
+`~/.config/opencode/plugins/`). `wikimem install opencode` writes one (`PLUGIN`, in OpenCode
+1.x's plugin API: OpenCode 2 runs only plugins of its new `Plugin.define` API): on the
 `session.idle` event (the agent finished, or was stopped) and on `session.compacted` it asks
 OpenCode's own client for the session's messages (`client.session.messages`) and pipes
 `{"hook_event_name", "session_id", "cwd", "messages"}` to `wikimem hook` on stdin. Each message
