@@ -4,7 +4,10 @@ whose result is in the file loses its outcome, order follows the file, task and 
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -355,3 +358,180 @@ def test_every_turn_of_the_real_gemini_session_is_recorded_once(
     ]
     assert len(wanted) == 9
     assert [e["path"] for r in runs for e in r["evidence"] if e["kind"] == "file"] == wanted
+
+
+def handed_on(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
+    """What `wikimem start` hands to detached hooks, caught instead of spawned."""
+    from wikimem.intake import background
+
+    handed: list[dict] = []
+
+    def spawn(args: list[str], log: str, data: bytes | None = None) -> None:
+        assert args[:2] == ["hook", "--handoff"]
+        handed.append(json.loads(data or b""))
+
+    monkeypatch.setattr(background, "spawn", spawn)
+    return handed
+
+
+def an_hour_on(monkeypatch: pytest.MonkeyPatch, written: Path) -> None:
+    """The starts below come an hour after `written` was last written: its mtime is set a
+    second on (file clocks tick coarser than time.time), the cursor's clock an hour later."""
+    from wikimem.runners import cursor
+
+    then = time.time() + 1
+    os.utime(written, (then, then))
+    monkeypatch.setattr(cursor, "time", SimpleNamespace(time=lambda: then + 3600))
+
+
+def new_session(workspace: Path, tmp_path: Path, session: str = "d2a1f0c4-new") -> dict:
+    return {
+        "session_id": session,
+        "transcript_path": str(tmp_path / f"{session}.jsonl"),
+        "cwd": str(workspace),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
+
+
+def test_a_crashed_session_s_turns_are_recorded_at_the_next_session_s_start(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real three-turn session: its Stop fired for the first turn only, then it crashed
+    (the transcript holds turns 2 and 3, no hook reported them). A new session's start in
+    the workspace hands it on once; its turns 2 and 3 are queued once, and nothing more on a
+    second start or a second handing-on."""
+    from wikimem.cli import start
+
+    lines = CLAUDE.read_text().splitlines(keepends=True)
+    second = next(i for i, ln in enumerate(lines) if "e6e29cbd-ee75-4ba7" in ln and '"uuid"' in ln)
+    transcript = tmp_path / f"{SESSION}.jsonl"
+    transcript.write_text("".join(lines[:second]))
+    places = config.places(workspace, {})
+    stop = {
+        "session_id": SESSION,
+        "transcript_path": str(transcript),
+        "cwd": "/tmp/tmpw6sk2trg",
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+    }
+    assert accept(places, {}, json.dumps(stop).encode()).job
+    transcript.write_text("".join(lines))  # turns 2 and 3, then the crash: no hook fired
+    handed = handed_on(monkeypatch)
+
+    start.context({}, new_session(workspace, tmp_path), False)
+    assert handed == []  # written a moment ago: the session may still be running
+    an_hour_on(monkeypatch, transcript)
+    start.context({}, new_session(workspace, tmp_path), False)
+    start.context({}, new_session(workspace, tmp_path, "b9c3e2d1-another"), False)
+
+    assert handed == [
+        {
+            "hook_event_name": "SessionStart",
+            "source": "resume",
+            "session_id": SESSION,
+            "transcript_path": str(transcript),
+            "cwd": "/tmp/tmpw6sk2trg",
+        }
+    ]  # once: the second start finds it handed on already
+    first = accept(places, {}, json.dumps(handed[0]).encode())
+    assert first.job and not first.duplicate
+    assert accept(places, {}, json.dumps(handed[0]).encode()).job is None
+    queue = workspace / ".clarvis" / "state" / "queue"
+    runs = [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+    assert sorted(r["run_id"] for r in runs) == sorted(
+        f"{SESSION}:{h}"
+        for h in (
+            "1b4951f2-dc07-4bb4-9740-777baa85b06e",
+            "e6e29cbd-ee75-4ba7-b04c-450d4aaa5cbb",
+            "cc8325f0-bbf3-40a4-8438-f14639128bf2",
+        )
+    )
+
+
+def test_a_crashed_gemini_session_is_picked_up_and_a_live_one_is_left_alone(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two Gemini CLI sessions with the real session's log: the one still for an hour is
+    handed on and its turns after the first are queued once; the one written a minute ago (a
+    session running in another terminal) is not touched; neither is the starting one."""
+    from wikimem.cli import start
+
+    document = json.loads(GEMINI.read_text(encoding="utf-8"))
+    messages = document["messages"]
+    spans = gemini_turns(messages)
+    places = config.places(workspace, {})
+    chats = tmp_path / ".gemini" / "tmp" / "personal-finance" / "chats"
+    chats.mkdir(parents=True)
+    paths = {}
+    for name in ("crashed", "live"):
+        session = f"{name}-{document['sessionId'][8:]}"
+        path = chats / f"session-2026-06-14T12-02-{name}.jsonl"
+        path.write_text(gemini_log(document | {"sessionId": session}, messages[: spans[1][1]]))
+        after = {
+            "session_id": session,
+            "transcript_path": str(path),
+            "cwd": GEMINI_CWD,
+            "hook_event_name": "AfterAgent",
+            "prompt": messages[spans[1][0]]["content"][0]["text"],
+            "prompt_response": "Understood.",
+        }
+        assert accept(places, {}, json.dumps(after).encode()).job  # its first two turns
+        path.write_text(gemini_log(document | {"sessionId": session}, messages))
+        paths[name] = (session, path)
+    handed = handed_on(monkeypatch)
+    an_hour_on(monkeypatch, paths["crashed"][1])
+    soon = time.time() + 3600 - 60  # the live one wrote a minute before the start
+    os.utime(paths["live"][1], (soon, soon))
+    starting = {**new_session(workspace, tmp_path, paths["live"][0]), "transcript_path": ""}
+
+    start.context({}, starting | {"session_id": "g-new"}, False)
+    start.context({}, starting | {"session_id": "g-new"}, False)
+
+    session, path = paths["crashed"]
+    assert [(h["session_id"], h["transcript_path"]) for h in handed] == [(session, str(path))]
+    assert accept(places, {}, json.dumps(handed[0]).encode()).job
+    queue = workspace / ".clarvis" / "state" / "queue"
+    runs = [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+    crashed = sorted(r["run_id"] for r in runs if r["run_id"].startswith(session))
+    assert crashed == sorted(f"{session}:{messages[a]['id']}" for a, _ in spans)
+    assert len([r for r in runs if r["run_id"].startswith(paths["live"][0])]) == 2
+
+
+def test_a_crashed_codex_session_is_picked_up_the_same_way(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real two-turn Codex rollout: Stop for the first turn, a crash in the second; the
+    next session's start hands it on as resumed, and the second turn is queued once."""
+    from wikimem.cli import start
+
+    real = REAL_CODEX[0]
+    lines = real.read_text().splitlines(keepends=True)
+    second = [i for i, ln in enumerate(lines) if '"turn_context"' in ln or '"task_started"' in ln]
+    rollout = (
+        tmp_path / real.name.split("-", 2)[2]
+    )  # rollout-<time>-<thread>.jsonl, as Codex names it
+    rollout.write_text("".join(lines[: second[2]]))  # the first turn, as its Stop read it
+    thread = real.stem.split("-rollout-")[1][20:]
+    stop = {
+        "hook_event_name": "Stop",
+        "session_id": thread,
+        "turn_id": "t1",
+        "transcript_path": str(rollout),
+        "cwd": "/tmp",
+        "stop_hook_active": False,
+    }
+    places = config.places(workspace, {})
+    assert accept(places, {}, json.dumps(stop).encode()).run_id == f"{thread}:t1"
+    rollout.write_text("".join(lines))
+    handed = handed_on(monkeypatch)
+    an_hour_on(monkeypatch, rollout)
+
+    start.context({}, new_session(workspace, tmp_path), False)
+    start.context({}, new_session(workspace, tmp_path), False)
+
+    assert [h["session_id"] for h in handed] == [thread]
+    assert accept(places, {}, json.dumps(handed[0]).encode()).job
+    queue = workspace / ".clarvis" / "state" / "queue"
+    runs = [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+    assert len(runs) == len(read_rollout(rollout).turns()) == 2

@@ -92,6 +92,8 @@ def context(options: dict[str, str], payload: dict[str, Any], as_json: bool) -> 
         return ""
     if payload.get("source") == "resume" and payload.get("transcript_path"):
         record_left_turns(places, payload)
+    if payload.get("hook_event_name") == "SessionStart":
+        pick_up_crashed(places, payload)
     settings = config.load(places)
     # providers.provider_name, spelled out: importing the providers package costs a start
     provider = (settings.memory.provider or "wiki").strip().lower()
@@ -169,6 +171,18 @@ def record_left_turns(places: Places, payload: dict[str, Any]) -> None:
     args = ["hook", "--handoff", "--quiet", "-C", str(places.workspace), "-"]
     data = json.dumps(payload).encode("utf-8", "surrogateescape")
     spawn(args, str(places.background_log), data)
+
+
+def pick_up_crashed(places: Places, payload: dict[str, Any]) -> None:
+    """Other sessions of this workspace that stopped with turns no hook recorded (crashed: no
+    SessionEnd came) and have been still since: each goes to a detached `wikimem hook` as if
+    resumed, which records those turns through its cursor (wikimem.runners.cursor says when a
+    session counts as stopped). A few stats at most here; the reading is the hook's."""
+    from wikimem.runners import session_of
+    from wikimem.runners.cursor import left_behind
+
+    for left in left_behind(places.state, session_of(payload)):
+        record_left_turns(places, left)
 
 
 def elsewhere(places: Places, settings: Settings, words: str, budget: int, as_json: bool) -> str:

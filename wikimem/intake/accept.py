@@ -143,7 +143,7 @@ def accept(
         # queues them again next time, and the queue takes them as the duplicates they are.
         done = [enqueue(places, settings, record) for _, record in turns]
         if lock is not None:
-            lock.add(key for key, _ in turns if key is not None)
+            lock.add((key for key, _ in turns if key is not None), payload)
     last = done[-1]
     return Accepted(
         last.job_id,

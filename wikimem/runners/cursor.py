@@ -12,6 +12,16 @@ Invariant: the cursor is written only after the turns it names are durably queue
 between the two loses nothing: the next hook queues those turns again and the queue, whose job id
 derives from the run id, takes each as the duplicate it is. Hooks of one session (a Stop racing
 its SessionEnd) take the cursor's lock in turn. Standard library only: this is the hook's path.
+
+A session that crashed (no SessionEnd, its last turns unreported) is picked up by a later
+session's start in the same workspace: the cursor also keeps where the session's transcript is
+(`origin`), and `left_behind` names each session whose transcript was written after its cursor
+and has been still for IDLE_SECONDS, so that its turns are recorded as at a resume. The idle
+time is what keeps a session running in another terminal from being recorded half-way: a live
+turn writes its transcript at every message and tool result, and the longest it goes without
+one is a single tool call (Claude Code's Bash stops at 10 minutes, Gemini CLI's shell after 5
+without output; a Claude Code subagent writes its own transcript, which counts too). 30 minutes
+is three times that; turns of a crashed session are then recorded at the first start after it.
 """
 
 from __future__ import annotations
@@ -22,8 +32,9 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from wikimem.fsio import atomic_write_text, open_private
 
@@ -32,6 +43,10 @@ KEEP = 5000  # turn keys kept per session: a longer session re-reads the oldest,
 # for less (Claude Code 30 days by default), so no hook can bring its turns back.
 STALE_SECONDS = 90 * 86400
 SAFE_NAME = re.compile(r"^[A-Za-z0-9._:-]{1,120}$")
+IDLE_SECONDS = 30 * 60  # a transcript still this long belongs to no running turn (see above)
+LOOK_AT = 16  # the newest cursors a start looks at
+HAND_ON = 3  # sessions a start hands on at most (the rest wait for the next start)
+LIST_MAX = 4096  # cursor files listed at most (prune keeps 90 days of sessions)
 
 
 def cursor_path(state: Path, session: str) -> Path:
@@ -50,6 +65,7 @@ class Cursor:
         self.path = cursor_path(state, session)
         self.session = session
         self.recorded: list[str] = []
+        self._data: dict[str, Any] = {}
         self._fd: int | None = None
 
     def __enter__(self) -> Cursor:
@@ -58,7 +74,9 @@ class Cursor:
             import fcntl
 
             fcntl.flock(self._fd, fcntl.LOCK_EX)
-        self.recorded = self._read()
+        self._data = _load(self.path)
+        keys = self._data.get("recorded")
+        self.recorded = [k for k in keys if isinstance(k, str)] if isinstance(keys, list) else []
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -69,26 +87,132 @@ class Cursor:
     def __contains__(self, key: str) -> bool:
         return key in self.recorded
 
-    def add(self, keys: Iterable[str]) -> None:
-        """Add the keys of turns just queued (durably) and write the cursor atomically."""
+    def add(self, keys: Iterable[str], payload: Mapping[str, Any] | None = None) -> None:
+        """Add the keys of turns just queued (durably) and write the cursor atomically, with
+        where the session's transcript is when the hook `payload` says."""
         new = [k for k in keys if k not in self.recorded]
         if not new:
             return
         self.recorded = (self.recorded + new)[-KEEP:]
         first = not self.path.exists()
-        data = {"session": self.session, "recorded": self.recorded, "updated_at": time.time()}
+        data = {**self._data, "session": self.session, "recorded": self.recorded}
+        data["updated_at"] = time.time()
+        where = origin(payload or {})
+        if where:
+            data["origin"] = where
         atomic_write_text(self.path, json.dumps(data, ensure_ascii=False) + "\n")
+        self._data = data
         if first:
             prune(self.path.parent)
 
-    def _read(self) -> list[str]:
-        """The keys in the cursor; an unreadable cursor counts as empty (the queue dedups)."""
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return []
-        keys = data.get("recorded") if isinstance(data, dict) else None
-        return [k for k in keys if isinstance(k, str)] if isinstance(keys, list) else []
+
+def origin(payload: Mapping[str, Any]) -> dict[str, str]:
+    """What a later start needs to read the session again: its id, transcript and folder."""
+    fields = {k: payload.get(k) for k in ("session_id", "transcript_path", "cwd")}
+    if not (isinstance(fields["session_id"], str) and isinstance(fields["transcript_path"], str)):
+        return {}
+    return {k: v for k, v in fields.items() if isinstance(v, str) and v}
+
+
+def _load(path: Path) -> dict[str, Any]:
+    """A cursor's data; an unreadable cursor counts as empty (the queue dedups)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def left_behind(state: Path, current: str | None, now: float | None = None) -> list[dict]:
+    """A resumed session's SessionStart payload for each session of this workspace (but
+    `current`) that a hook left with its transcript written since, now still for
+    IDLE_SECONDS: its turns no hook recorded (a crash) are recorded from it. Bounded: the
+    LOOK_AT newest cursors, HAND_ON sessions. Each is marked `picked_at`, so the next start
+    passes it by unless its transcript is written again."""
+    now = time.time() if now is None else now
+    found: list[tuple[float, str]] = []
+    try:
+        with os.scandir(state / "sessions") as listing:
+            for n, entry in enumerate(listing):
+                if n >= LIST_MAX:
+                    break
+                if entry.name.endswith(".json"):
+                    with contextlib.suppress(OSError):
+                        found.append((entry.stat().st_mtime, entry.path))
+    except OSError:
+        return []
+    out: list[dict] = []
+    for _, path in sorted(found, reverse=True)[:LOOK_AT]:
+        payload = _left(Path(path), current, now)
+        if payload is not None:
+            out.append(payload)
+            if len(out) >= HAND_ON:
+                break
+    return out
+
+
+def _left(path: Path, current: str | None, now: float) -> dict[str, Any] | None:
+    data = _load(path)
+    where = data.get("origin")
+    if data.get("session") == current or not isinstance(where, dict):
+        return None
+    transcript = where.get("transcript_path")
+    if not isinstance(transcript, str) or not isinstance(where.get("session_id"), str):
+        return None
+    written = _written(transcript)
+    seen = max(_number(data.get("updated_at")), _number(data.get("picked_at")))
+    if written is None or written <= seen or now - written < IDLE_SECONDS:
+        return None  # nothing new since a hook read it, or the session may still be running
+    if not _mark(path, now):
+        return None  # a hook of that session holds its cursor: it is alive, or next time
+    return {"hook_event_name": "SessionStart", "source": "resume", **where}
+
+
+def _written(transcript: str) -> float | None:
+    """When the session last wrote: its transcript, or a subagent's transcript beside it
+    (Claude Code's `<session>/subagents/`), whichever is newest; None when it is gone."""
+    try:
+        newest = os.stat(transcript).st_mtime
+    except OSError:
+        return None
+    agents = Path(transcript).with_suffix("") / "subagents"
+    with contextlib.suppress(OSError), os.scandir(agents) as listing:
+        for n, entry in enumerate(listing):
+            if n >= LOOK_AT * 16:
+                break
+            with contextlib.suppress(OSError):
+                newest = max(newest, entry.stat().st_mtime)
+    return newest
+
+
+def _mark(path: Path, now: float) -> bool:
+    """Note in the cursor that a start handed the session on; False when its lock is held."""
+    try:
+        fd = open_private(path.with_suffix(".lock"), os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        with contextlib.suppress(ImportError):
+            import fcntl
+
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return False
+        data = _load(path)
+        if not data:
+            return False
+        data["picked_at"] = now
+        atomic_write_text(path, json.dumps(data, ensure_ascii=False) + "\n")
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _number(value: Any) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
 
 
 def prune(folder: Path, now: float | None = None) -> None:
