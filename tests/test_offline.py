@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -204,6 +205,23 @@ def test_an_edited_file_is_part_of_the_fix_with_its_diff():
     assert "`fly.toml`:\n\n```diff\n" + diff.rstrip("\n") + "\n```" in body
     assert "cat fly.toml" not in body  # `cat` only looked
     assert "Seen in run" not in body  # provenance lives in commit trailers
+
+
+def test_paths_under_the_runners_folder_are_written_as_a_checkout_has_them():
+    """Claude Code and Codex records carry the session's folder in `source.cwd`."""
+    root = "/home/ci/wt/app-7f3a"
+    diff = "@@ -9,3 +9,3 @@\n-  internal_port = 3000\n+  internal_port = 8080\n"
+    failed = cmd(f"fly deploy --config {root}/fly.toml", 1, "Error: health checks never passed\n")
+    passed = cmd(f"fly deploy --config {root}/fly.toml", 0, "release v12 created")
+    record = replace(
+        run(failed, edited(f"{root}/fly.toml", diff), passed),
+        extra={"source": {"runner": "claude-code", "cwd": root}},
+    )
+
+    body = only_edit(offline_plan([record]))["body"]
+
+    assert "`fly.toml`:" in body and "--config fly.toml" in body
+    assert root not in body
 
 
 def test_a_large_diff_is_named_not_copied():

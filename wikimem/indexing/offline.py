@@ -241,8 +241,11 @@ def offline_plan(
 
 def localised(run: RunRecord) -> RunRecord:
     """The run with paths under its own `cwd` written relative to it, as a reader's checkout
-    has them: `/home/ci/wt/app-7f3a/lib/app.ex` is `lib/app.ex` in every checkout."""
-    cwd = str(run.extra.get("cwd") or "").rstrip("/")
+    has them: `/home/ci/wt/app-7f3a/lib/app.ex` is `lib/app.ex` in every checkout. The runner
+    adapters record the folder in `source.cwd`; a hand-written record may give it at the top."""
+    source = run.extra.get("source")
+    cwd = run.extra.get("cwd") or (source.get("cwd") if isinstance(source, dict) else "")
+    cwd = str(cwd or "").rstrip("/")
     if len(cwd) < 2:
         return run
 
