@@ -16,6 +16,7 @@ from tests.conftest import git
 from tests.test_install_cli import ENTRY
 from wikimem.runners import record_from_payload, records_from_payload, session_of
 from wikimem.runners.copilot import UNREPORTED, event_of, is_copilot_payload
+from wikimem.wiki.instructions import END, START
 
 FIXTURES = Path(__file__).parent / "fixtures" / "runners" / "copilot"
 CWD = "/home/ci/repo"  # the event log's session folder
@@ -254,7 +255,8 @@ def test_install_writes_a_committable_hooks_file_and_is_idempotent(workspace: Pa
     }
     assert str(Path.home()) not in hooks.read_text()  # no personal path: it is committed
     status = git("status", "--porcelain", "--untracked-files=all", cwd=workspace)
-    assert status == "?? .github/hooks/wikimem.json\n"  # not kept out of git
+    # not kept out of git: both are for Copilot to read from the repository
+    assert status == "?? .github/copilot-instructions.md\n?? .github/hooks/wikimem.json\n"
     before = hooks.read_bytes()
     assert cli("install", "copilot").out.startswith(f"already installed in {hooks}\n")
     assert hooks.read_bytes() == before
@@ -293,6 +295,7 @@ def test_uninstall_gives_the_file_back_byte_for_byte(workspace: Path, cli) -> No
     assert result.out == (
         "removed sessionEnd, agentStop, userPromptSubmitted, preCompact, sessionStart"
         f" from {hooks}\n"
+        f"removed the memory's profile from {workspace / '.github' / 'copilot-instructions.md'}\n"
     )
     assert hooks.read_text() == mine
     assert cli("uninstall", "copilot").out == f"nothing to remove in {hooks}\n"
@@ -372,3 +375,85 @@ def test_each_installed_hook_queues_the_right_turns_without_the_venv(
     (entry,) = config["hooks"]["sessionEnd"]
     bare = copilot_shell(entry["bash"], workspace, isolated_env, "{}", "/usr/bin:/bin")
     assert bare.returncode == 127
+
+
+PROFILE = """---
+title: acme-web
+summary: Web shop front end built with Bun.
+updated: 2026-11-28
+---
+# acme-web
+
+<!-- wikimem:begin -->
+## Topics
+
+- [build](build/TOPIC.md) — How the web app is built. (1 leaf)
+<!-- wikimem:end -->
+"""
+
+
+def test_the_profile_goes_where_copilot_reads_instructions_and_leaves_byte_for_byte(
+    workspace: Path, cli
+) -> None:
+    wiki = workspace / ".clarvis" / "memory"
+    wiki.mkdir()
+    (wiki / "PROFILE.md").write_text(PROFILE)
+    instructions = workspace / ".github" / "copilot-instructions.md"
+    instructions.parent.mkdir()
+    mine = "# Conventions\n\nUse tabs."  # a person's own, with no final newline
+    instructions.write_text(mine)
+
+    result = cli("install", "copilot")
+
+    assert result.code == 0 and str(instructions) in result.out
+    text = instructions.read_text()
+    assert text.startswith(mine + "\n" + START + "\n## Project memory\n")
+    assert "`.clarvis/memory/PROFILE.md`" in text
+    assert "Web shop front end built with Bun." in text
+    assert "### Topics\n\n- [build](build/TOPIC.md)" in text  # its headings under the block's
+    assert text.endswith(END)  # no final newline, as the person's file had none
+    assert cli("install", "copilot").code == 0
+    assert instructions.read_text() == text  # idempotent
+    assert cli("uninstall", "copilot").code == 0
+    assert instructions.read_text() == mine
+    instructions.unlink()
+    assert cli("install", "copilot").code == 0
+    assert instructions.read_text().startswith(START) and instructions.read_text().endswith("\n")
+    assert cli("uninstall", "copilot").code == 0
+    assert not (workspace / ".github").exists()
+    assert cli("install", "copilot", "--user").code == 0
+    assert not instructions.exists()  # a personal install leaves the repository alone
+
+
+def test_each_pass_keeps_the_profile_in_step(workspace: Path, tmp_path: Path, cli) -> None:
+    git("init", "-q", cwd=workspace)
+    assert cli("init").code == 0
+    assert cli("install", "copilot").code == 0
+    instructions = workspace / ".github" / "copilot-instructions.md"
+    before = instructions.read_text()
+    assert "Nothing remembered yet" in before
+    (instructions.parent / "notes.md").write_text("x")  # something of the person's beside it
+    record = tmp_path / "run.json"
+    record.write_text(
+        json.dumps(
+            {
+                "task": "fix the build",
+                "status": "succeeded",
+                "memory": [
+                    {
+                        "path": "build/bun",
+                        "title": "Lockfile drift",
+                        "content": "Run `bun install` and commit `bun.lockb` when it drifts.",
+                    }
+                ],
+            }
+        )
+    )
+
+    assert cli("enqueue", str(record)).code == 0
+    assert cli("index").code == 0  # a pass: offline rules keep the explicit candidate
+
+    after = instructions.read_text()
+    assert "Nothing remembered yet" not in after and "(build/TOPIC.md)" in after
+    assert after.startswith(START + "\n") and after.endswith(END + "\n")
+    assert (instructions.parent / "notes.md").read_text() == "x"

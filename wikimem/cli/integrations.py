@@ -353,12 +353,19 @@ def install_copilot(ctx: Ctx, settings_path: Path | None, scope: str, command: s
     reported when the next prompt, a compaction, the session's end or its resumption closes
     them (userPromptSubmitted, preCompact, sessionEnd, sessionStart). The project's file is
     meant to be committed, so it runs `wikimem` from PATH (the coding agent's environment needs
-    it installed: see docs/integrations.md); --user writes this wikimem's absolute path."""
+    it installed: see docs/integrations.md); --user writes this wikimem's absolute path. Copilot
+    ignores session-start output, so the project install puts the memory's profile in
+    .github/copilot-instructions.md, between markers each pass rewrites."""
     path = copilot_file(ctx, settings_path, scope)
     shared = settings_path is None and scope == "project"
     entry = shlex.split(command) if command else (["wikimem"] if shared else entry_point())
     say_written(path, install_copilot_hooks(path, entry))
     if shared:
+        from wikimem.wiki.instructions import add
+
+        instructions = add(ctx.places.workspace, ctx.places.wiki)
+        if instructions is not None:
+            click.echo(f"  the memory's profile, kept in step at each pass: {instructions}")
         import shutil
 
         if Path(entry[0]).is_absolute():
@@ -382,6 +389,13 @@ def uninstall_copilot(ctx: Ctx, settings_path: Path | None, scope: str) -> None:
     """Remove wikimem's hooks from Copilot's hooks file; other hooks stay."""
     path = copilot_file(ctx, settings_path, scope)
     uninstalled(ctx, path, uninstall_copilot_hooks(path), project=False)
+    if settings_path is None and scope == "project":
+        from wikimem.wiki.instructions import instructions_file, remove
+
+        if remove(ctx.places.workspace):
+            click.echo(
+                f"removed the memory's profile from {instructions_file(ctx.places.workspace)}"
+            )
 
 
 def opencode_options(func: Any) -> Any:

@@ -15,6 +15,7 @@ so a person's save made during the change survives both success and failure.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -134,6 +135,11 @@ class Change:
             contents=self.wiki.written(changed),
         )
         checkpoint("after commit")
+        if not self.scratch:  # a Copilot install's copy of the profile follows PROFILE.md
+            from wikimem.wiki.instructions import refresh
+
+            with contextlib.suppress(OSError):
+                refresh(self.places.workspace, self.wiki.root)
         return sha
 
     def _drop_empty(self) -> None:
