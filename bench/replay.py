@@ -1,24 +1,31 @@
 """Replay of delivery: a later run meets what an earlier run learned, and the in-loop hooks
 must hand it over at that moment.
 
-The corpus is the offline-lessons cases (`tests/data/offline_lessons/`): runs whose commands
-failed with the tools' own error output, then were fixed. Each case is learned by a real
-offline pass into a wiki of N generated leaves (the distractors); the entries that pass added
-are what the case taught. Then, for every case, a later session replays:
+Two corpora. The lessons (`tests/data/offline_lessons/`): runs whose commands failed with the
+tools' own error output, then were fixed, written for this project. The real corpus
+(`wikimem/data/eval/real.jsonl`): turns of real Claude Code and Codex sessions, with their
+prompts, commands and outputs as recorded, several sessions meeting the same lesson. Each case
+is learned by a real offline pass into a wiki of N generated leaves (the distractors); the
+entries that pass added are what the case taught. Then, for every case, a later session
+replays:
 
 - failure: each command that failed in the case, as a Claude Code PostToolUseFailure payload
   (`Exit code N` and the output): the entries the case taught must come back;
-- prompt: the case's task as a UserPromptSubmit prompt: the same;
+- prompt: the case's task as a UserPromptSubmit prompt: the same; for a real session's later
+  turn, with the paths its earlier turns' tool calls named as the recent paths;
 - success: each command that succeeded, as a PostToolUse payload: nothing must come back.
 
 An entry is relevant to an event when the event's case taught it, or a case about the same
-leaves did (`expect.lessons[].leaf` and the pages its `wiki` held: two cases may teach one
-fix); a case that expects nothing still replays, and whatever else it gets counts against
-precision. Recall is the share of events whose expected leaves hold an entry that got at
-least one of them; precision the share of delivered entries that were relevant; chars/turn
-the mean context length over all events of the kind. Hook time is the in-process answer
-(warm: the index file in the page cache), and the whole `wikimem deliver` process as a runner
-starts it.
+thing did (lessons: the same leaves, `expect.lessons[].leaf` and the pages its `wiki` held;
+real: a lesson that must hold the same words, `expect.must_contain`; a real turn's prompt, or a
+failure two cases' windows share, needs what either taught); a case that expects nothing still
+replays, and whatever it gets counts against precision. Recall is the share of events needing
+an entry that got at least one of them; precision the share of delivered entries that were
+relevant; chars/turn the mean context length over all events of the kind. Hook time is the
+in-process answer (warm: the index file in the page cache), wall and CPU, and the whole
+`wikimem deliver` process as a runner starts it (a prompt with a real 180 KB transcript to
+read recent paths from), wall and the child's CPU: on a loaded machine the wall time is mostly
+the wait for a core.
 
 The split, fixed before any result was looked at: a case is *held apart* when the SHA-256 of
 its key (the case file's stem for the lessons, the source session for the real corpus, so one
@@ -47,11 +54,14 @@ from wikimem import config
 from wikimem.indexing.drain import drain
 from wikimem.intake.accept import enqueue
 from wikimem.recall.delivery import answer
-from wikimem.recall.events import read_event
+from wikimem.recall.events import PATHISH, read_event
 from wikimem.recall.search import SearchIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "offline_lessons"
+REAL = ROOT / "wikimem" / "data" / "eval" / "real.jsonl"
+# A real 180 KB Claude Code transcript: the prompt hook reads its tail for the recent paths.
+TRANSCRIPT = ROOT / "tests/fixtures/runners/real/claude-2.1.14-python-to-rust-subagent.jsonl"
 TARGETS = {"recall": 0.8, "precision": 0.7, "failure_p99_ms": 100.0, "prompt_p99_ms": 150.0}
 REPEATS = 5
 PROCESS_RUNS = 20
@@ -72,6 +82,7 @@ class Tally:
     relevant: int = 0
     chars: int = 0
     times: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
     process: list[float] = field(default_factory=list)
 
     def row(self) -> dict[str, float | int | None]:
@@ -89,6 +100,8 @@ class Tally:
             "chars_per_turn": round(self.chars / self.events, 1) if self.events else 0,
             "p50_ms": pct(self.times, 0.5),
             "p99_ms": pct(self.times, 0.99),
+            "cpu_p50_ms": pct(self.cpu, 0.5),
+            "cpu_p99_ms": pct(self.cpu, 0.99),
             "process_p50_ms": pct(self.process, 0.5),
             "process_p99_ms": pct(self.process, 0.99),
         }
@@ -104,94 +117,224 @@ def refs(index_file: Path) -> set[str]:
         db.close()
 
 
-def learn(places: config.Places, settings: config.Settings) -> dict[str, set[str]]:
-    """Each case learned by its own offline pass; the entries each added, by case."""
+@dataclass
+class Case:
+    """One case of either corpus: its runs, the key that splits it, what makes another case
+    teach the same thing (`about`), and for a real case its session and turn."""
+
+    id: str
+    corpus: str
+    runs: list[dict[str, object]]
+    key: str
+    about: set[str]
+    session: str = ""
+    turn: int | None = None
+    part: str = "tuned"
+
+
+def lesson_cases() -> list[Case]:
+    found = []
+    for path in sorted(CORPUS.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        about = {str(lesson["leaf"]) for lesson in data.get("expect", {}).get("lessons", [])}
+        about |= {page.rsplit("/", 1)[0] for page in data.get("wiki", {})}
+        found.append(Case(path.stem, "lessons", data["runs"], path.stem, about))
+    return found
+
+
+def real_cases() -> list[Case]:
+    """The real corpus (`wikimem/data/eval/real.jsonl`: turns of real Claude Code and Codex
+    sessions). Two cases teach the same thing when their lesson must hold the same words."""
+    found = []
+    for line in REAL.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        data = json.loads(line)
+        source = data.get("source", {})
+        must = data.get("expect", {}).get("must_contain")
+        about = {"|".join(sorted(must))} if data.get("category") == "lesson" and must else set()
+        session = str(source.get("session") or data["id"])
+        turn = source.get("turn")
+        found.append(
+            Case(data["id"], "real", [data["run"]], session, about, session,
+                 turn if isinstance(turn, int) else None)
+        )  # fmt: skip
+    return found
+
+
+def corpus() -> list[Case]:
+    cases = lesson_cases() + real_cases()
+    for name in ("lessons", "real"):
+        mine = [c for c in cases if c.corpus == name]
+        held = held_apart([c.key for c in mine])
+        for case in mine:
+            case.part = "held" if case.key in held else "tuned"
+    return cases
+
+
+def learn(
+    places: config.Places, settings: config.Settings, cases: list[Case]
+) -> dict[str, set[str]]:
+    """Each case learned by its own offline pass; the entries each added, by case id."""
     taught: dict[str, set[str]] = {}
     index_file = places.state / "search.sqlite"
     with SearchIndex(places.wiki, index_file) as index:
         index.refresh()  # the generated wiki's entries, known before any case teaches
-    for case in sorted(CORPUS.glob("*.json")):
+    for case in cases:
         before = refs(index_file) if index_file.exists() else set()
-        for run in json.loads(case.read_text(encoding="utf-8"))["runs"]:
+        for run in case.runs:
             enqueue(places, settings, run)
         drain(places, settings)
-        taught[case.stem] = refs(index_file) - before
+        taught[case.id] = refs(index_file) - before
     return taught
 
 
-def leaves(case: Path) -> set[str]:
-    """The leaves a case is about: where its author expects its lessons, and those its wiki
-    already held (a case that finds its lesson stored expects none)."""
-    data = json.loads(case.read_text(encoding="utf-8"))
-    found = {str(lesson["leaf"]) for lesson in data.get("expect", {}).get("lessons", [])}
-    return found | {page.rsplit("/", 1)[0] for page in data.get("wiki", {})}
+def touched(runs: list[dict[str, object]]) -> list[str]:
+    """The paths a session's earlier tool calls named: edited files, and the path-like words
+    of its commands, as the prompt hook reads them from the transcript."""
+    found: list[str] = []
+    for run in runs:
+        for item in run.get("evidence", []):  # type: ignore[attr-defined]
+            if item.get("kind") == "file" and item.get("path"):
+                found.append(str(item["path"]))
+            elif item.get("kind") == "command":
+                found += PATHISH.findall(str(item.get("command", "")))
+    return list(dict.fromkeys(found))
 
 
-def events(case: Path) -> list[tuple[str, dict[str, object]]]:
-    """The later session's events for one case: its failures, its task, its successes."""
-    found: list[tuple[str, dict[str, object]]] = []
-    for n, run in enumerate(json.loads(case.read_text(encoding="utf-8"))["runs"]):
-        session = f"replay-{case.stem}-{n}"
-        found.append(
-            ("prompt", {"hook_event_name": "UserPromptSubmit", "session_id": session,
-                        "prompt": run.get("task", "")})
-        )  # fmt: skip
-        for item in run.get("evidence", []):
-            if item.get("kind") != "command":
-                continue
-            code = item.get("exit_code")
-            tool_input = {"command": item.get("command", "")}
-            if code:
-                found.append(
-                    ("failure", {"hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
-                                 "session_id": session, "tool_input": tool_input,
-                                 "error": f"Exit code {code}\n{item.get('output', '')}"})
-                )  # fmt: skip
-            else:
-                found.append(
-                    ("success", {"hook_event_name": "PostToolUse", "tool_name": "Bash",
-                                 "session_id": session, "tool_input": tool_input,
-                                 "tool_response": {"stdout": item.get("output", ""),
-                                                   "stderr": "", "interrupted": False}})
-                )  # fmt: skip
+def events(case: Case, n: int, run: dict[str, object]) -> list[tuple[str, dict[str, object]]]:
+    """The later session's events for one run: its failures, its task, its successes."""
+    session = f"replay-{case.id}-{n}"
+    found: list[tuple[str, dict[str, object]]] = [
+        ("prompt", {"hook_event_name": "UserPromptSubmit", "session_id": session,
+                    "prompt": run.get("task", "")})
+    ]  # fmt: skip
+    for item in run.get("evidence", []):  # type: ignore[attr-defined]
+        if item.get("kind") != "command":
+            continue
+        code = item.get("exit_code")
+        tool_input = {"command": item.get("command", "")}
+        if code:
+            found.append(
+                ("failure", {"hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
+                             "session_id": session, "tool_input": tool_input,
+                             "error": f"Exit code {code}\n{item.get('output', '')}"})
+            )  # fmt: skip
+        elif code == 0:
+            found.append(
+                ("success", {"hook_event_name": "PostToolUse", "tool_name": "Bash",
+                             "session_id": session, "tool_input": tool_input,
+                             "tool_response": {"stdout": item.get("output", ""),
+                                               "stderr": "", "interrupted": False}})
+            )  # fmt: skip
     return found
 
 
-def replay(places: config.Places, taught: dict[str, set[str]]) -> dict[str, Tally]:
-    tallies = {kind: Tally() for kind in ("failure", "prompt", "success")}
+def needed_by(case: Case, cases: list[Case], taught: dict[str, set[str]]) -> set[str]:
+    """The entries relevant to a case: what it or a case about the same thing taught."""
+    return {
+        ref
+        for other in cases
+        if other.corpus == case.corpus and (other.id == case.id or case.about & other.about)
+        for ref in taught[other.id]
+    }
+
+
+KINDS = ("failure", "prompt", "success")
+
+
+def replay(
+    places: config.Places, taught: dict[str, set[str]], cases: list[Case], misses: bool = False
+) -> dict[str, Tally]:
+    """Tallies by "corpus/part/kind". A real session's turn is one prompt, whatever cases it
+    holds: its needed entries are theirs together, and the paths of the session's earlier
+    turns are its changed paths."""
+    tallies: dict[str, Tally] = {}
     index_file = places.state / "search.sqlite"
+    seen_turns: set[tuple[str, int | None]] = set()
+    # A real session's turn is cut into overlapping windows, one per case: a failure in two
+    # windows is replayed once and needs what either case taught.
+    failures: dict[tuple[str, str], set[str]] = {}
+    for case in cases:
+        if case.corpus == "real":
+            for n, run in enumerate(case.runs):
+                for kind, data in events(case, n, run):
+                    if kind == "failure":
+                        key = (case.session, json.dumps([data["tool_input"], data["error"]]))
+                        failures.setdefault(key, set()).update(needed_by(case, cases, taught))
+    seen_failures: set[tuple[str, str]] = set()
     with tempfile.TemporaryDirectory() as scratch:
         state = Path(scratch)  # the replay's injection log: each event in a fresh session
-        for case in sorted(CORPUS.glob("*.json")):
-            mine = leaves(case)
-            needed = {
-                ref
-                for other, refs_of in taught.items()
-                if other == case.stem or mine & leaves(CORPUS / f"{other}.json")
-                for ref in refs_of
-            }
-            for kind, data in events(case):
-                tally = tallies[kind]
-                event = read_event(data)
-                for _ in range(REPEATS):
-                    event.session = f"{data['session_id']}-{time.perf_counter_ns()}"
-                    began = time.perf_counter()
-                    text, given = answer(event, index_file, state, 2000, "claude")
-                    tally.times.append(time.perf_counter() - began)
-                tally.events += 1
-                tally.chars += (
-                    len(json.loads(text)["hookSpecificOutput"]["additionalContext"]) if text else 0
-                )
-                tally.delivered += len(given)
-                hits = [ref for ref in given if ref in needed]
-                tally.relevant += len(hits)
-                if needed and kind != "success":
-                    tally.needing += 1
-                    tally.recalled += bool(hits)
+        for case in cases:
+            needed = needed_by(case, cases, taught)
+            paths: list[str] = []
+            if case.corpus == "real":
+                turn = [c for c in cases if c.corpus == "real" and c.session == case.session
+                        and c.turn == case.turn]  # fmt: skip
+                prompt_needed = set().union(*(needed_by(c, cases, taught) for c in turn))
+                earlier = [c for c in cases if c.corpus == "real" and c.session == case.session
+                           and case.turn is not None and c.turn is not None
+                           and c.turn < case.turn]  # fmt: skip
+                paths = touched([run for c in earlier for run in c.runs])
+            for n, run in enumerate(case.runs):
+                for kind, data in events(case, n, run):
+                    want = needed
+                    if case.corpus == "real" and kind == "failure":
+                        key = (case.session, json.dumps([data["tool_input"], data["error"]]))
+                        if key in seen_failures:
+                            continue
+                        seen_failures.add(key)
+                        want = failures[key]
+                    if case.corpus == "real" and kind == "prompt":
+                        if (case.session, case.turn) in seen_turns and case.turn is not None:
+                            continue
+                        seen_turns.add((case.session, case.turn))
+                        want = prompt_needed
+                    tally = tallies.setdefault(f"{case.corpus}/{case.part}/{kind}", Tally())
+                    event = read_event(data)
+                    if kind == "prompt":
+                        event.paths = paths
+                    for _ in range(REPEATS):
+                        event.session = f"{data['session_id']}-{time.perf_counter_ns()}"
+                        began, cpu = time.perf_counter(), time.process_time()
+                        text, given = answer(event, index_file, state, 2000, "claude")
+                        tally.times.append(time.perf_counter() - began)
+                        tally.cpu.append(time.process_time() - cpu)
+                    tally.events += 1
+                    tally.chars += (
+                        len(json.loads(text)["hookSpecificOutput"]["additionalContext"])
+                        if text
+                        else 0
+                    )
+                    tally.delivered += len(given)
+                    hits = [ref for ref in given if ref in want]
+                    tally.relevant += len(hits)
+                    if want and kind != "success":
+                        tally.needing += 1
+                        tally.recalled += bool(hits)
+                    if (
+                        misses
+                        and case.part == "tuned"
+                        and kind != "success"
+                        and ((want and not hits) or len(hits) < len(given))
+                    ):
+                        show_miss(kind, case, data, want, given, paths)
     return tallies
 
 
-def processes(places: config.Places, tallies: dict[str, Tally]) -> None:
+def show_miss(
+    kind: str, case: Case, data: dict[str, object], want: set[str], given: list[str],
+    paths: list[str],
+) -> None:  # fmt: skip
+    said = data.get("prompt") or f"{data.get('tool_input')} {str(data.get('error'))[:200]!r}"
+    print(f"--- {kind} {case.corpus}/{case.id}: {said}", file=sys.stderr)
+    if paths:
+        print(f"    paths: {paths[:8]}", file=sys.stderr)
+    print(f"    needed: {sorted(want)}", file=sys.stderr)
+    print(f"    given:  {given}", file=sys.stderr)
+
+
+def processes(places: config.Places, tallies: dict[str, Tally], runs: int = PROCESS_RUNS) -> None:
     """The whole hook as a runner starts it: `wikimem deliver` on a failure and a prompt."""
     entry = str(Path(sys.executable).parent / "wikimem")
     bun = json.loads((CORPUS / "01-bun-lockfile.json").read_text(encoding="utf-8"))["runs"][0]
@@ -200,13 +343,14 @@ def processes(places: config.Places, tallies: dict[str, Tally]) -> None:
         "failure": {"hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
                     "tool_input": {"command": failed["command"]},
                     "error": f"Exit code 1\n{failed['output']}"},
-        "prompt": {"hook_event_name": "UserPromptSubmit", "prompt": bun["task"]},
+        "prompt": {"hook_event_name": "UserPromptSubmit", "transcript_path": str(TRANSCRIPT),
+                   "prompt": "CI says the bun lockfile is frozen and the install is red again"},
     }  # fmt: skip
     env = {**os.environ, "WIKIMEM_HOME": str(places.global_dir)}
     for kind, data in samples.items():
-        for n in range(PROCESS_RUNS + 1):
+        for n in range(runs + 1):
             data["session_id"] = f"process-{kind}-{n}"
-            began = time.perf_counter()
+            began, cpu = time.perf_counter(), children_cpu()
             subprocess.run(
                 [entry, "deliver", "-C", str(places.workspace)],
                 input=json.dumps(data).encode(),
@@ -215,32 +359,76 @@ def processes(places: config.Places, tallies: dict[str, Tally]) -> None:
                 env=env,
             )
             if n:  # the first one warms the page cache
-                tallies[kind].process.append(time.perf_counter() - began)
+                tally = tallies.setdefault(f"process/{kind}", Tally())
+                tally.process.append(time.perf_counter() - began)
+                tally.cpu.append(children_cpu() - cpu)  # its CPU time, for a loaded machine
 
 
-def measure(leaves: int) -> dict[str, dict[str, float | int | None]]:
+def children_cpu() -> float:
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def merged(parts: list[Tally]) -> Tally:
+    total = Tally()
+    for t in parts:
+        total.events += t.events
+        total.needing += t.needing
+        total.recalled += t.recalled
+        total.delivered += t.delivered
+        total.relevant += t.relevant
+        total.chars += t.chars
+        total.times += t.times
+        total.cpu += t.cpu
+        total.process += t.process
+    return total
+
+
+def measure(
+    leaves: int,
+    misses: bool = False,
+    only: str = "",
+    ids: frozenset[str] = frozenset(),
+    runs: int = PROCESS_RUNS,
+) -> dict[str, dict[str, float | int | None]]:
+    """One replay on a generated wiki of `leaves` leaves: rows by "corpus/part/kind", both
+    corpora together by "all/part/kind", and the whole process by "process/kind"."""
+    cases = [c for c in corpus() if (not only or c.corpus == only) and (not ids or c.id in ids)]
     with tempfile.TemporaryDirectory() as tmp:
         generated = generate.copy(generate.cached(leaves), Path(tmp) / "ws")
         places = config.Places(workspace=generated.workspace, global_dir=Path(tmp) / "global")
         settings = config.load(places, {})  # no model: the offline rules learn
-        taught = learn(places, settings)
-        tallies = replay(places, taught)
-        processes(places, tallies)
-        result = {kind: tally.row() for kind, tally in tallies.items()}
+        taught = learn(places, settings, cases)
+        tallies = replay(places, taught, cases, misses)
+        processes(places, tallies, runs)
+        for part in ("tuned", "held"):
+            for kind in KINDS:
+                rows = [t for k, t in tallies.items() if k.endswith(f"/{part}/{kind}")]
+                tallies[f"all/{part}/{kind}"] = merged(rows)
+        result = {key: tally.row() for key, tally in sorted(tallies.items())}
         result["corpus"] = {
             "cases": len(taught),
+            "held_apart": sum(1 for c in cases if c.part == "held"),
             "cases_that_taught": sum(1 for t in taught.values() if t),
             "entries_taught": sum(len(t) for t in taught.values()),
         }
         return result
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> dict[str, object]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--leaves", type=int, action="append")
-    args = parser.parse_args()
-    report = {str(n): measure(n) for n in args.leaves or [20]}
+    parser.add_argument("--misses", action="store_true", help="print the tuned part's misses")
+    parser.add_argument("--only", choices=("lessons", "real"), default="")
+    parser.add_argument("--case", action="append", default=[], help="replay only these ids")
+    parser.add_argument("--process-runs", type=int, default=PROCESS_RUNS)
+    args = parser.parse_args(argv)
+    ids, runs = frozenset(args.case), args.process_runs
+    report = {str(n): measure(n, args.misses, args.only, ids, runs) for n in args.leaves or [20]}
     print(json.dumps({"targets": TARGETS, "results": report}, indent=2))
+    return report
 
 
 if __name__ == "__main__":

@@ -56,3 +56,26 @@ def test_bench_runs_end_to_end_on_a_small_wiki(tmp_path: Path) -> None:
     report = next((tmp_path / "out").glob("*.md")).read_text()
     assert "| 20 |" in report and "hook wall time" in report
     assert json.loads(next((tmp_path / "out").glob("*.json")).read_text())["sizes"]
+
+
+def test_the_delivery_replay_runs_on_both_corpora_and_keeps_its_held_apart_part() -> None:
+    from bench import replay
+
+    cases = replay.corpus()
+    for name in ("lessons", "real"):
+        mine = [c for c in cases if c.corpus == name]
+        held = [c for c in mine if c.part == "held"]
+        keys = {c.key for c in mine}
+        assert len({c.key for c in held}) == -(-len(keys) // 3)  # a third of the keys, rounded up
+    assert replay.held_apart(["b", "a", "c"]) == replay.held_apart(["c", "b", "a"])
+
+    picked = ["01-bun-lockfile", "06-fly-port", "push-upstream-gqc", "quiet-did-you-push"]
+    args = ["--leaves", "20", "--process-runs", "2"]
+    (result,) = replay.main(args + [arg for case in picked for arg in ("--case", case)]).values()
+
+    assert result["corpus"]["cases"] == 4
+    failures = [result[f"all/{part}/failure"] for part in ("tuned", "held")]
+    assert sum(int(r["events"] or 0) for r in failures) == 3  # bun, fly, git push
+    assert sum(int(r["delivered"] or 0) for r in failures) >= 3
+    assert all(r["delivered"] == 0 for k, r in result.items() if k.endswith("/success"))
+    assert result["process/failure"]["process_p50_ms"] and result["process/prompt"]["cpu_p50_ms"]

@@ -330,3 +330,98 @@ def test_show_why_says_how_often_an_entry_was_delivered_and_used(
 
     assert "delivered to agents 1 time(s), used after in 0" in shown.out
     assert (data[0]["delivered"], data[0]["used"]) == (1, 0)
+
+
+@pytest.fixture
+def three_wiki(workspace: Path, isolated_env: Path) -> config.Places:
+    return learn_from(
+        workspace, "01-bun-lockfile.json", "06-fly-port.json", "07-xdist-sqlite-per-worker.json"
+    )
+
+
+def on_branch(workspace: Path, branch: str) -> None:
+    git("init", "-q", cwd=workspace)
+    (workspace / ".git" / "HEAD").write_text(f"ref: refs/heads/{branch}\n", encoding="utf-8")
+
+
+def test_a_prompt_that_names_the_branchs_topic_gets_its_entry(
+    three_wiki: config.Places, isolated_env: Path
+) -> None:
+    vague = payload("claude-user-prompt-submit.json", prompt="The install step is red again")
+    on_branch(three_wiki.workspace, "main")
+    assert deliver(three_wiki.workspace, isolated_env, vague) == ("", "")  # one word: too little
+
+    on_branch(three_wiki.workspace, "fix/bun-lockfile")
+    vague["session_id"] = "another"
+    out, _ = deliver(three_wiki.workspace, isolated_env, vague)
+
+    text = context_of(out, "UserPromptSubmit")
+    assert "build/bun#bun-install-fails-lockfile-had-changes" in text
+    assert "deploy/fly" not in text and "testing/pytest" not in text
+    unrelated = payload("claude-user-prompt-submit.json", prompt="Rename the header component")
+    assert deliver(three_wiki.workspace, isolated_env, unrelated) == ("", "")  # branch alone: no
+
+
+def test_a_path_the_session_just_edited_points_to_the_entry_that_cites_it(
+    three_wiki: config.Places, isolated_env: Path, tmp_path: Path
+) -> None:
+    transcript = tmp_path / "session.jsonl"
+    edited = three_wiki.workspace / "tests" / "integration" / "conftest.py"
+    call = {"type": "tool_use", "name": "Edit", "input": {"file_path": str(edited)}}
+    lines = [{"type": "user", "message": {"role": "user", "content": "hi"}}]
+    lines.append({"type": "assistant", "message": {"role": "assistant", "content": [call]}})
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    prompt = "the suite is slow with sqlite"
+    alone = payload("claude-user-prompt-submit.json", prompt=prompt, transcript_path="/nowhere")
+    assert deliver(three_wiki.workspace, isolated_env, alone) == ("", "")
+
+    data = payload("claude-user-prompt-submit.json", prompt=prompt, session_id="s2")
+    data["transcript_path"] = str(transcript)
+    out, _ = deliver(three_wiki.workspace, isolated_env, data)
+
+    text = context_of(out, "UserPromptSubmit")
+    assert "testing/pytest#pytest-fails-database-is-locked" in text
+    assert "build/bun" not in text
+    data.update(session_id="s3", prompt="Rename the header component")
+    assert deliver(three_wiki.workspace, isolated_env, data) == ("", "")  # the path alone: no
+
+
+def test_prompt_matching_weighs_forms_titles_and_quoted_commands(
+    three_wiki: config.Places,
+) -> None:
+    index = three_wiki.state / "search.sqlite"
+
+    def refs(prompt: str, **state: object) -> list[str]:
+        return [f.ref.split("#")[0] for f in prompt_entries(index, prompt, **state)]  # type: ignore[arg-type]
+
+    assert refs("Get `bun install --frozen-lockfile` to pass") == ["build/bun"]
+    assert refs("the lockfiles are frozen") == ["build/bun"]  # forms of the title's words
+    assert refs("Get `pnpm install --frozen-lockfile` to pass") == []  # another program
+    assert refs("Deploy the API to the fly.io staging app") == ["deploy/fly"]
+    assert refs("start with the first ready task and show the details") == []
+    assert refs("Work on it", branch="fix/bun-lockfile") == []  # nothing from the prompt
+    assert refs("why so slow", paths=["tests/integration/conftest.py"]) == []
+
+
+def test_the_workspace_state_is_read_without_git(tmp_path: Path) -> None:
+    from wikimem.recall.events import current_branch, recent_paths
+    from wikimem.recall.start import current_branch as start_branch
+
+    on_branch(tmp_path, "feature/xdist-workers")
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / ".git").write_text(f"gitdir: {tmp_path / '.git'}\n", encoding="utf-8")
+    for place in (tmp_path, linked, tmp_path / "none"):
+        assert current_branch(place) == (start_branch(place) or "")
+    assert current_branch(linked) == "feature/xdist-workers"
+    real = Path(__file__).parent / "fixtures" / "runners" / "real"
+    claude = real / "claude-2.1.14-parallel-stop-hook.jsonl"
+    assert recent_paths(str(claude), Path("/tmp/tmpw6sk2trg"))[-3:] == [
+        "src/math_utils.py",
+        "tests/test_math_utils.py",
+        ".gitignore",
+    ]
+    (codex,) = real.glob("codex-0.125.0-rollout-*.jsonl")
+    seen = recent_paths(str(codex), Path("/nowhere"))
+    assert "src/agents/plugins/codemie-code.plugin.ts" in seen
+    assert recent_paths(str(tmp_path / "missing.jsonl"), tmp_path) == []

@@ -67,6 +67,12 @@ def deliver(options: dict[str, str]) -> str:
     budget = int(options["--budget"]) if "--budget" in options else settings.recall.budget
     from wikimem.recall.delivery import answer
 
+    if event.kind == "prompt":  # the workspace's state: its branch, the session's recent paths
+        from wikimem.recall.events import current_branch, recent_paths
+
+        event.branch = current_branch(places.workspace)
+        if event.transcript:
+            event.paths = recent_paths(event.transcript, places.workspace)
     runner = options.get("--runner", "claude")
     text, _ = answer(event, places.state / "search.sqlite", places.state, budget, runner)
     return text

@@ -81,8 +81,13 @@ def words(text: str) -> list[str]:
 
 
 def telling(text: str) -> list[str]:
-    """Distinct words of `text` that could point to one lesson: no common words, no numbers."""
-    kept = [w for w in words(text) if w not in COMMON and not w.isdigit() and len(w) >= 3]
+    """Distinct words of `text` that could point to one lesson: no common words in any of
+    their forms (`failing` is `fail`), no numbers."""
+    kept = [
+        w
+        for w in words(text)
+        if w not in COMMON and not w.isdigit() and len(w) >= 3 and stem(w) not in COMMON
+    ]
     return list(dict.fromkeys(kept))
 
 
@@ -111,9 +116,10 @@ def rarest(db: sqlite3.Connection, terms: list[str], keep: int) -> list[str]:
     rows = db.execute("SELECT count(*) FROM docs").fetchone()[0] or 1
     counted = []
     for n, term in enumerate(terms):
-        after = term[:-1] + chr(ord(term[-1]) + 1)
+        root = stem(term)
+        after = root[:-1] + chr(ord(root[-1]) + 1)
         found = db.execute(
-            "SELECT sum(doc) FROM vocab WHERE term >= ? AND term < ?", (term, after)
+            "SELECT sum(doc) FROM vocab WHERE term >= ? AND term < ?", (root, after)
         ).fetchone()[0]
         if found and found <= max(10, rows * RARE_SHARE):
             counted.append((found, n, term))
@@ -128,47 +134,177 @@ def candidates(db: sqlite3.Connection, expression: str, limit: int = CANDIDATES)
     ]
 
 
-def shared(terms: list[str], text: str) -> list[str]:
-    """The terms `text` holds: the word itself, or for a term of 4+ characters a word it
-    begins with at most 3 more (`lockfile` finds `lockfiles`; `lib` never finds `library`)."""
-    have = sorted({fold(w) for w in WORD.findall(text)})
-    import bisect  # only when there are candidates to score
+SUFFIXES = (
+    *("ations", "ation", "ments", "ment", "ings", "ing", "ions", "ion"),
+    *("ers", "er", "ies", "es", "ed", "s"),
+)
 
+
+STEMS: dict[str, str] = {}
+
+
+def stem(word: str) -> str:
+    """A word without its inflection (`migrations` -> `migr`, `staging` -> `stag`, `lockfiles`
+    -> `lockfile`), never shorter than four letters: a light stemmer for matching, not language."""
+    known = STEMS.get(word)
+    if known is not None:
+        return known
+    root = word
+    for suffix in SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            if suffix == "s" and word.endswith("ss"):
+                continue
+            root = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            break
+    if len(STEMS) < 100_000:
+        STEMS[word] = root
+    return root
+
+
+def alike(term: str, word: str) -> bool:
+    """Whether `word` is a form of `term`: the same stem, or for stems of 4+ letters one that
+    begins with the other and is at most 3 letters longer (`migrate` is a form of `migrations`,
+    `lib` never of `library`, `main` never of `maintain`)."""
+    if term == word:
+        return True
+    a, b = stem(term), stem(word)
+    if a == b:
+        return True
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    return len(short) >= 4 and long_.startswith(short) and len(long_) - len(short) <= 3
+
+
+def shared(terms: list[str], text: str) -> list[str]:
+    """The terms `text` holds in some form (`alike`): `lockfile` finds `lockfiles`,
+    `migrations` finds `migrate`, `lib` never finds `library`."""
+    have = {fold(w) for w in WORD.findall(text)}
+    by_stem: dict[str, list[str]] = {}
+    for w in have:
+        by_stem.setdefault(stem(w)[:4], []).append(w)
     found = []
     for term in terms:
-        at = bisect.bisect_left(have, term)
-        while at < len(have) and have[at].startswith(term):
-            if have[at] == term or (len(term) >= 4 and len(have[at]) - len(term) <= 3):
-                found.append(term)
-                break
-            at += 1
+        if term in have or any(alike(term, w) for w in by_stem.get(stem(term)[:4], ())):
+            found.append(term)
     return found
 
 
-def prompt_entries(index_file: Path, prompt: str, limit: int = 3) -> list[Found]:
-    """Entries the prompt's telling words point to: at least two of them in the entry (its
-    title, body or leaf), or the only telling word of a short prompt in its title."""
-    terms = telling(prompt)
-    if not terms:
+# Words of a request to an agent that say what to do, not what it is about.
+ASKING_LIST = (
+    "start first next last task tasks details find show look ready available continue done"
+    " implement work sure thing things way something anything everything ask doing going"
+    " tell know think like go went let's lets good well right wrong still again back same"
+    " report why what's it's don't doesn't isn't can't seems seem maybe really very much"
+)
+ASKING = frozenset(ASKING_LIST.split())
+BRANCH_PREFIXES = frozenset({"feature", "feat", "fix", "bugfix", "hotfix", "chore", "topic"})
+MAIN_BRANCHES = frozenset({"main", "master", "trunk", "develop", "dev", "head"})
+PATHS = 8  # of the session's most recent paths
+CLOSE = 0.5  # an entry scoring under this share of the best one is a weaker lead: left out
+
+
+def branch_terms(branch: str) -> list[str]:
+    """The telling words of a branch name (`fix/bun-lockfile` -> ["bun", "lockfile"]), none for
+    a main branch; issue ids and prefixes like `feature/` say nothing about the topic."""
+    if not branch or branch.lower() in MAIN_BRANCHES:
+        return []
+    found = [t for t in telling(re.sub(r"[/_.-]+", " ", branch)) if t not in BRANCH_PREFIXES]
+    return [t for t in found if not any(c.isdigit() for c in t)]
+
+
+def cited(paths: list[str], text: str) -> float:
+    """How strongly `text` names the session's paths: 2 for a path itself, 1 for its folder
+    (of two parts or more, `priv/static/assets` for `priv/static/assets/app.css`)."""
+    strength = 0.0
+    for path in paths:
+        if path in text:
+            strength += 2
+            continue
+        folder = path.rsplit("/", 1)[0] if "/" in path else ""
+        if folder.count("/") >= 1 and re.search(re.escape(folder) + r"(?:/|\b)", text):
+            strength += 1
+    return strength
+
+
+CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def prompt_paths(prompt: str) -> list[str]:
+    """The paths a prompt names (`tests/test_reports.py::test_daily_rollup` ->
+    `tests/test_reports.py`)."""
+    found = [m.split("::")[0].strip("`'\"(),.:;") for m in prompt.split()]
+    return [p for p in found if "/" in p and not p.startswith(("http:", "https:"))]
+
+
+def commands_named(prompt: str) -> list[tuple[str, str]]:
+    """The commands a prompt quotes: their program and first two words (`npm ci`)."""
+    found = []
+    for span in CODE_SPAN.findall(prompt):
+        head = [w for w in span.split() if not w.startswith("-")][:2]
+        if len(head) == 2 and WORD.fullmatch(head[0]):
+            found.append((fold(head[0]), " ".join(words(" ".join(head)))))
+    return found
+
+
+def prompt_entries(
+    index_file: Path,
+    prompt: str,
+    limit: int = 3,
+    branch: str = "",
+    paths: list[str] | None = None,
+) -> list[Found]:
+    """Entries the prompt and the workspace's state point to.
+
+    Evidence: the prompt's telling words (strong in the entry's title, leaf or path, weak in
+    its body), a command the prompt quotes (`npm ci`) found in the entry, the branch's words
+    (as the prompt's, but never alone), and the paths the prompt or the session's recent tool
+    calls named that the entry cites (`cited`). An entry needs two pieces of it, one strong, one
+    of them a word rare in the wiki or a cited path, and one a word of the prompt itself: so a
+    prompt unrelated to everything gets nothing, whatever the branch and the paths. Then the
+    entries scoring under CLOSE of the best are left out."""
+    asked = [t for t in telling(prompt) if t not in ASKING]
+    named = [t for t in branch_terms(branch) if t not in asked]
+    quoted_commands = commands_named(prompt)
+    recent = [p.strip("./") for p in prompt_paths(prompt) + (paths or [])[-PATHS:]]
+    recent = list(dict.fromkeys(p for p in recent if "/" in p and len(p) >= 6))
+    if not asked:
         return []
     db = open_index(index_file)
     if db is None:
         return []
     try:
-        focus = rarest(db, terms, 8)
-        if not focus:
+        focus = rarest(db, asked, 8)
+        also = rarest(db, named, 4) if focus or recent else []
+        parts = [quoted([stem(t) for t in focus + also], "OR")] if focus + also else []
+        parts += [f'"{" ".join(words(p))}"' for p in recent if words(p)]
+        if not parts:
             return []
-        found = []
-        for item in candidates(db, quoted(focus, "OR")):
-            text = f"{item.title}\n{item.leaf_title}\n{item.path.replace('/', ' ')}\n{item.body}"
-            hits = shared(focus, text)
-            in_title = shared(focus, item.title)
-            if len(hits) >= 2 or (len(focus) == 1 and in_title):
-                item.score = len(hits) + 0.5 * len(in_title)
-                found.append(item)
+        items = candidates(db, " OR ".join(parts))
     except sqlite3.Error:
         return []
     finally:
         db.close()
+    rare = set(focus + also)
+    terms = list(dict.fromkeys(asked + named))
+    programs = {program for program, _ in quoted_commands}
+    found = []
+    for item in items:
+        strong_text = f"{item.title}\n{item.leaf_title}\n{item.path.replace('/', ' ')}"
+        said = " ".join(words(f"{strong_text}\n{item.body}"))
+        if programs and not programs & set(said.split()):
+            continue  # the prompt quotes a command: an entry must be about its program
+        strong = shared(terms, strong_text)
+        weak = [t for t in shared(terms, item.body) if t not in strong]
+        on_paths = cited(recent, item.body) if recent else 0.0
+        commands = [c for _, c in quoted_commands if f" {c} " in f" {said} "]
+        hits = strong + weak
+        pieces = len(hits) + (1 if on_paths else 0) + (on_paths >= 2) + len(commands)
+        if (
+            pieces >= 2
+            and (rare & set(strong) or on_paths or commands)
+            and (rare & set(hits) or on_paths)
+            and any(t in asked for t in hits)
+        ):
+            item.score = 2.0 * len(strong) + len(weak) + on_paths + 2 * len(commands)
+            found.append(item)
     found.sort(key=lambda f: (-f.score, f.path, f.entry))
-    return found[:limit]
+    return [f for f in found if f.score >= found[0].score * CLOSE][:limit]

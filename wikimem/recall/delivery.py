@@ -39,7 +39,7 @@ def entries_for(event: Event, index_file: Path) -> list[Found]:
     if event.kind == "failure":
         return failure_entries(index_file, event.command, event.error)
     if event.kind == "prompt":
-        return prompt_entries(index_file, event.prompt)
+        return prompt_entries(index_file, event.prompt, branch=event.branch, paths=event.paths)
     return []
 
 

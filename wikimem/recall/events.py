@@ -15,10 +15,12 @@ shell command is an event of kind "other", which gets no answer.
 
 from __future__ import annotations
 
+import json
 import re
 
 TYPE_CHECKING = False  # on the hook's fast path: no typing import
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 SHELL_TOOLS = frozenset(
@@ -36,7 +38,10 @@ EXIT_LINE = re.compile(
 class Event:
     """What one hook call is about. `kind` is "prompt", "failure" or "other"."""
 
-    __slots__ = ("kind", "name", "session", "cwd", "prompt", "command", "error")
+    __slots__ = (
+        *("kind", "name", "session", "cwd", "prompt", "command", "error"),
+        *("transcript", "branch", "paths"),
+    )
 
     def __init__(
         self,
@@ -50,6 +55,9 @@ class Event:
     ) -> None:
         self.kind, self.name, self.session, self.cwd = kind, name, session, cwd
         self.prompt, self.command, self.error = prompt, command, error
+        self.transcript = ""
+        self.branch = ""  # the workspace's state, for a prompt: the branch checked out
+        self.paths: list[str] = []  # and the paths the session's recent tool calls named
 
     def __repr__(self) -> str:
         return f"Event({self.kind!r}, {self.name!r}, command={self.command!r})"
@@ -64,7 +72,9 @@ def read_event(payload: dict[str, Any]) -> Event:
     if name in PROMPT_EVENTS:
         prompt = text_of(payload.get("prompt"))
         kind = "prompt" if prompt.strip() else "other"
-        return Event(kind, name, session, cwd, prompt=prompt)
+        event = Event(kind, name, session, cwd, prompt=prompt)
+        event.transcript = text_of(payload.get("transcript_path"))
+        return event
     if name not in TOOL_EVENTS:
         return Event("other", name, session, cwd)
     if text_of(payload.get("tool_name")) not in SHELL_TOOLS:
@@ -127,3 +137,81 @@ def outcome(response: Any) -> tuple[bool, str]:
 
 def text_of(value: Any) -> str:
     return value if isinstance(value, str) else ""
+
+
+TRANSCRIPT_TAIL = 64 * 1024  # of the transcript's end read for the session's recent paths
+PATH_KEYS = ("file_path", "path", "notebook_path")
+COMMAND_KEYS = ("command", "cmd")
+# A path in a command: two parts or more, the last holding a letter (not `with_span/2-3`).
+PATHISH = re.compile(r"(?<![\w@:/.-])((?:[\w.-]+/)+[\w.-]*[A-Za-z][\w.-]*)/?(?![\w/])")
+PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
+
+
+def current_branch(workspace: Path) -> str:
+    """The branch checked out in `workspace`, from its HEAD file without git ("" if none)."""
+    dot_git = workspace / ".git"
+    try:
+        if dot_git.is_file():  # a worktree or submodule: "gitdir: <path>"
+            pointer = dot_git.read_text(encoding="utf-8").strip()
+            if not pointer.startswith("gitdir:"):
+                return ""
+            dot_git = (workspace / pointer.removeprefix("gitdir:").strip()).resolve()
+        head = (dot_git / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        return ""
+    return head.removeprefix("ref: refs/heads/") if head.startswith("ref: refs/heads/") else ""
+
+
+def recent_paths(transcript: str, workspace: Path) -> list[str]:
+    """The paths the session's recent tool calls named, oldest first, relative to `workspace`
+    where they are inside it: from the transcript's last TRANSCRIPT_TAIL bytes (Claude Code's
+    tool_use inputs, Codex's function and custom tool calls). Never raises: no transcript, no
+    paths."""
+    import json
+
+    try:
+        with open(transcript, "rb") as handle:
+            handle.seek(0, 2)
+            size = handle.tell()
+            handle.seek(max(0, size - TRANSCRIPT_TAIL))
+            tail = handle.read().decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return []
+    root = str(workspace).rstrip("/") + "/"
+    found: list[str] = []
+    for line in tail.splitlines()[1 if size > TRANSCRIPT_TAIL else 0 :]:
+        if '"' not in line:
+            continue
+        try:
+            found += paths_in(json.loads(line))
+        except (ValueError, RecursionError):
+            continue
+    kept = [p.removeprefix(root) for p in found if p]
+    return list(dict.fromkeys(reversed(kept)))[::-1]
+
+
+def paths_in(record: Any) -> list[str]:
+    """The paths one transcript line's tool calls name."""
+    found: list[str] = []
+    calls: list[Any] = []
+    message = record.get("message") if isinstance(record, dict) else None
+    if isinstance(message, dict) and isinstance(message.get("content"), list):
+        calls += [c.get("input") for c in message["content"] if isinstance(c, dict)]
+    body = record.get("payload") if isinstance(record, dict) else None
+    if isinstance(body, dict):
+        arguments = body.get("arguments")
+        if isinstance(arguments, str) and arguments.startswith("{"):
+            calls.append(json.loads(arguments))  # a ValueError skips the line
+        if isinstance(body.get("input"), str):  # apply_patch
+            found += [p.strip() for p in PATCH_FILE.findall(body["input"])]
+    for call in calls:
+        if not isinstance(call, dict):
+            continue
+        found += [call[k] for k in PATH_KEYS if isinstance(call.get(k), str)]
+        for key in COMMAND_KEYS:
+            command = call.get(key)
+            if isinstance(command, list):
+                command = " ".join(str(c) for c in command)
+            if isinstance(command, str):
+                found += PATHISH.findall(command)
+    return found

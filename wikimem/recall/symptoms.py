@@ -42,6 +42,7 @@ PLUMBING = frozenset(
 SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
 EXIT_LINE = re.compile(r"^\s*(?:Exit code:?|Process exited with code)\s*-?\d+\s*$", re.I | re.M)
 ERROR_TERMS = 10
+CLOSE = 0.5  # a match scoring under this share of the best one is a weaker lead: left out
 
 
 def programs(command: str) -> list[str]:
@@ -92,7 +93,7 @@ def failure_entries(index_file: Path, command: str, error: str, limit: int = 2) 
         db.close()
     found = score(items, names, said, asked, trigrams(error))
     found.sort(key=lambda f: (-f.score, f.path, f.entry))
-    return found[:limit]
+    return [f for f in found if f.score >= found[0].score * CLOSE][:limit]
 
 
 def score(
