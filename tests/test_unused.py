@@ -17,6 +17,7 @@ import pytest
 from tests.conftest import git
 from tests.test_compact import DEPLOY, LOCK, PIN, PORTS, note, remember
 from wikimem import config
+from wikimem.indexing.drain import drain
 from wikimem.intake.accept import enqueue
 from wikimem.lifecycle import compact as compaction
 from wikimem.recall import injections
@@ -171,3 +172,24 @@ def test_many_unused_entries_wait_apart_and_approve_retires_them(idle_wiki, cli)
     approved = cli("compact", "--no-model", "--approve")
     assert approved.code == 0, approved.err
     assert "2 retired to the trash" in approved.out
+
+
+def test_a_later_write_to_its_leaf_does_not_make_an_entry_young(
+    idle_wiki, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    places, settings = idle_wiki
+    when = f"{later(30)}T09:00:00+00:00"
+    monkeypatch.setenv("GIT_AUTHOR_DATE", when)
+    monkeypatch.setenv("GIT_COMMITTER_DATE", when)
+    proxy = "The dev server proxies /api to port 8080, so the browser never sees a CORS error."
+    enqueue(places, settings, {"run_id": "r3", "task": "remember", "memory": [note(
+        "build/ports", "Proxy", proxy, "semantic")]})  # fmt: skip
+    drain(places, settings)  # the deploying run waiting in the queue goes too, still counted
+    page = (places.wiki / "build" / "ports" / "MEMORY.md").read_text(encoding="utf-8")
+    assert "## Proxy" in page and "## Ports" in page
+
+    data = json.loads(cli("compact", "--dry-run", "--no-model", "--json").out)
+
+    assert data["reasons"]["build/ports#ports"].endswith(f"(created {today()})")
+    assert "build/ports#proxy" not in data["reasons"]
+    assert "deploy/fly#deploying" not in data["reasons"]  # its run, now done, still counts

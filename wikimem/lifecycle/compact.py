@@ -294,11 +294,14 @@ def created_days(
             head, _, patch = chunk.partition("\n")
             day = head.strip()[:10]
             file: str | None = None
+            header = False  # between `diff --git` and its `+++` line: no content line starts so
             for line in patch.split("\n"):
-                if line.startswith("+++ "):
+                if line.startswith("diff --git "):
+                    file, header = None, True
+                elif header and line.startswith("+++ "):
                     path = line[4:]
                     file = s.from_repo(path[2:]) if path.startswith("b/") else None
-                    file = file if file in files else None
+                    file, header = (file if file in files else None), False
                 elif file and line.startswith("+##"):
                     heading = _ADDED.fullmatch(line)
                     if heading:
