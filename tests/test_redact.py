@@ -436,6 +436,8 @@ def test_a_secret_in_prose_goes(text: str, secret: str) -> None:
         "the API key is $API_KEY",
         "la contraseña es obligatoria",
         "tokens: 1,234,567",
+        'f"Unsupported curve for ssh private key: {curve.name!r}"',
+        'state.tokens[endDelim.token - 1].type == "text"',
     ],
 )
 def test_prose_about_a_secret_without_one_stays(text: str) -> None:
@@ -499,6 +501,8 @@ def test_a_secret_in_a_macro_a_typed_declaration_or_a_long_flag_goes(text: str) 
         '#define API_KEY getenv("API_KEY")',
         "Dim password As String = txtPassword.Text",
         'const passwordLabel: string = "Enter password"',
+        'X_MCP_HEADER_KEY: Final = "x-mcp-header"',
+        '#define API_KEY_NAME "api-key"',
         "mytool --client-secret $SECRET",
         "ls --max-token 12",
     ],

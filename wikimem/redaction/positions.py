@@ -12,8 +12,9 @@ pathological input costs linear time; a value that is a placeholder is never rep
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from wikimem.redaction.key_names import secret_name_kind
 from wikimem.redaction.placeholders import is_code, is_placeholder, is_random, is_strong
@@ -124,6 +125,11 @@ def scan_go_dsns(text: str) -> Iterator[tuple[str, int, int]]:
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_-]*")
 
 
+def _lazy(source: str) -> Callable[[], re.Pattern[str]]:
+    """A pattern compiled on first use: this module is on the hook's import path."""
+    return functools.cache(lambda: re.compile(source))
+
+
 def _named_literal(kind: str) -> Check:
     """A bare value at the start of a config line: a word (`await`, `AuthTypes`), an expression
     or a list item (`auth,`) is code, not a credential."""
@@ -189,7 +195,7 @@ def _declared(kind: str) -> Check:
         name = _name_before(text, m.start())
         if not name or not secret_name_kind(name) or is_placeholder(value) or _code(value, m, text):
             return None
-        return kind
+        return None if _WORD.fullmatch(value) else kind  # a word (`"x-mcp-header"`) is a label
 
     return check
 
@@ -292,7 +298,7 @@ RULES: list[Rule] = [
     rule("secret-assignment", r"\b(?:jwt\.encode|hmac\.new|HMAC)\([^,\n]{1,80},[ \t]*" + _Q, "jwt.encode hmac", _random("secret-assignment")),
     # C and C++ macros, typed declarations: `#define API_KEY "..."`, `Const ApiKey As String = "..."`,
     # `let apiKey: String = "..."`, `const API_KEY: &str = "..."`
-    rule("secret-assignment", r"#[ \t]*define[ \t]+(?P<name>[A-Za-z_][A-Za-z0-9_]{0,60})[ \t]+(?:L|u8|u|U)?(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`<>;,&|(]{4,400})(?=[ \t]*(?:$|\n|//|/\*)))", "define", _named("secret-assignment")),
+    rule("secret-assignment", r"#[ \t]*define[ \t]+(?P<name>[A-Za-z_][A-Za-z0-9_]{0,60})[ \t]+(?:L|u8|u|U)?(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`<>;,&|(]{4,400})(?=[ \t]*(?:$|\n|//|/\*)))", "define", _named_literal("secret-assignment")),
     rule("secret-assignment", r"(?:[ \t]+As[ \t]+[A-Za-z_][\w.]{0,40}|[ \t]*:[ \t]*&?(?:'static[ \t]+)?[A-Za-z_][\w.<>\[\]]{0,40}\??)[ \t]*=[ \t]*" + _Q, ": as", _declared("secret-assignment")),
     # --- config files --------------------------------------------------------------------------
     rule("secret-assignment", r"\bnpmAuth(?:Ident|Token)[ \t]*:[ \t]*[\"']?(?P<v>[^\s\"']{4,400})", "npmauth", _real("secret-assignment")),
@@ -310,15 +316,13 @@ RULES: list[Rule] = [
 
 # --- webhook URLs of any service: a random path segment under a host or path that says hook ---
 
-_URL = re.compile(
+_URL = _lazy(
     r"https?://(?P<host>[A-Za-z0-9.-]{1,253})(?::\d{1,5})?(?P<path>[/#][^\s\"'<>`\\]{0,1000})"
 )
-_HOOKISH = re.compile(
-    r"(?i)hook|integration|incoming|trigger|notif|alert|enqueue|callback|events?[./]"
-)
-_SEGMENT = re.compile(r"[A-Za-z0-9_-]{20,200}")
-_UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
-_HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a git or SHA-256 digest, not a key
+_HOOKISH = _lazy(r"(?i)hook|integration|incoming|trigger|notif|alert|enqueue|callback|events?[./]")
+_SEGMENT = _lazy(r"[A-Za-z0-9_-]{20,200}")
+_UUID = _lazy(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
+_HEX = _lazy(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a git or SHA-256 digest, not a key
 # Path words after which a segment names a revision, a file or a run, not a credential.
 _NOT_CREDENTIAL_AFTER = frozenset(
     ("commit", "commits", "blob", "tree", "compare", "raw", "releases", "tag", "tags", "runs",
@@ -340,8 +344,8 @@ WEBHOOK_NEEDLES = (
 def scan_webhook_urls(text: str) -> Iterator[tuple[str, int, int]]:
     """A URL whose host or path says webhook and whose path holds a UUID or a generated token:
     the path is the credential (PagerDuty, webhook.site, Office 365 connectors...)."""
-    for m in _URL.finditer(text):
-        if not _HOOKISH.search(m.group("host")) and not _HOOKISH.search(m.group("path")):
+    for m in _URL().finditer(text):
+        if not _HOOKISH().search(m.group("host")) and not _HOOKISH().search(m.group("path")):
             continue
         path_start = m.start("path")
         path = m.group("path").split("?", 1)[0]
@@ -352,11 +356,11 @@ def scan_webhook_urls(text: str) -> Iterator[tuple[str, int, int]]:
             credential = (
                 previous.lower() not in _NOT_CREDENTIAL_AFTER
                 and not is_placeholder(word)
-                and not _HEX.fullmatch(word)
+                and not _HEX().fullmatch(word)
                 and (
-                    _UUID.fullmatch(word) is not None
+                    _UUID().fullmatch(word) is not None
                     or (
-                        _SEGMENT.fullmatch(word) is not None
+                        _SEGMENT().fullmatch(word) is not None
                         and is_random(word)
                         and "--" not in word
                         and (

@@ -15,11 +15,18 @@ a URL or a placeholder; needles are found with `str.find`, so the cost is per oc
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from wikimem.redaction.placeholders import is_code, is_placeholder, is_strong
 from wikimem.redaction.scanners import trim
+
+
+def _lazy(source: str) -> Callable[[], re.Pattern[str]]:
+    """A pattern compiled on first use: this module is on the hook's import path."""
+    return functools.cache(lambda: re.compile(source))
+
 
 # --- prose ------------------------------------------------------------------------------------
 
@@ -50,23 +57,24 @@ _QUALIFIER = (
 _COPULA = (
     r"(?:[ \t]*[:：][ \t]*|[ \t]*(?:은|는|は|是|为|為|：)[ \t]*|[ \t]+(?i:is now|was set to"
     r"|has been set to|is set to|set to|is|was|are|es|era|será|ist|lautet|war|est|était|é|è"
-    r"|jest|är|er|on|это"
-    r"|—|-)[ \t]+)"
+    r"|jest|är|er|on|это|—)[ \t]+)"
 )
 _VALUE = r"(?:[\"'`«“„](?P<vq>[^\s\"'`»”“]{4,200})[\"'`»”“]|(?P<v>[^\s\"'`<>»”“&]{4,200}))"
-_AFTER_NAME = re.compile(r"(?:e?s)?" + _QUALIFIER + _COPULA + _VALUE)
+_AFTER_NAME = _lazy(r"(?:e?s)?" + _QUALIFIER + _COPULA + _VALUE)
 # In another language a name may also be assigned to (`Passwort=...`), as config files write it.
-_EQUALS = re.compile(r"[ \t]*=[ \t]*[\"']?(?P<v>[^\s\"'`<>&]{4,200})")
+_EQUALS = _lazy(r"[ \t]*=[ \t]*[\"']?(?P<v>[^\s\"'`<>&]{4,200})")
 _ENGLISH = frozenset(_NAMES_ENGLISH)
-_WORD_CHARS = re.compile(r"\w")
-_NUMBER = re.compile(r"[\d.,:/%+-]+[a-zA-Z]{0,3}")  # `3600s`, `12,345`, `10:30`, `42%`, `8KB`
+_WORD_CHARS = _lazy(r"\w")
+_NUMBER = _lazy(r"[\d.,:/%+-]+[a-zA-Z]{0,3}")  # `3600s`, `12,345`, `10:30`, `42%`, `8KB`
 
 
 def _value_counts(value: str) -> bool:
     if is_placeholder(value) or not is_strong(value) or "://" in value:
         return False
-    if _NUMBER.fullmatch(value) or (is_code(value) and not any(c.isdigit() for c in value)):
+    if _NUMBER().fullmatch(value) or (is_code(value) and not any(c.isdigit() for c in value)):
         return False
+    if any(c in value for c in "{}[]()"):
+        return False  # a format field or an expression (`{curve.name!r}`, `1].type`)
     return not value.endswith((":", "…"))
 
 
@@ -80,14 +88,14 @@ def scan_prose(text: str) -> Iterator[tuple[str, int, int]]:
         pos = lowered.find(name)
         while pos >= 0:
             end = pos + len(name)
-            if (pos and _WORD_CHARS.match(text, pos - 1) and name.isascii()) or pos < covered:
+            if (pos and _WORD_CHARS().match(text, pos - 1) and name.isascii()) or pos < covered:
                 pos = lowered.find(name, end)
                 continue
-            m = _AFTER_NAME.match(text, end)
+            m = _AFTER_NAME().match(text, end)
             if m is None and name not in _ENGLISH:
-                m = _EQUALS.match(text, end)
+                m = _EQUALS().match(text, end)
             if m:
-                group = "vq" if m.re is _AFTER_NAME and m.group("vq") is not None else "v"
+                group = "vq" if "vq" in m.re.groupindex and m.group("vq") is not None else "v"
                 start, stop = m.span(group)
                 if group == "v":
                     start, stop = trim(text, start, stop)
@@ -102,26 +110,26 @@ def scan_prose(text: str) -> Iterator[tuple[str, int, int]]:
 # --- standard input ---------------------------------------------------------------------------
 
 # A command that reads a password or token from its standard input.
-_READS_STDIN = re.compile(
+_READS_STDIN = _lazy(
     r"-stdin\b|--stdin\b|\bchpasswd\b|\bsmbpasswd\b[^\n|;&]{0,80}?[ \t]-[a-zA-Z]*s\b"
     r"|\bsudo\b[^\n|;&]{0,80}?[ \t]-[a-zA-Z]*S\b|-fd[ \t=]+0\b|-pass(?:in|out)[ \t]+stdin\b"
     r"|\b(?:docker|podman|helm|buildah|skopeo|oras|crane|regctl|nerdctl)\b[^\n|;&]{0,120}?\blogin\b"
 )
-_PRODUCER = re.compile(
+_PRODUCER = _lazy(
     r"\b(?:echo|printf)(?:[ \t]+-[neE]{1,3})?(?:[ \t]+(?:'%s(?:\\n)?'|\"%s(?:\\n)?\"))?[ \t]+"
     r"(?:\"(?P<vd>[^\"\n]{1,400})\"|'(?P<vs>[^'\n]{1,400})'|(?P<vb>[^\s\"'`|;&<>-][^\s\"'`|;&<>]{0,400}))"
     r"[ \t]*\|(?![|])"
 )
-_HERE_STRING = re.compile(
+_HERE_STRING = _lazy(
     r"<<<[ \t]*(?:\"(?P<vd>[^\"\n]{1,400})\"|'(?P<vs>[^'\n]{1,400})'|(?P<vb>[^\s\"'`|;&<>]{1,400}))"
 )
-_HEREDOC = re.compile(r"<<-?[ \t]*[\"']?(?P<tag>[A-Za-z_][A-Za-z0-9_]{0,20})[\"']?[^\n]{0,200}\n")
-_FTP_CLIENT = re.compile(r"\b(?:ftp|lftp|ncftp|tnftp|pftp)\b")
-_FTP_USER = re.compile(
+_HEREDOC = _lazy(r"<<-?[ \t]*[\"']?(?P<tag>[A-Za-z_][A-Za-z0-9_]{0,20})[\"']?[^\n]{0,200}\n")
+_FTP_CLIENT = _lazy(r"\b(?:ftp|lftp|ncftp|tnftp|pftp)\b")
+_FTP_USER = _lazy(
     r"(?m)^[ \t]*(?:user[ \t]+\S{1,100}[ \t]+(?P<v>\S{1,200})|pass[ \t]+(?P<p>\S{1,200}))[ \t]*$"
 )
-_EXPECT_SEND = re.compile(r"\bsend[ \t]+(?:--[ \t]+)?\"(?P<v>[^\"\\\n]{3,200})(?:\\r|\\n)\"")
-_PROMPT_WORDS = re.compile(r"(?i)assword|passphrase|\bpin\b|token|secret")
+_EXPECT_SEND = _lazy(r"\bsend[ \t]+(?:--[ \t]+)?\"(?P<v>[^\"\\\n]{3,200})(?:\\r|\\n)\"")
+_PROMPT_WORDS = _lazy(r"(?i)assword|passphrase|\bpin\b|token|secret")
 
 
 def _is_reference(value: str) -> bool:
@@ -135,34 +143,34 @@ def _line_end(text: str, pos: int) -> int:
 
 def scan_stdin(text: str) -> Iterator[tuple[str, int, int]]:
     if "|" in text:
-        for m in _PRODUCER.finditer(text):
-            if _READS_STDIN.search(text, m.end(), min(_line_end(text, m.end()), m.end() + 300)):
+        for m in _PRODUCER().finditer(text):
+            if _READS_STDIN().search(text, m.end(), min(_line_end(text, m.end()), m.end() + 300)):
                 group = next(g for g in ("vd", "vs", "vb") if m.group(g) is not None)
                 if not _is_reference(m.group(group)):
                     yield "stdin-password", *m.span(group)
     if "<<" not in text:
         return
-    for m in _HERE_STRING.finditer(text):
+    for m in _HERE_STRING().finditer(text):
         line_start = text.rfind("\n", 0, m.start()) + 1
-        if _READS_STDIN.search(text, max(line_start, m.start() - 300), m.start()):
+        if _READS_STDIN().search(text, max(line_start, m.start() - 300), m.start()):
             group = next(g for g in ("vd", "vs", "vb") if m.group(g) is not None)
             if not _is_reference(m.group(group)):
                 yield "stdin-password", *m.span(group)
-    for m in _HEREDOC.finditer(text):
+    for m in _HEREDOC().finditer(text):
         line_start = text.rfind("\n", 0, m.start()) + 1
         command = text[max(line_start, m.start() - 300) : m.end()]
         close = re.compile(r"(?m)^[ \t]*" + re.escape(m.group("tag")) + r"[ \t]*$")
         end = close.search(text, m.end(), m.end() + 4096)
         if end is None:
             continue
-        if _READS_STDIN.search(command):
+        if _READS_STDIN().search(command):
             body = text[m.end() : end.start()]
             first = m.end() + len(body) - len(body.lstrip())
             stop = first + len(text[first : _line_end(text, first)].rstrip())
             if first < stop <= end.start() and not _is_reference(text[first:stop]):
                 yield "stdin-password", first, stop
-        elif _FTP_CLIENT.search(command):
-            for line in _FTP_USER.finditer(text, m.end(), end.start()):
+        elif _FTP_CLIENT().search(command):
+            for line in _FTP_USER().finditer(text, m.end(), end.start()):
                 group = "v" if line.group("v") is not None else "p"
                 if not _is_reference(line.group(group)):
                     yield "stdin-password", *line.span(group)
@@ -170,8 +178,8 @@ def scan_stdin(text: str) -> Iterator[tuple[str, int, int]]:
 
 def scan_expect(text: str) -> Iterator[tuple[str, int, int]]:
     """`send "PW\\r"` in an expect script, at a password prompt or beside a comment saying so."""
-    for m in _EXPECT_SEND.finditer(text):
+    for m in _EXPECT_SEND().finditer(text):
         around = text[max(m.start() - 200, 0) : min(_line_end(text, m.end()), m.end() + 200)]
         value = m.group("v")
-        if _PROMPT_WORDS.search(around) and not _is_reference(value) and is_strong(value):
+        if _PROMPT_WORDS().search(around) and not _is_reference(value) and is_strong(value):
             yield "stdin-password", *m.span("v")
