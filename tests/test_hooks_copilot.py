@@ -457,3 +457,39 @@ def test_each_pass_keeps_the_profile_in_step(workspace: Path, tmp_path: Path, cl
     assert "Nothing remembered yet" not in after and "(build/TOPIC.md)" in after
     assert after.startswith(START + "\n") and after.endswith(END + "\n")
     assert (instructions.parent / "notes.md").read_text() == "x"
+
+
+def test_a_payload_naming_no_session_reads_the_newest_log_of_its_folder(tmp_path: Path) -> None:
+    import os
+
+    mine = event_log(tmp_path, None, "older")
+    other = event_log(tmp_path, None, "newer")
+    other.write_text(other.read_text().replace(CWD, "/home/ci/elsewhere", 1))
+    os.utime(mine, (1_000_000, 1_000_000))  # the other session's log is the newest
+    end = {**payload("session-end.json"), "cwd": CWD}  # the docs' example: no sessionId
+
+    turns = records_from_payload(end, {"HOME": str(tmp_path)})
+
+    assert [key for key, _ in turns] == list(TURNS)
+    assert turns[0][1]["source"]["transcript_path"] == str(mine)
+    assert turns[0][1]["run_id"] == "c-1:e02"  # the session the log names
+    assert session_of(end) is None  # no cursor: the queue dedups by run id
+    assert records_from_payload({**end, "cwd": "/home/ci/third"}, {"HOME": str(tmp_path)}) == []
+
+
+def test_copilot_running_claude_code_hooks_shares_the_session_s_cursor(tmp_path: Path) -> None:
+    """Copilot CLI also runs .claude/settings.json's hooks, in the VS Code compatible format:
+    the same session, the same turn keys, so both installs record each turn once."""
+    path = event_log(tmp_path)
+    pascal = {
+        "hook_event_name": "Stop",
+        "session_id": "c-1",
+        "timestamp": "2026-08-01T10:02:05Z",
+        "cwd": CWD,
+        "transcript_path": str(path),
+        "stop_reason": "end_turn",
+    }
+    assert session_of(pascal) == session_of(stop(path)) == "copilot-c-1"
+    keys = [k for k, _ in records_from_payload(pascal, {})]
+    assert keys == [k for k, _ in records_from_payload(stop(path), {})] == list(TURNS)
+    assert records_from_payload(pascal, {}, keys) == []

@@ -6,7 +6,9 @@ so the event is read from its fields: `stopReason` is agentStop, `trigger` preCo
 `reason` sessionEnd, `source` sessionStart, `prompt` userPromptSubmitted. None of them carries
 the person's request and the turn's work together: the turn is read from the session's event
 log, `events.jsonl` (the payload's `transcriptPath`, else
-`$COPILOT_HOME/session-state/<sessionId>/events.jsonl`), one JSON event a line: `user.message`
+`$COPILOT_HOME/session-state/<sessionId>/events.jsonl`, else, for a payload naming no session
+as the coding agent's are documented, the newest log there whose session started in the
+payload's folder), one JSON event a line: `user.message`
 starts a turn, `assistant.message` holds the model's text and tool requests,
 `tool.execution_start` / `tool.execution_complete` a call and its result, `abort` an interrupt.
 That format is internal and unversioned, so it is read defensively.
@@ -62,6 +64,7 @@ PASCAL = {
     "Notification": "notification",
 }
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+NEWEST = 8  # event logs looked at, newest first, for a payload naming no session
 
 
 def event_of(payload: Mapping[str, Any]) -> str | None:
@@ -367,13 +370,53 @@ def _event_log(payload: Mapping[str, Any], env: Mapping[str, str]) -> str | None
     path = _string(payload.get("transcriptPath")) or _string(payload.get("transcript_path"))
     if path:
         return path
-    session = session_id(payload)
-    if session is None or not SAFE_ID.match(session):
-        return None
     home = env.get("COPILOT_HOME") or os.path.join(
         env.get("HOME") or os.path.expanduser("~"), ".copilot"
     )
+    if "sessionId" not in payload and "session_id" not in payload:
+        return _newest_log(os.path.join(home, "session-state"), _string(payload.get("cwd")))
+    session = session_id(payload)
+    if session is None or not SAFE_ID.match(session):
+        return None
     return os.path.join(home, "session-state", session, "events.jsonl")
+
+
+def _newest_log(folder: str, cwd: str | None) -> str | None:
+    """For a payload naming no session (the coding agent documents none): the newest event log
+    among the last few sessions whose session.start names the payload's folder."""
+    if not cwd:
+        return None
+    logs = []
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                path = os.path.join(entry.path, "events.jsonl")
+                try:
+                    logs.append((os.stat(path).st_mtime, path))
+                except OSError:
+                    continue
+    except OSError:
+        return None
+    for _, path in sorted(logs, reverse=True)[:NEWEST]:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                first = json.loads(handle.readline() or "null")
+        except (OSError, ValueError):
+            continue
+        data = first.get("data") if isinstance(first, dict) else None
+        context = data.get("context") if isinstance(data, dict) else None
+        if isinstance(context, dict) and _same_folder(context.get("cwd"), cwd):
+            return path
+    return None
+
+
+def _same_folder(one: Any, other: str) -> bool:
+    if not isinstance(one, str):
+        return False
+    try:
+        return os.path.realpath(one) == os.path.realpath(other)
+    except (OSError, ValueError):
+        return one == other
 
 
 def _args(value: Any) -> dict[str, Any]:
