@@ -417,6 +417,17 @@ def test_a_crashed_session_s_turns_are_recorded_at_the_next_session_s_start(
     }
     assert accept(places, {}, json.dumps(stop).encode()).job
     transcript.write_text("".join(lines))  # turns 2 and 3, then the crash: no hook fired
+    # another session of the workspace ended as sessions do: its Stop, its SessionEnd, then
+    # the runner's closing lines in its transcript
+    ended = tmp_path / "ended.jsonl"
+    ended.write_text((REAL / "claude-2.1.14-hello-world.jsonl").read_text())
+    done = {"session_id": "ended", "transcript_path": str(ended), "cwd": "/tmp/x"}
+    assert accept(places, {}, json.dumps(done | {"hook_event_name": "Stop"}).encode()).job
+    assert (
+        accept(places, {}, json.dumps(done | {"hook_event_name": "SessionEnd"}).encode()).job
+        is None
+    )
+    ended.write_text(ended.read_text() + "\n")
     handed = handed_on(monkeypatch)
 
     start.context({}, new_session(workspace, tmp_path), False)
@@ -433,13 +444,13 @@ def test_a_crashed_session_s_turns_are_recorded_at_the_next_session_s_start(
             "transcript_path": str(transcript),
             "cwd": "/tmp/tmpw6sk2trg",
         }
-    ]  # once: the second start finds it handed on already
+    ]  # once: the second start finds it handed on already; the ended session not at all
     first = accept(places, {}, json.dumps(handed[0]).encode())
     assert first.job and not first.duplicate
     assert accept(places, {}, json.dumps(handed[0]).encode()).job is None
     queue = workspace / ".clarvis" / "state" / "queue"
     runs = [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
-    assert sorted(r["run_id"] for r in runs) == sorted(
+    assert sorted(r["run_id"] for r in runs if r["run_id"].startswith(SESSION)) == sorted(
         f"{SESSION}:{h}"
         for h in (
             "1b4951f2-dc07-4bb4-9740-777baa85b06e",

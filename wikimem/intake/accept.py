@@ -137,6 +137,8 @@ def accept(
     with lock or contextlib.nullcontext():
         turns = _adapt(payload, source, env, lock.recorded if lock else ())
         if not turns:
+            if lock is not None:
+                lock.add((), payload)  # a SessionEnd is noted: the session did not crash
             return Accepted(skipped="not a run to remember")
         settings = load(places, env) if settings is None else settings
         # Every turn the cursor lacks is queued, then the cursor moves: a crash in between

@@ -47,6 +47,7 @@ IDLE_SECONDS = 30 * 60  # a transcript still this long belongs to no running tur
 LOOK_AT = 16  # the newest cursors a start looks at
 HAND_ON = 3  # sessions a start hands on at most (the rest wait for the next start)
 LIST_MAX = 4096  # cursor files listed at most (prune keeps 90 days of sessions)
+CLOSING = 60  # seconds after its SessionEnd in which a runner still writes its closing lines
 
 
 def cursor_path(state: Path, session: str) -> Path:
@@ -89,14 +90,18 @@ class Cursor:
 
     def add(self, keys: Iterable[str], payload: Mapping[str, Any] | None = None) -> None:
         """Add the keys of turns just queued (durably) and write the cursor atomically, with
-        where the session's transcript is when the hook `payload` says."""
+        where the session's transcript is when the hook `payload` says, and when a SessionEnd
+        came (even one that had nothing left to record: the session ended, it did not crash)."""
         new = [k for k in keys if k not in self.recorded]
-        if not new:
+        ended = (payload or {}).get("hook_event_name") == "SessionEnd"
+        if not new and not (ended and self._data):
             return
         self.recorded = (self.recorded + new)[-KEEP:]
         first = not self.path.exists()
         data = {**self._data, "session": self.session, "recorded": self.recorded}
-        data["updated_at"] = time.time()
+        data["updated_at" if new else "ended_at"] = time.time()
+        if new and ended:
+            data["ended_at"] = data["updated_at"]
         where = origin(payload or {})
         if where:
             data["origin"] = where
@@ -161,6 +166,7 @@ def _left(path: Path, current: str | None, now: float) -> dict[str, Any] | None:
         return None
     written = _written(transcript)
     seen = max(_number(data.get("updated_at")), _number(data.get("picked_at")))
+    seen = max(seen, _number(data.get("ended_at")) + CLOSING) if data.get("ended_at") else seen
     if written is None or written <= seen or now - written < IDLE_SECONDS:
         return None  # nothing new since a hook read it, or the session may still be running
     if not _mark(path, now):
