@@ -29,13 +29,18 @@ def export() -> dict:
     return json.loads((FIXTURES / "session.json").read_text(encoding="utf-8"))
 
 
+CHILD = "ses_42e58f5bbffeiOzOYP7HoJBHaT"  # the explore subagent's session
+
+
 def idle(cwd: str = "/home/ada/shop", messages: list | None = None) -> dict:
-    """What the plugin sends at session.idle."""
+    """What the plugin sends at session.idle: the messages, and its subagents' sessions."""
+    child = json.loads((FIXTURES / "subagent.json").read_text(encoding="utf-8"))["messages"]
     return {
         "hook_event_name": "session.idle",
         "session_id": SESSION,
         "cwd": cwd,
         "messages": export()["messages"] if messages is None else messages,
+        "subagents": {CHILD: child},
     }
 
 
@@ -91,12 +96,25 @@ def test_each_turn_of_the_session_is_one_run() -> None:
         },
         {"kind": "command", "command": "npm run build", "running": True},
     ]
+    # the subagent's report and its own command, marked as the subagent's, under the parent
     assert logged["evidence"] == [
+        {
+            "kind": "note",
+            "text": "subagent explore (Find the last release) reported: The last release is 1.4.0 "
+            "(tag v1.4.0).",
+        },
+        {
+            "kind": "command",
+            "command": "git tag --sort=-v:refname | head -1",
+            "exit_code": 0,
+            "output": "v1.4.0\n",
+            "subagent": "explore",
+        },
         {
             "kind": "file",
             "path": "CHANGELOG.md",
             "diff": "+## 1.4.1\n+\n+- Round prices to cents.\n",
-        }
+        },
     ]
 
 
@@ -119,6 +137,8 @@ def test_the_export_reads_the_same_and_odd_parts_are_skipped() -> None:
     assert [r["source"]["event"] for _, r in turns] == ["export"] * 3
     assert turns[0][1]["source"]["cwd"] == "/home/ada/shop"  # the session's directory
     assert len(turns[0][1]["evidence"]) == 3
+    # an export holds no subagent session: its report alone
+    assert [e["kind"] for e in turns[2][1]["evidence"]] == ["note", "file"]
     failed = export()
     failed["messages"][2]["info"]["error"] = {
         "name": "ProviderAuthError",
@@ -220,24 +240,33 @@ def test_user_scope_follows_xdg_config_home(
 
 HARNESS = """
 import { readFileSync } from "node:fs"
-const [plugin, fixture, directory, style] = process.argv.slice(2)
+const [plugin, fixture, child, directory, style] = process.argv.slice(2)
 const { WikimemPlugin } = await import(plugin)
-const messages = JSON.parse(readFileSync(fixture, "utf8")).messages
+const sessions = {}
+for (const file of [fixture, child]) {
+  const document = JSON.parse(readFileSync(file, "utf8"))
+  sessions[document.info.id] = document
+}
 const asked = []
-const client = { session: { messages: async (args) => {
+function answer(args, pick) {
   asked.push(args)
-  if (style === "v2") {  // a client that takes { sessionID } and answers the list itself
-    if (!args.sessionID) throw new Error("no sessionID")
-    return messages
-  }
-  return { data: args.path && args.path.id ? messages : undefined }
-} } }
+  // "v2": a client that takes { sessionID } and answers the value itself
+  const id = style === "v2" ? args.sessionID : args.path && args.path.id
+  if (!id) throw new Error("no session id in " + JSON.stringify(args))
+  const value = sessions[id] ? pick(sessions[id]) : undefined
+  return style === "v2" ? value : { data: value }
+}
+const client = { session: {
+  messages: async (args) => answer(args, (s) => s.messages),
+  get: async (args) => answer(args, (s) => s.info),
+} }
 const hooks = await WikimemPlugin({ client, directory, project: {}, worktree: directory })
 await hooks.event({ event: { type: "message.updated", properties: {} } })
-await hooks.event({ event: { type: "session.idle", properties: { sessionID: "SESSION" } } })
-await hooks.event({ event: { type: "session.idle", properties: { sessionID: "SESSION" } } })
+for (const id of ["SESSION", "CHILD", "SESSION"]) {  // the child's idle is its parent's
+  await hooks.event({ event: { type: "session.idle", properties: { sessionID: id } } })
+}
 console.log(JSON.stringify(asked))
-""".replace("SESSION", SESSION)
+""".replace("SESSION", SESSION).replace("CHILD", CHILD)
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
@@ -252,7 +281,10 @@ def test_the_plugin_under_node_queues_each_turn_once(
     assert checked.returncode == 0, checked.stderr
     harness = isolated_env / "harness.mjs"
     harness.write_text(HARNESS)
-    fixture = str(FIXTURES / "session.json").replace("/home/ada/shop", str(workspace))
+    fixture, child = isolated_env / "session.json", isolated_env / "subagent.json"
+    for path in (fixture, child):  # the fixtures, with this workspace as their folder
+        text = (FIXTURES / path.name).read_text(encoding="utf-8")
+        path.write_text(text.replace("/home/ada/shop", str(workspace)), encoding="utf-8")
     bare = {
         "PATH": "/usr/bin:/bin",
         "HOME": str(isolated_env),
@@ -262,7 +294,7 @@ def test_the_plugin_under_node_queues_each_turn_once(
 
     done = subprocess.run(
         ["/usr/bin/env", "-i", *(f"{k}={v}" for k, v in bare.items()), NODE, str(harness)]
-        + [str(module), fixture, str(workspace), style],
+        + [str(module), str(fixture), str(child), str(workspace), style],
         capture_output=True,
         text=True,
         timeout=120,
@@ -271,7 +303,9 @@ def test_the_plugin_under_node_queues_each_turn_once(
 
     assert done.returncode == 0, done.stderr
     asked = json.loads(done.stdout)
-    assert len(asked) == (2 if style == "v1" else 4)
+    # each parent idle asks for its session, its messages and its subagent's messages; the
+    # child's idle only for its session (it has a parent: nothing more). v2 answers a 2nd try.
+    assert len(asked) == (7 if style == "v1" else 14)
     queue = workspace / ".clarvis" / "state" / "queue"
     runs = sorted(
         (json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")),
@@ -290,6 +324,8 @@ def test_the_plugin_under_node_queues_each_turn_once(
         ("npm test", 1),
         ("npm test", 0),
     ]
+    (sub,) = [e for e in runs[2]["evidence"] if e.get("subagent")]
+    assert (sub["command"], sub["subagent"]) == ("git tag --sort=-v:refname | head -1", "explore")
 
 
 def test_the_plugin_names_the_command_it_was_given() -> None:

@@ -64,12 +64,14 @@ def records_from_opencode(
     if cwd is None and isinstance(info, dict):
         cwd = _string(info.get("directory"))
     event = _string(payload.get("hook_event_name")) or "export"
+    found = payload.get("subagents")
+    subagents: dict[str, Any] = found if isinstance(found, dict) else {}
     out: list[tuple[str | None, dict[str, Any]]] = []
     for turn in _turns(payload.get("messages") or []):
         key = _string(turn[0].get("id"))
         if key and key in recorded:
             continue
-        record = _record(turn, session, cwd, event)
+        record = _record(turn, session, cwd, event, subagents)
         if record is not None:
             out.append((key, record))
     return out
@@ -95,7 +97,11 @@ def _turns(messages: list[Any]) -> list[list[dict[str, Any]]]:
 
 
 def _record(
-    turn: list[dict[str, Any]], session: str, cwd: str | None, event: str
+    turn: list[dict[str, Any]],
+    session: str,
+    cwd: str | None,
+    event: str,
+    subagents: Mapping[str, Any],
 ) -> dict[str, Any] | None:
     user, answers = turn[0], [m for m in turn[1:] if not m.get("summary")]
     if not answers:
@@ -138,6 +144,8 @@ def _record(
         for part in answer["parts"]:
             if isinstance(part, dict) and part.get("type") == "tool":
                 items.extend(_items(part, cwd))
+                if part.get("tool") == "task":
+                    items.extend(_subagent(part, subagents, cwd))
     record["evidence"] = notes + items
     model = _string(last.get("modelID"))
     record["source"] = {
@@ -204,6 +212,37 @@ def _items(part: Mapping[str, Any], cwd: str | None) -> list[dict[str, Any]]:
             for path in PATCH_FILE.findall(text)
         ]
     return []
+
+
+def _subagent(
+    part: Mapping[str, Any], subagents: Mapping[str, Any], cwd: str | None
+) -> list[dict[str, Any]]:
+    """A `task` call: the subagent's report as a note, then the commands and edits of its own
+    session (the plugin hands them over under `subagents`), marked as the subagent's."""
+    state = _mapping(part.get("state"))
+    args, meta = _mapping(state.get("input")), _mapping(state.get("metadata"))
+    kind = _string(args.get("subagent_type")) or "subagent"
+    about = _string(args.get("description")) or ""
+    report = _string(state.get("output")) or _string(state.get("error")) or ""
+    text = f"subagent {kind}" + (f" ({about})" if about else "")
+    text += f" reported: {report}" if report else ": no report"
+    items: list[dict[str, Any]] = [{"kind": "note", "text": clip(text)}]
+    child = _string(meta.get("sessionId")) or _string(meta.get("sessionID"))
+    messages = subagents.get(child) if child else None
+    for message in messages if isinstance(messages, list) else []:
+        info = message.get("info") if isinstance(message, dict) else None
+        parts = message.get("parts") if isinstance(message, dict) else None
+        if not (isinstance(info, dict) and info.get("role") == "assistant"):
+            continue
+        for inner in parts if isinstance(parts, list) else []:
+            if isinstance(inner, dict) and inner.get("type") == "tool":
+                for item in _items(inner, cwd):
+                    items.append({**item, "subagent": kind})
+    return items
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _text(parts: list[Any]) -> str:
@@ -273,16 +312,27 @@ import { spawn } from "node:child_process"
 const COMMAND = __COMMAND__
 const EVENTS = new Set(["session.idle", "session.compacted"])
 const LAST = 400 // messages sent at most: older turns were recorded at earlier events
+const CHILDREN = 20 // subagent sessions whose messages are sent with the turn
 
-async function messagesOf(client, id, directory) {
+// OpenCode's client answers { data } (or the value itself, by its responseStyle)
+async function ask(method, id, directory, wanted) {
   for (const args of [{ path: { id }, query: { directory } }, { sessionID: id }]) {
     try {
-      const reply = await client.session.messages(args)
-      const list = Array.isArray(reply) ? reply : reply && reply.data
-      if (Array.isArray(list)) return list
+      const reply = await method(args)
+      const value = reply && typeof reply === "object" && "data" in reply ? reply.data : reply
+      if (wanted(value)) return value
     } catch {}
   }
   return null
+}
+
+function messagesOf(client, id, directory) {
+  return ask((args) => client.session.messages(args), id, directory, Array.isArray)
+}
+
+function sessionOf(client, id, directory) {
+  if (!client.session.get) return null
+  return ask((args) => client.session.get(args), id, directory, (v) => !!v && !!v.id)
 }
 
 export function send(command, payload, cwd) {
@@ -307,13 +357,26 @@ export const WikimemPlugin = async ({ client, directory }) => ({
       if (!event || !EVENTS.has(event.type)) return
       const id = event.properties && event.properties.sessionID
       if (!id) return
+      const session = await sessionOf(client, id, directory)
+      if (session && session.parentID) return // a subagent's session: its parent's turn has it
       const messages = await messagesOf(client, id, directory)
       if (!messages) return
+      const recent = messages.slice(-LAST)
+      const subagents = {}
+      for (const message of recent) {
+        for (const part of (message && message.parts) || []) {
+          const meta = part && part.tool === "task" && part.state && part.state.metadata
+          const child = meta && (meta.sessionId || meta.sessionID)
+          if (!child || child in subagents || Object.keys(subagents).length >= CHILDREN) continue
+          subagents[child] = ((await messagesOf(client, child, directory)) || []).slice(-LAST)
+        }
+      }
       const payload = {
         hook_event_name: event.type,
         session_id: id,
         cwd: directory,
-        messages: messages.slice(-LAST),
+        messages: recent,
+        subagents,
       }
       await send(COMMAND, payload, directory)
     } catch {}
