@@ -35,12 +35,12 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from wikimem.runners.transcripts import clip, read_jsonl
+from wikimem.runners.transcripts import clip
 
 RUNNER = "copilot"
 SHELL_TOOLS = {"bash", "powershell"}
@@ -132,7 +132,8 @@ def records_from_copilot(
     path = _event_log(payload, env)
     if path is None:
         return []
-    session, start_cwd, turns = _read(path)
+    recorded = set(recorded)
+    session, start_cwd, turns = _read(path, recorded)
     session = session_id(payload) or session
     cwd = cwd or start_cwd
     if not turns:
@@ -250,11 +251,38 @@ class Turn:
         return found
 
 
-def _read(path: str) -> tuple[str | None, str | None, list[Turn]]:
-    """The session id and folder the log's session.start names, and its turns."""
+def _events(path: str, skip: Collection[str]) -> Iterator[dict[str, Any]]:
+    """The log's events, except those of a turn in `skip`: those lines are not even parsed
+    (a long session's log runs to megabytes, and a hook reads it at every prompt)."""
+    try:
+        handle = open(path, encoding="utf-8", errors="replace")  # noqa: SIM115
+    except OSError:
+        return
+    skipping = False
+    with handle:
+        for raw in handle:
+            marked = '"user.message"' in raw or '"session.start"' in raw
+            if skipping and not marked:
+                continue
+            try:
+                line = json.loads(raw)
+            except ValueError:
+                continue
+            if not isinstance(line, dict):
+                continue
+            if line.get("type") == "user.message":
+                skipping = line.get("id") in skip
+            elif skipping:
+                continue
+            yield line
+
+
+def _read(path: str, skip: Collection[str] = ()) -> tuple[str | None, str | None, list[Turn]]:
+    """The session id and folder the log's session.start names, and its turns (those in
+    `skip` with their prompt only)."""
     session = cwd = None
     turns: list[Turn] = []
-    for line in read_jsonl(path):
+    for line in _events(path, skip):
         kind = line.get("type")
         data = line.get("data")
         data = data if isinstance(data, dict) else {}
