@@ -4,7 +4,7 @@
     python -m bench.start --leaves 2000 --rounds 5
 
 Each round runs `python -c pass`, then `wikimem start --runner claude` with a startup payload
-on stdin (hints: none, so the profile alone), then the same with `--query` (profile and up to
+on stdin (hints: none, so the profile and the strongest entries), then the same with `--query` (profile and up to
 20 entries, each checked against the workspace). Wall time on a shared machine waits for a
 CPU; the children's CPU time (user + system) is what the command costs, so both are printed.
 The workspace is a private copy of the cached wiki, with its search index built first, as every
@@ -27,6 +27,11 @@ from pathlib import Path
 from bench import generate
 from wikimem import config
 from wikimem.recall.search import SearchIndex
+
+try:
+    from wikimem.recall import standing
+except ImportError:  # a checkout from before the start read the standing
+    standing = None  # type: ignore[assignment]
 
 PAYLOAD = json.dumps({"hook_event_name": "SessionStart", "source": "startup"}).encode()
 
@@ -54,6 +59,8 @@ def main() -> None:
         places = config.places(made.workspace, env)
         with SearchIndex(places.wiki, places.state / "search.sqlite") as index:
             index.refresh()
+        if standing is not None:  # as the first start's detached refresh leaves it
+            standing.refresh(places, config.load(places, env))
         runs = {
             "python -c pass": [sys.executable, "-c", "pass"],
             "wikimem start": [entry, "start", "--runner", "claude"],

@@ -367,3 +367,61 @@ def test_the_teaching_start_imports_no_heavy_dependency(taught) -> None:  # type
     )
     assert "## Strongest memory" in out.stdout
     assert out.stderr.strip() == "[]"
+
+
+def test_confirmed_and_used_entries_rank_higher_and_say_so(workspace: Path) -> None:
+    from tests.test_confirmations import age
+    from wikimem import config
+    from wikimem.cli.start import fast_start
+    from wikimem.indexing.drain import drain
+    from wikimem.intake.accept import enqueue
+    from wikimem.recall import injections
+    from wikimem.wiki.workspace import init
+
+    places = config.places(workspace, {})
+    settings = config.load(places, {})
+    init(places, settings)
+    pin = "Pin bun to 1.1.30 in .tool-versions: 1.1.31 broke `bun install` with an ESM error."
+    item = {"path": "tools/bun", "title": "Pin bun", "content": pin, "type": "procedural"}
+    ports = "The dev server listens on port 5173 and the API on 8080."
+    other = {"path": "build/ports", "title": "Ports", "content": ports, "type": "semantic"}
+    enqueue(places, settings, {"run_id": "r-1", "task": "remember", "memory": [item, other]})
+    drain(places, settings)
+    age(places, Path("tools") / "bun" / "MEMORY.md")  # so a later run's words count as support
+    enqueue(places, settings, {"run_id": "r-2", "task": "remember", "memory": [item]})
+    assert [o.outcome for r in drain(places, settings) for o in r.outcomes] == ["changed"]
+    commit_leaf(
+        places.wiki,
+        "ci/vitest",
+        leaf_text(
+            "Vitest",
+            "procedural",
+            [
+                ("Failed tests", "", "Read the first failure: `npx vitest run --bail=1`."),
+                ("Watch mode", "", "In CI run `npx vitest --watch=false` or it never exits."),
+            ],
+        ),
+        BOT,
+        "Add ci/vitest\n\nWikimem-Run: r-9\nWikimem-Model: offline-rules\n",
+    )
+    # the prompt-time hook gave watch-mode to session s-1, whose run then ran its command
+    injections.record(places.state, "s-1", "UserPromptSubmit", "claude", ["ci/vitest#watch-mode"])
+    run = {
+        "run_id": "s-1:1",
+        "task": "fix CI",
+        "evidence": [{"kind": "command", "command": "npx vitest --watch=false", "exit_code": 0}],
+    }
+    enqueue(places, settings, run)
+    with SearchIndex(places.wiki, places.state / "search.sqlite") as index:
+        index.refresh()
+    assert taught_start(places).refresh  # no standing yet: the start asks for one
+    assert fast_start(["--refresh-standing", "-C", str(workspace)]) == 0  # what it spawns
+
+    built = taught_start(places)
+    sources = [e.source for e in built.entries]
+    assert not built.refresh
+    assert sources.index("tools/bun#pin-bun") < sources.index("build/ports#ports")
+    assert sources.index("ci/vitest#watch-mode") < sources.index("ci/vitest#failed-tests")
+    assert "(wikimem show tools/bun#pin-bun — asked for by run r-1, confirmed 1×)" in built.text
+    assert "(wikimem show build/ports#ports — asked for by run r-1)" in built.text
+    assert "(wikimem show ci/vitest#watch-mode — offline rule, run r-9, used 1×)" in built.text

@@ -1,45 +1,113 @@
 """How firmly each entry is held, kept where a session start can read it without git: its
 source (person > explicit candidate > model > offline rule, from `recall.provenance`), the
 runs that confirmed it since, and how often the agent used it (`recall.uses`), with the
-entries ranked strongest first, in `.clarvis/state/standing.json`.
+entries ranked strongest first, in `.clarvis/state/standing.sqlite`.
 
 Provenance lives in the wiki's git history, which a session start cannot afford to read (it
 runs inside the agent's loop and imports no git). So the start reads this file, and when it is
 older than the index (another pass committed since), than a page it is about to quote, or than
 the runs and deliveries the uses are counted from, the start spawns `wikimem start
 --refresh-standing` detached to bring it up to date for the next start. A refresh reads the
-history only of the leaves whose text changed since the last one.
+history only of the leaves whose text changed since the last one (and of a leaf one commit
+wrote, not even that: one log of the wiki says so).
 
-Invariants: the file is derived state, never a source of truth (a missing or unreadable one is
-an empty standing); `read` is json only; the same wiki, index and queue give the same file.
+Invariants: the file is derived state, never a source of truth: a missing or unreadable one is
+an empty standing, and a refresh replaces it whole. Reading is sqlite, read-only, by key. The
+same wiki, index and queue give the same standing.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 from pathlib import Path
 from typing import Any
 
-FILE = "standing.json"
+FILE = "standing.sqlite"
 LOCK = "standing.lock"
 SCHEMA = 1
 RANKED = 200  # entries kept in the ranked order: far more than any start's budget shows
 RANK = {"person": 3, "candidate": 2, "model": 1, "rule": 0}
-CHECKPOINT = 500  # leaves read between two writes, so a long first refresh keeps its work
+BULK = 20  # changed leaves from which one log of the whole wiki is cheaper than one per leaf
+LOG_LIMIT = 100_000
 JOB_STATES = ("pending", "active", "done")
+DDL = f"""
+CREATE TABLE marks (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE leaves (path TEXT PRIMARY KEY, digest TEXT NOT NULL);
+CREATE TABLE entries (
+    path TEXT NOT NULL, entry TEXT NOT NULL, source TEXT NOT NULL, run TEXT NOT NULL,
+    confirmed INTEGER NOT NULL, used INTEGER NOT NULL, rank INTEGER,
+    PRIMARY KEY (path, entry)
+);
+CREATE INDEX entries_rank ON entries (rank) WHERE rank IS NOT NULL;
+PRAGMA user_version = {SCHEMA};
+"""
 
 
-def read(state: Path) -> dict[str, Any]:
-    """The standing as last refreshed; {} when there is none or it cannot be read."""
-    try:
-        data = json.loads((state / FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        return {}
-    return data
+class Standing:
+    """The standing as last refreshed, read-only and by key; false when there is none."""
+
+    def __init__(self, state: Path | None) -> None:
+        self.db: sqlite3.Connection | None = None
+        self.marks: dict[str, str] = {}
+        file = state / FILE if state is not None else None
+        if file is None or not file.is_file():
+            return
+        try:
+            db = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True)
+            if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
+                db.close()
+                return
+            self.marks = {str(k): str(v) for k, v in db.execute("SELECT name, value FROM marks")}
+        except sqlite3.Error:
+            return
+        self.db = db
+
+    def __bool__(self) -> bool:
+        return self.db is not None
+
+    def close(self) -> None:
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+
+    def order(self, limit: int) -> list[tuple[str, str]]:
+        """(path, entry) of the strongest entries, strongest first."""
+        if self.db is None:
+            return []
+        try:
+            rows = self.db.execute(
+                "SELECT path, entry FROM entries WHERE rank IS NOT NULL ORDER BY rank LIMIT ?",
+                (limit,),
+            ).fetchall()
+        except sqlite3.Error:
+            return []
+        return [(str(p), str(e)) for p, e in rows]
+
+    def digest(self, path: str) -> str | None:
+        """The page's digest when the standing was refreshed, if it knew the leaf."""
+        if self.db is None:
+            return None
+        try:
+            row = self.db.execute("SELECT digest FROM leaves WHERE path = ?", (path,)).fetchone()
+        except sqlite3.Error:
+            return None
+        return str(row[0]) if row else None
+
+    def entry(self, path: str, entry: str) -> dict[str, Any] | None:
+        """source, run, confirmed and used of one entry, if the standing knew it."""
+        if self.db is None:
+            return None
+        try:
+            row = self.db.execute(
+                "SELECT source, run, confirmed, used FROM entries WHERE path = ? AND entry = ?",
+                (path, entry),
+            ).fetchone()
+        except sqlite3.Error:
+            return None
+        if row is None:
+            return None
+        return {"source": row[0], "run": row[1], "confirmed": row[2], "used": row[3]}
 
 
 def uses_mark(state: Path) -> str:
@@ -82,78 +150,151 @@ def confirmations(steps: tuple[Any, ...]) -> tuple[str, int]:
     return (own[0] if own else ""), len(later)
 
 
-def refresh(places: Any, settings: Any) -> dict[str, Any]:
-    """Bring the standing in step with the index and the pages; write it; return it."""
+def known_leaves(state: Path) -> dict[str, tuple[str, dict[str, dict[str, Any]]]]:
+    """What the last refresh found, leaf by leaf: (digest, entry id -> its standing)."""
+    old = Standing(state)
+    found: dict[str, tuple[str, dict[str, dict[str, Any]]]] = {}
+    if old.db is None:
+        return found
+    try:
+        for path, digest in old.db.execute("SELECT path, digest FROM leaves"):
+            found[str(path)] = (str(digest), {})
+        for path, entry, source, run, confirmed in old.db.execute(
+            "SELECT path, entry, source, run, confirmed FROM entries"
+        ):
+            if str(path) in found:
+                info = {"source": source, "run": run, "confirmed": confirmed}
+                found[str(path)][1][str(entry)] = info
+    except sqlite3.Error:
+        return {}
+    finally:
+        old.close()
+    return found
+
+
+def refresh(places: Any, settings: Any) -> list[str]:
+    """Bring the standing in step with the index and the pages; replace the file with it;
+    return the ranked refs (`path#entry`)."""
     from wikimem.fsio import read_text
     from wikimem.recall import uses
-    from wikimem.recall.provenance import origins
+    from wikimem.recall.provenance import origins, source_of
+    from wikimem.wiki.workspace import open_repo
 
     state = places.state
     index_file = state / "search.sqlite"
-    old = read(state)
     mark = uses_mark(state)
     try:
         db = sqlite3.connect(f"{index_file.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error:
-        return old
-    try:
-        head = index_head(db)
-        rows = db.execute(
-            "SELECT path, entry, type FROM docs WHERE entry != '' ORDER BY path, entry"
-        ).fetchall()
-    except sqlite3.Error:
-        return old
-    finally:
-        db.close()
-    by_leaf: dict[str, list[str]] = {}
-    for path, entry, _ in rows:
-        by_leaf.setdefault(str(path), []).append(str(entry))
-    known: dict[str, Any] = old.get("leaves", {}) if isinstance(old.get("leaves"), dict) else {}
-    leaves: dict[str, Any] = {}
-    fresh = 0
-    for path, ids in by_leaf.items():
         try:
-            text = read_text(places.wiki.joinpath(*path.split("/"), "MEMORY.md"))
+            head = index_head(db)
+            rows = db.execute(
+                "SELECT path, entry FROM docs WHERE entry != '' ORDER BY path, entry"
+            ).fetchall()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return []
+    by_leaf: dict[str, list[str]] = {}
+    for path, entry in rows:
+        by_leaf.setdefault(str(path), []).append(str(entry))
+    known = known_leaves(state)
+    digests: dict[str, str] = {}
+    for path in by_leaf:
+        try:
+            digests[path] = page_digest(
+                read_text(places.wiki.joinpath(*path.split("/"), "MEMORY.md"))
+            )
         except OSError:
             continue
-        digest = page_digest(text)
-        before = known.get(path)
-        if isinstance(before, dict) and before.get("digest") == digest:
-            leaves[path] = before
+    changed = [p for p in digests if p not in known or known[p][0] != digests[p]]
+    # A leaf only one commit ever wrote needs no page versions read: that commit wrote each of
+    # its entries. Which leaves are such is one log of the whole wiki away.
+    single: dict[str, Any] = {}
+    if len(changed) >= BULK:
+        writers: dict[str, list[Any]] = {}
+        for commit in open_repo(places, settings).log(None, limit=LOG_LIMIT, with_paths=True):
+            for name in commit.paths:
+                if name.endswith("/MEMORY.md"):
+                    writers.setdefault(name[: -len("/MEMORY.md")], []).append(commit)
+        single = {p: c[0] for p, c in writers.items() if len(c) == 1}
+    leaves: dict[str, dict[str, dict[str, Any]]] = {}
+    for path in digests:
+        ids = by_leaf[path]
+        if path not in changed:
+            leaves[path] = known[path][1]
             continue
-        found = origins(places, settings, [f"{path}#{i}" for i in ids])
-        entries = {}
-        for entry_id in ids:
-            came = found[f"{path}#{entry_id}"]
-            run, confirmed = confirmations(came.steps)
-            entries[entry_id] = {"source": came.source, "run": run, "confirmed": confirmed}
-        leaves[path] = {"digest": digest, "entries": entries}
-        fresh += 1
-        if fresh % CHECKPOINT == 0:
-            kept = {"order": old.get("order", []), "used": old.get("used", {})}
-            write(state, {"schema": SCHEMA, "head": "", "leaves": {**known, **leaves}, **kept})
+        entries: dict[str, dict[str, Any]] = {}
+        if path in single:
+            commit = single[path]
+            runs = commit.trailers.get("Wikimem-Run", ())
+            for entry_id in ids:
+                source = source_of(commit, f"{path}#{entry_id}")
+                entries[entry_id] = {
+                    "source": source,
+                    "run": runs[0] if runs else "",
+                    "confirmed": 0,
+                }
+        else:
+            found = origins(places, settings, [f"{path}#{i}" for i in ids])
+            for entry_id in ids:
+                came = found[f"{path}#{entry_id}"]
+                run, confirmed = confirmations(came.steps)
+                entries[entry_id] = {"source": came.source, "run": run, "confirmed": confirmed}
+        leaves[path] = entries
     used = {u.ref: u.used for u in uses.counts(state, places.queue, index_file) if u.used > 0}
     ranked = sorted(
-        (
-            key(f"{path}#{entry_id}", info, used.get(f"{path}#{entry_id}", 0))
-            for path, leaf in leaves.items()
-            for entry_id, info in leaf["entries"].items()
-        )
+        key(f"{path}#{entry_id}", info, used.get(f"{path}#{entry_id}", 0))
+        for path, entries in leaves.items()
+        for entry_id, info in entries.items()
     )
-    data = {
-        "schema": SCHEMA,
-        "head": head,
-        "uses": mark,
-        "leaves": leaves,
-        "used": dict(sorted(used.items())),
-        "order": [ref for *_, ref in ranked[:RANKED]],
-    }
-    write(state, data)
-    return data
+    order = [ref for *_, ref in ranked[:RANKED]]
+    write(state, {"head": head, "uses": mark}, digests, leaves, used, order)
+    return order
 
 
-def write(state: Path, data: dict[str, Any]) -> None:
-    from wikimem.fsio import atomic_write_text
+def write(
+    state: Path,
+    marks: dict[str, str],
+    digests: dict[str, str],
+    leaves: dict[str, dict[str, dict[str, Any]]],
+    used: dict[str, int],
+    order: list[str],
+) -> None:
+    """A new standing file, in place of the old one at once (readers see one or the other)."""
+    from wikimem.fsio import ensure_dir
 
-    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    atomic_write_text(state / FILE, text + "\n", durable=False)
+    ensure_dir(state)
+    tmp = state / f".{FILE}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    rank = {ref: i for i, ref in enumerate(order)}
+    try:
+        db = sqlite3.connect(tmp)
+        try:
+            db.executescript(DDL)
+            db.executemany("INSERT INTO marks VALUES (?, ?)", sorted(marks.items()))
+            db.executemany(
+                "INSERT INTO leaves VALUES (?, ?)", [(p, digests[p]) for p in sorted(leaves)]
+            )
+            db.executemany(
+                "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        path,
+                        entry_id,
+                        str(info["source"]),
+                        str(info["run"]),
+                        int(info["confirmed"]),
+                        used.get(f"{path}#{entry_id}", 0),
+                        rank.get(f"{path}#{entry_id}"),
+                    )
+                    for path in sorted(leaves)
+                    for entry_id, info in sorted(leaves[path].items())
+                ],
+            )
+            db.commit()
+        finally:
+            db.close()
+        os.replace(tmp, state / FILE)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

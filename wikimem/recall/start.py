@@ -40,8 +40,7 @@ from wikimem.recall.context import (
 from wikimem.recall.search.hits import focused_terms, matches
 from wikimem.recall.search.store import SCHEMA
 from wikimem.recall.search.terms import match_expression, query_terms, readable
-from wikimem.recall.standing import index_head, page_digest, uses_mark
-from wikimem.recall.standing import read as read_standing
+from wikimem.recall.standing import Standing, index_head, page_digest, uses_mark
 from wikimem.recall.verify import Workspace, check_text
 from wikimem.wiki import markdown
 
@@ -71,7 +70,7 @@ ANY_ENTRIES = (
     " FROM docs AS d JOIN fts ON fts.rowid = d.id WHERE d.entry != ''"
     " AND (d.expires IS NULL OR d.expires >= ?) ORDER BY d.path, d.entry LIMIT ?"
 )
-STRONG_ROWS = 200  # candidates read for the strongest entries, at most
+STRONG_ROWS = 60  # candidates read for the strongest entries: more than a budget holds
 SOURCES_SAID = {
     "person": "from a person",
     "candidate": "asked for by run {run}",
@@ -159,7 +158,23 @@ def start_context(
     standing ranks (`recall.standing`, read from `state`), within `budget` characters."""
     budget = max(0, budget)
     profile = profile_summary(wiki)
-    standing = read_standing(state) if state is not None else {}
+    standing = Standing(state)
+    try:
+        return teach(wiki, workspace, index_file, query, budget, profile, standing, state)
+    finally:
+        standing.close()
+
+
+def teach(
+    wiki: Path,
+    workspace: Path,
+    index_file: Path | None,
+    query: str,
+    budget: int,
+    profile: str,
+    standing: Standing,
+    state: Path | None,
+) -> Start:
     hits, more, strong, head = gathered(index_file, query, standing)
     check = Checks(wiki, Workspace(workspace), standing)
     fresh = [mark(e, check) for e in hits if check.shown(e)]
@@ -190,8 +205,8 @@ def start_context(
         and index_file.is_file()
         and (
             not standing
-            or standing.get("head") != head
-            or (state is not None and standing.get("uses") != uses_mark(state))
+            or standing.marks.get("head") != head
+            or (state is not None and standing.marks.get("uses") != uses_mark(state))
             or check.behind
         )
     )
@@ -201,15 +216,12 @@ def start_context(
 class Checks:
     """What a start asks of each entry before it prints it, reading each page once."""
 
-    def __init__(self, wiki: Path, ws: Workspace, standing: Mapping[str, Any]) -> None:
-        self.wiki, self.ws = wiki, ws
-        leaves = standing.get("leaves")
-        self.leaves: Mapping[str, Any] = leaves if isinstance(leaves, Mapping) else {}
-        used = standing.get("used")
-        self.used: Mapping[str, Any] = used if isinstance(used, Mapping) else {}
+    def __init__(self, wiki: Path, ws: Workspace, standing: Standing) -> None:
+        self.wiki, self.ws, self.standing = wiki, ws, standing
         self.pages: dict[str, tuple[str, str] | None] = {}
         self.stale: list[str] = []
         self.behind = False
+        self.seen: dict[str, bool] = {}
 
     def page(self, path: str) -> tuple[str, str] | None:
         """The page's text as an entry's body appears in it, and its digest; None if gone."""
@@ -220,24 +232,27 @@ class Checks:
                 self.pages[path] = None
             else:
                 self.pages[path] = (plain(text), page_digest(text))
-            leaf = self.leaves.get(path)
             found = self.pages[path]
-            if not isinstance(leaf, Mapping) or found is None or leaf.get("digest") != found[1]:
+            if found is None or self.standing.digest(path) != found[1]:
                 self.behind = True  # the standing has not seen this page as it is
         return self.pages[path]
 
     def origin(self, item: ContextEntry) -> Mapping[str, Any] | None:
         """What the standing says of the entry, if it was refreshed since the page changed."""
-        page, leaf = self.page(item.path), self.leaves.get(item.path)
-        if page is None or not isinstance(leaf, Mapping) or leaf.get("digest") != page[1]:
+        page = self.page(item.path)
+        if page is None or item.entry is None or self.standing.digest(item.path) != page[1]:
             return None
-        found = leaf.get("entries", {}).get(item.entry or "")
-        return found if isinstance(found, Mapping) else None
+        return self.standing.entry(item.path, item.entry)
 
     def shown(self, item: ContextEntry) -> bool:
         """Whether the entry may be printed: its page still holds it as indexed (an update
         since would make this text superseded), an identity entry is a person's own, and
-        `verify` finds none of its citations broken (those are counted in `stale`)."""
+        `verify` finds none of its citations broken (those are counted in `stale`, once)."""
+        if item.source not in self.seen:
+            self.seen[item.source] = self.allowed(item)
+        return self.seen[item.source]
+
+    def allowed(self, item: ContextEntry) -> bool:
         page = self.page(item.path)
         if page is None or (item.entry and item.body.strip() not in page[0]):
             return False
@@ -261,7 +276,7 @@ def mark(item: ContextEntry, check: Checks) -> ContextEntry:
     else:
         said = UNSAID.get(source, "origin not recorded yet")
     confirmed = int((found or {}).get("confirmed") or 0)
-    used = check.used.get(item.source)
+    used = (found or {}).get("used")
     parts = [said]
     if confirmed:
         parts.append(f"confirmed {confirmed}×")
@@ -324,7 +339,7 @@ def indexed(index_file: Path | None, query: str) -> tuple[list[ContextEntry], bo
 
 
 def gathered(
-    index_file: Path | None, query: str, standing: Mapping[str, Any] | None
+    index_file: Path | None, query: str, standing: Standing | None
 ) -> tuple[list[ContextEntry], bool, list[ContextEntry], str]:
     """The entries `query` finds (best first, whether there were more), then, unless
     `standing` is None, the candidates for the strongest entries in the standing's order (in
@@ -357,16 +372,16 @@ def gathered(
     return found, len(rows) > MAX_ENTRIES, strong, head
 
 
-def strongest(db: sqlite3.Connection, standing: Mapping[str, Any]) -> list[ContextEntry]:
-    """Unexpired entries, strongest first as the standing ranks them."""
+def strongest(db: sqlite3.Connection, standing: Standing) -> list[ContextEntry]:
+    """Unexpired entries, strongest first as the standing ranks them (in path order while
+    there is no standing yet)."""
     day = dt.date.today().isoformat()
     db.row_factory = sqlite3.Row
-    order = standing.get("order")
-    if not isinstance(order, list) or not order:
+    order = standing.order(STRONG_ROWS)
+    if not order:
         return [entry_of(db, row) for row in db.execute(ANY_ENTRIES, (day, STRONG_ROWS))]
     found = []
-    for ref in order[:STRONG_ROWS]:
-        path, _, entry = str(ref).partition("#")
+    for path, entry in order:
         row = db.execute(ENTRY_ROW, (path, entry)).fetchone()
         if row is not None and (row["expires"] is None or row["expires"] >= day):
             found.append(entry_of(db, row))
