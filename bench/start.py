@@ -5,8 +5,9 @@
 
 Each round runs `python -c pass`, then `wikimem start --runner claude` with a startup payload
 on stdin (hints: none, so the profile and the strongest entries), then the same with `--query`
-(profile and up to 20 entries, each checked against the workspace). Wall time on a shared machine waits for a
-CPU; the children's CPU time (user + system) is what the command costs, so both are printed.
+(profile and up to 20 entries, each checked against the workspace). Wall time on a shared
+machine waits for a CPU; the children's CPU time (user + system) is what the command costs, so
+both are printed.
 The workspace is a private copy of the cached wiki, with its search index built first, as every
 pass leaves it, and its standing refreshed, as the first start's detached refresh leaves it.
 """
