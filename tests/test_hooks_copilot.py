@@ -493,3 +493,49 @@ def test_copilot_running_claude_code_hooks_shares_the_session_s_cursor(tmp_path:
     keys = [k for k, _ in records_from_payload(pascal, {})]
     assert keys == [k for k, _ in records_from_payload(stop(path), {})] == list(TURNS)
     assert records_from_payload(pascal, {}, keys) == []
+
+
+def test_a_subagent_s_calls_are_recorded_under_the_parent_as_its(tmp_path: Path) -> None:
+    log = tmp_path / "events.jsonl"
+    events = [
+        {"type": "user.message", "id": "u1", "data": {"content": "find the flaky test"}},
+        {
+            "type": "tool.execution_start",
+            "data": {
+                "toolCallId": "task-1",
+                "toolName": "task",
+                "arguments": {"agent_type": "explore", "prompt": "look for flaky tests"},
+            },
+        },
+        {
+            "type": "tool.execution_start",
+            "data": {
+                "toolCallId": "b1",
+                "toolName": "bash",
+                "arguments": {"command": "pytest -q --count 3"},
+                "parentToolCallId": "task-1",
+            },
+        },
+        {
+            "type": "tool.execution_complete",
+            "data": {
+                "toolCallId": "b1",
+                "success": True,
+                "result": {"content": "1 failed\n<exited with exit code 1>"},
+            },
+        },
+        {
+            "type": "tool.execution_complete",
+            "data": {"toolCallId": "task-1", "success": True, "result": {"content": "test_x"}},
+        },
+        {"type": "assistant.message", "data": {"content": "test_x is flaky.", "toolRequests": []}},
+    ]
+    log.write_text("".join(json.dumps(e) + "\n" for e in events))
+
+    ((_, record),) = records_from_payload(stop(log), {})
+
+    report, command = record["evidence"]
+    assert report == {"kind": "note", "text": "the explore subagent reported: test_x"}
+    assert command["command"] == "pytest -q --count 3" and command["exit_code"] == 1
+    assert command["subagent"] == "explore"
+    assert record["result"] == "test_x is flaky."

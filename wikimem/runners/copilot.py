@@ -221,6 +221,7 @@ class Call:
     success: bool | None = None
     text: str = ""
     error_code: str = ""
+    subagent: str = ""  # the subagent (a `task` call's agent) that made this call
 
 
 @dataclass
@@ -315,7 +316,11 @@ def _read(path: str, skip: Collection[str] = ()) -> tuple[str | None, str | None
         elif kind == "tool.execution_start":
             call_id = _string(data.get("toolCallId"))
             if call_id:
-                turn.call(call_id, data.get("toolName"), data.get("arguments"))
+                call = turn.call(call_id, data.get("toolName"), data.get("arguments"))
+                parent = turn.calls.get(str(data.get("parentToolCallId") or ""))
+                if parent is not None and parent is not call:
+                    agent = parent.args.get("agent_type") or parent.args.get("name")
+                    call.subagent = agent if isinstance(agent, str) and agent else parent.name
         elif kind == "tool.execution_complete":
             call_id = _string(data.get("toolCallId"))
             if call_id:
@@ -358,25 +363,28 @@ def _item(call: Call, cwd: str | None, aborted: bool = False) -> dict[str, Any] 
         if not command:
             return None
         item: dict[str, Any] = {"kind": "command", "command": command}
-        codes = EXIT_CODE.findall(call.text)
+        output = call.text
+        codes = EXIT_CODE.findall(output)
         if codes:
             item["exit_code"] = int(codes[-1])
         elif call.done and call.success is False:
-            if call.error_code in NOT_RUN or call.text.lower().startswith("denied"):
+            if call.error_code in NOT_RUN or output.lower().startswith("denied"):
                 item["ran"] = False  # refused before it ran: the reason is its output
             else:
                 item["exit_code"] = 1  # failed, and Copilot gave no exit code
-                item["output"] = clip(
-                    "(Copilot reported this call failed, with no exit code)\n" + call.text
-                )
-                return item
+                output = "(Copilot reported this call failed, with no exit code)\n" + output
         elif not call.done and aborted:
             item["ran"] = False  # the person stopped the turn before the call returned
         elif not call.done or args.get("mode") in BACKGROUND:
             item["running"] = True  # no outcome in the log: never a false exit 0
-        if call.text:
-            item["output"] = clip(call.text)
+        if output:
+            item["output"] = clip(output)
+        if call.subagent:
+            item["subagent"] = call.subagent
         return item
+    if call.name == "task" and call.done and call.text:  # a subagent's report to the turn
+        agent = args.get("agent_type") or args.get("name") or "subagent"
+        return {"kind": "note", "text": clip(f"the {agent} subagent reported: {call.text}", 4000)}
     if call.name in EDIT_TOOLS and call.done and call.success is not False:
         path = _string(args.get("path")) or _string(args.get("file_path"))
         if not path:
@@ -388,6 +396,8 @@ def _item(call: Call, cwd: str | None, aborted: bool = False) -> dict[str, Any] 
             item["diff"] = clip(_lines("-", old or "") + _lines("+", new or ""))
         elif text is not None:
             item["diff"] = clip(_lines("+", text))
+        if call.subagent:
+            item["subagent"] = call.subagent
         return item
     return None
 
