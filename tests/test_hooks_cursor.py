@@ -101,6 +101,33 @@ def test_session_end_records_the_turn_no_stop_reported(workspace: Path) -> None:
     assert record["result"].startswith("Fixed")
 
 
+def test_the_shapes_of_real_cursor_2_7_payloads(workspace: Path) -> None:
+    """A turn in the shapes a public log of real Cursor 2.7 payloads shows (fixture README):
+    no stop fired; sessionEnd's final_status gives the last turn's outcome."""
+    text = (FIXTURES / "real-shapes.json").read_text(encoding="utf-8")
+    payloads = json.loads(text.replace(DOCS_ROOT, str(workspace)))
+    end = payloads[-1]
+    assert is_cursor_payload(end) and session_of(end) == f"cursor-{end['conversation_id']}"
+
+    ((key, record),) = replay(payloads, [])
+
+    assert key == end["generation_id"]
+    assert record["task"] == "run the web app"
+    assert record["status"] == "succeeded"  # final_status: completed
+    assert record["source"]["event"] == "sessionEnd"
+    # beforeShellExecution is not installed (afterShellExecution carries the output): no command
+    assert record["evidence"] == [
+        {
+            "kind": "file",
+            "path": "src/Welcome.tsx",
+            "diff": "+      color: theme.colors.success.text,\n",
+        }
+    ]
+    without = {k: v for k, v in end.items() if k != "final_status"}
+    ((_, unknown),) = replay(payloads[:-1] + [without], [])
+    assert "status" not in unknown and "no Cursor stop hook" in unknown["evidence"][0]["text"]
+
+
 def test_a_payload_outside_any_project_costs_only_the_evidence(tmp_path: Path) -> None:
     *gathering, stop = turn(tmp_path / "nowhere")
     assert replay(gathering, []) == []

@@ -113,7 +113,10 @@ def records_from_cursor(
     for generation, items in turns.items():
         if generation and generation in recorded:
             continue
-        reported = event == "stop" and generation == (current or "")
+        # stop reports its turn; sessionEnd the last one, its `final_status` (Cursor 2.7+)
+        reported = generation == (current or "") and (
+            event == "stop" or (event == "sessionEnd" and bool(payload.get("final_status")))
+        )
         record = _record(payload, conversation, generation, items, reported, root)
         if record is not None:
             out.append((generation or None, record))
@@ -157,7 +160,9 @@ def _record(
         "agent": {"name": RUNNER, "instance_id": conversation},
         "evidence": evidence,
     }
-    status = STATUS.get(str(payload.get("status") or "")) if reported else None
+    outcome = payload.get("status") if payload.get("hook_event_name") == "stop" else None
+    outcome = outcome or payload.get("final_status")
+    status = STATUS.get(str(outcome or "")) if reported else None
     if status:
         record["status"] = status
     if replies:
