@@ -150,8 +150,9 @@ def records_from_copilot(
     for index, turn in enumerate(turns):
         if turn.key in recorded:
             continue
-        reported = event == "agentStop" and index == len(turns) - 1
-        record = _record(turn, session, cwd, path, event, reported, payload)
+        last_one = index == len(turns) - 1
+        ended = payload.get("reason") if event == "sessionEnd" and last_one else None
+        record = _record(turn, session, cwd, path, event, event == "agentStop" and last_one, ended)
         if record is not None:
             out.append((turn.key, record))
     return out
@@ -164,7 +165,7 @@ def _record(
     path: str,
     event: str,
     reported: bool,
-    payload: Mapping[str, Any],
+    ended: Any = None,  # why the session ended, for its last turn
 ) -> dict[str, Any] | None:
     calls = [turn.calls[call_id] for call_id in turn.order]
     items = [item for call in calls if (item := _item(call, cwd, turn.aborted)) is not None]
@@ -181,9 +182,9 @@ def _record(
         notes.append({"kind": "note", "text": "the person interrupted this turn (abort)"})
     elif reported or turn.finished:
         record["status"] = "succeeded"
-    elif event == "sessionEnd" and payload.get("reason") in ("error", "timeout"):
+    elif ended in ("error", "timeout"):
         record["status"] = "failed"
-        notes.append({"kind": "note", "text": f"the session ended: {payload.get('reason')}"})
+        notes.append({"kind": "note", "text": f"the session ended: {ended}"})
     else:
         notes.append({"kind": "note", "text": UNREPORTED})
     if turn.result:
