@@ -317,14 +317,9 @@ def test_installed_start_answers_a_claude_session_start_under_env_i(taught, tmp_
     import sys
 
     places, _ = taught
-    payload = {  # as Claude Code documents the SessionStart input
-        "session_id": "7c1e9a52-0000-4000-8000-000000000001",
-        "transcript_path": str(tmp_path / "t.jsonl"),
-        "cwd": str(places.workspace),
-        "hook_event_name": "SessionStart",
-        "source": "startup",
-        "model": "claude-sonnet-4-5",
-    }
+    fixture = Path(__file__).parent / "fixtures" / "runners" / "hooks" / "claude-session-start.json"
+    payload = {**json.loads(fixture.read_text()), "cwd": str(places.workspace)}
+    payload["transcript_path"] = str(tmp_path / "t.jsonl")
     entry = Path(sys.executable).parent / "wikimem"
     argv = ["env", "-i", f"HOME={tmp_path}", str(entry), "start", "--runner", "claude"]
     runs = [

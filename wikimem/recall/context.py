@@ -159,7 +159,12 @@ def context_entry(path: str, entry_id: str | None, page: markdown.Page) -> Conte
     leaf_type = str(meta["type"]) if meta.get("type") else None
     if entry_id is None:
         parts = [str(meta.get("summary") or "").strip(), readable(page.head)]
-        live = [e for e in page.entries if not expired(e.meta.get("expires"))]
+        live = [
+            e
+            for e in page.entries
+            if not expired(e.meta.get("expires"))
+            and (e.meta.get("type") or leaf_type) != "identity"  # never quoted unvouched
+        ]
         if live and not parts[1]:  # a head that is only its title: show what follows
             first = live[0]
             parts.append(f"{first.title.strip()}: {opening(first.body, FIRST_LINES)}")

@@ -19,7 +19,7 @@ import datetime as dt
 import json
 import re
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -59,7 +59,7 @@ PLAIN_FIELD = re.compile(r"([A-Za-z_][\w-]*):[ \t]+([^\s'\"\[\]{}>|&*!%@`#,?:-][
 FIRST_ENTRY = (
     "SELECT d.title, fts.body FROM docs AS d JOIN fts ON fts.rowid = d.id"
     " WHERE d.path = ? AND d.entry != '' AND (d.expires IS NULL OR d.expires >= ?)"
-    " ORDER BY d.id LIMIT 1"
+    " AND d.type IS NOT 'identity' ORDER BY d.id LIMIT 1"
 )
 ENTRY_ROW = (
     "SELECT d.path, d.entry, d.title AS name, d.leaf_title, d.type, d.expires, fts.body"
@@ -175,21 +175,21 @@ def teach(
     standing: Standing,
     state: Path | None,
 ) -> Start:
-    hits, more, strong, head = gathered(index_file, query, standing)
+    hits, more, strong, head = gathered(index_file, query, standing, budget - len(profile))
     check = Checks(wiki, Workspace(workspace), standing)
     fresh = [mark(e, check) for e in hits if check.shown(e)]
     shown = {e.source for e in fresh}
-    with_entries = {e.path for e in fresh if e.entry}
+    summaries = {e.path for e in fresh if e.entry is None}
     bodies = {e.body.strip() for e in fresh if e.entry}
     fill: list[ContextEntry] = []
     room = budget - len(profile)
     for item in strong:
         if room <= 0:
             break
-        if item.source in shown or item.body.strip() in bodies or not check.shown(item):
+        if item.source in shown or item.path in summaries or item.body.strip() in bodies:
+            continue  # printed already, or its leaf's summary (a hit) quotes the page
+        if not check.shown(item):
             continue
-        if item.path not in with_entries:  # its leaf's summary would repeat it
-            fresh = [e for e in fresh if not (e.entry is None and e.path == item.path)]
         item = mark(item, check)
         shown.add(item.source)
         bodies.add(item.body.strip())
@@ -256,6 +256,8 @@ class Checks:
         page = self.page(item.path)
         if page is None or (item.entry and item.body.strip() not in page[0]):
             return False
+        if item.type == "identity" and item.entry is None:
+            return False  # a leaf's summary has no one author to vouch for it
         if item.type == "identity" and (self.origin(item) or {}).get("source") != "person":
             return False
         if stale(item, self.ws, self.wiki):
@@ -339,7 +341,7 @@ def indexed(index_file: Path | None, query: str) -> tuple[list[ContextEntry], bo
 
 
 def gathered(
-    index_file: Path | None, query: str, standing: Standing | None
+    index_file: Path | None, query: str, standing: Standing | None, room: int = 0
 ) -> tuple[list[ContextEntry], bool, list[ContextEntry], str]:
     """The entries `query` finds (best first, whether there were more), then, unless
     `standing` is None, the candidates for the strongest entries in the standing's order (in
@@ -363,7 +365,7 @@ def gathered(
         terms = query_terms(focused_terms(db, query_terms(query), QUERY_WORDS)) if query else []
         rows = best_rows(db, terms, MAX_ENTRIES + 1) if terms else []
         found = distinct([entry_of(db, row) for row in rows[:MAX_ENTRIES]])
-        strong = strongest(db, standing) if standing is not None else []
+        strong = strongest(db, standing, room) if standing is not None else []
         head = index_head(db)
     except sqlite3.Error:
         return [], False, [], ""  # busy or damaged: the next search rebuilds it
@@ -372,19 +374,25 @@ def gathered(
     return found, len(rows) > MAX_ENTRIES, strong, head
 
 
-def strongest(db: sqlite3.Connection, standing: Standing) -> list[ContextEntry]:
+def strongest(db: sqlite3.Connection, standing: Standing, room: int) -> list[ContextEntry]:
     """Unexpired entries, strongest first as the standing ranks them (in path order while
-    there is no standing yet)."""
+    there is no standing yet), until they hold twice the `room` left for them."""
     day = dt.date.today().isoformat()
     db.row_factory = sqlite3.Row
     order = standing.order(STRONG_ROWS)
-    if not order:
-        return [entry_of(db, row) for row in db.execute(ANY_ENTRIES, (day, STRONG_ROWS))]
-    found = []
-    for path, entry in order:
-        row = db.execute(ENTRY_ROW, (path, entry)).fetchone()
+    rows: Iterator[sqlite3.Row | None] = (
+        (db.execute(ENTRY_ROW, key).fetchone() for key in order)
+        if order
+        else iter(db.execute(ANY_ENTRIES, (day, STRONG_ROWS)).fetchall())
+    )
+    found: list[ContextEntry] = []
+    held = 0
+    for row in rows:
+        if held > 2 * room:
+            break
         if row is not None and (row["expires"] is None or row["expires"] >= day):
             found.append(entry_of(db, row))
+            held += len(found[-1].body) + len(found[-1].title) + 40
     return found
 
 
