@@ -49,13 +49,13 @@ _NAMES_SCRIPT = (
 # Between the name and the verb: a preposition and up to two words (`for root`, `de acceso`,
 # `für den Server`), or one word in a non-Latin script (`администратора`).
 _QUALIFIER = (
-    r"(?:[ \t]+(?i:for|of|to|de|del|da|do|di|du|des|para|pour|für|fur|van|voor|för|dla|для|от"
+    r"(?P<qual>[ \t]+(?i:for|of|to|de|del|da|do|di|du|des|para|pour|für|fur|van|voor|för|dla|для|от"
     r"|на|za|na)(?:[ \t]+[^\s:=：,.;!?\"'`()]{1,24}){1,2}"
     r"|[ \t]+[^\x00-\u024f\s:=：,.;!?\"'`()]{1,24})?"
 )
 # The verb or separator, then the value (quoted or bare).
 _COPULA = (
-    r"(?:[ \t]*[:：][ \t]*|[ \t]*(?:은|는|は|是|为|為|：)[ \t]*|[ \t]+(?i:is now|was set to"
+    r"(?:[ \t]*(?P<colon>[:：])[ \t]*|[ \t]*(?:은|는|は|是|为|為|：)[ \t]*|[ \t]+(?i:is now|was set to"
     r"|has been set to|is set to|set to|is|was|are|es|era|será|ist|lautet|war|est|était|é|è"
     r"|jest|är|er|on|это|—)[ \t]+)"
 )
@@ -71,6 +71,8 @@ _NUMBER = _lazy(r"[\d.,:/%+-]+[a-zA-Z]{0,3}")  # `3600s`, `12,345`, `10:30`, `42
 def _value_counts(value: str) -> bool:
     if is_placeholder(value) or not is_strong(value) or "://" in value:
         return False
+    if not any(c.isdigit() or c in "!@#$%^&*+=~?" for c in value):
+        return False  # a long word or identifier (`authorization_code`), not a credential
     if _NUMBER().fullmatch(value) or (is_code(value) and not any(c.isdigit() for c in value)):
         return False
     if any(c in value for c in "{}[]()"):
@@ -92,6 +94,8 @@ def scan_prose(text: str) -> Iterator[tuple[str, int, int]]:
                 pos = lowered.find(name, end)
                 continue
             m = _AFTER_NAME().match(text, end)
+            if m and name in _ENGLISH and m.group("colon") and m.group("qual") is None:
+                m = None  # `password: ...` is an assignment: the assignment scanners decide
             if m is None and name not in _ENGLISH:
                 m = _EQUALS().match(text, end)
             if m:
