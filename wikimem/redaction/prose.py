@@ -56,8 +56,8 @@ _QUALIFIER = (
 # The verb or separator, then the value (quoted or bare).
 _COPULA = (
     r"(?:[ \t]*(?P<colon>[:：])[ \t]*|[ \t]*(?:은|는|は|是|为|為|：)[ \t]*"
-    r"|[ \t]+(?i:is now|was set to|has been set to|is set to|set to|is|was|are|es|era|será|ist|lautet|war|est|était|é|è"
-    r"|jest|är|er|on|это|—)[ \t]+)"
+    r"|[ \t]+(?i:is now|was set to|has been set to|is set to|set to|is|was|are|es|era|será"
+    r"|ist|lautet|war|est|était|é|è|jest|är|er|on|это|—)[ \t]+)"
 )
 _VALUE = r"(?:[\"'`«“„](?P<vq>[^\s\"'`»”“]{4,200})[\"'`»”“]|(?P<v>[^\s\"'`<>»”“&]{4,200}))"
 _AFTER_NAME = _lazy(r"(?:e?s)?" + _QUALIFIER + _COPULA + _VALUE)
