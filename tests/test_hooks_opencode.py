@@ -331,3 +331,92 @@ def test_the_plugin_under_node_queues_each_turn_once(
 def test_the_plugin_names_the_command_it_was_given() -> None:
     text = plugin_text(["/opt/wikimem's venv/bin/wikimem"])
     assert 'const COMMAND = ["/opt/wikimem\'s venv/bin/wikimem", "hook"]' in text
+
+
+def test_the_project_install_lists_the_context_file_in_opencode_s_instructions(
+    workspace: Path, cli
+) -> None:
+    folder = workspace / ".opencode"
+    folder.mkdir()
+    config = folder / "opencode.json"
+    mine = (
+        '{\n\t"$schema": "https://opencode.ai/config.json",\n'
+        '\t"instructions": ["CONTRIBUTING.md"]\n}'  # tabs, no final newline
+    )
+    config.write_text(mine)
+    context = folder / "wikimem-context.md"
+
+    result = cli("install", "opencode")
+
+    assert result.code == 0, result.err
+    assert f"wrote {config}:\n  instructions: {context}\n" in result.out
+    assert json.loads(config.read_text())["instructions"] == ["CONTRIBUTING.md", str(context)]
+    assert (
+        f"const CONTEXT = {json.dumps(str(context))}" in (folder / "plugins/wikimem.js").read_text()
+    )
+    assert str(config) not in cli("install", "opencode").out  # idempotent
+    assert cli("uninstall", "opencode").code == 0
+    assert config.read_text() == mine  # byte for byte
+    assert sorted(p.name for p in folder.iterdir()) == ["opencode.json"]
+
+
+def test_the_user_install_writes_no_context(workspace: Path, isolated_env: Path, cli) -> None:
+    assert cli("install", "opencode", "--user").code == 0
+    plugin = isolated_env / ".config" / "opencode" / "plugins" / "wikimem.js"
+    assert "const CONTEXT = null" in plugin.read_text()
+    assert not (workspace / ".opencode").exists()
+    assert not (isolated_env / ".config" / "opencode" / "opencode.json").exists()
+
+
+CONTEXT_HARNESS = """
+import { existsSync, readFileSync, unlinkSync } from "node:fs"
+const [plugin, directory, context] = process.argv.slice(2)
+const { WikimemPlugin } = await import(plugin)
+const client = { session: { messages: async () => ({ data: [] }), get: async () => ({}) } }
+const hooks = await WikimemPlugin({ client, directory, project: {}, worktree: directory })
+const seen = [readFileSync(context, "utf8")]
+unlinkSync(context)
+const child = { info: { id: "ses_child", parentID: "ses_parent" } }
+await hooks.event({ event: { type: "session.created", properties: child } })
+seen.push(existsSync(context))
+await hooks.event({ event: { type: "session.created", properties: { info: { id: "ses_new" } } } })
+seen.push(readFileSync(context, "utf8"))
+console.log(JSON.stringify(seen))
+"""
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_the_plugin_keeps_the_context_file_in_step(
+    workspace: Path, isolated_env: Path, cli
+) -> None:
+    from tests.test_install_cli import PROFILE
+
+    git("init", "-q", cwd=workspace)
+    wiki = workspace / ".clarvis" / "memory"
+    wiki.mkdir()
+    (wiki / "PROFILE.md").write_text(PROFILE)
+    assert cli("install", "opencode").code == 0
+    module = isolated_env / "wikimem.mjs"
+    shutil.copy(workspace / ".opencode" / "plugins" / "wikimem.js", module)
+    harness = isolated_env / "context.mjs"
+    harness.write_text(CONTEXT_HARNESS)
+    context = workspace / ".opencode" / "wikimem-context.md"
+    bare = {"PATH": "/usr/bin:/bin", "HOME": str(isolated_env), "WIKIMEM_LINGER": "0"}
+    bare["WIKIMEM_HOME"] = str(isolated_env / ".clarvis")
+
+    done = subprocess.run(
+        ["/usr/bin/env", "-i", *(f"{k}={v}" for k, v in bare.items()), NODE, str(harness)]
+        + [str(module), str(workspace), str(context)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=isolated_env,
+    )
+
+    assert done.returncode == 0, done.stderr
+    at_start, after_child, after_new = json.loads(done.stdout)
+    assert at_start.startswith("# acme-web\n")  # written when OpenCode loads the plugin
+    assert after_child is False  # a subagent's session: no rewrite
+    assert after_new == at_start  # a new session: rewritten
+    shown = git("status", "--porcelain", "--untracked-files=all", ".opencode", cwd=workspace)
+    assert shown == ""  # the plugin, its context file and the config: all kept out of git

@@ -438,6 +438,15 @@ def opencode_plugin(ctx: Ctx, plugin_path: Path | None, scope: str) -> Path:
     return base / "opencode" / "plugins" / "wikimem.js"
 
 
+def opencode_context(ctx: Ctx, plugin_path: Path | None, scope: str) -> tuple[Path, Path] | None:
+    """The project's context file and the OpenCode config whose `instructions` list it; None
+    for --user or --plugin (no one project to give context for)."""
+    if plugin_path is not None or scope != "project":
+        return None
+    folder = ctx.places.workspace / ".opencode"
+    return folder / "wikimem-context.md", folder / "opencode.json"
+
+
 @install.command("opencode")
 @opencode_options
 @COMMAND_OPTION
@@ -446,18 +455,28 @@ def install_opencode(ctx: Ctx, plugin_path: Path | None, scope: str, command: st
     """Record each OpenCode 1.x turn: a plugin that, when a session goes idle or is compacted
     (session.idle, session.compacted), hands the session's messages to `wikimem hook`, which
     records every turn not recorded yet (prompt, bash commands with exit codes, edits, reply).
-    The project's plugin is listed in .git/info/exclude unless git tracks it. OpenCode takes no
-    context from a plugin when a session starts: none is given."""
+    OpenCode takes no context from a plugin's event, so for a project the plugin also writes
+    `wikimem start`'s context to .opencode/wikimem-context.md when OpenCode starts and when a
+    session is created, and .opencode/opencode.json lists that file in its `instructions`. The
+    project's files are listed in .git/info/exclude unless git tracks them."""
     path = opencode_plugin(ctx, plugin_path, scope)
     entry = chosen_entry(command)
-    written = install_opencode_plugin(path, entry)
-    say_written(
-        path, {"session.idle, session.compacted": shlex.join([*entry, "hook"])} if written else {}
-    )
-    if plugin_path is None and scope == "project":
-        exclude = keep_out_of_git(ctx.places.workspace, path)
-        if exclude is not None:
-            click.echo(f"  kept out of git (it holds this machine's path): listed in {exclude}")
+    context = opencode_context(ctx, plugin_path, scope)
+    written = install_opencode_plugin(path, entry, *(context or (None, None)))
+    hook = shlex.join([*entry, "hook"])
+    say_written(path, {"session.idle, session.compacted": hook} if str(path) in written else {})
+    if context is not None:
+        if str(context[1]) in written:
+            click.echo(f"wrote {context[1]}:\n  instructions: {context[0]}")
+        for file in (path, *context):
+            exclude = keep_out_of_git(ctx.places.workspace, file)
+            if exclude is not None:
+                click.echo(f"  kept out of git (it holds this machine's path): {file.name}")
+        if str(context[1]) in written and tracked_in_git(ctx.places.workspace, context[1]):
+            warn(
+                f"warning: git tracks {context[1]}; its new instructions entry names this "
+                "machine's path"
+            )
     click.echo("  OpenCode loads plugins when it starts: restart it to load this one.")
     warn_if_moving(ctx, entry)
 
@@ -466,16 +485,20 @@ def install_opencode(ctx: Ctx, plugin_path: Path | None, scope: str, command: st
 @opencode_options
 @pass_ctx
 def uninstall_opencode(ctx: Ctx, plugin_path: Path | None, scope: str) -> None:
-    """Remove wikimem's OpenCode plugin (a file there that is not wikimem's stays)."""
+    """Remove wikimem's OpenCode plugin, its context file and instructions entry (a plugin file
+    there that is not wikimem's stays)."""
     path = opencode_plugin(ctx, plugin_path, scope)
-    removed = ["the plugin"] if uninstall_opencode_plugin(path) else []
+    context = opencode_context(ctx, plugin_path, scope)
+    removed = ["the plugin"] if uninstall_opencode_plugin(path, *(context or (None, None))) else []
+    for file in context or ():
+        drop_git_exclusion(ctx.places.workspace, file)
     uninstalled(ctx, path, removed, project=plugin_path is None and scope == "project")
 
 
 @cli.command()
 @click.option(
     "--runner",
-    type=click.Choice(["claude", "codex", "gemini", "cursor"]),
+    type=click.Choice(["claude", "codex", "gemini", "cursor", "opencode"]),
     help="The runner whose hook calls this: its output cap bounds the budget "
     "(Claude Code about 10,000 characters, Codex 2,500 tokens); for gemini the context is "
     "printed as the JSON Gemini CLI takes (hookSpecificOutput.additionalContext), for cursor "

@@ -24,13 +24,13 @@ if TYPE_CHECKING:
     from wikimem.config import Places, Settings
 
 USAGE = (
-    "usage: wikimem start [--runner claude|codex|gemini|cursor] [--source SOURCE] [--budget CHARS] "
-    "[--query TEXT] [--json] [-C DIR]"
+    "usage: wikimem start [--runner claude|codex|gemini|cursor|opencode] [--source SOURCE] "
+    "[--budget CHARS] [--query TEXT] [--json] [-C DIR]"
 )
 # Claude Code cuts hook output near 10,000 characters; Codex moves output past 2,500 tokens to
 # a file. The budget is held under both, whatever the settings say. Gemini CLI states no cap:
 # Claude Code's is kept.
-RUNNER_CAPS = {"claude": 9500, "codex": 7500, "gemini": 9500, "cursor": 9500}
+RUNNER_CAPS = {"claude": 9500, "codex": 7500, "gemini": 9500, "cursor": 9500, "opencode": 9500}
 OPTIONS = {"--runner", "--source", "--budget", "--query", "-C", "--workspace"}
 REFRESH = "--refresh-standing"  # what a start spawns, detached, when the standing is behind
 

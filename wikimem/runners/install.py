@@ -275,30 +275,43 @@ def _drop_flat(text: str, event: str) -> tuple[str, bool]:
         text = jsontext.remove(text, handlers, hit)
 
 
-def install_opencode(path: Path, entry: Sequence[str] = ("wikimem",)) -> bool:
-    """Write wikimem's OpenCode plugin at `path` (a `plugins/` folder OpenCode loads); whether
-    it wrote anything. A file there that is not wikimem's is left alone (ConfigError)."""
+def install_opencode(
+    path: Path,
+    entry: Sequence[str] = ("wikimem",),
+    context: Path | None = None,
+    config: Path | None = None,
+) -> list[str]:
+    """Write wikimem's OpenCode plugin at `path` (a `plugins/` folder OpenCode loads) and, with
+    `context`, list that file in the `instructions` of the OpenCode `config` (the plugin keeps
+    it filled with the memory's context); what was written (empty: all there). A plugin file
+    that is not wikimem's is left alone (ConfigError)."""
     from wikimem.runners.opencode import MARKER, plugin_text
 
-    wanted = plugin_text(list(entry))
-    if path.exists():
-        current = read_text(path)
-        if current == wanted:
-            return False
-        if not current.startswith(MARKER):
-            raise ConfigError(f"{path} exists and is not wikimem's plugin; it was left alone")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, wanted)
-    return True
+    written = []
+    wanted = plugin_text(list(entry), str(context) if context else None)
+    current = read_text(path) if path.exists() else None
+    if current is not None and current != wanted and not current.startswith(MARKER):
+        raise ConfigError(f"{path} exists and is not wikimem's plugin; it was left alone")
+    if context is not None and config is not None and _add_instruction(config, str(context)):
+        written.append(str(config))
+    if current != wanted:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, wanted)
+        written.insert(0, str(path))
+    return written
 
 
-def uninstall_opencode(path: Path) -> bool:
-    """Remove wikimem's OpenCode plugin, and the `plugins/` and `.opencode/` folders it leaves
-    empty; whether there was one."""
+def uninstall_opencode(path: Path, context: Path | None = None, config: Path | None = None) -> bool:
+    """Remove wikimem's OpenCode plugin, its context file and `instructions` entry, and the
+    `plugins/` and `.opencode/` folders that leaves empty; whether there was a plugin."""
     from wikimem.runners.opencode import MARKER
 
     if not path.exists() or not read_text(path).startswith(MARKER):
         return False
+    if context is not None and config is not None:
+        _drop_instruction(config, str(context))
+    if context is not None:
+        context.unlink(missing_ok=True)
     path.unlink()
     for folder in (path.parent, path.parent.parent):
         if (
@@ -308,6 +321,49 @@ def uninstall_opencode(path: Path) -> bool:
         ):
             folder.rmdir()
     return True
+
+
+def _add_instruction(config: Path, file: str) -> bool:
+    """List `file` in an OpenCode config's `instructions` (a new config holds only that)."""
+    text = read_text(config) if config.exists() else ""
+    current = _load_json(text, config).get("instructions", [])
+    if not isinstance(current, list):
+        raise ConfigError(f'{config}: "instructions" is not a list; fix it and run again')
+    if file in current:
+        return False
+    edited = text if text.strip() else "{}"
+    root = jsontext.parse(edited)
+    table = root.get("instructions")
+    if table is None:
+        edited = jsontext.append(edited, root, [file], "instructions")
+    else:
+        edited = jsontext.append(edited, table, file)
+    if not text.strip():
+        edited = json.dumps(json.loads(edited), indent=2) + "\n"  # a new file, laid out
+    config.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(config, edited)
+    return True
+
+
+def _drop_instruction(config: Path, file: str) -> None:
+    """Remove what `_add_instruction` added, byte for byte, and the file if that empties it."""
+    if not config.exists():
+        return
+    text = read_text(config)
+    current = _load_json(text, config).get("instructions")
+    if not isinstance(current, list) or file not in current:
+        return
+    root = jsontext.parse(text)
+    table = root.get("instructions")
+    assert table is not None
+    text = jsontext.remove(text, table, current.index(file))
+    if not json.loads(text)["instructions"]:
+        root = jsontext.parse(text)
+        text = jsontext.remove(text, root, root.keys.index("instructions"))
+    if json.loads(text) == {}:
+        config.unlink()
+    else:
+        atomic_write_text(config, text)
 
 
 EXCLUDE_NOTE = "# added by wikimem install: personal hook settings, with an absolute path\n"

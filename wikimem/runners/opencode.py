@@ -14,7 +14,9 @@ evidence: `bash` calls become commands (the exit code is the call's `metadata.ex
 `write` and `patch` calls file changes; its text parts the result. A turn whose last assistant
 message ended with `MessageAbortedError` has status `interrupted`, another error `failed`, one
 still running is left to the next event. `opencode export` output (`{"info", "messages"}`) is
-read the same way.
+read the same way. OpenCode takes no context from a plugin's event; for a project the plugin
+writes `wikimem start`'s context to a file the project's OpenCode config lists in its
+`instructions`, when OpenCode starts and when a session is created.
 
 Invariant: never raises on a malformed payload; standard library only (the hook's path).
 """
@@ -295,9 +297,14 @@ def _string(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def plugin_text(entry: list[str]) -> str:
-    """The plugin `install opencode` writes: it runs `entry hook` with the session's messages."""
-    return PLUGIN.replace("__COMMAND__", json.dumps([*entry, "hook"]))
+def plugin_text(entry: list[str], context: str | None = None) -> str:
+    """The plugin `install opencode` writes: it runs `entry hook` with the session's messages,
+    and writes `entry start`'s context to the file `context` (None: no context file)."""
+    return (
+        PLUGIN.replace("__COMMAND__", json.dumps([*entry, "hook"]))
+        .replace("__START__", json.dumps([*entry, "start", "--runner", "opencode"]))
+        .replace("__CONTEXT__", json.dumps(context))
+    )
 
 
 PLUGIN = (
@@ -305,11 +312,15 @@ PLUGIN = (
     + """ (remove it with
 // `wikimem uninstall opencode`). When a session goes idle (its turn finished or was stopped)
 // or is compacted, it hands the session's messages to `wikimem hook` on stdin, which records
-// each turn not recorded yet in this project's memory. It never throws: memory must never
-// break the agent.
+// each turn not recorded yet in this project's memory. When OpenCode starts and when a session
+// is created it writes `wikimem start`'s context to CONTEXT, a file OpenCode reads through its
+// `instructions`. It never throws: memory must never break the agent.
 import { spawn } from "node:child_process"
+import { rename, writeFile } from "node:fs/promises"
 
 const COMMAND = __COMMAND__
+const START = __START__
+const CONTEXT = __CONTEXT__ // null: no context file (an install for all projects)
 const EVENTS = new Set(["session.idle", "session.compacted"])
 const LAST = 400 // messages sent at most: older turns were recorded at earlier events
 const CHILDREN = 20 // subagent sessions whose messages are sent with the turn
@@ -335,25 +346,45 @@ function sessionOf(client, id, directory) {
   return ask((args) => client.session.get(args), id, directory, (v) => !!v && !!v.id)
 }
 
+// run `command` with `payload` as JSON on stdin: whether it exited 0, and its stdout
 export function send(command, payload, cwd) {
   return new Promise((resolve) => {
     let child
+    const out = []
     try {
-      child = spawn(command[0], command.slice(1), { cwd, stdio: ["pipe", "ignore", "ignore"] })
+      child = spawn(command[0], command.slice(1), { cwd, stdio: ["pipe", "pipe", "ignore"] })
     } catch {
-      resolve(false)
+      resolve({ ok: false, out: "" })
       return
     }
-    child.on("error", () => resolve(false))
-    child.on("close", (code) => resolve(code === 0))
+    child.stdout.on("data", (chunk) => out.push(chunk))
+    child.on("error", () => resolve({ ok: false, out: "" }))
+    child.on("close", (code) => resolve({ ok: code === 0, out: Buffer.concat(out).toString() }))
     child.stdin.on("error", () => {})
     child.stdin.end(JSON.stringify(payload))
   })
 }
 
-export const WikimemPlugin = async ({ client, directory }) => ({
-  event: async ({ event }) => {
+// the memory's context for the sessions to come, where OpenCode's instructions name it
+async function refresh(directory) {
+  if (!CONTEXT) return
+  const start = { hook_event_name: "SessionStart", source: "startup", cwd: directory }
+  const { ok, out } = await send(START, start, directory)
+  if (!ok) return
+  const temporary = `${CONTEXT}.${process.pid}.tmp`
+  await writeFile(temporary, out)
+  await rename(temporary, CONTEXT)
+}
+
+export const WikimemPlugin = async ({ client, directory }) => {
+  await refresh(directory).catch(() => {})
+  return { event: async ({ event }) => {
     try {
+      if (event && event.type === "session.created") {
+        const info = event.properties && event.properties.info
+        if (!(info && info.parentID)) await refresh(directory)
+        return
+      }
       if (!event || !EVENTS.has(event.type)) return
       const id = event.properties && event.properties.sessionID
       if (!id) return
@@ -380,7 +411,7 @@ export const WikimemPlugin = async ({ client, directory }) => ({
       }
       await send(COMMAND, payload, directory)
     } catch {}
-  },
-})
+  } }
+}
 """
 )
