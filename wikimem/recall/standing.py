@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
 FILE = "standing.sqlite"
 LOCK = "standing.lock"
-SCHEMA = 1
+SCHEMA = 2  # 2: leaves keep the stat their digest was read at
+RACY_NS = 2_000_000_000  # a page changed this recently is read again, whatever its stat
 RANKED = 200  # entries kept in the ranked order: far more than any start's budget shows
 RANK = {"person": 3, "candidate": 2, "model": 1, "rule": 0}
 BULK = 20  # changed leaves from which one log of the whole wiki is cheaper than one per leaf
@@ -33,7 +35,7 @@ LOG_LIMIT = 100_000
 JOB_STATES = ("pending", "active", "done")
 DDL = f"""
 CREATE TABLE marks (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE leaves (path TEXT PRIMARY KEY, digest TEXT NOT NULL);
+CREATE TABLE leaves (path TEXT PRIMARY KEY, digest TEXT NOT NULL, stat TEXT NOT NULL);
 CREATE TABLE entries (
     path TEXT NOT NULL, entry TEXT NOT NULL, source TEXT NOT NULL, run TEXT NOT NULL,
     confirmed INTEGER NOT NULL, used INTEGER NOT NULL, rank INTEGER,
@@ -150,21 +152,24 @@ def confirmations(steps: tuple[Any, ...]) -> tuple[str, int]:
     return (own[0] if own else ""), len(later)
 
 
-def known_leaves(state: Path) -> dict[str, tuple[str, dict[str, dict[str, Any]]]]:
-    """What the last refresh found, leaf by leaf: (digest, entry id -> its standing)."""
+Known = dict[str, tuple[str, str, dict[str, dict[str, Any]]]]
+
+
+def known_leaves(state: Path) -> Known:
+    """What the last refresh found, leaf by leaf: (digest, stat, entry id -> its standing)."""
     old = Standing(state)
-    found: dict[str, tuple[str, dict[str, dict[str, Any]]]] = {}
+    found: Known = {}
     if old.db is None:
         return found
     try:
-        for path, digest in old.db.execute("SELECT path, digest FROM leaves"):
-            found[str(path)] = (str(digest), {})
+        for path, digest, stat in old.db.execute("SELECT path, digest, stat FROM leaves"):
+            found[str(path)] = (str(digest), str(stat), {})
         for path, entry, source, run, confirmed in old.db.execute(
             "SELECT path, entry, source, run, confirmed FROM entries"
         ):
             if str(path) in found:
                 info = {"source": source, "run": run, "confirmed": confirmed}
-                found[str(path)][1][str(entry)] = info
+                found[str(path)][2][str(entry)] = info
     except sqlite3.Error:
         return {}
     finally:
@@ -199,11 +204,17 @@ def refresh(places: Any, settings: Any) -> list[str]:
         by_leaf.setdefault(str(path), []).append(str(entry))
     known = known_leaves(state)
     digests: dict[str, str] = {}
+    stats: dict[str, str] = {}
+    racy = time.time_ns() - RACY_NS
     for path in by_leaf:
+        file = places.wiki.joinpath(*path.split("/"), "MEMORY.md")
         try:
-            digests[path] = page_digest(
-                read_text(places.wiki.joinpath(*path.split("/"), "MEMORY.md"))
-            )
+            st = os.stat(file)
+            stats[path] = f"{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_size}:{st.st_ino}"
+            if path in known and known[path][1] == stats[path] and st.st_mtime_ns < racy:
+                digests[path] = known[path][0]  # not changed since it was read
+            else:
+                digests[path] = page_digest(read_text(file))
         except OSError:
             continue
     changed = [p for p in digests if p not in known or known[p][0] != digests[p]]
@@ -221,7 +232,7 @@ def refresh(places: Any, settings: Any) -> list[str]:
     for path in digests:
         ids = by_leaf[path]
         if path not in changed:
-            leaves[path] = known[path][1]
+            leaves[path] = known[path][2]
             continue
         entries: dict[str, dict[str, Any]] = {}
         if path in single:
@@ -248,7 +259,7 @@ def refresh(places: Any, settings: Any) -> list[str]:
         for entry_id, info in entries.items()
     )
     order = [ref for *_, ref in ranked[:RANKED]]
-    write(state, {"head": head, "uses": mark}, digests, leaves, used, order)
+    write(state, {"head": head, "uses": mark}, digests, stats, leaves, used, order)
     return order
 
 
@@ -256,6 +267,7 @@ def write(
     state: Path,
     marks: dict[str, str],
     digests: dict[str, str],
+    stats: dict[str, str],
     leaves: dict[str, dict[str, dict[str, Any]]],
     used: dict[str, int],
     order: list[str],
@@ -273,7 +285,8 @@ def write(
             db.executescript(DDL)
             db.executemany("INSERT INTO marks VALUES (?, ?)", sorted(marks.items()))
             db.executemany(
-                "INSERT INTO leaves VALUES (?, ?)", [(p, digests[p]) for p in sorted(leaves)]
+                "INSERT INTO leaves VALUES (?, ?, ?)",
+                [(p, digests[p], stats[p]) for p in sorted(leaves)],
             )
             db.executemany(
                 "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",

@@ -233,7 +233,7 @@ class Checks:
             else:
                 self.pages[path] = (plain(text), page_digest(text))
             found = self.pages[path]
-            if found is None or self.standing.digest(path) != found[1]:
+            if found is not None and self.standing.digest(path) != found[1]:
                 self.behind = True  # the standing has not seen this page as it is
         return self.pages[path]
 
