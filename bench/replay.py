@@ -42,6 +42,8 @@ import argparse
 import hashlib
 import json
 import os
+import re
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -53,9 +55,11 @@ from bench import generate
 from wikimem import config
 from wikimem.indexing.drain import drain
 from wikimem.intake.accept import enqueue
+from wikimem.recall.cues import Found, candidates, open_index, words
 from wikimem.recall.delivery import answer
 from wikimem.recall.events import PATHISH, read_event
 from wikimem.recall.search import SearchIndex
+from wikimem.recall.symptoms import SEPARATORS, programs
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "offline_lessons"
@@ -108,8 +112,6 @@ class Tally:
 
 
 def refs(index_file: Path) -> set[str]:
-    import sqlite3
-
     db = sqlite3.connect(index_file)
     try:
         return {f"{p}#{e}" for p, e in db.execute("SELECT path, entry FROM docs WHERE entry != ''")}
@@ -285,6 +287,14 @@ def replay(
                             continue
                         seen_failures.add(key)
                         want = failures[key]
+                    if case.corpus == "real" and kind == "success":
+                        key = (case.session, json.dumps([data["tool_input"]]))
+                        if key in seen_failures:
+                            continue
+                        seen_failures.add(key)
+                    if kind != "prompt":  # what a PreToolUse hook would have said before it ran
+                        pretool(tallies, f"{case.corpus}/{case.part}", data, index_file,
+                                want if kind == "failure" else set())  # fmt: skip
                     if case.corpus == "real" and kind == "prompt":
                         if (case.session, case.turn) in seen_turns and case.turn is not None:
                             continue
@@ -320,6 +330,109 @@ def replay(
                     ):
                         show_miss(kind, case, data, want, given, paths)
     return tallies
+
+
+# A command quoted as what fails: "`bun install --frozen-lockfile` fails with exit code 1".
+FAILING_SPAN = re.compile(r"`([^`\n]+)`\s+(?:fails|failed|errors|breaks|hangs)\b", re.I)
+PITFALL_WORDS = frozenset({"fails", "fail", "failed", "error", "errors", "breaks", "hangs"})
+
+
+def pitfall_entries(index_file: Path, command: str, limit: int = 1) -> list[Found]:
+    """Entries that warn about this command before it runs (what a PreToolUse hook would give,
+    measured here to decide whether it earns a hook; see BENCHMARKS.md):
+    the entry's title says it fails, and it quotes as failing a command with the same program
+    and first argument whose other words are all in this one (`bun install --frozen-lockfile` warns
+    `cd web && bun install --frozen-lockfile`, not `bun install` nor `bun test`)."""
+    said = words(command)
+    heads = []
+    for part in SEPARATORS.split(command):
+        program = programs(part)
+        if not program:
+            continue
+        rest = [w for w in words(part) if w != program[0] and not w.startswith("-")]
+        heads.append((program[0], rest[0] if rest else ""))
+    heads = [(p, a) for p, a in heads if len(p) >= 2 and a]
+    if not heads:
+        return []
+    db = open_index(index_file)
+    if db is None:
+        return []
+    try:
+        expression = " OR ".join(f'("{p}" AND "{a}")' for p, a in heads)
+        items = candidates(db, expression)
+    except sqlite3.Error:
+        return []
+    finally:
+        db.close()
+    have = set(said)
+    found = []
+    for item in items:
+        if not PITFALL_WORDS & set(words(item.title)):
+            continue
+        best = 0
+        for span in FAILING_SPAN.findall(item.body):
+            quoted_words = words(span)
+            head = tuple(quoted_words[:2])
+            if len(quoted_words) >= 2 and head in heads and set(quoted_words) <= have:
+                best = max(best, len(quoted_words))
+        if best:
+            item.score = float(best)
+            found.append(item)
+    found.sort(key=lambda f: (-f.score, f.path, f.entry))
+    return found[:limit]
+
+
+def pretool(
+    tallies: dict[str, Tally],
+    prefix: str,
+    data: dict[str, object],
+    index_file: Path,
+    want: set[str],
+) -> None:
+    """The pitfall a PreToolUse hook would give before this command (`pitfall_entries`): a
+    warning is relevant only before a command that then failed the way the entry says."""
+    command = str(data["tool_input"]["command"])  # type: ignore[index]
+    tally = tallies.setdefault(f"{prefix}/pretool", Tally())
+    for _ in range(REPEATS):
+        began, cpu = time.perf_counter(), time.process_time()
+        given = [f.ref for f in pitfall_entries(index_file, command)]
+        tally.times.append(time.perf_counter() - began)
+        tally.cpu.append(time.process_time() - cpu)
+    tally.events += 1
+    tally.delivered += len(given)
+    tally.relevant += sum(1 for ref in given if ref in want)
+    if want:
+        tally.needing += 1
+        tally.recalled += any(ref in want for ref in given)
+
+
+def transcript_commands() -> list[str]:
+    """The shell commands of the real sessions in tests/fixtures/runners/real/: Claude Code's
+    Bash tool_use inputs and Codex's exec_command / shell calls."""
+    found: list[str] = []
+    for path in sorted((ROOT / "tests" / "fixtures" / "runners" / "real").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            message = record.get("message") if isinstance(record, dict) else None
+            if isinstance(message, dict) and isinstance(message.get("content"), list):
+                for part in message["content"]:
+                    if isinstance(part, dict) and part.get("name") == "Bash":
+                        found.append(str(part.get("input", {}).get("command", "")))
+            body = record.get("payload") if isinstance(record, dict) else None
+            if isinstance(body, dict) and body.get("name") in ("exec_command", "shell"):
+                try:
+                    arguments = json.loads(str(body.get("arguments", "")))
+                except ValueError:
+                    continue
+                command = arguments.get("cmd", arguments.get("command", ""))
+                found.append(" ".join(command) if isinstance(command, list) else str(command))
+            item = record.get("item") if isinstance(record, dict) else None
+            if isinstance(item, dict) and item.get("type") == "command_execution":
+                found.append(str(item.get("command", "")))
+    return [c for c in found if c]
 
 
 def show_miss(
@@ -403,8 +516,12 @@ def measure(
         taught = learn(places, settings, cases)
         tallies = replay(places, taught, cases, misses)
         processes(places, tallies, runs)
+        commands = transcript_commands()  # other projects' sessions: any warning is noise
+        for command in commands:
+            data: dict[str, object] = {"tool_input": {"command": command}}
+            pretool(tallies, "transcripts/all", data, places.state / "search.sqlite", set())
         for part in ("tuned", "held"):
-            for kind in KINDS:
+            for kind in (*KINDS, "pretool"):
                 rows = [t for k, t in tallies.items() if k.endswith(f"/{part}/{kind}")]
                 tallies[f"all/{part}/{kind}"] = merged(rows)
         result = {key: tally.row() for key, tally in sorted(tallies.items())}

@@ -70,13 +70,16 @@ class Found:
 
 
 def fold(word: str) -> str:
+    if word.isascii():  # the common case, and the same result: nothing to decompose
+        return word.lower()
     decomposed = unicodedata.normalize("NFKD", word)
     return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
 
 
 def words(text: str) -> list[str]:
     """The words of `text` as the index sees them (folded, 2+ characters, no stopwords)."""
-    found = (fold(w) for w in WORD.findall(text))
+    ascii_only = text.isascii()
+    found = WORD.findall(text.lower()) if ascii_only else [fold(w) for w in WORD.findall(text)]
     return [w for w in found if len(w) >= 2 and w not in STOPWORDS]
 
 
@@ -177,7 +180,7 @@ def alike(term: str, word: str) -> bool:
 def shared(terms: list[str], text: str) -> list[str]:
     """The terms `text` holds in some form (`alike`): `lockfile` finds `lockfiles`,
     `migrations` finds `migrate`, `lib` never finds `library`."""
-    have = {fold(w) for w in WORD.findall(text)}
+    have = set(WORD.findall(text.lower())) if text.isascii() else set(map(fold, WORD.findall(text)))
     by_stem: dict[str, list[str]] = {}
     for w in have:
         by_stem.setdefault(stem(w)[:4], []).append(w)
