@@ -51,13 +51,16 @@ def fast_deliver(args: Sequence[str]) -> int:
 
 
 def deliver(options: dict[str, str]) -> str:
-    from wikimem import config
     from wikimem.cli.start import read_payload
     from wikimem.recall.events import read_event
 
     event = read_event(read_payload())
-    if event.kind == "other" or config.memory_disabled():
-        return ""  # the common case, decided before any settings are read
+    if event.kind == "other":
+        return ""  # the common case, decided before the settings module is imported (~40 ms)
+    from wikimem import config
+
+    if config.memory_disabled():
+        return ""
     places = config.places(options.get("--workspace"))
     if places.paused_flag.exists() or not places.wiki.is_dir():
         return ""
