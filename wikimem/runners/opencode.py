@@ -346,13 +346,15 @@ function sessionOf(client, id, directory) {
   return ask((args) => client.session.get(args), id, directory, (v) => !!v && !!v.id)
 }
 
-// run `command` with `payload` as JSON on stdin: whether it exited 0, and its stdout
-export function send(command, payload, cwd) {
+// run `command` with `payload` as JSON on stdin (killed after `timeout` ms): whether it
+// exited 0, and its stdout
+export function send(command, payload, cwd, timeout = 60000) {
   return new Promise((resolve) => {
     let child
     const out = []
     try {
-      child = spawn(command[0], command.slice(1), { cwd, stdio: ["pipe", "pipe", "ignore"] })
+      const options = { cwd, timeout, stdio: ["pipe", "pipe", "ignore"] }
+      child = spawn(command[0], command.slice(1), options)
     } catch {
       resolve({ ok: false, out: "" })
       return
@@ -369,7 +371,7 @@ export function send(command, payload, cwd) {
 async function refresh(directory) {
   if (!CONTEXT) return
   const start = { hook_event_name: "SessionStart", source: "startup", cwd: directory }
-  const { ok, out } = await send(START, start, directory)
+  const { ok, out } = await send(START, start, directory, 10000)
   if (!ok) return
   const temporary = `${CONTEXT}.${process.pid}.tmp`
   await writeFile(temporary, out)
