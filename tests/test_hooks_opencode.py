@@ -279,6 +279,10 @@ def test_the_plugin_under_node_queues_each_turn_once(
     shutil.copy(workspace / ".opencode" / "plugins" / "wikimem.js", module)
     checked = subprocess.run([NODE, "--check", str(module)], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr
+    # OpenCode 1.x runs every function a plugin file exports as a plugin: only the one
+    listed = f"import * as m from {json.dumps(str(module))}; console.log(Object.keys(m).join())"
+    names = subprocess.run([NODE, "--input-type=module", "-e", listed], capture_output=True)
+    assert names.stdout.decode().strip() == "WikimemPlugin", names.stderr
     harness = isolated_env / "harness.mjs"
     harness.write_text(HARNESS)
     fixture, child = isolated_env / "session.json", isolated_env / "subagent.json"

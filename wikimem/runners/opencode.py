@@ -347,8 +347,8 @@ function sessionOf(client, id, directory) {
 }
 
 // run `command` with `payload` as JSON on stdin (killed after `timeout` ms): whether it
-// exited 0, and its stdout
-export function send(command, payload, cwd, timeout = 60000) {
+// exited 0, and its stdout. Not exported: OpenCode runs every function a plugin file exports
+function send(command, payload, cwd, timeout = 60000) {
   return new Promise((resolve) => {
     let child
     const out = []
