@@ -6,8 +6,10 @@ queues each turn once."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,9 @@ import pytest
 from tests.conftest import git
 from tests.test_deliver import context_of, learn_from
 from tests.test_install_cli import ENTRY, LEAF, PROFILE, bare_shell, hook_commands
+from tests.test_real_sessions import an_hour_on, handed_on, new_session
+from wikimem import config
+from wikimem.intake.accept import accept
 from wikimem.recall.events import read_event
 from wikimem.runners import record_from_payload, records_from_payload, session_of
 from wikimem.runners.claude import is_claude_payload
@@ -552,3 +557,189 @@ def test_each_call_takes_its_own_response(tmp_path: Path) -> None:
         ("ls", 0, None),
         ("pwd", None, False),
     ]
+
+
+# A session log written by hand in the shape Gemini CLI 0.39+ writes (no licensed real one was
+# found to copy; see tests/fixtures/runners/gemini/README.md): its metadata line, each message
+# appended as it changes (a model message first while its calls run, then again finished), a
+# `$set` of lastUpdated after each, the calls' results again as user messages, a `$rewindTo`.
+LOG = FIXTURES / "session-log.jsonl"
+LOG_CWD = "/home/dev/invoice-tool"
+TURNS = [  # each turn's prompt id and how it ended, read off the file
+    ("u-1", "succeeded"),  # a test fails (`Exit Code: 1`), an edit, the tests pass (no line)
+    ("u-2", "interrupted"),  # the person denied `ruff check .`, then `Request cancelled.`
+    ("u-3", "succeeded"),  # Plan Mode denied the write: no file change
+    ("u-4", "succeeded"),  # two calls carrying both responses, then a write
+    ("u-5", "succeeded"),  # reported, then rewound away by the person
+    ("u-6", "succeeded"),  # a call of a tool the session lacks
+    ("u-7", "failed"),  # an API error (429) and nothing from the model
+    ("u-8", "succeeded"),  # then a slash command's error notice
+]
+
+
+def log_records() -> list[dict]:
+    return [json.loads(line) for line in LOG.read_text(encoding="utf-8").splitlines()]
+
+
+def loaded(records: list[dict]) -> list[dict]:
+    """The messages of log records as Gemini CLI loads them, read here without the adapter:
+    the last copy of an id in its first place; a `$rewindTo` drops that message and all after."""
+    messages: dict[str, dict] = {}
+    for record in records:
+        if "$rewindTo" in record:
+            ids = list(messages)
+            for gone in ids[ids.index(record["$rewindTo"]) :]:
+                del messages[gone]
+        elif "id" in record:
+            messages[record["id"]] = record
+    return list(messages.values())
+
+
+def is_person(record: dict) -> bool:
+    """A user message the person sent (a prompt or a mode-switch notice): not a tool's result,
+    not the opening context."""
+    content = record.get("content")
+    return (
+        record.get("type") == "user"
+        and isinstance(content, list)
+        and not any("functionResponse" in part for part in content)
+        and not content[0].get("text", "").startswith("<session_context>")
+    )
+
+
+def turn_ends(records: list[dict]) -> dict[str, int]:
+    """How many of the log's lines were written when each prompt's turn ended: up to the next
+    message of the person's or rewind."""
+    marks = [i for i, r in enumerate(records) if is_person(r) or "$rewindTo" in r]
+    return {
+        records[i]["id"]: next((m for m in marks if m > i), len(records))
+        for i in marks
+        if "id" in records[i]
+    }
+
+
+def write_session(path: Path, shape: str, records: list[dict], session: str) -> None:
+    meta = records[0] | {"sessionId": session}
+    if shape == "jsonl":
+        lines = [meta, *records[1:]]
+        path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    else:  # the JSON document of Gemini CLI before 0.39, and of `/export-session`
+        path.write_text(json.dumps(meta | {"messages": loaded(records)}), encoding="utf-8")
+
+
+@pytest.mark.parametrize("shape", ["jsonl", "document"])
+def test_every_turn_of_a_session_log_is_recorded_once(
+    shape: str, workspace: Path, tmp_path: Path
+) -> None:
+    """Replay the log as Gemini CLI fires its hooks: an AfterAgent when each turn that finished
+    ends (none for a cancelled or failed one), then SessionEnd and a compression. Each turn is
+    one job with its prompt, a rewound one too; every shell call is there in order, with its
+    exit code or as not run; every edit that succeeded is a file change."""
+    records = log_records()
+    session = records[0]["sessionId"]
+    ends = turn_ends(records)
+    prompts = {r["id"]: r["content"][0]["text"] for r in records if is_person(r)}
+    path = tmp_path / ".gemini" / "tmp" / "invoice-tool" / "chats"
+    path.mkdir(parents=True)
+    path /= f"session-2026-08-03T09-12-{session[:8]}.json{'l' if shape == 'jsonl' else ''}"
+    places = config.places(workspace, {})
+    base = {"session_id": session, "transcript_path": str(path), "cwd": LOG_CWD}
+
+    for key, status in TURNS:
+        if status != "succeeded":
+            continue  # Gemini CLI fires no AfterAgent for a cancelled or failed request
+        written = records[: ends[key]]
+        write_session(path, shape, written, session)
+        answer = [m["content"] for m in loaded(written) if m["type"] == "gemini"][-1]
+        after = base | {
+            "hook_event_name": "AfterAgent",
+            "prompt": prompts[key],
+            "prompt_response": answer,
+            "stop_hook_active": False,
+            "timestamp": written[-1].get("timestamp") or written[-2]["timestamp"],
+        }
+        assert answer and accept(places, {}, json.dumps(after).encode()).job
+    write_session(path, shape, records, session)
+    for event in ("SessionEnd", "PreCompress"):
+        accept(places, {}, json.dumps(base | {"hook_event_name": event}).encode())
+    again = accept(places, {}, json.dumps(base | {"hook_event_name": "SessionEnd"}).encode())
+    assert again.job is None
+
+    runs = sorted(
+        (json.loads(job.read_text())["run"] for job in places.state.glob("queue/*/*.json")),
+        key=lambda r: r["started_at"],
+    )
+    assert "u-5" not in [m["id"] for m in loaded(records)]  # the file holds a rewind
+    assert [r["run_id"] for r in runs] == [f"{session}:{key}" for key, _ in TURNS]
+    assert [r["task"] for r in runs] == [prompts[key] for key, _ in TURNS]
+    assert [r.get("status") for r in runs] == [status for _, status in TURNS]
+    (note,) = [e["text"] for e in runs[6]["evidence"] if e["kind"] == "note" and "API" in e["text"]]
+    assert note.startswith("Gemini CLI error: [API Error:") and '"code": 429' in note
+    commands = [
+        (e["command"], "not run" if e.get("ran") is False else e["exit_code"])
+        for r in runs
+        for e in r["evidence"]
+        if e["kind"] == "command"
+    ]
+    assert commands == [
+        ("pytest -q", 1),
+        ("pytest -q", 0),  # no `Exit Code:` line: Gemini CLI writes it only when not 0
+        ("ruff check .", "not run"),  # the person denied it
+        ("git log --oneline -1", 0),
+        ("git diff --stat", 0),
+        ("rm -rf build", 0),  # in the rewound turn, recorded when it ended
+        ("git diff", "not run"),  # no such tool in the session
+    ]
+    files = [e for r in runs for e in r["evidence"] if e["kind"] == "file"]
+    # the replace in turn 1 and the write in turn 4; the write Plan Mode denied is no change
+    assert [e["path"] for e in files] == ["invoice/totals.py", "CHANGELOG.md"]
+    assert files[0]["diff"] == "-ROUND_HALF_EVEN))\n+ROUND_HALF_UP))\n"
+
+
+def test_a_crashed_gemini_session_is_picked_up_and_a_live_one_is_left_alone(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two Gemini CLI sessions with the log: the one still for an hour is handed on and its
+    turns after the third are queued once; the one written a minute ago (a session running in
+    another terminal) is not touched; neither is the starting one."""
+    from wikimem.cli import start
+
+    records = log_records()
+    cut = turn_ends(records)["u-3"]
+    places = config.places(workspace, {})
+    chats = tmp_path / ".gemini" / "tmp" / "invoice-tool" / "chats"
+    chats.mkdir(parents=True)
+    paths = {}
+    for name in ("crashed", "live"):
+        session = f"{name}-{records[0]['sessionId'][8:]}"
+        path = chats / f"session-2026-08-03T09-12-{name}.jsonl"
+        write_session(path, "jsonl", records[:cut], session)
+        after = {
+            "session_id": session,
+            "transcript_path": str(path),
+            "cwd": LOG_CWD,
+            "hook_event_name": "AfterAgent",
+            "prompt": "add a CHANGELOG entry for the fix",
+            "prompt_response": "Plan Mode does not let me write CHANGELOG.md.",
+        }
+        assert accept(places, {}, json.dumps(after).encode()).job  # its first three turns
+        write_session(path, "jsonl", records, session)
+        paths[name] = (session, path)
+    handed = handed_on(monkeypatch)
+    an_hour_on(monkeypatch, paths["crashed"][1])
+    soon = time.time() + 3600 - 60  # the live one wrote a minute before the start
+    os.utime(paths["live"][1], (soon, soon))
+    starting = {**new_session(workspace, tmp_path, paths["live"][0]), "transcript_path": ""}
+
+    start.context({}, starting | {"session_id": "g-new"}, False)
+    start.context({}, starting | {"session_id": "g-new"}, False)
+
+    session, path = paths["crashed"]
+    assert [(h["session_id"], h["transcript_path"]) for h in handed] == [(session, str(path))]
+    assert accept(places, {}, json.dumps(handed[0]).encode()).job
+    assert accept(places, {}, json.dumps(handed[0]).encode()).job is None
+    runs = [json.loads(job.read_text())["run"] for job in places.state.glob("queue/*/*.json")]
+    crashed = sorted(r["run_id"] for r in runs if r["run_id"].startswith(session))
+    # every turn the file holds; the one rewound away while no hook ran is gone with it
+    assert crashed == sorted(f"{session}:{key}" for key, _ in TURNS if key != "u-5")
+    assert len([r for r in runs if r["run_id"].startswith(paths["live"][0])]) == 3
