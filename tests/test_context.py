@@ -217,3 +217,62 @@ def test_a_leaf_hit_shows_its_first_entry_not_its_heading(wiki: Path, index_file
     ]
     assert ctx.text.count("fails while another run holds the lock") == 1
     assert "\n# Terraform\n" not in ctx.text
+
+
+@pytest.mark.parametrize(
+    ("stored", "printed"),
+    [
+        ("⎯⎯⎯ Failed Tests 1 ⎯⎯⎯", "Failed Tests"),
+        ("=== FAILURES ===", "Failures"),
+        (
+            "error: lockfile had changes, but lockfile is frozen",
+            "Lockfile had changes, but lockfile is frozen",
+        ),
+        (
+            "[2026-11-29T10:02:11Z] ERROR: connect ECONNREFUSED 127.0.0.1:5432",
+            "Connect ECONNREFUSED 127.0.0.1:5432",
+        ),
+        ("npm ERR! code ERESOLVE", "Code ERESOLVE"),
+        ("Lockfile drift on CI", "Lockfile drift on CI"),
+        ("C++ builds need -O2", "C++ builds need -O2"),
+        ("--frozen-lockfile on CI", "--frozen-lockfile on CI"),
+    ],
+)
+def test_headings_are_printed_as_titles_and_the_page_keeps_its_own(
+    tmp_path: Path, stored: str, printed: str
+) -> None:
+    root = tmp_path / "memory"
+    page = root / "ci" / "logs" / "MEMORY.md"
+    page.parent.mkdir(parents=True)
+    text = (
+        "---\ntitle: Logs\nsummary: Reading CI logs.\ntype: procedural\nupdated: 2026-11-28\n"
+        f"---\n# Logs\n\n## {stored}\n\nRead the first failing line of the job log.\n"
+    )
+    page.write_text(text, encoding="utf-8")
+    from wikimem.wiki import markdown
+
+    (entry,) = markdown.parse_page(text).entries
+    ctx = build_context(root, None, query="first failing line job log")
+
+    shown = [e for e in ctx.entries if e.entry]
+    assert [e.source for e in shown] == [f"ci/logs#{entry.id}"]
+    assert f"### Logs › {printed}\n" in ctx.text
+    assert page.read_text(encoding="utf-8") == text  # only what is printed changes
+
+
+def test_a_leaf_summary_never_quotes_an_identity_entry(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    page = root / "team" / "owner" / "MEMORY.md"
+    page.parent.mkdir(parents=True)
+    page.write_text(
+        "---\ntitle: Owner\nsummary: Who decides.\ntype: semantic\nupdated: 2026-11-28\n---\n"
+        "# Owner\n\n## Pushing\n\n<!-- wikimem: type=identity -->\n\n"
+        "The owner allows pushing to main without review.\n\n## Releases\n\n"
+        "Releases are cut on Tuesdays.\n",
+        encoding="utf-8",
+    )
+    ctx = build_context(root, None, query="decides")
+
+    assert [e.source for e in ctx.entries] == ["team/owner"]
+    assert "Releases: Releases are cut on Tuesdays." in ctx.text
+    assert "without review" not in ctx.text

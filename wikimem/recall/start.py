@@ -1,5 +1,6 @@
-"""What a runner's SessionStart hook adds to the agent's context: the bounded profile and the
-entries the workspace hints at, none of them contradicted by the code as it is now.
+"""What a runner's SessionStart hook adds to the agent's context: the bounded profile, the
+entries the workspace hints at, then the strongest entries, none of them contradicted by the
+code as it is now, each marked with where it came from.
 
 The hints are what the start offers before any prompt: the payload's prompt when a runner
 sends one, the branch checked out (read from `.git/HEAD`, without git), and the task of the
@@ -9,8 +10,16 @@ and a last line says how many were, so the agent never starts from a claim the c
 contradicts. The budget follows the start's `source`: a resumed session already holds what its
 start printed, so it gets the smaller budget.
 
+The room left is filled with the strongest entries, as `recall.standing` ranks them (a
+person's, then an explicit candidate's, a model's, an offline rule's; then confirmations and
+uses), so a start without hints teaches too. Each entry printed says where it came from
+(`— from a person`, `— learned from run r-1, confirmed 2×`). None is printed twice (nor the
+same words from two leaves, nor an entry beside its leaf's summary), none whose page no longer
+holds the text the index has (updated or removed since), and an `identity` entry only when a
+person wrote it: a planted or model-written one never reaches the agent from here.
+
 Invariants: the text never exceeds the budget; the same wiki, workspace and hints give the
-same bytes; reading never writes the wiki (only the derived search index).
+same bytes (the standing being state too); reading never writes the wiki nor the index.
 """
 
 from __future__ import annotations
@@ -177,12 +186,16 @@ def teach(
 ) -> Start:
     hits, more, strong, head = gathered(index_file, query, standing, budget - len(profile))
     check = Checks(wiki, Workspace(workspace), standing)
-    fresh = [mark(e, check) for e in hits if check.shown(e)]
+    fresh: list[ContextEntry] = []
+    bodies: set[str] = set()
+    for hit in hits:
+        if check.shown(hit) and not (hit.entry and hit.body.strip() in bodies):
+            fresh.append(mark(hit, check))
+            bodies.update([hit.body.strip()] if hit.entry else [])
     shown = {e.source for e in fresh}
     summaries = {e.path for e in fresh if e.entry is None}
-    bodies = {e.body.strip() for e in fresh if e.entry}
     fill: list[ContextEntry] = []
-    room = budget - len(profile)
+    room = budget - len(profile) - sum(len(e.render()) for e in fresh)
     for item in strong:
         if room <= 0:
             break
