@@ -193,15 +193,18 @@ def refresh(places: Any, settings: Any) -> list[str]:
         try:
             head = index_head(db)
             rows = db.execute(
-                "SELECT path, entry FROM docs WHERE entry != '' ORDER BY path, entry"
+                "SELECT path, entry, type FROM docs WHERE entry != '' ORDER BY path, entry"
             ).fetchall()
         finally:
             db.close()
     except sqlite3.Error:
         return []
     by_leaf: dict[str, list[str]] = {}
-    for path, entry in rows:
+    identity: set[str] = set()  # leaves with an identity entry: their history is read in full
+    for path, entry, kind in rows:
         by_leaf.setdefault(str(path), []).append(str(entry))
+        if kind == "identity":
+            identity.add(str(path))
     known = known_leaves(state)
     digests: dict[str, str] = {}
     stats: dict[str, str] = {}
@@ -227,7 +230,8 @@ def refresh(places: Any, settings: Any) -> list[str]:
             for name in commit.paths:
                 if name.endswith("/MEMORY.md"):
                     writers.setdefault(name[: -len("/MEMORY.md")], []).append(commit)
-        single = {p: c[0] for p, c in writers.items() if len(c) == 1}
+        # (not for identity memory: an entry added by hand since that commit is no one's yet)
+        single = {p: c[0] for p, c in writers.items() if len(c) == 1 and p not in identity}
     leaves: dict[str, dict[str, dict[str, Any]]] = {}
     for path in digests:
         ids = by_leaf[path]
