@@ -120,7 +120,7 @@ _READS_STDIN = _lazy(
     r"|\b(?:docker|podman|helm|buildah|skopeo|oras|crane|regctl|nerdctl)\b[^\n|;&]{0,120}?\blogin\b"
 )
 _PRODUCER = _lazy(
-    r"\b(?:echo|printf)(?:[ \t]+-[neE]{1,3})?(?:[ \t]+(?:'%s(?:\\n)?'|\"%s(?:\\n)?\"))?[ \t]+"
+    r"(?:echo|printf)(?:[ \t]+-[neE]{1,3})?(?:[ \t]+(?:'%s(?:\\n)?'|\"%s(?:\\n)?\"))?[ \t]+"
     r"(?:\"(?P<vd>[^\"\n]{1,400})\"|'(?P<vs>[^'\n]{1,400})'|(?P<vb>[^\s\"'`|;&<>-][^\s\"'`|;&<>]{0,400}))"
     r"[ \t]*\|(?![|])"
 )
@@ -145,9 +145,21 @@ def _line_end(text: str, pos: int) -> int:
     return len(text) if end < 0 else end
 
 
+def _producers(text: str) -> Iterator[re.Match[str]]:
+    """`echo ... |` and `printf ... |`, found by `str.find` rather than a scan of the text."""
+    for word in ("echo", "printf"):
+        pos = text.find(word)
+        while pos >= 0:
+            if not (pos and _WORD_CHARS().match(text, pos - 1)):
+                m = _PRODUCER().match(text, pos)
+                if m:
+                    yield m
+            pos = text.find(word, pos + len(word))
+
+
 def scan_stdin(text: str) -> Iterator[tuple[str, int, int]]:
     if "|" in text:
-        for m in _PRODUCER().finditer(text):
+        for m in _producers(text):
             if _READS_STDIN().search(text, m.end(), min(_line_end(text, m.end()), m.end() + 300)):
                 group = next(g for g in ("vd", "vs", "vb") if m.group(g) is not None)
                 if not _is_reference(m.group(group)):

@@ -62,7 +62,11 @@ _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
     + [(("eyj",), positions.scan_wrapped_jwts), (("@tcp", "@unix", "@udp"), positions.scan_go_dsns)]
     + [(("(",), positions.scan_setter_calls)]
     + [((": |", ":|", ": >", ":>"), positions.scan_block_scalars)]
-    + [((), prose.scan_prose), (("|", "<<"), prose.scan_stdin), (("send",), prose.scan_expect)]
+    + [
+        ((), prose.scan_prose),
+        (("echo", "printf", "<<"), prose.scan_stdin),
+        (("send",), prose.scan_expect),
+    ]
     + [(positions.WEBHOOK_NEEDLES, positions.scan_webhook_urls), ((), vendored.scan_vendored)]
     + [((), positions.scan_high_entropy)]
 )
