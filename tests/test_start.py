@@ -337,6 +337,17 @@ def test_installed_start_answers_a_claude_session_start_under_env_i(taught, tmp_
     assert out.startswith("# ") and "— from a person)" in out and "without review" not in out
     assert runs[1].stdout == runs[0].stdout
     assert out == taught_start(places, 6000).text
+    # what the start gave is logged as the in-loop hooks log theirs, so a prompt's delivery in
+    # the same session skips it and compaction counts it as delivered
+    from wikimem.recall import injections
+
+    given = injections.delivered(places.state, payload["session_id"])
+    shown = {
+        line.split("(wikimem show ", 1)[1].split(" ")[0]
+        for line in out.splitlines()
+        if line.startswith("(wikimem show ")
+    }
+    assert given == {ref for ref in shown if "#" in ref} and "build/bun#pin-bun" in given
 
 
 def test_the_teaching_start_imports_no_heavy_dependency(taught) -> None:  # type: ignore[no-untyped-def]

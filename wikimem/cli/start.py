@@ -118,6 +118,16 @@ def context(options: dict[str, str], payload: dict[str, Any], as_json: bool) -> 
     built = start_context(
         places.wiki, places.workspace, places.state / "search.sqlite", words, budget, places.state
     )
+    refs = [e.source for e in built.entries if e.entry]
+    if refs and isinstance(payload.get("session_id"), str) and payload["session_id"]:
+        # logged as the in-loop hooks log theirs: a prompt's delivery then skips what the
+        # start gave, and compaction counts what the start teaches as delivered
+        from wikimem.recall import injections
+
+        event = str(payload.get("hook_event_name") or "SessionStart")
+        injections.record(
+            places.state, payload["session_id"], event, options.get("--runner", ""), refs
+        )
     if built.refresh:
         spawn_refresh(places)
     if not as_json:
