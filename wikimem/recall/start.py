@@ -75,9 +75,8 @@ ENTRY_ROW = (
     " FROM docs AS d JOIN fts ON fts.rowid = d.id WHERE d.path = ? AND d.entry = ?"
 )
 ANY_ENTRIES = (
-    "SELECT d.path, d.entry, d.title AS name, d.leaf_title, d.type, d.expires, fts.body"
-    " FROM docs AS d JOIN fts ON fts.rowid = d.id WHERE d.entry != ''"
-    " AND (d.expires IS NULL OR d.expires >= ?) ORDER BY d.path, d.entry LIMIT ?"
+    "SELECT path, entry FROM docs WHERE entry != '' AND (expires IS NULL OR expires >= ?)"
+    " ORDER BY path, entry LIMIT ?"
 )
 STRONG_ROWS = 60  # candidates read for the strongest entries: more than a budget holds
 SOURCES_SAID = {
@@ -393,11 +392,9 @@ def strongest(db: sqlite3.Connection, standing: Standing, room: int) -> list[Con
     day = dt.date.today().isoformat()
     db.row_factory = sqlite3.Row
     order = standing.order(STRONG_ROWS)
-    rows: Iterator[sqlite3.Row | None] = (
-        (db.execute(ENTRY_ROW, key).fetchone() for key in order)
-        if order
-        else iter(db.execute(ANY_ENTRIES, (day, STRONG_ROWS)).fetchall())
-    )
+    if not order:  # keys first: a join with the text table would scan all of it
+        order = [(str(p), str(e)) for p, e in db.execute(ANY_ENTRIES, (day, STRONG_ROWS))]
+    rows: Iterator[sqlite3.Row | None] = (db.execute(ENTRY_ROW, key).fetchone() for key in order)
     found: list[ContextEntry] = []
     held = 0
     for row in rows:
