@@ -399,6 +399,8 @@ def test_prompt_matching_weighs_forms_titles_and_quoted_commands(
     assert refs("Get `pnpm install --frozen-lockfile` to pass") == []  # another program
     assert refs("Deploy the API to the fly.io staging app") == ["deploy/fly"]
     assert refs("start with the first ready task and show the details") == []
+    assert refs("fly.io, again") == ["deploy/fly"]  # one word naming the page and the title
+    assert refs("lockfile") == []  # in a title, but not the page's name: one piece only
     assert refs("Work on it", branch="fix/bun-lockfile") == []  # nothing from the prompt
     assert refs("why so slow", paths=["tests/integration/conftest.py"]) == []
 

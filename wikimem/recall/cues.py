@@ -263,7 +263,8 @@ def prompt_entries(
     calls named that the entry cites (`cited`). An entry needs two pieces of it, one strong, one
     of them a word rare in the wiki or a cited path, and one a word of the prompt itself: so a
     prompt unrelated to everything gets nothing, whatever the branch and the paths. Then the
-    entries scoring under CLOSE of the best are left out."""
+    entries scoring under CLOSE of the best are left out. A prompt with one telling word, rare in
+    the wiki, counts it twice when both the entry's page (leaf or path) and title name it."""
     asked = [t for t in telling(prompt) if t not in ASKING]
     named = [t for t in branch_terms(branch) if t not in asked]
     quoted_commands = commands_named(prompt)
@@ -301,6 +302,9 @@ def prompt_entries(
         commands = [c for _, c in quoted_commands if f" {c} " in f" {said} "]
         hits = strong + weak
         pieces = len(hits) + (1 if on_paths else 0) + (on_paths >= 2) + len(commands)
+        page = shared(terms, f"{item.leaf_title}\n{item.path.replace('/', ' ')}")
+        if asked == focus and len(asked) == 1 and page and shared(asked, item.title):
+            pieces += 1  # a one-topic prompt naming both the page and the entry's title
         if (
             pieces >= 2
             and (rare & set(strong) or on_paths or commands)
