@@ -265,7 +265,7 @@ def prompt_entries(
     prompt unrelated to everything gets nothing, whatever the branch and the paths. Then the
     entries scoring under CLOSE of the best are left out. A prompt with one telling word, rare in
     the wiki, counts it twice when both the entry's page (leaf or path) and title name it."""
-    asked = [t for t in telling(prompt) if t not in ASKING]
+    asked = [t for t in telling(prompt) if t not in ASKING and stem(t) not in ASKING]
     named = [t for t in branch_terms(branch) if t not in asked]
     quoted_commands = commands_named(prompt)
     recent = [p.strip("./") for p in prompt_paths(prompt) + (paths or [])[-PATHS:]]
