@@ -161,6 +161,7 @@ def translate(pattern: str) -> str:
     return _scope_flags(pattern)
 
 
+_DOT_MAX = 300
 _FLAGS = re.compile(r"\(\?([imsU-]+)\)")
 
 
@@ -190,6 +191,12 @@ def _scope_flags(pattern: str) -> str:
                 if pattern[i : i + 1] == literal:
                     out.append(literal)
                     i += 1
+            continue
+        if c == "." and pattern[i + 1 : i + 2] in ("*", "+"):
+            # `.*` between a command and its flag: bounded, so that a line holding the keyword
+            # many times costs linear time, not quadratic (RE2 never backtracks; `re` does).
+            out.append(f".{{0,{_DOT_MAX}}}" if pattern[i + 1] == "*" else f".{{1,{_DOT_MAX}}}")
+            i += 2
             continue
         flags = _FLAGS.match(pattern, i)
         if flags:

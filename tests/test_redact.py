@@ -345,6 +345,10 @@ def test_a_megabyte_of_mixed_text_completes() -> None:
         "Authorization: Foo ",
         "-u a -p ",
         "aB3dE5" * 10 + " ",
+        "curl = '",
+        "curl -H x ",
+        "echo x | ",
+        "the password is ",
     ],
 )
 def test_repetitive_input_for_the_position_rules_completes(unit: str) -> None:
