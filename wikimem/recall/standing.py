@@ -155,6 +155,34 @@ def confirmations(steps: tuple[Any, ...]) -> tuple[str, int]:
 Known = dict[str, tuple[str, str, dict[str, dict[str, Any]]]]
 
 
+def committed_blobs(places: Any, settings: Any) -> dict[str, str]:
+    """Leaf path -> the object id of its page in the wiki's HEAD, from one `git ls-tree`."""
+    from wikimem.wiki.history.session import split_z
+    from wikimem.wiki.workspace import open_repo
+
+    found: dict[str, str] = {}
+    with open_repo(places, settings).session() as s:
+        if not s.head():
+            return found
+        for item in split_z(s.run("ls-tree", "-r", "-z", "HEAD", "--", s.scope)):
+            meta, _, name = item.partition("\t")
+            (wiki_name,) = s.wiki_paths([name]) or ("",)
+            if wiki_name.endswith("/MEMORY.md") and meta.split(" ")[1:2] == ["blob"]:
+                found[wiki_name[: -len("/MEMORY.md")]] = meta.split(" ")[2]
+    return found
+
+
+def blob_id(file: Path) -> str:
+    """The object id git gives these bytes (SHA-1 repositories; any other never matches)."""
+    import hashlib
+
+    try:
+        data = file.read_bytes()
+    except OSError:
+        return ""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
 def known_leaves(state: Path) -> Known:
     """What the last refresh found, leaf by leaf: (digest, stat, entry id -> its standing)."""
     old = Standing(state)
@@ -230,8 +258,14 @@ def refresh(places: Any, settings: Any) -> list[str]:
             for name in commit.paths:
                 if name.endswith("/MEMORY.md"):
                     writers.setdefault(name[: -len("/MEMORY.md")], []).append(commit)
-        # (not for identity memory: an entry added by hand since that commit is no one's yet)
-        single = {p: c[0] for p, c in writers.items() if len(c) == 1 and p not in identity}
+        single = {p: c[0] for p, c in writers.items() if len(c) == 1}
+        # Identity memory only when the page is still that commit's, byte for byte: an entry
+        # added by hand since is no one's yet.
+        held = committed_blobs(places, settings) if identity & set(single) else {}
+        for path in identity & set(single):
+            file = places.wiki.joinpath(*path.split("/"), "MEMORY.md")
+            if held.get(path) != blob_id(file):
+                del single[path]
     leaves: dict[str, dict[str, dict[str, Any]]] = {}
     for path in digests:
         ids = by_leaf[path]
