@@ -289,9 +289,10 @@ def test_a_start_without_hints_teaches_the_strongest_entries_marked(taught) -> N
 def test_the_budget_holds_and_a_superseded_text_is_not_quoted(taught) -> None:  # type: ignore[no-untyped-def]
     places, _ = taught
     full = taught_start(places).text
-    for budget in (0, 40, 300, 700, 1200, len(full) - 1):
+    for budget in (0, 40, 90, 300, 700, 1200, len(full) - 1):
         built = taught_start(places, budget)
         assert len(built.text) <= budget
+        assert not built.text.startswith("{")  # Claude Code would parse it as JSON
     small = taught_start(places, 700)
     assert "from a person" in small.text  # the strongest come first when room is short
 
