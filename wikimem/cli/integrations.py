@@ -525,7 +525,8 @@ def start(
 ) -> None:
     """Print the context a session starts with (what a runner's SessionStart hook runs):
     PROFILE.md's summary, then the entries the branch, the newest run's task or --query point
-    to, leaving out any whose citations `wikimem verify` finds broken. Reads the hook's JSON on
+    to, then the strongest entries (a person's first), each marked with where it came from,
+    leaving out any whose citations `wikimem verify` finds broken. Reads the hook's JSON on
     stdin; prints nothing when memory is off, paused or empty, and never fails."""
     from wikimem.cli.start import fast_start
 
