@@ -42,6 +42,7 @@ PLUMBING = frozenset(
 SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
 EXIT_LINE = re.compile(r"^\s*(?:Exit code:?|Process exited with code)\s*-?\d+\s*$", re.I | re.M)
 ERROR_TERMS = 10
+LOOKED = 40  # of the error's telling words, and of the command's, counted in the index
 CLOSE = 0.5  # a match scoring under this share of the best one is a weaker lead: left out
 
 
@@ -81,7 +82,9 @@ def failure_entries(index_file: Path, command: str, error: str, limit: int = 2) 
     if db is None:
         return []
     try:
-        focus = rarest(db, list(dict.fromkeys(said + asked)), ERROR_TERMS)
+        # The error's last telling words (where its telling lines are), and the command's.
+        looked = list(dict.fromkeys(said[-LOOKED:] + asked[:LOOKED]))
+        focus = rarest(db, looked, ERROR_TERMS)
         if not set(focus) & set(said):
             return []  # the error's words are nowhere in the wiki: an unknown failure
         program = " OR ".join(f'"{n}"' for n in names)
