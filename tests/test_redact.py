@@ -545,3 +545,28 @@ def test_a_webhook_url_of_any_service_loses_its_credential(url: str) -> None:
 )
 def test_a_webhook_look_alike_url_stays(url: str) -> None:
     assert redact(url) == (url, [])
+
+
+# Classes found by batch C of the held-apart set; each case is written anew, not copied from it.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "https://hooks.example.org/notify?channel=OPS&secret=NOTIFY_SECRET",  # a constant's name
+        "<credentials><password>DEPLOY_PASSWORD</password></credentials>",
+        "curl -H 'Authorization: Bearer {API_TOKEN}' https://api.service.test/v2/items",
+        "  password: \"{{ vault('DB_PASSWORD') }}\"",
+        "yarnrc:\n  npmAuthToken: ${NPM_PUBLISH_TOKEN}",
+        "secret_key = paste-the-key-from-the-console",  # a phrase standing in for the value
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY",
+        "Authorization: AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20240101/eu-west-1/s3/"
+        "aws4_request, SignedHeaders=host, Signature=" + "9c1e" * 16,
+        "API key example\nzx_live_" + "Qm7Tn2Vb" * 5,  # labelled as an example on the line above
+        "Authorization: Acme-Api-Key your-api-key-here",  # the scheme word is not the secret
+        "headers = {'Authorization': `Token ${process.env.SERVICE_TOKEN}`}",
+        "const applicationId = 'sq0idp-" + "Rt5Uv8Wx" * 3 + "';",  # a public application id
+        '{"kty": "RSA", "e": "AQAB", "n": "' + "uQ3xT8mZ1pL6vR2nK9cY4wB7" * 3 + '"}',
+        "kubectl config set-credentials ops-admin --client-certificate=~/.kube/ops.crt",
+    ],
+)
+def test_batch_c_look_alike_classes_stay(text: str) -> None:
+    assert find_secrets(text) == [], redact(text)[0]

@@ -25,8 +25,8 @@ _ARG = r"(?:[ \t]+(?:-[-\w]+(?:=\S+)?|[\w.@:/%-]+))"  # one other argument of th
 def _config_value(value: str, m: re.Match[str], text: str) -> str | None:
     """`config set NAME VALUE`: a value counts when NAME names a secret."""
     name = m.group("name").lower()
-    if is_placeholder(value):
-        return None
+    if is_placeholder(value) or name.startswith(("set-", "get-", "delete-", "use-")):
+        return None  # a subcommand (`kubectl config set-credentials NAME`), not a key
     if name.startswith(("pypi-token.", "http-basic.")) or name.endswith(
         ("_authtoken", ":_auth", ":_password", "npmauthtoken")
     ):

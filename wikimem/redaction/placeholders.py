@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 _REFERENCE = re.compile(
-    r"""\$\{\{.*\}\}|\$\{[^}]*\}|\$[A-Za-z_(]|\{\{.*\}\}|%[A-Za-z_][A-Za-z0-9_]*%|%\([a-z_]+\)s
+    r"""\$\{\{.*\}\}|\$\{[^}]*\}|\$[A-Za-z_({]|\{[A-Za-z_][\w.-]{0,60}\}|\{\{.*\}\}|%[A-Za-z_][A-Za-z0-9_]*%|%\([a-z_]+\)s
     |<[^<>]*>|\[(?:REDACTED|FILTERED|MASKED|HIDDEN)[:\]]|.*(?:\.\.\.|…)|\#\{|@[A-Za-z_]+@|![A-Za-z]|.*(?:\.\.\.|…)$
     |\.{0,2}/[\w.@-]+/|~/|\.\.?/|[A-Za-z]:\\|file:""",
     re.X,
@@ -36,6 +36,19 @@ _STANDIN = re.compile(r"(?i)^(?:your|my|insert|enter|replace|put)[-_ ]|[-_ ](?:h
 
 
 _RUN = re.compile(r"(.)\1{2,}")
+# The name of a variable or constant standing for the value (`WEBHOOK_TOKEN`, `LOGIN_PASS`).
+_CONSTANT = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+# A documented example: the marker vendors put in their sample values (`AKIAIOSFODNN7EXAMPLE`).
+_EXAMPLE_MARK = re.compile(r"EXAMPLE|(?i:example)")
+# A phrase standing in for a value (`whatever-get-it-from-AWS`): words joined by hyphens or
+# underscores, one of them a function word no generated secret holds.
+_PHRASE = re.compile(r"[A-Za-z]{1,20}(?:[-_][A-Za-z]{1,20}){2,8}")
+# fmt: off
+_FUNCTION_WORDS = frozenset({
+    "a", "an", "the", "it", "is", "to", "from", "for", "of", "in", "on", "at", "with", "your",
+    "my", "our", "their", "get", "put", "use", "here", "there", "this", "that", "whatever", "goes",
+})
+# fmt: on
 
 
 def is_mask(value: str) -> bool:
@@ -57,6 +70,12 @@ def is_placeholder(value: str) -> bool:
     if _REFERENCE.match(value) or _STANDIN.search(value):
         return True
     if value.isdigit() and len(value) < 8:
+        return True
+    if _CONSTANT.fullmatch(value) and sum(c.isdigit() for c in value) <= 2:
+        return True
+    if _EXAMPLE_MARK.search(value):
+        return True
+    if _PHRASE.fullmatch(value) and _FUNCTION_WORDS & set(re.split(r"[-_]", value.lower())):
         return True
     return is_mask(value)
 

@@ -224,8 +224,8 @@ RULES: list[Rule] = [
     # --- HTTP auth schemes and credential headers ----------------------------------------------
     rule(
         "auth-header",
-        r"[Aa](?i:uthorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?!(?i:bearer|basic|digest|aws4)\b)"
-        r"[A-Za-z][A-Za-z0-9-]{1,30}[ \t]+(?P<v>[A-Za-z0-9+/=._~:-]{12,400})",
+        r"[Aa](?i:uthorization)[\"']?[ \t]*[:=][ \t]*[\"'`]?(?!(?i:bearer|basic|digest|aws4)\b)"
+        r"(?:[A-Za-z][A-Za-z0-9-]{1,30}[ \t]+){1,3}(?P<v>[A-Za-z0-9+/=._~:-]{12,400})",
         "authorization", _real("auth-header"),
     ),
     rule("auth-header", r"(?i:response|signature)=\"?(?P<v>[0-9a-f]{32,128})", "response= signature=", _real("auth-header")),
@@ -388,6 +388,7 @@ _NOT_SECRET_BEFORE = re.compile(
     r"|commit|trace|span|request|revision|rev|fingerprint|integrity|uid|guid|uuid|ref|version"
     r"|sourcemappingurl)\b[^A-Za-z0-9\n]{0,4})[\"'(]?\Z"
 )
+_JWK_PUBLIC = re.compile(r"\"(?:n|e|x|y|x5c|x5t|x5t#S256)\"[ \t]*:[ \t]*\[?\"\Z")
 _DIGEST_PREFIX = re.compile(r"(?i)(?:sha\d{1,3}|md5|h1|blake2b?)[-:]")
 # Keys made to ship in a browser: Mapbox `pk.`, Stripe-style `pk_`, PostHog `phc_`.
 _PUBLIC_PREFIXES = ("pk.", "pk_", "phc_")
@@ -442,6 +443,8 @@ def scan_high_entropy(text: str) -> Iterator[tuple[str, int, int]]:
             continue
         if _NOT_SECRET_BEFORE.search(line_before(text, start)[-48:]):
             continue
+        if '"kty"' in text and _JWK_PUBLIC.search(text[max(start - 12, 0) : start]):
+            continue  # a JSON Web Key's public members (`n`, `e`, `x`, `y`), not its `d`
         if blocks is None:
             blocks = _public_blocks(text) if "BEGIN " in text else []
         if any(a <= start < b for a, b in blocks):

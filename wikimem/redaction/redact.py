@@ -110,7 +110,26 @@ def find_secrets(text: str) -> list[Finding]:
 _SHELL_REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]{0,100}:?[-?+=][^{}\n]{0,400}\}")
 # Values documented as public or as examples: a publishable key, AWS's keys that end `EXAMPLE`
 # (`AKIAIOSFODNN7EXAMPLE`, `...EXAMPLEKEY`, the convention of its documentation).
-_PUBLIC = re.compile(r"pk_(?:live|test)_|[A-Za-z0-9/+]{0,60}EXAMPLE(?:KEY)?\Z")
+# A Square application id (`sq0idp-`) is public too, as its documentation says.
+_PUBLIC = re.compile(r"pk_(?:live|test)_|sq0idp-|[A-Za-z0-9/+]{0,60}EXAMPLE(?:KEY)?\Z")
+
+
+# A line quoting one of AWS's documented example keys is documentation (the SigV4 example header
+# signs with it), and a value right under a line that labels it an example (`Token example`).
+_EXAMPLE_KEY = re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{0,16}EXAMPLE\b")
+_EXAMPLE_LABEL = re.compile(r"(?i)[ \t#*>|-]*(?:[\w-]{1,30}[ \t]+){0,3}examples?[ \t]*:?[ \t]*")
+
+
+def _documented_example(text: str, start: int) -> bool:
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    line_end = len(text) if line_end < 0 else line_end
+    if "EXAMPLE" in text[line_start:line_end] and _EXAMPLE_KEY.search(text, line_start, line_end):
+        return True
+    if line_start == 0 or "xample" not in text[max(line_start - 80, 0) : line_start]:
+        return False
+    previous = text.rfind("\n", 0, line_start - 1) + 1
+    return _EXAMPLE_LABEL.fullmatch(text, previous, line_start - 1) is not None
 
 
 def _scan(text: str) -> Iterator[tuple[str, int, int]]:
@@ -141,7 +160,7 @@ def _add(
     i = bisect.bisect_right(starts, start)
     if end <= start or (i and ends[i - 1] > start) or (i < len(starts) and starts[i] < end):
         return
-    if _PUBLIC.match(text, start, end):
+    if _PUBLIC.match(text, start, end) or _documented_example(text, start):
         return
     starts.insert(i, start)
     ends.insert(i, end)

@@ -257,6 +257,9 @@ _K8S_DATA = re.compile(r"^(?P<indent>[ \t-]*)(?:data|stringData):[ \t]*$", re.M)
 _K8S_ITEM = re.compile(
     r"(?P<indent>[ \t]+)[\w.-]+:[ \t]*[\"']?(?P<v>[^\s\"'|>][^\"'\r\n]*?)[\"']?[ \t]*$", re.M
 )
+# An item whose value is a block scalar (`.dockerconfigjson: |`): the value is the deeper lines.
+_K8S_BLOCK_ITEM = re.compile(r"(?P<indent>[ \t]+)[\w.-]+:[ \t]*[|>][-+]?[ \t]*$", re.M)
+_K8S_BLOCK_LINE = re.compile(r"(?P<indent>[ \t]+)(?P<v>\S[^\r\n]*?)[ \t]*$", re.M)
 
 
 def scan_k8s_secrets(text: str) -> Iterator[tuple[str, int, int]]:
@@ -274,7 +277,23 @@ def scan_k8s_secrets(text: str) -> Iterator[tuple[str, int, int]]:
             pos = data.end() + 1
             while pos < end:
                 item = _K8S_ITEM.match(text, pos, end)
-                if not item or len(item.group("indent")) <= depth:
+                if not item:
+                    block = _K8S_BLOCK_ITEM.match(text, pos, end)
+                    if not block or len(block.group("indent")) <= depth:
+                        break
+                    pos = block.end() + 1
+                    first = last = -1
+                    while pos < end:  # the deeper lines, a value wrapped at a fixed width
+                        line = _K8S_BLOCK_LINE.match(text, pos, end)
+                        if not line or len(line.group("indent")) <= len(block.group("indent")):
+                            break
+                        first = line.start("v") if first < 0 else first
+                        last = line.end("v")
+                        pos = line.end() + 1
+                    if first >= 0 and not is_placeholder(text[first:last]):
+                        yield "k8s-secret", first, last
+                    continue
+                if len(item.group("indent")) <= depth:
                     break
                 if not is_placeholder(item.group("v")):
                     yield "k8s-secret", *item.span("v")

@@ -63,9 +63,15 @@ _NOT_CREDENTIALS = frozenset(
 )
 
 
+_SCHEME_WORD = re.compile(r"`?[A-Za-z][A-Za-z-]{0,40}")
+_MORE_ON_LINE = re.compile(r"[ \t]+[^\s\"'`,;]")
+
+
 def _auth_header(value: str, m: re.Match[str], text: str) -> str | None:
     if value.lower() in _NOT_CREDENTIALS or is_placeholder(value):
         return None
+    if _SCHEME_WORD.fullmatch(value) and _MORE_ON_LINE.match(text, m.end()):
+        return None  # a scheme word (`Klaviyo-API-Key ...`): the credential is what follows
     return _SCHEMES.get((m.group("scheme") or "").lower(), "auth-header")
 
 
