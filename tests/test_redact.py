@@ -570,3 +570,64 @@ def test_a_webhook_look_alike_url_stays(url: str) -> None:
 )
 def test_batch_c_look_alike_classes_stay(text: str) -> None:
     assert find_secrets(text) == [], redact(text)[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("url: mattermost://alerts@chat.corp.test/" + "Wq8Rt3Yp" * 3, "Wq8Rt3Yp" * 3),
+        ("apprise discord://512300998877665544/" + "Zt5Ku9Lm_" * 6, "Zt5Ku9Lm_" * 6),
+        ('db = DriverManager.getConnection(url, "svc", "Kp4-qZ8_tR2w");', "Kp4-qZ8_tR2w"),
+        ('rc = ldap_bind_s(ld, "uid=ops,dc=corp", "Tq7!mW2zR9");', "Tq7!mW2zR9"),
+        ("$p = ConvertTo-SecureString -String 'Hw3#pL9qZ' -AsPlainText -Force", "Hw3#pL9qZ"),
+        ("PS> Connect-Box -User ops -Password 'Rn8!vX2kQ'", "Rn8!vX2kQ"),
+        ('export SSHPASS="Ym4.pQ7zKw"', "Ym4.pQ7zKw"),
+        ("$ smbclient //files/docs Lq5.Wz8xPa -U ops", "Lq5.Wz8xPa"),
+        ("mount -t cifs //nas/x /mnt -o username=ops%Vb7_kT3qLm,uid=1000", "Vb7_kT3qLm"),
+        ("$ rclone obscure Jt6_Nq2wRx", "Jt6_Nq2wRx"),
+        ('$ echo "Jt6_Nq2wRx" | rclone obscure -', "Jt6_Nq2wRx"),
+        ('{"bitbucket-token": {"git.corp.test": "Fz3-Hq8_Mn2vTp"}}', "Fz3-Hq8_Mn2vTp"),
+        ("The password for the old build server is Qx7-Tn2.Lp, rotate it.", "Qx7-Tn2.Lp"),
+        ('127.0.0.1:6379> CONFIG SET masterauth "Wd5_Pq8zLk"', "Wd5_Pq8zLk"),
+        ("log in as `ops` with password `Mb4.Xq7-Tz` today", "Mb4.Xq7-Tz"),
+        ("the account is ready (pwd: Gk2_Rt9wQz) - change it", "Gk2_Rt9wQz"),
+        ("Authorization: Acme-Api-Key Zk3Rq8Wt5Lp2Nm7Xv", "Zk3Rq8Wt5Lp2Nm7Xv"),
+        (
+            "Authorization: tenant API-Key 3f1c2b9a-7d4e-4f21-9c3b-8e2d1a0f6b7c",
+            "3f1c2b9a-7d4e-4f21-9c3b-8e2d1a0f6b7c",
+        ),
+        (
+            "kind: Secret\ndata:\n  .netrc: |\n    "
+            + "bWFjaGluZSBnaXQ" * 5
+            + "\n    "
+            + "cGFzc3dvcmQgWnE" * 3
+            + "\n",
+            "cGFzc3dvcmQgWnE" * 3,
+        ),
+    ],
+)
+def test_batch_c_secret_classes_go(text: str, secret: str) -> None:
+    redacted, kinds = redact(text)
+    assert secret not in redacted and kinds, redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "url: mattermost://chat.corp.test/general",  # no generated part in the path
+        "conn = DriverManager.getConnection(url, user, password);",  # no literal
+        'ldap_bind_s(ld, "uid=ops,dc=corp", NULL);',
+        "PS> Connect-Box -User ops -Password $SecurePw",
+        "smbclient //files/docs -U ops -c 'ls'",
+        "rclone obscure --help",
+        'socket.connect("db.internal", 5432)',
+        "The password for the old build server is in the vault.",
+        "CONFIG SET maxmemory 2gb",
+        "run `make test` before the password prompt",
+        "(see: docs/setup.md)",
+        "Authorization: Acme-Api-Key <your-key>",
+        "export SSHPASS=$(cat ~/.sshpass)",
+    ],
+)
+def test_batch_c_secret_look_alikes_stay(text: str) -> None:
+    assert find_secrets(text) == [], redact(text)[0]

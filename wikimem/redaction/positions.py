@@ -287,12 +287,31 @@ RULES: list[Rule] = [
     rule("cli-password", r"\bnet[ \t]+use[ \t]+(?:[A-Za-z]:[ \t]+)?\\\\\S{1,200}[ \t]+(?P<v>[^\s/\"'$][^\s\"']{2,200})", "net use", _real("cli-password")),
     rule("cli-password", r"\bmc[ \t]+alias[ \t]+set[ \t]+\S{1,60}[ \t]+\S{1,300}[ \t]+\S{1,200}[ \t]+(?P<v>[^\s\"'$][^\s\"']{2,200})", "mc alias", _real("cli-password")),
     rule("cli-password", r"-D[A-Za-z0-9_.]{0,100}(?i:password|secret|token)[ \t]*=(?P<v>[^\s\"'$][^\s\"']{2,200})", "-d", _real("cli-password")),
-    rule("cli-password", r"\bConvertTo-SecureString[ \t]+" + _Q, "convertto-securestring", _real("cli-password")),
+    rule("cli-password", r"\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?" + _Q, "convertto-securestring", _real("cli-password")),
+    # a quoted value after a flag that takes a password (PowerShell's `-Password '...'`)
+    rule("cli-password", r"[ \t]--?(?i:password|passphrase|secret|token|apikey|api-key|accesstoken|access-token|pwd)[ \t]+" + _Q, "password passphrase secret token apikey api-key accesstoken access-token pwd", _real("cli-password")),
+    # environment variables a tool reads its password from (`sshpass -e`, smbclient, rsync)
+    rule("cli-password", r"\b(?:SSHPASS|SMBPASS|PASSWD|RSYNC_PASSWORD|ISPASS)[ \t]*=[ \t]*(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`$;&|]{3,200}))", "sshpass smbpass passwd rsync_password", _real("cli-password")),
+    # smbclient //server/share PASSWORD; -U user%password; -o username=user%password
+    rule("cli-password", r"\bsmbclient[ \t]+(?:-\S{1,40}[ \t]+)*(?://|\\\\)\S{1,200}[ \t]+(?P<v>[^\s\"'`$<>|;&-][^\s\"'`<>|;&]{2,200})", "smbclient", _strong("cli-password")),
+    rule("cli-password", r"(?:\busername=|\buser=|[ \t]-U[ \t]*|[ \t]--user(?:=|[ \t]+))[\"']?[A-Za-z0-9_.\\@-]{1,60}%(?P<v>[^\s,\"'%][^\s,\"']{2,200})", "%", _real("cli-password")),
+    # rclone obscure PASSWORD (the plain password it is asked to obscure)
+    rule("cli-password", r"\brclone[ \t]+obscure[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`$<>|;&-][^\s\"'`<>|;&]{2,200}))", "obscure", _real("cli-password")),
+    # Redis: CONFIG SET requirepass "..." / masterauth
+    rule("cli-password", r"(?i:config[ \t]+set)[ \t]+(?i:requirepass|masterauth)[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`$<>|;&][^\s\"'`<>|;&]{2,200}))", "requirepass masterauth", _real("cli-password")),
+    # a short note in parentheses: `(pw: ...)`, `(pass = ...)`
+    rule("prose-secret", r"\((?i:pw|pwd|pass|passwd|password)[ \t]*[:=][ \t]*(?P<v>[^\s)\"'`,;]{4,200})", "(pw (pwd (pass", _strong("prose-secret")),
     # --- source literals: a secret name as a key or argument, the value beside it ---------------
     rule(
         "secret-assignment",
         r"(?P<q>[\"'])(?P<name>[A-Za-z][A-Za-z0-9_.-]{1,60})(?P=q)[ \t]*(?:\][ \t]*=|,|=>|:)[ \t]*" + _Q,
         "' \"", _named_literal("secret-assignment"),
+    ),
+    # a map under a secret name keyed by host (Composer's `{"gitlab-token": {"host": "..."}}`)
+    rule(
+        "secret-assignment",
+        r"\"(?P<name>[A-Za-z][A-Za-z0-9_.-]{1,60})\"[ \t]*:[ \t]*\{[ \t\r\n]*\"[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,6}(?::\d{1,5})?\"[ \t]*:[ \t]*" + _Q,
+        "{", _named("secret-assignment"),
     ),
     rule("secret-assignment", r"\bauth=\([ \t]*[\"'][^\"'\n]{1,60}[\"'],[ \t]*" + _Q, "auth=(", _real("secret-assignment")),
     rule("secret-assignment", r"\b(?:jwt\.encode|hmac\.new|HMAC)\([^,\n]{1,80},[ \t]*" + _Q, "jwt.encode hmac", _random("secret-assignment")),
@@ -481,3 +500,91 @@ def _looks_generated(value: str) -> bool:
     if min(upper, lower, digits) == 0 or upper * 10 < n or lower * 10 < n:
         return False
     return _entropy(value) >= 4.3
+
+
+# --- notification URLs: `slack://`, `discord://`, `gchat://`... whose path holds the token -----
+
+# fmt: off
+_NOTIFIER_SCHEMES = (
+    "slack", "discord", "gchat", "googlechat", "teams", "msteams", "telegram", "tgram",
+    "pushover", "pover", "gotify", "mattermost", "mmost", "rocketchat", "rocket", "matrix",
+    "pushbullet", "pbul", "zulip", "opsgenie", "ifttt", "join", "ntfy", "signal", "pagerduty",
+    "webex", "wxteams", "lark", "feishu", "dingtalk", "wecombot", "bark", "pushdeer", "ses", "sns",
+    "mailgun", "sendgrid", "spark", "line", "twilio", "flock", "guilded", "revolt", "ryver",
+    "workflows", "splunk", "victorops",
+)
+# fmt: on
+NOTIFIER_NEEDLES = tuple(f"{scheme}://" for scheme in _NOTIFIER_SCHEMES)
+_NOTIFIER = _lazy(r"\b(?:" + "|".join(_NOTIFIER_SCHEMES) + r")s?://(?P<rest>[^\s\"'<>`\\]{1,1000})")
+_NOTIFIER_PART = _lazy(r"[^/@:?#&]+")
+
+
+def scan_notifier_urls(text: str) -> Iterator[tuple[str, int, int]]:
+    """A notification service URL (Shoutrrr's and Apprise's `slack://bot@T.../B.../TOKEN`,
+    `discord://ID/TOKEN`): each generated part of its path is a credential."""
+    for m in _NOTIFIER().finditer(text):
+        rest = m.group("rest").split("?", 1)[0]
+        base = m.start("rest")
+        for part in _NOTIFIER_PART().finditer(rest):
+            word = part.group()
+            if len(word) >= 16 and is_random(word) and not is_placeholder(word):
+                yield "webhook-url", base + part.start(), base + part.end()
+
+
+# --- a password passed by position to a call that authenticates -----------------------------
+
+_AUTH_CALL = _lazy(
+    r"(?P<name>[A-Za-z_][\w.:]{0,80})[ \t]*\((?P<args>[^()\n]{0,400}(?:\([^()\n]{0,200}\)[^()\n]{0,400}){0,3})\)"
+)
+_AUTH_NAME = _lazy(r"(?i)auth|login|logon|signin|sign_in|credential|bind|getconnection|connect")
+_LITERAL = _lazy(r"\"(?P<vd>[^\"\\\n]{1,200})\"|'(?P<vs>[^'\\\n]{1,200})'")
+AUTH_CALL_NEEDLES = ("auth", "login", "logon", "signin", "sign_in", "credential", "bind", "connect")
+
+
+def _commas_before(args: str, end: int) -> int:
+    """How many argument separators stand before `end` in the innermost call holding it."""
+    counts = [0]
+    quote = ""
+    for c in args[:end]:
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "\"'":
+            quote = c
+        elif c in "([{":
+            counts.append(0)
+        elif c in ")]}" and len(counts) > 1:
+            counts.pop()
+        elif c == ",":
+            counts[-1] += 1
+    return counts[-1]
+
+
+def scan_auth_calls(text: str) -> Iterator[tuple[str, int, int]]:
+    """The last literal argument of a call that logs in or binds (`getConnection(url, user,
+    "...")`, `ldap_simple_bind(ld, dn, "...")`, `Credentials::acl("user", "...")`): the
+    password, when another argument (the user) comes before it and it looks like one."""
+    for m in _AUTH_CALL().finditer(text):
+        if not _AUTH_NAME().search(m.group("name")):
+            continue
+        args = m.group("args")
+        literals = list(_LITERAL().finditer(args))
+        if not literals:
+            continue
+        last = literals[-1]
+        group = "vd" if last.group("vd") is not None else "vs"
+        value = last.group(group)
+        tail = args[last.end() :].strip()
+        if tail.strip(") ") or _commas_before(args, last.start()) < 1:
+            continue
+        if (
+            is_placeholder(value)
+            or not is_strong(value)
+            or any(c.isspace() for c in value)
+            or "://" in value
+            or value.startswith(("/", "."))
+            or (is_code(value) and not any(c.isdigit() for c in value))
+            or not any(c.isdigit() or c in "!@#$%^&*+=~?_-." for c in value)
+        ):
+            continue
+        start = m.start("args") + last.start(group)
+        yield "secret-assignment", start, start + len(value)

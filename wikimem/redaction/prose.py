@@ -46,11 +46,11 @@ _NAMES_SCRIPT = (
     "パスワード", "トークン",
     "비밀번호", "암호", "κωδικός", "كلمة المرور", "סיסמה",
 )  # fmt: skip
-# Between the name and the verb: a preposition and up to two words (`for root`, `de acceso`,
-# `für den Server`), or one word in a non-Latin script (`администратора`).
+# Between the name and the verb: a preposition and up to four words (`for root`, `de acceso`,
+# `für den alten Server`), or one word in a non-Latin script (`администратора`).
 _QUALIFIER = (
     r"(?P<qual>[ \t]+(?i:for|of|to|de|del|da|do|di|du|des|para|pour|für|fur|van|voor|för|dla|для|от"
-    r"|на|za|na)(?:[ \t]+[^\s:=：,.;!?\"'`()]{1,24}){1,2}"
+    r"|на|za|na)(?:[ \t]+[^\s:=：,.;!?\"'`()]{1,24}){1,4}"
     r"|[ \t]+[^\x00-\u024f\s:=：,.;!?\"'`()]{1,24})?"
 )
 # The verb or separator, then the value (quoted or bare).
@@ -61,6 +61,8 @@ _COPULA = (
 )
 _VALUE = r"(?:[\"'`«“„](?P<vq>[^\s\"'`»”“]{4,200})[\"'`»”“]|(?P<v>[^\s\"'`<>»”“&]{4,200}))"
 _AFTER_NAME = _lazy(r"(?:e?s)?" + _QUALIFIER + _COPULA + _VALUE)
+# A name then the value in backticks, as chat and Markdown write it (``password `...` ``).
+_BACKTICKED = _lazy(r"(?:e?s)?[ \t]+`(?P<vq>[^\s`]{4,200})`")
 # In another language a name may also be assigned to (`Passwort=...`), as config files write it.
 _EQUALS = _lazy(r"[ \t]*=[ \t]*[\"']?(?P<v>[^\s\"'`<>&]{4,200})")
 _ENGLISH = frozenset(_NAMES_ENGLISH)
@@ -98,6 +100,8 @@ def scan_prose(text: str) -> Iterator[tuple[str, int, int]]:
                 m = None  # `password: ...` is an assignment: the assignment scanners decide
             if m is None and name not in _ENGLISH:
                 m = _EQUALS().match(text, end)
+            if m is None:
+                m = _BACKTICKED().match(text, end)
             if m:
                 group = "vq" if "vq" in m.re.groupindex and m.group("vq") is not None else "v"
                 start, stop = m.span(group)
@@ -117,6 +121,7 @@ def scan_prose(text: str) -> Iterator[tuple[str, int, int]]:
 _READS_STDIN = _lazy(
     r"-stdin\b|--stdin\b|\bchpasswd\b|\bsmbpasswd\b[^\n|;&]{0,80}?[ \t]-[a-zA-Z]*s\b"
     r"|\bsudo\b[^\n|;&]{0,80}?[ \t]-[a-zA-Z]*S\b|-fd[ \t=]+0\b|-pass(?:in|out)[ \t]+stdin\b"
+    r"|\brclone[ \t]+obscure[ \t]+-(?![\w-])"
     r"|\b(?:docker|podman|helm|buildah|skopeo|oras|crane|regctl|nerdctl)\b[^\n|;&]{0,120}?\blogin\b"
 )
 _PRODUCER = _lazy(
