@@ -631,3 +631,14 @@ def test_batch_c_secret_classes_go(text: str, secret: str) -> None:
 )
 def test_batch_c_secret_look_alikes_stay(text: str) -> None:
     assert find_secrets(text) == [], redact(text)[0]
+
+
+def test_a_secret_past_a_keyword_repeated_thousands_of_times_is_still_found() -> None:
+    """Over a keyword more frequent than the vendored rules' window cap (their cost grew with
+    every occurrence: 7 s on `curl ` x 100,000), wikimem's own scanners still read all of it."""
+    hidden = "curl x " * 50_000 + "curl -u admin:Sup3rS3cretPw! https://x.example"
+
+    found = find_secrets(hidden)
+
+    assert any("Sup3rS3cretPw!" in hidden[s.start : s.end] for s in found)
+    assert not find_secrets("curl " * 100_000)

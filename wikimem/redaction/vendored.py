@@ -19,7 +19,7 @@ from wikimem.redaction.vendored_rules import GLOBAL_ALLOW, GLOBAL_STOPWORDS, RUL
 
 _BEFORE = 256  # how far before a keyword a match may start (`[\w.-]{0,50}?name ... = `)
 _AFTER = 1024  # how far after it a match may end
-_DENSE = 4000  # a keyword this frequent: scan the whole text instead of each window
+_DENSE = 4000  # windows of one keyword scanned at most (see _windows)
 
 
 @functools.cache
@@ -34,13 +34,19 @@ def _entropy(value: str) -> float:
     return -sum(k / n * math.log2(k / n) for k in map(value.count, set(value))) if n else 0.0
 
 
-def _windows(text: str, lowered: str, keyword: str) -> list[tuple[int, int]] | None:
-    """Stretches of `text` around each occurrence of `keyword`; None: scan the whole text."""
+def _windows(text: str, lowered: str, keyword: str) -> list[tuple[int, int]]:
+    """Stretches of `text` around each occurrence of `keyword`, the first _DENSE of them.
+
+    A rule runs at each occurrence of its keyword and may read hundreds of characters on from
+    each: over `curl ` x 100,000 (500 KB) a curl rule took 7 s, quadratic in effect. So a
+    keyword that frequent has only its first _DENSE windows scanned by these rules; wikimem's
+    own scanners, linear in the text, still read all of it (curl's `-u`/`-H` credentials are
+    theirs too)."""
     spans: list[tuple[int, int]] = []
     pos = lowered.find(keyword)
     while pos >= 0:
         if len(spans) >= _DENSE:
-            return None
+            break
         start = max(pos - _BEFORE, 0)
         newline = text.rfind("\n", start, pos)
         start = newline + 1 if newline >= 0 else start
@@ -80,27 +86,19 @@ def _line_of(text: str, start: int, end: int) -> str:
 
 def scan_vendored(text: str) -> Iterator[tuple[str, int, int]]:
     lowered = text.lower()
-    exact = len(lowered) == len(text)  # a few characters lengthen when lowered: no windows then
-    found: dict[str, list[tuple[int, int]] | None] = {}
+    if len(lowered) != len(text):  # a few characters lengthen when lowered ('İ'): keep those
+        lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    found: dict[str, list[tuple[int, int]]] = {}
     for kind, source, keywords, group, entropy, allows in RULES:
-        spans: list[tuple[int, int]] | None = []
+        spans: list[tuple[int, int]] = []
         for keyword in keywords:
             if keyword not in found:
-                found[keyword] = (
-                    (_windows(text, lowered, keyword) if exact else None)
-                    if keyword in lowered
-                    else []
-                )
-            windows = found[keyword]
-            if windows is None:
-                spans = None
-                break
-            assert spans is not None
-            spans.extend(windows)
-        if spans == []:
+                found[keyword] = _windows(text, lowered, keyword) if keyword in lowered else []
+            spans.extend(found[keyword])
+        if not spans:
             continue
         pattern = _compile(source)
-        for start, end in [(0, len(text))] if spans is None else _merge(spans):
+        for start, end in _merge(spans):
             for m in pattern.finditer(text, start, end):
                 yield from _finding(text, m, kind, group, entropy, allows)
 
