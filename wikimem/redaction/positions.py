@@ -207,6 +207,23 @@ def _random(kind: str) -> Check:
     return check
 
 
+_USER_BEFORE = _lazy(
+    r"(?:\busername=|\buser=|[ \t]-U[ \t]*|[ \t]--user[= \t])[\"']?[A-Za-z0-9_.\\@-]{1,60}\Z"
+)
+
+
+def _after_user(kind: str) -> Check:
+    """`user%password` as smbclient's `-U` and mount.cifs's `username=` take it."""
+    real = _real(kind)
+
+    def check(value: str, m: re.Match[str], text: str) -> str | None:
+        if not _USER_BEFORE().search(text, max(m.start() - 80, 0), m.start()):
+            return None
+        return real(value, m, text)
+
+    return check
+
+
 # fmt: off
 RULES: list[Rule] = [
     # --- vendor prefixes ------------------------------------------------------------------------
@@ -294,7 +311,7 @@ RULES: list[Rule] = [
     rule("cli-password", r"\b(?:SSHPASS|SMBPASS|PASSWD|RSYNC_PASSWORD|ISPASS)[ \t]*=[ \t]*(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`$;&|]{3,200}))", "sshpass smbpass passwd rsync_password", _real("cli-password")),
     # smbclient //server/share PASSWORD; -U user%password; -o username=user%password
     rule("cli-password", r"\bsmbclient[ \t]+(?:-\S{1,40}[ \t]+)*(?://|\\\\)\S{1,200}[ \t]+(?P<v>[^\s\"'`$<>|;&-][^\s\"'`<>|;&]{2,200})", "smbclient", _strong("cli-password")),
-    rule("cli-password", r"(?:\busername=|\buser=|[ \t]-U[ \t]*|[ \t]--user(?:=|[ \t]+))[\"']?[A-Za-z0-9_.\\@-]{1,60}%(?P<v>[^\s,\"'%][^\s,\"']{2,200})", "%", _real("cli-password")),
+    rule("cli-password", r"(?<=[A-Za-z0-9_.@-])%(?P<v>[^\s,\"'%][^\s,\"']{2,200})", "%", _after_user("cli-password")),
     # rclone obscure PASSWORD (the plain password it is asked to obscure)
     rule("cli-password", r"\brclone[ \t]+obscure[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`$<>|;&-][^\s\"'`<>|;&]{2,200}))", "obscure", _real("cli-password")),
     # Redis: CONFIG SET requirepass "..." / masterauth
@@ -440,6 +457,7 @@ def scan_high_entropy(text: str) -> Iterator[tuple[str, int, int]]:
     Hex (hashes, ids) and UUIDs never mix cases, so they are never candidates; a token with a
     dot (a host, a file, a version) must hold a part that qualifies on its own."""
     blocks: list[tuple[int, int]] | None = None
+    jwk: bool | None = None  # whether the text holds a JSON Web Key, looked up once
     for m in _TOKEN.finditer(text):
         start, end = m.span()
         if start and (text[start - 1].isalnum() or text[start - 1] in "_-/+.%\\\\"):
@@ -462,7 +480,9 @@ def scan_high_entropy(text: str) -> Iterator[tuple[str, int, int]]:
             continue
         if _NOT_SECRET_BEFORE.search(line_before(text, start)[-48:]):
             continue
-        if '"kty"' in text and _JWK_PUBLIC.search(text[max(start - 12, 0) : start]):
+        if jwk is None:
+            jwk = '"kty"' in text
+        if jwk and _JWK_PUBLIC.search(text[max(start - 12, 0) : start]):
             continue  # a JSON Web Key's public members (`n`, `e`, `x`, `y`), not its `d`
         if blocks is None:
             blocks = _public_blocks(text) if "BEGIN " in text else []
@@ -515,28 +535,38 @@ _NOTIFIER_SCHEMES = (
 )
 # fmt: on
 NOTIFIER_NEEDLES = tuple(f"{scheme}://" for scheme in _NOTIFIER_SCHEMES)
-_NOTIFIER = _lazy(r"\b(?:" + "|".join(_NOTIFIER_SCHEMES) + r")s?://(?P<rest>[^\s\"'<>`\\]{1,1000})")
+_NOTIFIER_SCHEME_SET = frozenset(_NOTIFIER_SCHEMES)
+_SCHEME_AT_END = _lazy(r"(?<![A-Za-z0-9+.-])(?P<s>[a-z]{2,12}?)s?\Z")
+_NOTIFIER_REST = _lazy(r"[^\s\"'<>`\\]{1,1000}")
 _NOTIFIER_PART = _lazy(r"[^/@:?#&]+")
 
 
 def scan_notifier_urls(text: str) -> Iterator[tuple[str, int, int]]:
     """A notification service URL (Shoutrrr's and Apprise's `slack://bot@T.../B.../TOKEN`,
-    `discord://ID/TOKEN`): each generated part of its path is a credential."""
-    for m in _NOTIFIER().finditer(text):
-        rest = m.group("rest").split("?", 1)[0]
-        base = m.start("rest")
-        for part in _NOTIFIER_PART().finditer(rest):
-            word = part.group()
-            if len(word) >= 16 and is_random(word) and not is_placeholder(word):
-                yield "webhook-url", base + part.start(), base + part.end()
+    `discord://ID/TOKEN`): each generated part of its path is a credential. Found from each
+    `://` by `str.find`, the scheme read before it."""
+    pos = text.find("://")
+    while pos >= 0:
+        scheme = _SCHEME_AT_END().search(text, max(pos - 13, 0), pos)
+        rest = _NOTIFIER_REST().match(text, pos + 3) if scheme else None
+        if scheme and rest and scheme.group("s") in _NOTIFIER_SCHEME_SET:
+            base = rest.start()
+            for part in _NOTIFIER_PART().finditer(rest.group().split("?", 1)[0]):
+                word = part.group()
+                if len(word) >= 16 and is_random(word) and not is_placeholder(word):
+                    yield "webhook-url", base + part.start(), base + part.end()
+        pos = text.find("://", pos + 3)
 
 
 # --- a password passed by position to a call that authenticates -----------------------------
 
-_AUTH_CALL = _lazy(
-    r"(?P<name>[A-Za-z_][\w.:]{0,80})[ \t]*\((?P<args>[^()\n]{0,400}(?:\([^()\n]{0,200}\)[^()\n]{0,400}){0,3})\)"
+# Anchored on the word that says the call authenticates (found in the lowered text), so the
+# cost is per occurrence; then the rest of the name and the arguments.
+_AUTH_WORD = _lazy(r"auth|login|logon|signin|sign_in|credential|bind|connect")
+_AUTH_WORD_ANY_CASE = _lazy(r"(?i:auth|login|logon|signin|sign_in|credential|bind|connect)")
+_AUTH_ARGS = _lazy(
+    r"[\w.:]{0,40}[ \t]*\((?P<args>[^()\n]{0,400}(?:\([^()\n]{0,200}\)[^()\n]{0,400}){0,3})\)"
 )
-_AUTH_NAME = _lazy(r"(?i)auth|login|logon|signin|sign_in|credential|bind|getconnection|connect")
 _LITERAL = _lazy(r"\"(?P<vd>[^\"\\\n]{1,200})\"|'(?P<vs>[^'\\\n]{1,200})'")
 AUTH_CALL_NEEDLES = ("auth", "login", "logon", "signin", "sign_in", "credential", "bind", "connect")
 
@@ -563,9 +593,20 @@ def scan_auth_calls(text: str) -> Iterator[tuple[str, int, int]]:
     """The last literal argument of a call that logs in or binds (`getConnection(url, user,
     "...")`, `ldap_simple_bind(ld, dn, "...")`, `Credentials::acl("user", "...")`): the
     password, when another argument (the user) comes before it and it looks like one."""
-    for m in _AUTH_CALL().finditer(text):
-        if not _AUTH_NAME().search(m.group("name")):
+    lowered = text.lower()
+    words = (
+        _AUTH_WORD().finditer(lowered)
+        if len(lowered) == len(text)
+        else _AUTH_WORD_ANY_CASE().finditer(text)
+    )
+    resume = 0
+    for word in words:
+        if word.start() < resume:
             continue
+        m = _AUTH_ARGS().match(text, word.end())
+        if m is None:
+            continue
+        resume = m.end()
         args = m.group("args")
         literals = list(_LITERAL().finditer(args))
         if not literals:
