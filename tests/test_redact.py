@@ -590,6 +590,7 @@ def test_batch_c_look_alike_classes_stay(text: str) -> None:
         ("The password for the old build server is Qx7-Tn2.Lp, rotate it.", "Qx7-Tn2.Lp"),
         ('127.0.0.1:6379> CONFIG SET masterauth "Wd5_Pq8zLk"', "Wd5_Pq8zLk"),
         ("log in as `ops` with password `Mb4.Xq7-Tz` today", "Mb4.Xq7-Tz"),
+        ("- deploy token: `Rw5_Kq8zTn3x`", "Rw5_Kq8zTn3x"),
         ("the account is ready (pwd: Gk2_Rt9wQz) - change it", "Gk2_Rt9wQz"),
         ("Authorization: Acme-Api-Key Zk3Rq8Wt5Lp2Nm7Xv", "Zk3Rq8Wt5Lp2Nm7Xv"),
         (
@@ -624,6 +625,7 @@ def test_batch_c_secret_classes_go(text: str, secret: str) -> None:
         "The password for the old build server is in the vault.",
         "CONFIG SET maxmemory 2gb",
         "run `make test` before the password prompt",
+        "- token: `Optional[str]`, the password: `${DB_PASSWORD}`",
         "(see: docs/setup.md)",
         "Authorization: Acme-Api-Key <your-key>",
         "export SSHPASS=$(cat ~/.sshpass)",

@@ -61,8 +61,9 @@ _COPULA = (
 )
 _VALUE = r"(?:[\"'`«“„](?P<vq>[^\s\"'`»”“]{4,200})[\"'`»”“]|(?P<v>[^\s\"'`<>»”“&]{4,200}))"
 _AFTER_NAME = _lazy(r"(?:e?s)?" + _QUALIFIER + _COPULA + _VALUE)
-# A name then the value in backticks, as chat and Markdown write it (``password `...` ``).
-_BACKTICKED = _lazy(r"(?:e?s)?[ \t]+`(?P<vq>[^\s`]{4,200})`")
+# A name then the value in backticks, as chat and Markdown write it (``password `...` ``,
+# ``token: `...` ``).
+_BACKTICKED = _lazy(r"(?:e?s)?(?:[ \t]*[:=：][ \t]*|[ \t]+)`(?P<vq>[^\s`]{4,200})`")
 # In another language a name may also be assigned to (`Passwort=...`), as config files write it.
 _EQUALS = _lazy(r"[ \t]*=[ \t]*[\"']?(?P<v>[^\s\"'`<>&]{4,200})")
 _ENGLISH = frozenset(_NAMES_ENGLISH)
