@@ -579,6 +579,7 @@ def test_batch_c_look_alike_classes_stay(text: str) -> None:
         ("apprise discord://512300998877665544/" + "Zt5Ku9Lm_" * 6, "Zt5Ku9Lm_" * 6),
         ('db = DriverManager.getConnection(url, "svc", "Kp4-qZ8_tR2w");', "Kp4-qZ8_tR2w"),
         ('rc = ldap_bind_s(ld, "uid=ops,dc=corp", "Tq7!mW2zR9");', "Tq7!mW2zR9"),
+        ('$db = mysqli_connect("10.1.2.3", "shop", "Hv6#qL2wZk", "orders");', "Hv6#qL2wZk"),
         ("$p = ConvertTo-SecureString -String 'Hw3#pL9qZ' -AsPlainText -Force", "Hw3#pL9qZ"),
         ("PS> Connect-Box -User ops -Password 'Rn8!vX2kQ'", "Rn8!vX2kQ"),
         ('export SSHPASS="Ym4.pQ7zKw"', "Ym4.pQ7zKw"),
@@ -622,6 +623,8 @@ def test_batch_c_secret_classes_go(text: str, secret: str) -> None:
         "smbclient //files/docs -U ops -c 'ls'",
         "rclone obscure --help",
         'socket.connect("db.internal", 5432)',
+        'pool.connect(ctx, opts, "db7.corp.test", "10.0.0.5", "orders")',  # hosts, not a password
+        'conn.send({"type": "event", "id": 7, "trace_parent_id": "ab12_cd34"})',  # a dict's keys
         "The password for the old build server is in the vault.",
         "CONFIG SET maxmemory 2gb",
         "run `make test` before the password prompt",

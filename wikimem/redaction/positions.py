@@ -572,8 +572,10 @@ AUTH_CALL_NEEDLES = ("auth", "login", "logon", "signin", "sign_in", "credential"
 
 
 def _commas_before(args: str, end: int) -> int:
-    """How many argument separators stand before `end` in the innermost call holding it."""
+    """How many argument separators stand before `end` in the innermost call holding it; -1
+    when that is a dictionary or a list, not a call."""
     counts = [0]
+    openers = [""]
     quote = ""
     for c in args[:end]:
         if quote:
@@ -582,17 +584,39 @@ def _commas_before(args: str, end: int) -> int:
             quote = c
         elif c in "([{":
             counts.append(0)
+            openers.append(c)
         elif c in ")]}" and len(counts) > 1:
             counts.pop()
+            openers.pop()
         elif c == ",":
             counts[-1] += 1
-    return counts[-1]
+    return -1 if openers[-1] in ("[", "{") else counts[-1]
+
+
+_SNAKE = _lazy(r"[a-z]{1,30}(?:_[a-z]{1,30}){1,8}")  # a name (`previous_response_id`)
+_HOST_LIKE = _lazy(r"[\d.:]{7,45}|[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}")
+
+
+def _password_like(value: str) -> bool:
+    return not (
+        is_placeholder(value)
+        or not is_strong(value)
+        or any(c.isspace() for c in value)
+        or "://" in value
+        or value.startswith(("/", "."))
+        or (is_code(value) and not any(c.isdigit() for c in value))
+        or not any(c.isdigit() or c in "!@#$%^&*+=~?_-." for c in value)
+        or _HOST_LIKE().fullmatch(value) is not None
+        or _SNAKE().fullmatch(value) is not None
+    )
 
 
 def scan_auth_calls(text: str) -> Iterator[tuple[str, int, int]]:
-    """The last literal argument of a call that logs in or binds (`getConnection(url, user,
-    "...")`, `ldap_simple_bind(ld, dn, "...")`, `Credentials::acl("user", "...")`): the
-    password, when another argument (the user) comes before it and it looks like one."""
+    """A password passed by position to a call that logs in, binds or connects: the last
+    literal argument when another argument (the user) comes before it (`getConnection(url,
+    user, "...")`, `ldap_simple_bind(ld, dn, "...")`, `Credentials::acl("user", "...")`), or a
+    literal from the third argument on with more after it (`mysqli_connect(host, user, "...",
+    db)`); it must look like a password, not a host, a path or a word."""
     lowered = text.lower()
     words = (
         _AUTH_WORD().finditer(lowered)
@@ -609,23 +633,13 @@ def scan_auth_calls(text: str) -> Iterator[tuple[str, int, int]]:
         resume = m.end()
         args = m.group("args")
         literals = list(_LITERAL().finditer(args))
-        if not literals:
-            continue
-        last = literals[-1]
-        group = "vd" if last.group("vd") is not None else "vs"
-        value = last.group(group)
-        tail = args[last.end() :].strip()
-        if tail.strip(") ") or _commas_before(args, last.start()) < 1:
-            continue
-        if (
-            is_placeholder(value)
-            or not is_strong(value)
-            or any(c.isspace() for c in value)
-            or "://" in value
-            or value.startswith(("/", "."))
-            or (is_code(value) and not any(c.isdigit() for c in value))
-            or not any(c.isdigit() or c in "!@#$%^&*+=~?_-." for c in value)
-        ):
-            continue
-        start = m.start("args") + last.start(group)
-        yield "secret-assignment", start, start + len(value)
+        for i, literal in enumerate(literals):
+            group = "vd" if literal.group("vd") is not None else "vs"
+            value = literal.group(group)
+            position = _commas_before(args, literal.start())
+            is_last = i == len(literals) - 1 and not args[literal.end() :].strip(") ")
+            if position < (1 if is_last else 2) or not _password_like(value):
+                continue
+            start = m.start("args") + literal.start(group)
+            yield "secret-assignment", start, start + len(value)
+            break
