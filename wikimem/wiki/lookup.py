@@ -9,12 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wikimem.errors import NotFound, UsageError, WikiError
 from wikimem.fsio import read_text
-from wikimem.wiki import markdown
-from wikimem.wiki.markdown import Page
 from wikimem.wiki.pages import (
     LEAF_FILE,
     MAX_PAGE_BYTES,
@@ -23,6 +21,11 @@ from wikimem.wiki.pages import (
     Wiki,
     split_ref,
 )
+
+if TYPE_CHECKING:  # the parser is loaded where a page is parsed: `show` prints most pages as
+    # their files, and its start should cost what click's does
+    from wikimem.wiki import markdown
+    from wikimem.wiki.markdown import Page
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,8 @@ class Shown:
     def page(self) -> Page:
         # `show` of a whole page prints its text; parsing it (and loading the Markdown and
         # YAML parsers) waits for --json, --why or an entry
+        from wikimem.wiki import markdown
+
         return self.parsed if self.parsed is not None else markdown.parse_page(self.text)
 
 
@@ -89,6 +94,8 @@ def resolve(wiki: Wiki, ref: str | None, read_at: Callable[[str, str], str] | No
         text = read_text(target)
     if entry_id is None:
         return Shown(ref or "PROFILE", file, kind, text, rev=rev)
+    from wikimem.wiki import markdown
+
     page = markdown.parse_page(text)
     entry = page.entry(entry_id)
     if entry is None:

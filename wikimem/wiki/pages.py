@@ -18,12 +18,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISLNK
+from typing import TYPE_CHECKING
 
 from wikimem.errors import NotFound, WikiError
 from wikimem.fsio import atomic_write_bytes, read_text
-from wikimem.wiki import markdown
 from wikimem.wiki.edit import SLUG, Edit
-from wikimem.wiki.markdown import Page
 
 LEAF_FILE = "MEMORY.md"
 TOPIC_FILE = "TOPIC.md"
@@ -74,6 +73,10 @@ ACRONYMS = frozenset(
     " k8s llm ml os rpc sdk sql ssh ssl tls ui url ux vm xml yaml".split()
 )
 
+if TYPE_CHECKING:  # the parser is loaded where a page is parsed: `show` prints most pages as
+    # their files, and its start should cost what click's does
+    from wikimem.wiki.markdown import Page
+
 
 # Names a slug lowercases that are spelled their own way, even at the start of a title.
 _BRAND_NAMES = (
@@ -109,6 +112,8 @@ class PageCache:
         self._lock = threading.Lock()
 
     def read(self, target: Path, stat: os.stat_result) -> tuple[str, Page]:
+        from wikimem.wiki import markdown
+
         key = str(target)
         stamp = (stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino)
         with self._lock:
@@ -359,6 +364,8 @@ class Wiki:
 
     def apply(self, edits: Iterable[Edit], today: str) -> Applied:
         """Apply validated edits, leaf by leaf; one write per leaf touched."""
+        from wikimem.wiki import markdown
+
         applied = Applied()
         by_leaf: dict[str, list[Edit]] = {}
         for edit in edits:
@@ -382,6 +389,8 @@ class Wiki:
         return applied
 
     def _apply_one(self, page: Page | None, edit: Edit) -> Page:
+        from wikimem.wiki import markdown
+
         if page is None:
             if edit.action != "add":
                 raise NotFound(f"{edit.leaf}: no such leaf")
