@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from wikimem.runners.transcripts import clip, parse_jsonl, text_of
+from wikimem.runners.transcripts import clip, nonempty_string, parse_jsonl, relative_to_cwd, text_of
 
 END_EVENTS = frozenset(
     {"Stop", "StopFailure", "SubagentStop", "SessionEnd", "PreCompact", "PostCompact"}
@@ -212,11 +212,11 @@ def _record(
 ) -> dict[str, Any] | None:
     event = payload.get("hook_event_name")
     reported = turn.last and event in ("Stop", "StopFailure")
-    answer = _string(payload.get("last_assistant_message")) if turn.last else None
+    answer = nonempty_string(payload.get("last_assistant_message")) if turn.last else None
     result = (answer if event in TURN_OVER else None) or turn.result
     if turn.task is None and not result:
         return None
-    turn_id = turn.prompt_uuid or (_string(payload.get("prompt_id")) if turn.last else None)
+    turn_id = turn.prompt_uuid or (nonempty_string(payload.get("prompt_id")) if turn.last else None)
     record: dict[str, Any] = {
         "run_id": _run_id(session, turn_id),
         "task": turn.prompt
@@ -224,7 +224,7 @@ def _record(
         or f"Claude Code session in {PurePath(cwd or '.').name or cwd}",
         "agent": {
             "name": "claude-code",
-            "instance_id": _string(payload.get("agent_id")) or session,
+            "instance_id": nonempty_string(payload.get("agent_id")) or session,
         },
     }
     if turn.interrupted:
@@ -297,16 +297,16 @@ def entry_from_line(line: Mapping[str, Any]) -> Entry | None:
     ):
         # Lines without a message may still hold the chain together (compact boundaries).
         return (
-            Entry(type=str(kind), uuid=_string(line.get("uuid")), parent=_parent(line))
+            Entry(type=str(kind), uuid=nonempty_string(line.get("uuid")), parent=_parent(line))
             if line.get("uuid")
             else None
         )
     common: dict[str, Any] = {
         "type": kind,
-        "uuid": _string(line.get("uuid")),
+        "uuid": nonempty_string(line.get("uuid")),
         "parent": _parent(line),
         "sidechain": bool(line.get("isSidechain")),
-        "timestamp": _string(line.get("timestamp")),
+        "timestamp": nonempty_string(line.get("timestamp")),
     }
     if kind == "system" or not isinstance(message, Mapping):
         return Entry(**common)
@@ -319,7 +319,10 @@ def entry_from_line(line: Mapping[str, Any]) -> Entry | None:
             if isinstance(b, Mapping) and b.get("type") == "tool_use"
         )
         return Entry(
-            **common, message_id=_string(message.get("id")), text=text_of(content), tool_uses=uses
+            **common,
+            message_id=nonempty_string(message.get("id")),
+            text=text_of(content),
+            tool_uses=uses,
         )
     results = _tool_results(content, line.get("toolUseResult", line.get("tool_use_result")))
     if results:
@@ -338,7 +341,7 @@ def entry_from_line(line: Mapping[str, Any]) -> Entry | None:
 def _attachment(line: Mapping[str, Any], attachment: Mapping[str, Any]) -> Entry | None:
     """Claude Code folds what arrives mid-turn into the turn as a `queued_command` attachment:
     a message the person typed (commandMode "prompt") or a background task's notification."""
-    uuid, parent = _string(line.get("uuid")), _parent(line)
+    uuid, parent = nonempty_string(line.get("uuid")), _parent(line)
     if attachment.get("type") != "queued_command" or attachment.get("isMeta"):
         return Entry(type="attachment", uuid=uuid, parent=parent) if uuid else None
     text = text_of(attachment.get("prompt")).strip()
@@ -518,7 +521,7 @@ def evidence_from(
         elif use.name in FILE_TOOLS and isinstance(use.input.get(FILE_TOOLS[use.name]), str):
             if result is not None and result.is_error:
                 continue
-            path = _relative(use.input[FILE_TOOLS[use.name]], cwd)
+            path = relative_to_cwd(use.input[FILE_TOOLS[use.name]], cwd)
             last = evidence[-1] if evidence else None
             if not (last and last["kind"] == "file" and last["path"] == path):
                 evidence.append({"kind": "file", "path": path})
@@ -591,7 +594,8 @@ def _tool_results(content: Any, structured: Any) -> tuple[ToolResult, ...]:
             stderr=_clipped(streams.get("stderr")),
             interrupted=streams.get("interrupted") is True,
             background_id=_background_id(streams, text_of(b.get("content"))),
-            agent_id=_string(streams.get("agentId")) or _string(streams.get("agent_id")),
+            agent_id=nonempty_string(streams.get("agentId"))
+            or nonempty_string(streams.get("agent_id")),
         )
         for b in blocks
     )
@@ -757,21 +761,8 @@ def _run_id(session: str, turn: str | None) -> str:
     return f"{session}:{turn}" if session and turn else session or turn or ""
 
 
-def _relative(path: str, cwd: str | None) -> str:
-    if cwd:
-        try:
-            return PurePath(path).relative_to(cwd).as_posix()
-        except ValueError:
-            pass
-    return path
-
-
 def _parent(line: Mapping[str, Any]) -> str | None:
-    return _string(line.get("parentUuid")) or _string(line.get("logicalParentUuid"))
-
-
-def _string(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
+    return nonempty_string(line.get("parentUuid")) or nonempty_string(line.get("logicalParentUuid"))
 
 
 def _clipped(value: Any) -> str | None:

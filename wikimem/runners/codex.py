@@ -28,7 +28,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
 from typing import Any
 
-from wikimem.runners.transcripts import clip, parse_jsonl, read_jsonl, text_of
+from wikimem.runners.transcripts import (
+    clip,
+    nonempty_string,
+    parse_jsonl,
+    read_jsonl,
+    relative_to_cwd,
+    text_of,
+)
 
 SHELLS = {"bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell"}
 SHELL_TOOLS = {"shell", "container.exec", "exec_command", "shell_command", "local_shell"}
@@ -144,7 +151,7 @@ class Summary:
                 elif "output" in item:
                     clean.update(_no_exit_code(item))
             if item["kind"] == "file":
-                clean["path"] = _relative(item["path"], self.cwd)
+                clean["path"] = relative_to_cwd(item["path"], self.cwd)
                 if item.get("_diff"):
                     clean["diff"] = clip("".join(item["_diff"]))
             items.append(clean)
@@ -199,12 +206,14 @@ def records_from_codex(
     event = "agent-turn-complete" if notify else payload.get("hook_event_name")
     if not notify and (event == "SubagentStop" or payload.get("stop_hook_active")):
         return []
-    thread = _string(payload.get("thread-id" if notify else "session_id"))
-    turn_id = _string(payload.get("turn-id" if notify else "turn_id"))
-    result = _string(payload.get("last-assistant-message" if notify else "last_assistant_message"))
-    path = _string(payload.get("transcript_path")) or find_rollout(thread, env)
+    thread = nonempty_string(payload.get("thread-id" if notify else "session_id"))
+    turn_id = nonempty_string(payload.get("turn-id" if notify else "turn_id"))
+    result = nonempty_string(
+        payload.get("last-assistant-message" if notify else "last_assistant_message")
+    )
+    path = nonempty_string(payload.get("transcript_path")) or find_rollout(thread, env)
     summary = read_rollout(path) if path else Summary()
-    cwd = _string(payload.get("cwd")) or summary.cwd
+    cwd = nonempty_string(payload.get("cwd")) or summary.cwd
     inputs = [m for m in payload.get("input-messages") or [] if isinstance(m, str) and m]
     turns = summary.turns()
     if not turns and inputs:
@@ -348,14 +357,14 @@ def summarise_rollout(lines: Iterable[Mapping[str, Any]]) -> Summary:
         payload = line.get("payload")
         if not isinstance(payload, Mapping):
             continue
-        stamp = _string(line.get("timestamp"))
+        stamp = nonempty_string(line.get("timestamp"))
         summary.ended_at = stamp or summary.ended_at
         kind, sub = line.get("type"), payload.get("type")
         if kind == "session_meta":
-            summary.thread_id = _string(payload.get("id")) or summary.thread_id
-            summary.cwd = _string(payload.get("cwd")) or summary.cwd
+            summary.thread_id = nonempty_string(payload.get("id")) or summary.thread_id
+            summary.cwd = nonempty_string(payload.get("cwd")) or summary.cwd
         elif kind == "turn_context" and not summary.turn_id:
-            summary.turn_id = _string(payload.get("turn_id"))
+            summary.turn_id = nonempty_string(payload.get("turn_id"))
         elif kind == "event_msg":
             _read_event(summary, sub, payload, stamp)
         elif kind == "response_item":
@@ -370,14 +379,14 @@ def summarise_exec_events(events: Iterable[Mapping[str, Any]]) -> Summary:
         kind = event.get("type")
         item = event.get("item")
         if kind == "thread.started":
-            summary.thread_id = _string(event.get("thread_id"))
+            summary.thread_id = nonempty_string(event.get("thread_id"))
         elif kind in ("turn.failed", "error"):
             summary.failed = True
         elif kind == "item.completed" and isinstance(item, Mapping):
             itype = item.get("type")
-            if itype == "agent_message" and _string(item.get("text")):
+            if itype == "agent_message" and nonempty_string(item.get("text")):
                 summary.result = item["text"]
-            elif itype == "command_execution" and _string(item.get("command")):
+            elif itype == "command_execution" and nonempty_string(item.get("command")):
                 call = {
                     "kind": "command",
                     "command": _unwrap(item["command"]),
@@ -388,25 +397,25 @@ def summarise_exec_events(events: Iterable[Mapping[str, Any]]) -> Summary:
                 summary.add(call, str(item.get("id", len(summary.items))))
             elif itype == "file_change":
                 for change in item.get("changes") or []:
-                    if isinstance(change, Mapping) and _string(change.get("path")):
+                    if isinstance(change, Mapping) and nonempty_string(change.get("path")):
                         summary.add_file(change["path"], [])
             elif itype == "mcp_tool_call":
                 name = ".".join(str(item.get(k)) for k in ("server", "tool") if item.get(k))
                 summary.add(_consulted(f"MCP tool {name}", item.get("arguments")))
-            elif itype == "web_search" and _string(item.get("query")):
+            elif itype == "web_search" and nonempty_string(item.get("query")):
                 summary.add(_consulted("web search", item["query"]))
     return summary
 
 
 def _read_event(summary: Summary, sub: Any, payload: Mapping[str, Any], stamp: str | None) -> None:
-    if sub == "user_message" and _string(payload.get("message")):
+    if sub == "user_message" and nonempty_string(payload.get("message")):
         summary.new_turn(payload["message"], stamp, event=True)
     elif sub == "task_started":
-        summary.begin(stamp, _string(payload.get("turn_id")))
+        summary.begin(stamp, nonempty_string(payload.get("turn_id")))
     elif sub == "task_complete":
-        summary.result = _string(payload.get("last_agent_message")) or summary.result
+        summary.result = nonempty_string(payload.get("last_agent_message")) or summary.result
         summary.end("complete")
-    elif sub == "agent_message" and _string(payload.get("message")):
+    elif sub == "agent_message" and nonempty_string(payload.get("message")):
         summary.result = payload["message"]
     elif sub == "turn_aborted":
         interrupted = payload.get("reason") in ("interrupted", None)
@@ -440,7 +449,7 @@ def _read_item(summary: Summary, sub: Any, payload: Mapping[str, Any], stamp: st
     elif sub == "web_search_call":
         action = payload.get("action")
         query = action.get("query") if isinstance(action, Mapping) else None
-        if _string(query):
+        if nonempty_string(query):
             summary.add(_consulted("web search", query))
     elif sub in ("function_call_output", "custom_tool_call_output"):
         _read_output(summary, call_id, payload.get("output"))
@@ -607,16 +616,3 @@ def _unwrap(command: str) -> str:
         return _command(shlex.split(command)) or command
     except ValueError:
         return command
-
-
-def _relative(path: str, cwd: str | None) -> str:
-    if cwd:
-        try:
-            return PurePath(path).relative_to(cwd).as_posix()
-        except ValueError:
-            pass
-    return path
-
-
-def _string(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from wikimem.runners.transcripts import clip
+from wikimem.runners.transcripts import clip, marked_lines, nonempty_string, relative_to_cwd
 
 RUNNER = "copilot"
 SHELL_TOOLS = {"bash", "powershell"}
@@ -128,7 +128,7 @@ def records_from_copilot(
         and not resumed
     ):
         return []
-    cwd = _string(payload.get("cwd"))
+    cwd = nonempty_string(payload.get("cwd"))
     path = _event_log(payload, env)
     if path is None:
         return []
@@ -142,7 +142,7 @@ def records_from_copilot(
     if event == "preCompact" and not last.aborted:
         turns = turns[:-1]  # still running: its agentStop records it
     elif event == "userPromptSubmitted":
-        prompt = _string(payload.get("prompt"))
+        prompt = nonempty_string(payload.get("prompt"))
         new = last.prompt == prompt and not last.calls and last.result is None
         if new or not (last.finished or last.aborted):
             turns = turns[:-1]  # the prompt's own turn, or one still running (a queued message)
@@ -288,23 +288,23 @@ def _read(path: str, skip: Collection[str] = ()) -> tuple[str | None, str | None
         kind = line.get("type")
         data = line.get("data")
         data = data if isinstance(data, dict) else {}
-        stamp = _string(line.get("timestamp"))
+        stamp = nonempty_string(line.get("timestamp"))
         if kind == "session.start":
-            session = _string(data.get("sessionId")) or session
+            session = nonempty_string(data.get("sessionId")) or session
             context = data.get("context")
             if isinstance(context, dict):
-                cwd = _string(context.get("cwd")) or cwd
+                cwd = nonempty_string(context.get("cwd")) or cwd
             continue
         if kind == "user.message":
-            key = _string(line.get("id")) or f"line-{len(turns)}"
-            turns.append(Turn(key, _string(data.get("content")), stamp, stamp))
+            key = nonempty_string(line.get("id")) or f"line-{len(turns)}"
+            turns.append(Turn(key, nonempty_string(data.get("content")), stamp, stamp))
             continue
         if not turns:
             continue
         turn = turns[-1]
         turn.ended_at = stamp or turn.ended_at
         if kind == "assistant.message":
-            text = _string(data.get("content"))
+            text = nonempty_string(data.get("content"))
             if text and text.strip():
                 turn.result = text
             requests = data.get("toolRequests")
@@ -312,10 +312,10 @@ def _read(path: str, skip: Collection[str] = ()) -> tuple[str | None, str | None
             turn.pending = bool(requests)
             turn.finished = False
             for request in requests:
-                if isinstance(request, dict) and _string(request.get("toolCallId")):
+                if isinstance(request, dict) and nonempty_string(request.get("toolCallId")):
                     turn.call(request["toolCallId"], request.get("name"), request.get("arguments"))
         elif kind == "tool.execution_start":
-            call_id = _string(data.get("toolCallId"))
+            call_id = nonempty_string(data.get("toolCallId"))
             if call_id:
                 call = turn.call(call_id, data.get("toolName"), data.get("arguments"))
                 parent = turn.calls.get(str(data.get("parentToolCallId") or ""))
@@ -323,7 +323,7 @@ def _read(path: str, skip: Collection[str] = ()) -> tuple[str | None, str | None
                     agent = parent.args.get("agent_type") or parent.args.get("name")
                     call.subagent = agent if isinstance(agent, str) and agent else parent.name
         elif kind == "tool.execution_complete":
-            call_id = _string(data.get("toolCallId"))
+            call_id = nonempty_string(data.get("toolCallId"))
             if call_id:
                 call = turn.call(call_id, data.get("toolName"), None)
                 call.done = True
@@ -360,7 +360,7 @@ def _result_text(data: Mapping[str, Any]) -> str:
 def _item(call: Call, cwd: str | None, aborted: bool = False) -> dict[str, Any] | None:
     args = call.args
     if call.name in SHELL_TOOLS:
-        command = _string(args.get("command"))
+        command = nonempty_string(args.get("command"))
         if not command:
             return None
         item: dict[str, Any] = {"kind": "command", "command": command}
@@ -387,16 +387,16 @@ def _item(call: Call, cwd: str | None, aborted: bool = False) -> dict[str, Any] 
         agent = args.get("agent_type") or args.get("name") or "subagent"
         return {"kind": "note", "text": clip(f"the {agent} subagent reported: {call.text}", 4000)}
     if call.name in EDIT_TOOLS and call.done and call.success is not False:
-        path = _string(args.get("path")) or _string(args.get("file_path"))
+        path = nonempty_string(args.get("path")) or nonempty_string(args.get("file_path"))
         if not path:
             return None
-        item = {"kind": "file", "path": _relative(path, cwd)}
-        old, new = _string(args.get("old_str")), _string(args.get("new_str"))
-        text = _string(args.get("file_text"))
+        item = {"kind": "file", "path": relative_to_cwd(path, cwd)}
+        old, new = nonempty_string(args.get("old_str")), nonempty_string(args.get("new_str"))
+        text = nonempty_string(args.get("file_text"))
         if old is not None or new is not None:
-            item["diff"] = clip(_lines("-", old or "") + _lines("+", new or ""))
+            item["diff"] = clip(marked_lines("-", old or "") + marked_lines("+", new or ""))
         elif text is not None:
-            item["diff"] = clip(_lines("+", text))
+            item["diff"] = clip(marked_lines("+", text))
         if call.subagent:
             item["subagent"] = call.subagent
         return item
@@ -406,14 +406,16 @@ def _item(call: Call, cwd: str | None, aborted: bool = False) -> dict[str, Any] 
 def _event_log(payload: Mapping[str, Any], env: Mapping[str, str]) -> str | None:
     """The session's events.jsonl: the payload's transcript path, else the one Copilot CLI
     keeps for the payload's session id under $COPILOT_HOME (default ~/.copilot)."""
-    path = _string(payload.get("transcriptPath")) or _string(payload.get("transcript_path"))
+    path = nonempty_string(payload.get("transcriptPath")) or nonempty_string(
+        payload.get("transcript_path")
+    )
     if path:
         return path
     home = env.get("COPILOT_HOME") or os.path.join(
         env.get("HOME") or os.path.expanduser("~"), ".copilot"
     )
     if "sessionId" not in payload and "session_id" not in payload:
-        return _newest_log(os.path.join(home, "session-state"), _string(payload.get("cwd")))
+        return _newest_log(os.path.join(home, "session-state"), nonempty_string(payload.get("cwd")))
     session = session_id(payload)
     if session is None or not SAFE_ID.match(session):
         return None
@@ -466,20 +468,3 @@ def _args(value: Any) -> dict[str, Any]:
         except ValueError:
             return {}
     return value if isinstance(value, dict) else {}
-
-
-def _lines(mark: str, text: str) -> str:
-    return "".join(f"{mark}{line}\n" for line in text.splitlines())
-
-
-def _relative(path: str, cwd: str | None) -> str:
-    if cwd:
-        try:
-            return PurePath(path).relative_to(cwd).as_posix()
-        except ValueError:
-            pass
-    return path
-
-
-def _string(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None

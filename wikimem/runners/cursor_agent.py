@@ -29,7 +29,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path, PurePath
 from typing import Any
 
-from wikimem.runners.transcripts import clip
+from wikimem.runners.transcripts import clip, nonempty_string
 
 RUNNER = "cursor"
 GATHER = {
@@ -94,7 +94,7 @@ def records_from_cursor(
     if event not in TURN_EVENTS:
         return []
     lines = _read(scratch, recorded) if scratch is not None else []
-    current = _string(payload.get("generation_id"))
+    current = nonempty_string(payload.get("generation_id"))
     turns: dict[str, list[dict[str, Any]]] = {}
     seen: set[str] = set()
     for line in lines:
@@ -136,7 +136,7 @@ def _record(
     evidence: list[dict[str, Any]] = [] if reported else [{"kind": "note", "text": UNREPORTED}]
     for item in items:
         if item["e"] == "afterShellExecution":
-            command = _string(item.get("command"))
+            command = nonempty_string(item.get("command"))
             if command:
                 step: dict[str, Any] = {"kind": "command", "command": command}
                 output = item.get("output")
@@ -144,9 +144,9 @@ def _record(
                     step["output"] = output
                 evidence.append(step)
         elif item["e"] == "afterFileEdit":
-            path = _string(item.get("file_path"))
+            path = nonempty_string(item.get("file_path"))
             if path:
-                change: dict[str, Any] = {"kind": "file", "path": _relative(path, root)}
+                change: dict[str, Any] = {"kind": "file", "path": relative_to_cwd(path, root)}
                 diff = _diff(item.get("edits"))
                 if diff:
                     change["diff"] = clip(diff)
@@ -178,8 +178,8 @@ def _record(
             "event": payload.get("hook_event_name"),
             "conversation_id": conversation or None,
             "generation_id": generation or None,
-            "cursor_version": _string(payload.get("cursor_version")),
-            "model": _string(payload.get("model")),
+            "cursor_version": nonempty_string(payload.get("cursor_version")),
+            "model": nonempty_string(payload.get("model")),
         }.items()
         if v
     }
@@ -188,7 +188,7 @@ def _record(
 
 def _append(path: str, event: str, payload: Mapping[str, Any], recorded: Collection[str]) -> None:
     """Add what a gathering event carries to the conversation's scratch file."""
-    line: dict[str, Any] = {"e": event, "g": _string(payload.get("generation_id")) or ""}
+    line: dict[str, Any] = {"e": event, "g": nonempty_string(payload.get("generation_id")) or ""}
     if line["g"] and line["g"] in recorded:
         return  # a late event of a turn already queued
     line["t"] = time.time()
@@ -273,7 +273,7 @@ def _root(payload: Mapping[str, Any], env: Mapping[str, str]) -> str | None:
         for root in roots:
             if isinstance(root, str) and root:
                 return root
-    return _string(env.get("CURSOR_PROJECT_DIR"))
+    return nonempty_string(env.get("CURSOR_PROJECT_DIR"))
 
 
 def _scratch(root: str | None, conversation: str, env: Mapping[str, str]) -> str | None:
@@ -323,22 +323,11 @@ def _diff(edits: Any) -> str:
     return "".join(parts)
 
 
-def _relative(path: str, root: str | None) -> str:
-    if root:
-        try:
-            return PurePath(path).relative_to(root).as_posix()
-        except ValueError:
-            pass
-    return path
-
-
 def _conversation(payload: Mapping[str, Any]) -> str | None:
-    return _string(payload.get("conversation_id")) or _string(payload.get("session_id"))
+    return nonempty_string(payload.get("conversation_id")) or nonempty_string(
+        payload.get("session_id")
+    )
 
 
 def _iso(stamp: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
-
-
-def _string(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None

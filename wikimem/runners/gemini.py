@@ -38,7 +38,13 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
-from wikimem.runners.transcripts import clip, text_of
+from wikimem.runners.transcripts import (
+    clip,
+    marked_lines,
+    nonempty_string,
+    relative_to_cwd,
+    text_of,
+)
 
 RUNNER = "gemini-cli"
 END_EVENT = "AfterAgent"
@@ -107,11 +113,11 @@ def records_from_gemini(
     event = payload.get("hook_event_name")
     if event not in TURN_EVENTS or (event == "SessionStart" and payload.get("source") != "resume"):
         return []  # a resumed session's start (`wikimem start` hands it over) records the rest
-    session = _string(payload.get("session_id")) or ""
-    cwd = _string(payload.get("cwd"))
-    path = _string(payload.get("transcript_path"))
-    prompt = _string(payload.get("prompt"))
-    response = _string(payload.get("prompt_response"))
+    session = nonempty_string(payload.get("session_id")) or ""
+    cwd = nonempty_string(payload.get("cwd"))
+    path = nonempty_string(payload.get("transcript_path"))
+    prompt = nonempty_string(payload.get("prompt"))
+    response = nonempty_string(payload.get("prompt_response"))
     if event == END_EVENT and not (prompt or response):
         return []
     messages, unread = _read_session(path)
@@ -137,7 +143,7 @@ def records_from_gemini(
         result = (response if reported else None) or turn.result
         if not (task or result or turn.messages):
             continue
-        own = key or (_string(payload.get("timestamp")) if reported else None)
+        own = key or (nonempty_string(payload.get("timestamp")) if reported else None)
         record: dict[str, Any] = {
             "run_id": f"{session}:{own}" if session and own else session or own or "",
             "task": task or f"Gemini CLI session in {PurePath(cwd or '.').name or cwd}",
@@ -153,7 +159,7 @@ def records_from_gemini(
             record["result"] = result
         if turn.started_at:
             record["started_at"] = turn.started_at
-        ended = (_string(payload.get("timestamp")) if reported else None) or turn.ended_at
+        ended = (nonempty_string(payload.get("timestamp")) if reported else None) or turn.ended_at
         if ended:
             record["ended_at"] = ended
         notes = []
@@ -239,10 +245,10 @@ def _turns(messages: list[dict[str, Any]]) -> list[Turn]:
     the first prompt (the session's opening context, notices) belong to no turn."""
     turns: list[Turn] = []
     for message in messages:
-        stamp = _string(message.get("timestamp"))
+        stamp = nonempty_string(message.get("timestamp"))
         text = _prompt_text(message)
         if text is not None:
-            turns.append(Turn(_string(message.get("id")), text, [], stamp, stamp))
+            turns.append(Turn(nonempty_string(message.get("id")), text, [], stamp, stamp))
         elif turns:
             turns[-1].messages.append(message)
             turns[-1].ended_at = stamp or turns[-1].ended_at
@@ -369,7 +375,7 @@ def _item(call: Mapping[str, Any], cwd: str | None) -> dict[str, Any] | None:
     args: dict[str, Any] = raw if isinstance(raw, dict) else {}
     status = str(call.get("status") or "").lower()
     if name in SHELL_TOOLS:
-        command = _string(args.get("command"))
+        command = nonempty_string(args.get("command"))
         if not command:
             return None
         item: dict[str, Any] = {"kind": "command", "command": command}
@@ -390,13 +396,13 @@ def _item(call: Mapping[str, Any], cwd: str | None) -> dict[str, Any] | None:
             item["output"] = clip(text)
         return item
     if name in EDIT_TOOLS and status not in NOT_RUN and status != "error":
-        path = _string(args.get("file_path")) or _string(args.get("path"))
+        path = nonempty_string(args.get("file_path")) or nonempty_string(args.get("path"))
         if not path:
             return None
-        item = {"kind": "file", "path": _relative(path, cwd)}
-        old, new = _string(args.get("old_string")), _string(args.get("new_string"))
+        item = {"kind": "file", "path": relative_to_cwd(path, cwd)}
+        old, new = nonempty_string(args.get("old_string")), nonempty_string(args.get("new_string"))
         if old is not None or new is not None:
-            item["diff"] = clip(_lines("-", old or "") + _lines("+", new or ""))
+            item["diff"] = clip(marked_lines("-", old or "") + marked_lines("+", new or ""))
         return item
     return None
 
@@ -432,20 +438,3 @@ def _output(call: Mapping[str, Any]) -> tuple[str, str]:
         display = call.get("resultDisplay")
         output = display if isinstance(display, str) else text_of(display)
     return output, error
-
-
-def _lines(mark: str, text: str) -> str:
-    return "".join(f"{mark}{line}\n" for line in text.splitlines())
-
-
-def _relative(path: str, cwd: str | None) -> str:
-    if cwd:
-        try:
-            return PurePath(path).relative_to(cwd).as_posix()
-        except ValueError:
-            pass
-    return path
-
-
-def _string(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None

@@ -30,7 +30,7 @@ from collections.abc import Collection, Mapping
 from pathlib import PurePath
 from typing import Any
 
-from wikimem.runners.transcripts import clip
+from wikimem.runners.transcripts import clip, marked_lines, nonempty_string, relative_to_cwd
 
 RUNNER = "opencode"
 EVENTS = frozenset({"session.idle", "session.compacted"})
@@ -61,16 +61,16 @@ def records_from_opencode(
     """(cursor key, run record) of each finished turn of the session not in `recorded`, oldest
     first."""
     session = _session(payload) or ""
-    cwd = _string(payload.get("cwd"))
+    cwd = nonempty_string(payload.get("cwd"))
     info = payload.get("info")
     if cwd is None and isinstance(info, dict):
-        cwd = _string(info.get("directory"))
-    event = _string(payload.get("hook_event_name")) or "export"
+        cwd = nonempty_string(info.get("directory"))
+    event = nonempty_string(payload.get("hook_event_name")) or "export"
     found = payload.get("subagents")
     subagents: dict[str, Any] = found if isinstance(found, dict) else {}
     out: list[tuple[str | None, dict[str, Any]]] = []
     for turn in _turns(payload.get("messages") or []):
-        key = _string(turn[0].get("id"))
+        key = nonempty_string(turn[0].get("id"))
         if key and key in recorded:
             continue
         record = _record(turn, session, cwd, event, subagents)
@@ -149,7 +149,7 @@ def _record(
                 if part.get("tool") == "task":
                     items.extend(_subagent(part, subagents, cwd))
     record["evidence"] = notes + items
-    model = _string(last.get("modelID"))
+    model = nonempty_string(last.get("modelID"))
     record["source"] = {
         k: v
         for k, v in {
@@ -171,15 +171,15 @@ def _items(part: Mapping[str, Any], cwd: str | None) -> list[dict[str, Any]]:
     given = state.get("input")
     args: dict[str, Any] = given if isinstance(given, dict) else {}
     status = str(state.get("status") or "")
-    error = _string(state.get("error")) or ""
+    error = nonempty_string(state.get("error")) or ""
     if tool in SHELL_TOOLS:
-        command = _string(args.get("command"))
+        command = nonempty_string(args.get("command"))
         if not command:
             return []
         item: dict[str, Any] = {"kind": "command", "command": command}
         found = state.get("metadata")
         meta: dict[str, Any] = found if isinstance(found, dict) else {}
-        output = _string(state.get("output")) or _string(meta.get("output")) or ""
+        output = nonempty_string(state.get("output")) or nonempty_string(meta.get("output")) or ""
         if status == "error":
             if any(word in error.lower() for word in NOT_RUN):
                 item["ran"] = False
@@ -196,21 +196,23 @@ def _items(part: Mapping[str, Any], cwd: str | None) -> list[dict[str, Any]]:
     if status != "completed":
         return []
     if tool in ("edit", "write"):
-        path = _string(args.get("filePath")) or _string(args.get("path"))
+        path = nonempty_string(args.get("filePath")) or nonempty_string(args.get("path"))
         if not path:
             return []
-        change: dict[str, Any] = {"kind": "file", "path": _relative(path, cwd)}
+        change: dict[str, Any] = {"kind": "file", "path": relative_to_cwd(path, cwd)}
         if tool == "edit":
-            diff = _lines("-", args.get("oldString")) + _lines("+", args.get("newString"))
+            diff = marked_lines("-", args.get("oldString")) + marked_lines(
+                "+", args.get("newString")
+            )
         else:
-            diff = _lines("+", args.get("content"))
+            diff = marked_lines("+", args.get("content"))
         if diff:
             change["diff"] = clip(diff)
         return [change]
     if tool in ("patch", "apply_patch"):
-        text = _string(args.get("patchText")) or _string(args.get("patch")) or ""
+        text = nonempty_string(args.get("patchText")) or nonempty_string(args.get("patch")) or ""
         return [
-            {"kind": "file", "path": _relative(path.strip(), cwd), "diff": clip(text)}
+            {"kind": "file", "path": relative_to_cwd(path.strip(), cwd), "diff": clip(text)}
             for path in PATCH_FILE.findall(text)
         ]
     return []
@@ -223,13 +225,13 @@ def _subagent(
     session (the plugin hands them over under `subagents`), marked as the subagent's."""
     state = _mapping(part.get("state"))
     args, meta = _mapping(state.get("input")), _mapping(state.get("metadata"))
-    kind = _string(args.get("subagent_type")) or "subagent"
-    about = _string(args.get("description")) or ""
-    report = _string(state.get("output")) or _string(state.get("error")) or ""
+    kind = nonempty_string(args.get("subagent_type")) or "subagent"
+    about = nonempty_string(args.get("description")) or ""
+    report = nonempty_string(state.get("output")) or nonempty_string(state.get("error")) or ""
     text = f"subagent {kind}" + (f" ({about})" if about else "")
     text += f" reported: {report}" if report else ": no report"
     items: list[dict[str, Any]] = [{"kind": "note", "text": clip(text)}]
-    child = _string(meta.get("sessionId")) or _string(meta.get("sessionID"))
+    child = nonempty_string(meta.get("sessionId")) or nonempty_string(meta.get("sessionID"))
     messages = subagents.get(child) if child else None
     for message in messages if isinstance(messages, list) else []:
         info = message.get("info") if isinstance(message, dict) else None
@@ -266,35 +268,16 @@ def _time(info: Mapping[str, Any], name: str) -> float | None:
     return value / 1000 if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _lines(mark: str, text: Any) -> str:
-    if not isinstance(text, str):
-        return ""
-    return "".join(f"{mark}{line}\n" for line in text.splitlines())
-
-
-def _relative(path: str, cwd: str | None) -> str:
-    if cwd:
-        try:
-            return PurePath(path).relative_to(cwd).as_posix()
-        except ValueError:
-            pass
-    return path
-
-
 def _session(payload: Mapping[str, Any]) -> str | None:
-    session = _string(payload.get("session_id"))
+    session = nonempty_string(payload.get("session_id"))
     info = payload.get("info")
     if session is None and isinstance(info, dict):
-        session = _string(info.get("id"))
+        session = nonempty_string(info.get("id"))
     return session
 
 
 def _iso(stamp: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
-
-
-def _string(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def plugin_text(entry: list[str], context: str | None = None) -> str:

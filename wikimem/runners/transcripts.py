@@ -6,11 +6,33 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 OUTPUT_LIMIT = 20_000
 """Characters of one tool output an adapter keeps (head and tail)."""
+
+
+def relative_to_cwd(path: str, cwd: str | None) -> str:
+    """`path` relative to the session's folder when it lies under it, as a checkout names it."""
+    if cwd:
+        try:
+            return PurePath(path).relative_to(cwd).as_posix()
+        except ValueError:
+            pass
+    return path
+
+
+def nonempty_string(value: Any) -> str | None:
+    """`value` when it is a non-empty string: payload fields come in any type, or none."""
+    return value if isinstance(value, str) and value else None
+
+
+def marked_lines(mark: str, text: Any) -> str:
+    """Each line of `text` after `mark` (a diff's `+`/`-`); "" for what is not text."""
+    if not isinstance(text, str):
+        return ""
+    return "".join(f"{mark}{line}\n" for line in text.splitlines())
 
 
 def clip(text: str, limit: int = OUTPUT_LIMIT) -> str:
