@@ -29,7 +29,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path, PurePath
 from typing import Any
 
-from wikimem.runners.transcripts import clip, nonempty_string
+from wikimem.runners.transcripts import clip, nonempty_string, relative_to_cwd
 
 RUNNER = "cursor"
 GATHER = {
