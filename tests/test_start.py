@@ -453,3 +453,25 @@ def test_an_identity_entry_planted_by_hand_is_never_printed(
         text = taught_start(places, query=query).text
         assert "without review" not in text
         assert "Ada reviews every change" in text
+
+
+def test_context_and_search_callers_show_identity_only_as_the_standing_vouches(taught) -> None:  # type: ignore[no-untyped-def]
+    """`wikimem context`, the MCP server and providers read through build_context: an identity
+    entry a model wrote is left out there as at the start; a person's is kept, but only while
+    the standing has seen its page as it is."""
+    from wikimem.recall.context import build_context
+
+    places, _ = taught
+    with SearchIndex(places.wiki, places.state / "search.sqlite") as index:
+        asked = build_context(places.wiki, index, query="owner pushing reviews", state=places.state)
+        unknown = build_context(places.wiki, index, query="owner pushing reviews")
+
+    assert "without review" not in asked.text
+    assert "Ada reviews every change" in asked.text
+    assert "without review" not in unknown.text and "Ada reviews" not in unknown.text
+
+    page = places.wiki / "owner" / "person" / "MEMORY.md"  # changed since the standing saw it
+    page.write_text(page.read_text().replace("herself", "herself, always"))
+    with SearchIndex(places.wiki, places.state / "search.sqlite") as index:
+        changed = build_context(places.wiki, index, query="owner reviews", state=places.state)
+    assert "Ada reviews" not in changed.text

@@ -97,7 +97,14 @@ def context(ctx: Ctx, budget: int, query: str | None, fmt: str, as_json: bool) -
     if query and query.strip() and ctx.places.wiki.is_dir():
         query, first = time_slice(ctx.places, ctx.settings, query)
         with SearchIndex(ctx.places.wiki, _index_file(ctx)) as index:
-            built = build_context(ctx.places.wiki, index, budget=budget, query=query, first=first)
+            built = build_context(
+                ctx.places.wiki,
+                index,
+                budget=budget,
+                query=query,
+                first=first,
+                state=ctx.places.state,
+            )
     else:
         built = build_context(ctx.places.wiki, None, budget=budget, query=None)
     text = render_json(built, budget) if as_json or fmt == "json" else built.text

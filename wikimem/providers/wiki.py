@@ -41,7 +41,9 @@ class WikiProvider:
 
     def context(self, query: str, budget: int) -> str:
         with SearchIndex(self.places.wiki, self.places.state / "search.sqlite") as index:
-            return build_context(self.places.wiki, index, budget=budget, query=query).text
+            return build_context(
+                self.places.wiki, index, budget=budget, query=query, state=self.places.state
+            ).text
 
     def apply(self, edits: Sequence[Edit], summary: str) -> str | None:
         with wiki_change(self.places, self.settings) as change:

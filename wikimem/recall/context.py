@@ -128,29 +128,51 @@ def profile_parts(title: str | None, summary: Any, block: str) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def relevant(wiki: Path, index: SearchIndex, query: str) -> tuple[list[ContextEntry], bool]:
-    """Unexpired entries for `query`, best first, read from the pages themselves.
+def relevant(
+    wiki: Path, index: SearchIndex, query: str, state: Path | None = None
+) -> tuple[list[ContextEntry], bool]:
+    """Unexpired entries for `query`, best first, read from the pages themselves; an identity
+    entry only when the standing in `state` says a person wrote it (see `vouched`).
 
     Returns the entries and whether the search had more than MAX_ENTRIES to offer.
     """
     index.refresh()
     hits = index.search(query, MAX_ENTRIES + 1, include_expired=False)
-    pages: dict[str, markdown.Page | None] = {}
+    pages: dict[str, tuple[markdown.Page, str] | None] = {}
     found: list[ContextEntry] = []
     for hit in hits[:MAX_ENTRIES]:
         if hit.path not in pages:
             try:
-                text = plain(read_text(wiki.joinpath(*hit.path.split("/"), LEAF_FILE)))
+                raw = read_text(wiki.joinpath(*hit.path.split("/"), LEAF_FILE))
             except OSError:
                 pages[hit.path] = None
             else:
-                pages[hit.path] = markdown.parse_page(text)
+                pages[hit.path] = (markdown.parse_page(plain(raw)), raw)
         page = pages[hit.path]
         if page is not None:
-            item = context_entry(hit.path, hit.entry, page)
-            if item is not None:
+            item = context_entry(hit.path, hit.entry, page[0])
+            if item is not None and (item.type != "identity" or vouched(item, page[1], state)):
                 found.append(item)
     return distinct(found), len(hits) > MAX_ENTRIES
+
+
+def vouched(item: ContextEntry, page_text: str, state: Path | None) -> bool:
+    """Whether an identity entry may be shown: a person wrote it, as the standing (refreshed
+    from git after each pass, `recall.standing`) knows it for the page as it is now. Who the
+    owner is and what they allow is what a planted entry would claim, so an entry no one
+    vouches for (a model's from before such writes were held, or one the standing has not
+    seen yet) is left out, as `wikimem start` leaves it out."""
+    from wikimem.recall.standing import Standing, page_digest
+
+    if item.entry is None:
+        return False  # a leaf's summary has no one author to vouch for it
+    standing = Standing(state)
+    try:
+        if standing.digest(item.path) != page_digest(page_text):
+            return False
+        return (standing.entry(item.path, item.entry) or {}).get("source") == "person"
+    finally:
+        standing.close()
 
 
 def context_entry(path: str, entry_id: str | None, page: markdown.Page) -> ContextEntry | None:
@@ -272,9 +294,11 @@ def build_context(
     budget: int = DEFAULT_BUDGET,
     query: str | None = None,
     first: Collection[str] = (),
+    state: Path | None = None,
 ) -> Context:
     """The start-of-run context for `wiki`, never longer than `budget` characters; entries
-    whose ref (`path#entry`, or `path`) is in `first` lead, in their order of relevance."""
+    whose ref (`path#entry`, or `path`) is in `first` lead, in their order of relevance;
+    identity entries only as `vouched` by the standing in `state`."""
     budget = max(0, budget)
     if not Path(wiki).is_dir():
         return assemble(EMPTY, [], budget, False)
@@ -284,9 +308,9 @@ def build_context(
     if query and query.strip():
         if index is None:
             with SearchIndex(Path(wiki), None) as scratch:
-                entries, more = relevant(Path(wiki), scratch, query)
+                entries, more = relevant(Path(wiki), scratch, query, state)
         else:
-            entries, more = relevant(Path(wiki), index, query)
+            entries, more = relevant(Path(wiki), index, query, state)
     if first:
         entries.sort(key=lambda e: (f"{e.path}#{e.entry}" if e.entry else e.path) not in first)
     return assemble(profile, entries, budget, more)

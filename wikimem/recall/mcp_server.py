@@ -101,7 +101,14 @@ class Memory:
         query, first = time_slice(self.places, self.settings, query) if query else (query, set())
         with SearchIndex(self.places.wiki, self.places.state / "search.sqlite") as index:
             index.refresh()
-            built = build_context(self.places.wiki, index, budget=budget, query=query, first=first)
+            built = build_context(
+                self.places.wiki,
+                index,
+                budget=budget,
+                query=query,
+                first=first,
+                state=self.places.state,
+            )
             return built.text
 
     def timeline(self, query: str = "", limit: int = 20) -> dict[str, Any]:
