@@ -225,9 +225,10 @@ def edit_flat_hooks(
     return written
 
 
-def remove_flat_hooks(path: Path) -> list[str]:
-    """Remove wikimem's handlers from a flat hooks file, and the events and "hooks" they leave
-    empty; the file goes when nothing but its "version" is left (install made it)."""
+def remove_flat_hooks(path: Path, key: str = "command") -> list[str]:
+    """Remove wikimem's handlers (`key` holds their command: Cursor's "command", Copilot's
+    "bash") from a flat hooks file, and the events and "hooks" they leave empty; the file goes
+    when nothing but its "version" is left (install made it)."""
     if not path.exists():
         return []
     text = read_text(path)
@@ -236,7 +237,7 @@ def remove_flat_hooks(path: Path) -> list[str]:
         return []
     removed = []
     for event in list(hooks):
-        text, dropped = _drop_flat(text, event)
+        text, dropped = _drop_flat(text, event, key)
         if dropped:
             removed.append(event)
     if not removed:
@@ -248,9 +249,9 @@ def remove_flat_hooks(path: Path) -> list[str]:
     return removed
 
 
-def _drop_flat(text: str, event: str) -> tuple[str, bool]:
-    """The text without wikimem's handlers of `event`, nor the event and "hooks" they leave
-    empty; and whether there was one."""
+def _drop_flat(text: str, event: str, key: str = "command") -> tuple[str, bool]:
+    """The text without wikimem's handlers of `event` (`key` holds their command), nor the
+    event and "hooks" they leave empty; and whether there was one."""
     dropped = False
     while True:
         root = jsontext.parse(text)
@@ -261,7 +262,7 @@ def _drop_flat(text: str, event: str) -> tuple[str, bool]:
         hit = None
         for i, node in enumerate(handlers.values):
             handler = json.loads(text[node.start : node.end])
-            if isinstance(handler, dict) and is_wikimem(handler.get("command")):
+            if isinstance(handler, dict) and is_wikimem(handler.get(key)):
                 hit = i
                 break
         if hit is None:
@@ -746,7 +747,7 @@ def install_copilot(path: Path, entry: Sequence[str] = ("wikimem",)) -> dict[str
         mine = [h for h in handlers if isinstance(h, dict) and is_wikimem(h.get("bash"))]
         if mine == [handler]:
             continue
-        edited, _ = _drop_copilot(edited, event)
+        edited, _ = _drop_flat(edited, event, "bash")
         root = jsontext.parse(edited)
         table = root.get("hooks")
         if table is None:
@@ -768,49 +769,10 @@ def uninstall_copilot(path: Path) -> list[str]:
     """Remove wikimem's handlers from a Copilot hooks file, and what that leaves empty: the
     file when only `version` is left (install made it), then a `hooks/` and `.github/` folder
     left empty."""
-    if not path.exists():
-        return []
-    text = read_text(path)
-    settings = _load_json(text, path)
-    hooks = settings.get("hooks")
-    if not isinstance(hooks, dict):
-        return []
-    removed = []
-    for event in list(hooks):
-        text, dropped = _drop_copilot(text, event)
-        if dropped:
-            removed.append(event)
-    if not removed:
-        return []
-    if json.loads(text) in ({}, {"version": 1}):
-        path.unlink()
+    removed = remove_flat_hooks(path, "bash")
+    if removed and not path.exists():
         for folder in (path.parent, path.parent.parent):
             empty = folder.is_dir() and not any(folder.iterdir())
             if folder.name in ("hooks", ".github") and empty:
                 folder.rmdir()
-    else:
-        atomic_write_text(path, text)
     return removed
-
-
-def _drop_copilot(text: str, event: str) -> tuple[str, bool]:
-    """The text without wikimem's handlers of `event`, nor the event and "hooks" they leave
-    empty; and whether there was one."""
-    dropped = False
-    while True:
-        root = jsontext.parse(text)
-        table = root.get("hooks")
-        handlers = table.get(event) if table is not None else None
-        if table is None or handlers is None or handlers.kind != "array":
-            return text, dropped
-        values = json.loads(text[handlers.start : handlers.end])
-        hit = [i for i, h in enumerate(values) if isinstance(h, dict) and is_wikimem(h.get("bash"))]
-        if not hit:
-            if dropped and not values:
-                text = jsontext.remove(text, table, table.keys.index(event))
-                root = jsontext.parse(text)
-                if not root.values[root.keys.index("hooks")].values:
-                    text = jsontext.remove(text, root, root.keys.index("hooks"))
-            return text, dropped
-        dropped = True
-        text = jsontext.remove(text, handlers, hit[0])
