@@ -162,10 +162,22 @@ def install_claude(ctx: Ctx, settings_path: Path | None, scope: str, command: st
     entry = chosen_entry(command)
     say_written(path, do_install(path, entry))
     if settings_path is None and scope == "project":
-        exclude = keep_out_of_git(ctx.places.workspace, path)
-        if exclude is not None:
-            click.echo(f"  kept out of git (it holds this machine's path): listed in {exclude}")
+        keep_private(ctx, path, warn_tracked=False)
     warn_if_moving(ctx, entry)
+
+
+def keep_private(ctx: Ctx, path: Path, warn_tracked: bool) -> None:
+    """List a project's hook file, which holds this machine's path, in .git/info/exclude; when
+    git tracks it already, say so if `warn_tracked` (a hook was written with that path)."""
+    exclude = keep_out_of_git(ctx.places.workspace, path)
+    if exclude is not None:
+        click.echo(f"  kept out of git (it holds this machine's path): listed in {exclude}")
+    elif warn_tracked and tracked_in_git(ctx.places.workspace, path):
+        warn(
+            f"warning: git tracks {path}, and the hook written holds this machine's path; "
+            "commit it only with `--command wikimem` (wikimem on PATH), or install with "
+            "--user instead."
+        )
 
 
 def uninstalled(ctx: Ctx, path: Path, removed: list[str], project: bool) -> None:
@@ -244,15 +256,7 @@ def install_gemini(ctx: Ctx, settings_path: Path | None, scope: str, command: st
     written = install_gemini_hooks(path, entry)
     say_written(path, written)
     if settings_path is None and scope == "project":
-        exclude = keep_out_of_git(ctx.places.workspace, path)
-        if exclude is not None:
-            click.echo(f"  kept out of git (it holds this machine's path): listed in {exclude}")
-        elif written and command is None and tracked_in_git(ctx.places.workspace, path):
-            warn(
-                f"warning: git tracks {path}, and the hook written holds this machine's path; "
-                "commit it only with `--command wikimem` (wikimem on PATH), or install with "
-                "--user instead."
-            )
+        keep_private(ctx, path, warn_tracked=bool(written) and command is None)
     warn_if_moving(ctx, entry)
 
 
@@ -300,15 +304,7 @@ def install_cursor(ctx: Ctx, settings_path: Path | None, scope: str, command: st
     written = install_cursor_hooks(path, entry, user=settings_path is None and scope == "user")
     say_written(path, written)
     if settings_path is None and scope == "project":
-        exclude = keep_out_of_git(ctx.places.workspace, path)
-        if exclude is not None:
-            click.echo(f"  kept out of git (it holds this machine's path): listed in {exclude}")
-        elif written and command is None and tracked_in_git(ctx.places.workspace, path):
-            warn(
-                f"warning: git tracks {path}, and the hook written holds this machine's path; "
-                "commit it only with `--command wikimem` (wikimem on PATH), or install with "
-                "--user instead."
-            )
+        keep_private(ctx, path, warn_tracked=bool(written) and command is None)
     warn_if_moving(ctx, entry)
 
 
