@@ -21,15 +21,25 @@ const context = await model.createContext({
 });
 const grammars = new Map();
 
-// The JSON-schema grammar takes a subset of the keywords; drop the ones it refuses.
-function plain(node) {
-  if (Array.isArray(node)) return node.map(plain);
+// The JSON-schema grammar takes a subset of the keywords: drop the annotations it refuses, but
+// never a property of that name (an edit's `title` is one). Every string is held to
+// WEAK_MODEL_STRING_CAP characters and every list to WEAK_MODEL_MAX_ITEMS (or the schema's own
+// bounds, if lower): a model this weak otherwise writes until the token cap, and an answer that
+// never parses tests the answer reader, never the validator.
+const STRING_CAP = Number(process.env.WEAK_MODEL_STRING_CAP ?? 200);
+const MAX_ITEMS = Number(process.env.WEAK_MODEL_MAX_ITEMS ?? 3);
+function plain(node, names = false) {
+  if (Array.isArray(node)) return node.map((n) => plain(n));
   if (node === null || typeof node !== "object") return node;
   const out = {};
   for (const [k, v] of Object.entries(node)) {
-    if (["$schema", "title", "description", "maxLength", "maxItems"].includes(k)) continue;
-    out[k] = plain(v);
+    if (!names && ["$schema", "title", "description"].includes(k)) continue;
+    out[k] = plain(v, !names && k === "properties");
   }
+  if (!names && out.type === "string" && !out.enum && STRING_CAP > 0)
+    out.maxLength = Math.min(out.maxLength ?? STRING_CAP, STRING_CAP);
+  if (!names && out.type === "array" && MAX_ITEMS > 0)
+    out.maxItems = Math.min(out.maxItems ?? MAX_ITEMS, MAX_ITEMS);
   return out;
 }
 
