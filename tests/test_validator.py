@@ -149,3 +149,25 @@ def test_schema_words_pad_nothing_into_a_title() -> None:
     assert copies_schema("New entry") and copies_schema("The lesson") and copies_schema("Body 2")
     assert copies_schema("Wiki path: 2-4 lowercase slug segments")
     assert not copies_schema("Lockfile drift on CI") and not copies_schema("Add a test endpoint")
+
+
+def test_a_body_that_says_one_sentence_over_and_over_is_refused() -> None:
+    """A weak real model (SmolLM2-135M) looped: "The plan is now the plan." eight times."""
+    from wikimem.indexing.plan import RawPlan, repeats_itself, validate
+
+    loop = "The plan is now the plan. " * 8 + "The plan is now a"
+    lesson = (
+        "Run `uv lock` when `uv sync --locked` says the lockfile needs updating. "
+        "Then commit uv.lock. The lockfile drifts when pyproject.toml changes. "
+        "Run the tests again after that."
+    )
+    assert repeats_itself(loop)
+    assert not repeats_itself(lesson)
+    assert not repeats_itself("Use `-n 0`. Use `-n 0`.")  # short: not enough to call a loop
+
+    edit = {"action": "add", "leaf": "build/uv", "entry": "x", "title": "Uv lock drift"}
+    plan = validate(RawPlan("s", ({**edit, "body": loop},)), lambda _: None, strict=True)
+    kept = validate(RawPlan("s", ({**edit, "body": lesson},)), lambda _: None, strict=True)
+
+    assert not plan.edits and "over and over" in plan.rejected[0].reason
+    assert len(kept.edits) == 1

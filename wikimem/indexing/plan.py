@@ -323,6 +323,22 @@ def copies_schema(text: str) -> bool:
     return any(len(said) >= 12 and (said in p or p in said) for p in _SCHEMA_PHRASES)
 
 
+def repeats_itself(body: str) -> bool:
+    """Whether a body is one sentence said again and again: a weak model's loop ("The plan is
+    now the plan." eight times), where a lesson says each thing once. Sentences of three
+    words or more, compared without case or spacing; one said three times or more, or fewer
+    distinct sentences than half of them, is a loop."""
+    sentences = [
+        " ".join(part.lower().split())
+        for part in re.split(r"[.!?;\n]+", body)
+        if len(part.split()) >= 3
+    ]
+    if len(sentences) < 3:
+        return False
+    most = max(sentences.count(s) for s in set(sentences))
+    return most >= 3 or len(set(sentences)) * 2 < len(sentences)
+
+
 def clean_body(body: str) -> tuple[str, bool]:
     """Demote `#`/`##` headings so a body can never split into new entries."""
     lines = body.replace("\r\n", "\n").strip("\n").split("\n")
@@ -512,6 +528,8 @@ class _Checker:
             )
         if strict and copies_schema(body):
             return reject("body copies the plan's schema, not a lesson")
+        if strict and repeats_itself(body):
+            return reject("body says one sentence over and over, not a lesson")
         if demoted:
             repair("headings inside the body demoted to ###")
         if raw.get("type") not in TYPES:
