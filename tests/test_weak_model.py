@@ -4,8 +4,8 @@ cases, and the validator must let none of its junk become a wrong write (errors 
 writes; the eval counts them as failures).
 
 Run with WIKIMEM_WEAK_MODEL_URL=http://127.0.0.1:PORT/v1 (the server prints it). A case takes
-minutes on a busy 2-core machine (one thread, the whole extraction prompt, a grammar-constrained
-answer of up to 600 tokens), so WIKIMEM_WEAK_MODEL_CASES bounds how many (default 10)."""
+about 30 s on an idle 2-core machine with two threads (minutes on a busy one), so
+WIKIMEM_WEAK_MODEL_CASES bounds how many (default 10)."""
 
 from __future__ import annotations
 
