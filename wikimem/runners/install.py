@@ -208,14 +208,7 @@ def edit_flat_hooks(
             continue
         edited, _ = _drop_flat(edited, event)
         handler = {"command": command, "timeout": timeout}
-        root = jsontext.parse(edited)
-        table = root.get("hooks")
-        if table is None:
-            edited = jsontext.append(edited, root, {event: [handler]}, "hooks")
-        elif table.get(event) is None:
-            edited = jsontext.append(edited, table, [handler], event)
-        else:
-            edited = jsontext.append(edited, table.get(event), handler)  # type: ignore[arg-type]
+        edited = _append_hook(edited, event, handler)
         written[event] = command
     if written:
         if not text.strip():
@@ -489,14 +482,7 @@ def edit_hooks(path: Path, wanted: dict[str, tuple[str, int]]) -> dict[str, str]
         }
         if event in MATCHERS:
             group = {"matcher": MATCHERS[event], **group}
-        root = jsontext.parse(edited)
-        table = root.get("hooks")
-        if table is None:
-            edited = jsontext.append(edited, root, {event: [group]}, "hooks")
-        elif table.get(event) is None:
-            edited = jsontext.append(edited, table, [group], event)
-        else:
-            edited = jsontext.append(edited, table.get(event), group)  # type: ignore[arg-type]
+        edited = _append_hook(edited, event, group)
         written[event] = command
     if written:
         if not text.strip():
@@ -748,14 +734,7 @@ def install_copilot(path: Path, entry: Sequence[str] = ("wikimem",)) -> dict[str
         if mine == [handler]:
             continue
         edited, _ = _drop_flat(edited, event, "bash")
-        root = jsontext.parse(edited)
-        table = root.get("hooks")
-        if table is None:
-            edited = jsontext.append(edited, root, {event: [handler]}, "hooks")
-        elif table.get(event) is None:
-            edited = jsontext.append(edited, table, [handler], event)
-        else:
-            edited = jsontext.append(edited, table.get(event), handler)  # type: ignore[arg-type]
+        edited = _append_hook(edited, event, handler)
         written[event] = command
     if written:
         if not text.strip():
@@ -776,3 +755,16 @@ def uninstall_copilot(path: Path) -> list[str]:
             if folder.name in ("hooks", ".github") and empty:
                 folder.rmdir()
     return removed
+
+
+def _append_hook(text: str, event: str, item: dict[str, Any]) -> str:
+    """`text` with `item` added last to `hooks.<event>`, creating the event and "hooks" when
+    missing; every other byte stays (Claude Code, Codex, Gemini, Cursor and Copilot files)."""
+    root = jsontext.parse(text)
+    table = root.get("hooks")
+    if table is None:
+        return jsontext.append(text, root, {event: [item]}, "hooks")
+    handlers = table.get(event)
+    if handlers is None:
+        return jsontext.append(text, table, [item], event)
+    return jsontext.append(text, handlers, item)
