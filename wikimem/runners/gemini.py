@@ -3,7 +3,9 @@
 Gemini CLI fires `AfterAgent` once per turn with the person's request (`prompt`) and the final
 text (`prompt_response`); those are the record's task and result. Each turn of the session is
 recorded once whichever events fire: the session file names its turns (the id of each user
-message), the session's cursor holds those already queued, and AfterAgent, SessionEnd and
+message, and a hash of its prompt: Gemini CLI rewrites the file after a compression, a masking
+of tool output or a rollback, giving each message a new id), the session's cursor holds those
+already queued, and AfterAgent, SessionEnd and
 PreCompress each queue the turns it lacks (one no AfterAgent reported, interrupted or failed, is
 recorded with a note and no status). Its `transcript_path` is the
 session file under `~/.gemini/tmp/<project>/chats/`, in one of two shapes: one JSON document
@@ -13,7 +15,9 @@ copy of an id wins, in the place its first copy took), `{"$set": ...}` lines (a 
 there replaces them all) and `{"$rewindTo": id}` lines (that message and all after it are gone),
 as Gemini CLI's own loader reads it (packages/core/src/services/chatRecordingService.ts). Either
 holds `user` and `gemini` messages (and `info`, `error`, `warning` notices); a `gemini` message
-holds the turn's `toolCalls` (`name`, `args`, `status`, `result`). That format is internal and
+holds the turn's `toolCalls` (`name`, `args`, `status`, `result`), or, where a rewrite of the
+file wrote it, `functionCall` parts whose results are the next user message's
+`functionResponse` parts. That format is internal and
 unversioned, so it is read defensively. A turn is a person's prompt and the messages after it:
 a `user` message that carries a tool's result (`functionResponse` parts) or the session's
 opening context (`<session_context>`) is no prompt, and a prompt after which nothing happened
@@ -31,6 +35,7 @@ is the hook's path).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Collection, Mapping
@@ -78,6 +83,8 @@ REFUSED = re.compile(
 BACKGROUND = re.compile(r"^(Command moved to background|Command is running in background)", re.M)
 CANCELLED = re.compile(r"^Request cancelled", re.I)
 OPENING = "<session_context>"  # the first user message: the session's context, not a prompt
+# A compression's summary, sent as a user message before the turns it kept: no prompt.
+SUMMARY = re.compile(r"<state_snapshot>")
 
 
 def is_gemini_payload(payload: Mapping[str, Any]) -> bool:
@@ -120,30 +127,34 @@ def records_from_gemini(
     response = nonempty_string(payload.get("prompt_response"))
     if event == END_EVENT and not (prompt or response):
         return []
-    messages, unread = _read_session(path)
-    turns = _turns(messages) if messages is not None else []
+    messages, rewritten, unread = _read_session(path)
+    turns = _turns(messages, rewritten) if messages is not None else []
     if event == END_EVENT and not turns:
         turns = [Turn(None, prompt, [], None, None)]
     if event == "PreCompress":
         turns = turns[:-1]
     continued = bool(payload.get("stop_hook_active"))  # a turn an AfterAgent hook sent back
+    done = _already_recorded(turns, recorded)
     out: list[tuple[str | None, dict[str, Any]]] = []
     for index, turn in enumerate(turns):
         reported = event == END_EVENT and index == len(turns) - 1
         if not (reported or turn.acted):
             continue  # nothing happened after the prompt (cancelled at once, a notice)
         key = turn.key
-        if key and reported and continued and key in recorded:
+        if key and reported and continued and index in done:
             # a retry an AfterAgent hook forced, with no user message of its own in the file:
             # its own run (a retry that has one is simply the next turn)
-            key += ":continued"
-        if key and key in recorded:
+            key = f"{turn.id}:continued"
+            if key in recorded:
+                continue
+        elif index in done:
             continue
         task = (prompt if reported else None) or turn.prompt
         result = (response if reported else None) or turn.result
         if not (task or result or turn.messages):
             continue
-        own = key or (nonempty_string(payload.get("timestamp")) if reported else None)
+        own = key.partition("#")[0] if key else None
+        own = own or (nonempty_string(payload.get("timestamp")) if reported else None)
         record: dict[str, Any] = {
             "run_id": f"{session}:{own}" if session and own else session or own or "",
             "task": task or f"Gemini CLI session in {PurePath(cwd or '.').name or cwd}",
@@ -195,11 +206,22 @@ UNREPORTED = (
 class Turn:
     """One turn of a session file: a person's prompt and the messages after it."""
 
-    key: str | None  # the prompt message's id
+    id: str | None  # the prompt message's id
     prompt: str | None
     messages: list[dict[str, Any]]
     started_at: str | None
     ended_at: str | None
+    fingerprint: str = ""  # a hash of the prompt as sent: what a rewrite of the file keeps
+    rewritten: bool = False  # the prompt comes from a rewrite of the file (new id, new time)
+
+    @property
+    def key(self) -> str | None:
+        """The turn's cursor key: its prompt's id and, after `#`, its fingerprint. A turn
+        cancelled or failed has none: Gemini CLI rolls such a turn out of its history, so no
+        rewrite holds it, and the same prompt sent again is a new turn."""
+        if not self.id:
+            return None
+        return self.id if self.interrupted or self.failed else f"{self.id}#{self.fingerprint}"
 
     @property
     def result(self) -> str | None:
@@ -240,7 +262,7 @@ class Turn:
         return bool(kinds) and kinds[-1] == "error" and "gemini" not in kinds
 
 
-def _turns(messages: list[dict[str, Any]]) -> list[Turn]:
+def _turns(messages: list[dict[str, Any]], rewritten: Collection[str] = ()) -> list[Turn]:
     """The session's turns: each prompt and the messages up to the next one. Messages before
     the first prompt (the session's opening context, notices) belong to no turn."""
     turns: list[Turn] = []
@@ -248,11 +270,50 @@ def _turns(messages: list[dict[str, Any]]) -> list[Turn]:
         stamp = nonempty_string(message.get("timestamp"))
         text = _prompt_text(message)
         if text is not None:
-            turns.append(Turn(nonempty_string(message.get("id")), text, [], stamp, stamp))
+            ident = nonempty_string(message.get("id"))
+            turns.append(
+                Turn(ident, text, [], stamp, stamp, _fingerprint(message), ident in rewritten)
+            )
         elif turns:
             turns[-1].messages.append(message)
             turns[-1].ended_at = stamp or turns[-1].ended_at
     return turns
+
+
+def _fingerprint(message: Mapping[str, Any]) -> str:
+    """A hash of the prompt as sent (`content`, whitespace folded): a rewrite keeps that, while
+    it drops `displayContent` and gives the message a new id and timestamp."""
+    text = " ".join(_text(message.get("content")).split())
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def _already_recorded(turns: list[Turn], recorded: Collection[str]) -> set[int]:
+    """The indexes of the turns the cursor holds. A turn is held by its prompt's id; a prompt
+    that a rewrite of the file gave a new id (Gemini CLI's `updateMessagesFromHistory`, after a
+    compression, a masking of tool output or a rollback, writes the messages anew) is held by
+    its fingerprint: the first one the cursor holds, in the cursor's order, after the last turn
+    matched, that no other turn took. A rewrite keeps the turns' order, so matching in order
+    finds each again, and the running turn, after every one matched, is new even when its
+    prompt repeats one before. A prompt sent again after a rewind is no rewrite: its new id is
+    a new turn."""
+    entries = [(k.partition("#")[0], k.partition("#")[2]) for k in recorded]
+    where = {ident: n for n, (ident, _) in enumerate(entries)}
+    done: set[int] = set()
+    taken: set[int] = set()
+    last = -1
+    for index, turn in enumerate(turns):
+        if turn.id and turn.id in where:
+            done.add(index)
+            taken.add(where[turn.id])
+            last = max(last, where[turn.id])
+        elif turn.rewritten:
+            for n in range(last + 1, len(entries)):
+                if n not in taken and entries[n][1] and entries[n][1] == turn.fingerprint:
+                    done.add(index)
+                    taken.add(n)
+                    last = n
+                    break
+    return done
 
 
 def _prompt_text(message: Mapping[str, Any]) -> str | None:
@@ -266,7 +327,7 @@ def _prompt_text(message: Mapping[str, Any]) -> str | None:
     if any(isinstance(p, dict) and "functionResponse" in p for p in parts):
         return None
     text = _text(message.get("displayContent")) or _text(content)
-    if not text.strip() or text.lstrip().startswith(OPENING):
+    if not text.strip() or text.lstrip().startswith(OPENING) or SUMMARY.search(text):
         return None
     return text
 
@@ -285,38 +346,48 @@ def _text(content: Any) -> str:
     return ""
 
 
-def _read_session(path: str | None) -> tuple[list[dict[str, Any]] | None, str | None]:
-    """The session file's messages, or None and why they could not be read."""
+Read = tuple[list[dict[str, Any]] | None, set[str], str | None]
+
+
+def _read_session(path: str | None) -> Read:
+    """The session file's messages, the ids of those a rewrite of the file wrote (see
+    `_replay_log`), or None and why they could not be read."""
     if not path:
-        return None, "the payload names no Gemini CLI session file"
+        return None, set(), "the payload names no Gemini CLI session file"
     try:
         with open(path, "rb") as handle:
             data = handle.read(SESSION_MAX + 1)
     except OSError as exc:
-        return None, f"the Gemini CLI session file could not be read ({exc.strerror or exc})"
+        why = f"the Gemini CLI session file could not be read ({exc.strerror or exc})"
+        return None, set(), why
     if len(data) > SESSION_MAX:
-        return None, f"the Gemini CLI session file is over {SESSION_MAX // 2**20} MB"
+        return None, set(), f"the Gemini CLI session file is over {SESSION_MAX // 2**20} MB"
     text = data.decode("utf-8", errors="replace")
     try:
         document = json.loads(text)
     except (ValueError, RecursionError):
         document = None
     if isinstance(document, dict) and isinstance(document.get("messages"), list):
-        return [m for m in document["messages"] if isinstance(m, dict)], None
-    messages = _replay_log(text)
-    if messages is not None:
-        return messages, None
+        return [m for m in document["messages"] if isinstance(m, dict)], set(), None
+    replayed = _replay_log(text)
+    if replayed is not None:
+        return replayed[0], replayed[1], None
     if document is None:
-        return None, "the Gemini CLI session file is not JSON nor its JSONL log (being written?)"
-    return None, "the Gemini CLI session file has no messages list (an unknown format)"
+        why = "the Gemini CLI session file is not JSON nor its JSONL log (being written?)"
+        return None, set(), why
+    return None, set(), "the Gemini CLI session file has no messages list (an unknown format)"
 
 
-def _replay_log(text: str) -> list[dict[str, Any]] | None:
-    """The messages of a JSONL session log as Gemini CLI loads it, or None when no line is its
-    metadata record (`sessionId` and `projectHash`). A line that does not parse (the one being
-    written) is skipped, as Gemini CLI skips it."""
+def _replay_log(text: str) -> tuple[list[dict[str, Any]], set[str]] | None:
+    """The messages of a JSONL session log as Gemini CLI loads it, and the ids of those its
+    last rewrite wrote, or None when no line is its metadata record (`sessionId` and
+    `projectHash`). A rewrite is a `$set` of `messages` (Gemini CLI's
+    `updateMessagesFromHistory`): the messages anew, each one not kept by id with a new id and
+    timestamp and only its `content` (a model message's calls as `functionCall` parts). A line
+    that does not parse (the one being written) is skipped, as Gemini CLI skips it."""
     found = False
     messages: dict[str, dict[str, Any]] = {}
+    rewritten: set[str] = set()
     for line in text.splitlines():
         if not line.strip():
             continue
@@ -337,6 +408,7 @@ def _replay_log(text: str) -> list[dict[str, Any]] | None:
         elif isinstance(update, dict):
             if isinstance(update.get("messages"), list):  # a checkpoint: the messages anew
                 messages = {m["id"]: m for m in update["messages"] if _is_message(m)}
+                rewritten = set(messages)
         elif isinstance(record.get("sessionId"), str) and isinstance(
             record.get("projectHash"), str
         ):
@@ -344,7 +416,7 @@ def _replay_log(text: str) -> list[dict[str, Any]] | None:
             for message in record.get("messages") or []:
                 if _is_message(message):
                     messages[message["id"]] = message
-    return list(messages.values()) if found else None
+    return (list(messages.values()), rewritten) if found else None
 
 
 def _is_message(value: Any) -> bool:
@@ -360,6 +432,8 @@ def _evidence(turn: list[dict[str, Any]], cwd: str | None) -> list[dict[str, Any
                 items.append({"kind": "note", "text": clip(f"Gemini CLI error: {text}", 2000)})
             continue
         calls = message.get("toolCalls")
+        if not isinstance(calls, list) and message.get("type") == "gemini":
+            calls = _part_calls(message, turn)
         for call in calls if isinstance(calls, list) else []:
             if not isinstance(call, dict):
                 continue
@@ -367,6 +441,40 @@ def _evidence(turn: list[dict[str, Any]], cwd: str | None) -> list[dict[str, Any
             if item is not None:
                 items.append(item)
     return items
+
+
+def _parts(content: Any) -> list[dict[str, Any]]:
+    parts = content if isinstance(content, list) else [content]
+    return [p for p in parts if isinstance(p, dict)]
+
+
+def _part_calls(message: Mapping[str, Any], turn: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A model message's calls read from its `functionCall` parts (how a rewrite of the file
+    writes them: the message's content as the API holds it, no `toolCalls`), each with the
+    `functionResponse` of its id from the turn's user messages, in the shape of a recorded
+    call: a response with an `error` is a failed call, one without a call whose outcome is
+    unknown."""
+    responses = [
+        p["functionResponse"]
+        for m in turn
+        if m.get("type") == "user"
+        for p in _parts(m.get("content"))
+        if isinstance(p.get("functionResponse"), dict)
+    ]
+    calls: list[dict[str, Any]] = []
+    for part in _parts(message.get("content")):
+        called = part.get("functionCall")
+        if not isinstance(called, dict):
+            continue
+        call: dict[str, Any] = {k: called.get(k) for k in ("id", "name", "args")}
+        own = [r for r in responses if call["id"] and r.get("id") == call["id"]]
+        if own:
+            response = own[0].get("response")
+            failed = isinstance(response, dict) and response.get("error")
+            call["status"] = "error" if failed else "success"
+            call["result"] = [{"functionResponse": own[0]}]
+        calls.append(call)
+    return calls
 
 
 def _item(call: Mapping[str, Any], cwd: str | None) -> dict[str, Any] | None:
