@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -588,7 +589,8 @@ def log_records() -> list[dict]:
 
 def loaded(records: list[dict]) -> list[dict]:
     """The messages of log records as Gemini CLI loads them, read here without the adapter:
-    the last copy of an id in its first place; a `$rewindTo` drops that message and all after."""
+    the last copy of an id in its first place; a `$rewindTo` drops that message and all after;
+    a `$set` of `messages` replaces them all."""
     messages: dict[str, dict] = {}
     for record in records:
         if "$rewindTo" in record:
@@ -597,6 +599,8 @@ def loaded(records: list[dict]) -> list[dict]:
                 del messages[gone]
         elif "id" in record:
             messages[record["id"]] = record
+        elif "messages" in record.get("$set", {}):  # a rewrite: the messages anew
+            messages = {m["id"]: m for m in record["$set"]["messages"]}
     return list(messages.values())
 
 
@@ -748,3 +752,160 @@ def test_a_crashed_gemini_session_is_picked_up_and_a_live_one_is_left_alone(
     # every turn the file holds; the one rewound away while no hook ran is gone with it
     assert crashed == sorted(f"{session}:{key}" for key, _ in TURNS if key != "u-5")
     assert len([r for r in runs if r["run_id"].startswith(paths["live"][0])]) == 3
+
+
+def as_history(messages: list[dict], stamp: str) -> list[dict]:
+    """Messages as a rewrite of the log writes them (Gemini CLI's `updateMessagesFromHistory`
+    after `setHistory` of plain contents): only what the model's history holds, each with a new
+    id and timestamp and only its `content`, a model message's calls as `functionCall` parts.
+    Turns cancelled or failed are not there: Gemini CLI rolled them out of the history."""
+    out: list[dict] = []
+    for message in messages:
+        if message["type"] not in ("user", "gemini"):
+            continue
+        content = message["content"]
+        parts = content if isinstance(content, list) else [{"text": content}] if content else []
+        calls = message.get("toolCalls") or []
+        parts = parts + [
+            {"functionCall": {"id": c["id"], "name": c["name"], "args": c["args"]}} for c in calls
+        ]
+        out.append({"id": str(uuid.uuid4()), "timestamp": stamp, "type": message["type"]})
+        out[-1]["content"] = parts
+    return out
+
+
+def rolled_back(records: list[dict], keys: set[str]) -> list[dict]:
+    """The loaded messages without the turns of `keys` (from each prompt to the next)."""
+    kept: list[dict] = []
+    dropping = False
+    for message in loaded(records):
+        if is_person(message):
+            dropping = message["id"] in keys
+        if not dropping:
+            kept.append(message)
+    return kept
+
+
+@pytest.mark.parametrize("rewrite", ["masking", "compression"])
+def test_a_rewrite_of_the_log_records_no_turn_again(
+    rewrite: str, workspace: Path, tmp_path: Path
+) -> None:
+    """Mid-turn, Gemini CLI writes the messages anew as a `$set` of `messages`: new ids, new
+    timestamps, calls as `functionCall` parts (a masking of bulky tool output keeps every turn;
+    a compression keeps the latest behind a `<state_snapshot>` summary). The turns recorded
+    before it are not queued again; the running turn, whose prompt repeats the failed one's,
+    and a turn after the rewrite are each queued once."""
+    records = log_records()
+    session = records[0]["sessionId"]
+    ends = turn_ends(records)
+    running = ends["u-7"]  # the next record is u-8's prompt: "summarise the changes" again
+    path = tmp_path / ".gemini" / "tmp" / "invoice-tool" / "chats" / "session-x.jsonl"
+    path.parent.mkdir(parents=True)
+    places = config.places(workspace, {})
+    base = {"session_id": session, "transcript_path": str(path), "cwd": LOG_CWD}
+
+    def fire(event: str, **fields: object) -> None:
+        accept(places, {}, json.dumps(base | {"hook_event_name": event} | fields).encode())
+
+    write_session(path, "jsonl", records[: running + 1], session)
+    fire("PreCompress", trigger="auto")  # every turn but the running one
+    history = rolled_back(records[: running + 1], {"u-2", "u-7"})
+    if rewrite == "compression":
+        summary = [
+            {"type": "user", "content": "<state_snapshot>\n<overall_goal>fix</overall_goal>"},
+            {"type": "gemini", "content": "Got it. Thanks for the additional context!"},
+        ]
+        history = history[:1] + summary + history[[m["id"] for m in history].index("u-6") :]
+    anew = as_history(history, "2026-08-03T09:15:45.000Z")
+    with path.open("a", encoding="utf-8") as log:
+        for message in anew:  # each written as it is recorded, then the checkpoint
+            log.write(json.dumps(message) + "\n")
+        log.write(json.dumps({"$set": {"messages": anew, "lastUpdated": "x"}}) + "\n")
+        for record in records[running + 1 : ends["u-8"]]:  # the rest of the running turn
+            if record.get("type") != "user":
+                log.write(json.dumps(record) + "\n")
+    assert "u-8" not in [m["id"] for m in loaded(log_records_of(path))]  # its id is new
+    fire("AfterAgent", prompt="summarise the changes", prompt_response="Fixed rounding.")
+    with path.open("a", encoding="utf-8") as log:
+        log.write(log_line(id="u-9", type="user", content=[{"text": "thanks"}], timestamp="z"))
+        log.write(log_line(id="g-9", type="gemini", content="You're welcome.", timestamp="z"))
+    fire("AfterAgent", prompt="thanks", prompt_response="You're welcome.")
+    fire("SessionEnd", reason="exit")
+    fire("PreCompress", trigger="manual")
+
+    runs = [json.loads(job.read_text())["run"] for job in places.state.glob("queue/*/*.json")]
+    tasks = sorted(r["task"] for r in runs)
+    prompts = {r["id"]: r["content"][0]["text"] for r in records if is_person(r)}
+    expected = [prompts[k] for k in ("u-1", "u-2", "u-3", "u-4", "u-6", "u-7", "u-8")]
+    assert tasks == sorted([*expected, "thanks"])  # each once; the summary is no prompt
+    again = [r.get("status") for r in runs if r["task"] == "summarise the changes"]
+    assert sorted(again) == ["failed", "succeeded"]  # the failed turn, and the one retried
+
+
+def log_records_of(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_function_call_parts_are_the_turn_s_tool_calls(
+    workspace: Path, isolated_env: Path, cli
+) -> None:
+    """A message a rewrite wrote holds its calls as `functionCall` parts and their results as
+    the next user message's `functionResponse` parts: the installed hook, run from a bare
+    shell, reads them as the turn's commands and edits, each with its own response."""
+    assert cli("install", "gemini").code == 0
+    settings = workspace / ".gemini" / "settings.json"
+    calls = [
+        ("c-1", "run_shell_command", {"command": "make"}),
+        ("c-2", "write_file", {"file_path": str(workspace / "NOTES.md"), "content": "x"}),
+        ("c-3", "run_shell_command", {"command": "make install"}),
+        ("c-4", "run_shell_command", {"command": "ls"}),
+    ]
+    responses = {
+        "c-1": {"output": "Output: make: *** [all] Error 2\nExit Code: 2"},
+        "c-2": {"output": "Successfully created and wrote to new file"},
+        "c-3": {"error": "Tool execution denied by policy."},
+    }  # c-4 has none yet
+    messages = [
+        {"id": "a", "type": "user", "content": [{"text": "build it"}], "timestamp": "t1"},
+        {
+            "id": "b",
+            "type": "gemini",
+            "timestamp": "t2",
+            "content": [{"text": "Building."}]
+            + [{"functionCall": {"id": i, "name": n, "args": a}} for i, n, a in calls],
+        },
+        {
+            "id": "c",
+            "type": "user",
+            "timestamp": "t3",
+            "content": [
+                {"functionResponse": {"id": i, "name": "run_shell_command", "response": r}}
+                for i, r in responses.items()
+            ],
+        },
+        {"id": "d", "type": "gemini", "content": [{"text": "make fails."}], "timestamp": "t4"},
+    ]
+    path = isolated_env / ".gemini" / "tmp" / "p" / "chats" / "session-2026-08-01T09-58-g1.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        log_line(sessionId="g-1", projectHash="h", startTime="t0")
+        + log_line(**{"$set": {"messages": messages}})
+    )
+    turn = example(transcript_path=str(path), cwd=str(workspace), prompt="build it")
+    (command,) = hook_commands(settings, "AfterAgent")
+
+    done = bare_shell(command, workspace, isolated_env, json.dumps(turn))
+
+    assert done.returncode == 0, done.stderr
+    (job,) = (workspace / ".clarvis" / "state" / "queue").glob("*/*.json")
+    run = json.loads(job.read_text())["run"]
+    assert run["task"] == "build it"
+    assert [
+        (e["kind"], e.get("command") or e.get("path"), e.get("exit_code"), e.get("ran"))
+        for e in run["evidence"]
+    ] == [
+        ("command", "make", 2, None),
+        ("file", "NOTES.md", None, None),
+        ("command", "make install", None, False),  # refused: it did not run
+        ("command", "ls", None, None),  # no response yet: no outcome
+    ]
