@@ -22,6 +22,7 @@ from wikimem.fsio import atomic_write_text, read_text, workspace_lock
 from wikimem.indexing import ownership
 from wikimem.indexing import review as review_inbox
 from wikimem.indexing.extractor import NO_MODEL_WARNING, OFFLINE, Extraction, extract
+from wikimem.indexing.claims import authority_claim
 from wikimem.indexing.guard import verified_commands
 from wikimem.indexing.message import subject
 from wikimem.indexing.plan import DEFAULT_SUMMARY, Note, Plan, parse, validate
@@ -200,7 +201,18 @@ class Pass:
                 if page is None or str(page.meta.get("type") or "") != "identity":
                     continue
             found.append(f"{edit.leaf}#{edit.entry}")
-        return f"writes identity memory ({', '.join(found[:3])}): a person decides" if found else ""
+        if found:
+            return f"writes identity memory ({', '.join(found[:3])}): a person decides"
+        # whatever type it is given, a sentence saying what a person allows is identity memory,
+        # and topic summaries reach every session start through PROFILE
+        for text in (
+            *(f"{e.title}\n{e.body}" for e in plan.edits if e.action != "remove"),
+            *(t.summary for t in plan.topics),
+        ):
+            claim = authority_claim(text)
+            if claim:
+                return f"claims what a person allows ({claim!r}): a person decides"
+        return ""
 
     def _persons(self, plan: Plan) -> str:
         """Held when an update or remove would drop or rewrite lines a person wrote in the
