@@ -21,8 +21,8 @@ from wikimem.errors import ModelError, WikimemError
 from wikimem.fsio import atomic_write_text, read_text, workspace_lock
 from wikimem.indexing import ownership
 from wikimem.indexing import review as review_inbox
-from wikimem.indexing.extractor import NO_MODEL_WARNING, OFFLINE, Extraction, extract
 from wikimem.indexing.claims import authority_claim
+from wikimem.indexing.extractor import NO_MODEL_WARNING, OFFLINE, Extraction, extract
 from wikimem.indexing.guard import verified_commands
 from wikimem.indexing.message import subject
 from wikimem.indexing.plan import DEFAULT_SUMMARY, Note, Plan, parse, validate
