@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
@@ -14,9 +13,7 @@ from wikimem.errors import ConfigError
 
 def test_every_setting_has_a_typed_field_and_every_field_a_setting() -> None:
     fields = {
-        f"{name}.{field.name}"
-        for name, section in config.SECTIONS.items()
-        for field in dataclasses.fields(section)
+        f"{name}.{field}" for name, section in config.SECTIONS.items() for field in section._fields
     }
     assert fields == set(config.SETTINGS)
 
@@ -98,3 +95,28 @@ def test_config_set_refuses_a_provider_no_one_provides(workspace: Path, cli) -> 
         not (workspace / ".clarvis/config.toml").exists()
         or "no-such" not in (workspace / ".clarvis/config.toml").read_text()
     )
+
+
+def test_places_and_settings_are_frozen_records(tmp_path: Path) -> None:
+    """Built without dataclasses (every hook imports this module), still immutable values."""
+    places = config.Places(tmp_path / "ws", global_dir=tmp_path / "home")
+    same = config.Places(workspace=tmp_path / "ws", global_dir=tmp_path / "home", found=True)
+    assert places == same and hash(places) == hash(same) and places.found
+    assert places != config.Places(tmp_path / "ws", tmp_path / "home", False)
+    assert repr(places).startswith("Places(workspace=") and "found=True" in repr(places)
+    with pytest.raises(AttributeError):
+        places.workspace = tmp_path  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        del places.found  # type: ignore[misc]
+    with pytest.raises(TypeError, match="global_dir"):
+        config.Places(workspace=tmp_path)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        config.Places(tmp_path, tmp_path, wiki=tmp_path)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="multiple values"):
+        config.Places(tmp_path, tmp_path, workspace=tmp_path)  # type: ignore[misc]
+    settings = config.load(places, env={}).override("queue.batch", "3", "test")
+    assert settings.queue.batch == 3 and settings.queue is settings.queue  # computed once
+    assert settings.values["queue.batch"] == config.Value("queue.batch", 3, "test")
+    with pytest.raises(AttributeError):
+        settings.ignored = ()  # type: ignore[misc]
+    assert config.Settings().values == {} and config.Bounds(1) == config.Bounds(low=1, high=None)

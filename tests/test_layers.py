@@ -21,6 +21,7 @@ BASE = {
     "wikimem.locate",
     "wikimem.fsio",
     "wikimem.trust",
+    "wikimem.frozen",
 }
 BASE_MODULES = BASE | {"wikimem.pause", "wikimem.__main__"}
 ALLOWED: dict[str, set[str]] = {

@@ -13,13 +13,19 @@ import math
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
+from types import MappingProxyType
 
 from wikimem import locate, trust
 from wikimem.errors import ConfigError
+from wikimem.frozen import frozen
+
+TYPE_CHECKING = False  # every hook imports this module: no typing at run time
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    S = TypeVar("S")
 
 CLARVIS = locate.CLARVIS
 
@@ -94,7 +100,7 @@ ENV_KEYS = {
 }
 
 
-@dataclass(frozen=True)
+@frozen
 class Places:
     """Where a workspace keeps its wiki, state and settings."""
 
@@ -166,7 +172,7 @@ class Places:
         return self.state / "background.log"
 
 
-@dataclass(frozen=True)
+@frozen
 class ModelSettings:
     """What the model seam needs; `model` is None when no model resolves (offline rules)."""
 
@@ -178,14 +184,14 @@ class ModelSettings:
     max_retries: int = 2
 
 
-@dataclass(frozen=True)
+@frozen
 class Value:
     key: str
     value: Any
     source: str  # "default", a config file path, or "env VAR"
 
 
-@dataclass(frozen=True)
+@frozen
 class ModelSection:
     memory: str | None
     default: str | None
@@ -197,19 +203,19 @@ class ModelSection:
     offline: bool
 
 
-@dataclass(frozen=True)
+@frozen
 class CaptureSection:
     output_head: int
     output_tail: int
     snapshot_max: int
 
 
-@dataclass(frozen=True)
+@frozen
 class PromptSection:
     budget: int
 
 
-@dataclass(frozen=True)
+@frozen
 class WikiSection:
     commit_into: str
     profile_max: int
@@ -217,7 +223,7 @@ class WikiSection:
     remote: str
 
 
-@dataclass(frozen=True)
+@frozen
 class QueueSection:
     max_attempts: int
     batch: int
@@ -226,25 +232,25 @@ class QueueSection:
     retry_wait: int
 
 
-@dataclass(frozen=True)
+@frozen
 class HookSection:
     linger: int
     start_budget: int
     resume_budget: int
 
 
-@dataclass(frozen=True)
+@frozen
 class RecallSection:
     budget: int
 
 
-@dataclass(frozen=True)
+@frozen
 class ReviewSection:
     max_remove_share: float
     mode: str
 
 
-@dataclass(frozen=True)
+@frozen
 class MemorySection:
     provider: str
     command: str | None
@@ -252,7 +258,7 @@ class MemorySection:
     unused_days: int
 
 
-@dataclass(frozen=True)
+@frozen
 class CompactSection:
     every_passes: int
     every_hours: float
@@ -273,15 +279,12 @@ SECTIONS: dict[str, type] = {
 }
 
 
-S = TypeVar("S")
-
-
-@dataclass(frozen=True)
+@frozen
 class Settings:
     """Effective settings: typed sections (`settings.queue.batch`) for the code, and each
     value with where it came from (`values`) for `wikimem config`."""
 
-    values: Mapping[str, Value] = field(default_factory=dict)
+    values: Mapping[str, Value] = MappingProxyType({})
     # settings of an untrusted workspace file left at their defaults, and why (`trust`)
     ignored: tuple[str, ...] = ()
     ignored_why: str = ""
@@ -420,7 +423,7 @@ def flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return flat
 
 
-@dataclass(frozen=True)
+@frozen
 class Bounds:
     """The values a number setting may take: from `low` (or just above it) up to `high`."""
 
