@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import click
@@ -11,12 +10,20 @@ from wikimem import __version__, config
 from wikimem.errors import NotFound
 
 
-@dataclass
 class Ctx:
-    workspace: str | None = None
-    pager: bool = True
-    _places: config.Places | None = field(default=None, repr=False)
-    _settings: config.Settings | None = field(default=None, repr=False)
+    """What the commands of one invocation share (a plain class: `show` and `--version` do
+    not import dataclasses)."""
+
+    __slots__ = ("workspace", "pager", "_places", "_settings")
+
+    def __init__(self, workspace: str | None = None, pager: bool = True) -> None:
+        self.workspace = workspace
+        self.pager = pager
+        self._places: config.Places | None = None
+        self._settings: config.Settings | None = None
+
+    def __repr__(self) -> str:
+        return f"Ctx(workspace={self.workspace!r}, pager={self.pager!r})"
 
     @property
     def places(self) -> config.Places:
