@@ -236,13 +236,15 @@ def test_install_adds_the_in_loop_hooks_and_uninstall_removes_them(
 
 def test_the_in_loop_path_imports_nothing_heavy(bun_wiki: config.Places) -> None:
     """`wikimem deliver` runs on every prompt and every failed command: no click, openai, git,
-    YAML, Markdown parser or the search package (about 60 ms of imports between them)."""
+    YAML, Markdown parser or the search package (about 60 ms of imports between them), and no
+    dataclasses or inspect (10 ms: settings are plain frozen classes for this reason)."""
     code = (
         "import sys, io\n"
         "sys.stdin = io.StringIO(sys.argv[1])\n"
         "from wikimem.cli import main\n"
         "try:\n    main(['deliver'])\nexcept SystemExit:\n    pass\n"
-        "heavy = {'openai', 'git', 'click', 'jinja2', 'frontmatter', 'yaml', 'markdown_it'}\n"
+        "heavy = {'openai', 'git', 'click', 'jinja2', 'frontmatter', 'yaml', 'markdown_it',\n"
+        "         'dataclasses', 'inspect'}\n"
         "found = [m for m in sys.modules if m.split('.')[0] in heavy]\n"
         "found += [m for m in sys.modules if m.startswith('wikimem.recall.search')]\n"
         "print(sorted(found), file=sys.stderr)\n"
