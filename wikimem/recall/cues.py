@@ -14,6 +14,7 @@ missing, busy or foreign index: no index means no entries.
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 import unicodedata
@@ -203,6 +204,8 @@ BRANCH_PREFIXES = frozenset({"feature", "feat", "fix", "bugfix", "hotfix", "chor
 MAIN_BRANCHES = frozenset({"main", "master", "trunk", "develop", "dev", "head"})
 PATHS = 8  # of the session's most recent paths
 CLOSE = 0.5  # an entry scoring under this share of the best one is a weaker lead: left out
+ENOUGH = 1.0  # evidence as strong as one word that only the entry holds
+FOCUS = 8  # of the prompt's rarest words looked up
 
 
 def branch_terms(branch: str) -> list[str]:
@@ -248,6 +251,26 @@ def commands_named(prompt: str) -> list[tuple[str, str]]:
     return found
 
 
+def weights(db: sqlite3.Connection, terms: list[str]) -> dict[str, float]:
+    """Each term's rarity over the index's rows, as evidence: ln(N/df) / ln(N), where df counts
+    the rows holding any form `alike` accepts (its stem, up to 3 letters shorter). A word in
+    every row weighs 0, one in a single row 1; terms the index lacks are left out."""
+    db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, fts, row)")
+    rows = db.execute("SELECT count(*) FROM docs").fetchone()[0] or 1
+    scale = math.log(rows) if rows > 1 else 1.0
+    found: dict[str, float] = {}
+    for term in dict.fromkeys(terms):
+        root = stem(term)
+        root = root[: max(4, len(root) - 3)] if len(root) > 4 else root
+        after = root[:-1] + chr(ord(root[-1]) + 1)
+        df = db.execute(
+            "SELECT sum(doc) FROM vocab WHERE term >= ? AND term < ?", (root, after)
+        ).fetchone()[0]
+        if df:
+            found[term] = max(0.0, min(1.0, math.log(rows / min(df, rows)) / scale))
+    return found
+
+
 def prompt_entries(
     index_file: Path,
     prompt: str,
@@ -257,14 +280,17 @@ def prompt_entries(
 ) -> list[Found]:
     """Entries the prompt and the workspace's state point to.
 
-    Evidence: the prompt's telling words (strong in the entry's title, leaf or path, weak in
-    its body), a command the prompt quotes (`npm ci`) found in the entry, the branch's words
-    (as the prompt's, but never alone), and the paths the prompt or the session's recent tool
-    calls named that the entry cites (`cited`). An entry needs two pieces of it, one strong, one
-    of them a word rare in the wiki or a cited path, and one a word of the prompt itself: so a
-    prompt unrelated to everything gets nothing, whatever the branch and the paths. Then the
-    entries scoring under CLOSE of the best are left out. A prompt with one telling word, rare in
-    the wiki, counts it twice when both the entry's page (leaf or path) and title name it."""
+    Evidence, each piece weighed by how rare it is in the wiki (`weights`: a word in one row
+    of N weighs 1, one in every row 0): the prompt's telling words (in full in the entry's title,
+    leaf or path, half in its body), the branch's words (the same, but never alone), a command
+    the prompt quotes (`npm ci`) found in the entry (1), and the paths the prompt or the
+    session's recent tool calls named that the entry cites (`cited`: 1 for a path, 1/2 for its
+    folder). An entry needs two pieces of it weighing ENOUGH together, as much as one word that
+    names that entry alone, one piece in its title, page, paths or commands, and one a word of
+    the prompt itself: so a prompt unrelated to everything gets nothing, whatever the branch and
+    the paths, and common words (`function`, `test`) add up to little however many. A word
+    naming both the entry's title and its page counts in each (and as two pieces when it is
+    the prompt's one word). Then the entries scoring under CLOSE of the best are left out."""
     asked = [t for t in telling(prompt) if t not in ASKING and stem(t) not in ASKING]
     named = [t for t in branch_terms(branch) if t not in asked]
     quoted_commands = commands_named(prompt)
@@ -276,8 +302,10 @@ def prompt_entries(
     if db is None:
         return []
     try:
-        focus = rarest(db, asked, 8)
-        also = rarest(db, named, 4) if focus or recent else []
+        weight = weights(db, asked + named)
+        by_rarity = sorted(weight, key=lambda t: -weight[t])
+        focus = [t for t in by_rarity if t in asked][:FOCUS]
+        also = [t for t in by_rarity if t in named][:4] if focus or recent else []
         parts = [quoted([stem(t) for t in focus + also], "OR")] if focus + also else []
         parts += [f'"{" ".join(words(p))}"' for p in recent if words(p)]
         if not parts:
@@ -287,31 +315,35 @@ def prompt_entries(
         return []
     finally:
         db.close()
-    rare = set(focus + also)
-    terms = list(dict.fromkeys(asked + named))
+    terms = focus + also
     programs = {program for program, _ in quoted_commands}
     found = []
     for item in items:
-        strong_text = f"{item.title}\n{item.leaf_title}\n{item.path.replace('/', ' ')}"
-        said = " ".join(words(f"{strong_text}\n{item.body}"))
+        page_text = f"{item.leaf_title}\n{item.path.replace('/', ' ')}"
+        said = " ".join(words(f"{item.title}\n{page_text}\n{item.body}"))
         if programs and not programs & set(said.split()):
             continue  # the prompt quotes a command: an entry must be about its program
-        strong = shared(terms, strong_text)
+        titled, paged = shared(terms, item.title), shared(terms, page_text)
+        strong = list(dict.fromkeys(titled + paged))
         weak = [t for t in shared(terms, item.body) if t not in strong]
-        on_paths = cited(recent, item.body) if recent else 0.0
+        on_paths = cited(recent, item.body) / 2 if recent else 0.0
         commands = [c for _, c in quoted_commands if f" {c} " in f" {said} "]
-        hits = strong + weak
-        pieces = len(hits) + (1 if on_paths else 0) + (on_paths >= 2) + len(commands)
-        page = shared(terms, f"{item.leaf_title}\n{item.path.replace('/', ' ')}")
-        if asked == focus and len(asked) == 1 and page and shared(asked, item.title):
+        evidence = (
+            sum(weight[t] for t in titled + paged)
+            + 0.5 * sum(weight[t] for t in weak)
+            + on_paths
+            + len(commands)
+        )
+        pieces = len(strong) + len(weak) + (on_paths > 0) + (on_paths >= 1) + len(commands)
+        if len(asked) == 1 and titled and paged:
             pieces += 1  # a one-topic prompt naming both the page and the entry's title
         if (
             pieces >= 2
-            and (rare & set(strong) or on_paths or commands)
-            and (rare & set(hits) or on_paths)
-            and any(t in asked for t in hits)
+            and evidence >= ENOUGH
+            and (strong or on_paths or commands)
+            and any(t in asked for t in strong + weak)
         ):
-            item.score = 2.0 * len(strong) + len(weak) + on_paths + 2 * len(commands)
+            item.score = round(evidence, 6)
             found.append(item)
     found.sort(key=lambda f: (-f.score, f.path, f.entry))
     return [f for f in found if f.score >= found[0].score * CLOSE][:limit]

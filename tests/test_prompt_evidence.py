@@ -1,0 +1,66 @@
+"""The prompt hook's evidence, on real wikis of real pages and the index a refresh builds: each
+word weighs by its rarity in the wiki, so common words add up to little."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.test_search import write_leaf
+from wikimem.recall.cues import open_index, prompt_entries, weights
+from wikimem.recall.search import SearchIndex
+
+MIX = "tools/mix#mix-test-fails-undefined-function-get2"
+
+
+@pytest.fixture
+def index_file(tmp_path: Path) -> Path:
+    """A wiki of 30 leaves where `function` is in 8 entries and `test` in 20, beside a lesson
+    about `mix test` failing on an undefined function."""
+    wiki = tmp_path / "wiki"
+    for n in range(30):
+        body = f"The report job number {n} writes its rows to the archive bucket."
+        if n < 8:
+            body += " Each step calls one helper function."
+        if n < 20:
+            body += " The nightly test covers it."
+        write_leaf(wiki, f"jobs/job{n}", f"Job {n}", f"Report job {n}.", [(f"Archive {n}", body)])
+    write_leaf(
+        wiki,
+        "tools/mix",
+        "Mix",
+        "The Elixir build tool.",
+        [
+            (
+                "mix test fails: undefined function get/2",
+                "`mix test` fails with `undefined function get/2 (expected Spotter.Router to "
+                "define such a function)`: add `import Phoenix.ConnTest` to the case template.",
+            )
+        ],
+    )
+    index = tmp_path / "search.sqlite"
+    with SearchIndex(wiki, index) as search:
+        search.refresh()
+    return index
+
+
+def test_rare_words_weigh_more_than_common_ones(index_file: Path) -> None:
+    db = open_index(index_file)
+    assert db is not None
+    try:
+        weight = weights(db, ["test", "function", "phoenix", "absentword"])
+    finally:
+        db.close()
+    assert 0 < weight["test"] < weight["function"] < weight["phoenix"] <= 1
+    assert "absentword" not in weight
+
+
+def test_common_words_in_an_entrys_title_do_not_add_up_to_a_match(index_file: Path) -> None:
+    def refs(prompt: str) -> list[str]:
+        return [f.ref for f in prompt_entries(index_file, prompt)]
+
+    # `function` is in 8 of the wiki's 62 rows: under a fixed 10-row cut-off it counted as rare.
+    assert refs("Add a function called multiply_numbers that multiplies. Add a test for it.") == []
+    assert refs("mix test says undefined function get/2 in the router") == [MIX]
+    assert refs("Phoenix ConnTest import for the case template") == []  # the body's words only
