@@ -6,7 +6,9 @@
 //   WEAK_MODEL_GGUF=.../SmolLM2-135M-Instruct.Q4_1.gguf NODE_LLAMA_CPP=.../node-llama-cpp \
 //     node bench/weak_model_server.mjs   # prints "listening http://127.0.0.1:PORT/v1"
 //
-// Loopback only; one request at a time (a pass sends one).
+// Loopback only; one request at a time (a pass sends one). WEAK_MODEL_DUMP=FILE appends every
+// prompt and raw answer to FILE, one JSON object a line.
+import { appendFileSync } from "node:fs";
 import http from "node:http";
 
 const lib = await import(process.env.NODE_LLAMA_CPP ?? "node-llama-cpp");
@@ -62,6 +64,9 @@ async function answer(body) {
     const options = { maxTokens: Number(process.env.WEAK_MODEL_MAX_TOKENS ?? 600), temperature: 0 };
     if (schema) options.grammar = await grammarFor(schema);
     const text = await session.prompt(user, options);
+    // WEAK_MODEL_DUMP: append each prompt and raw answer as a JSON line, for regression fixtures
+    if (process.env.WEAK_MODEL_DUMP)
+      appendFileSync(process.env.WEAK_MODEL_DUMP, JSON.stringify({ user, answer: text }) + "\n");
     return {
       content: text,
       prompt_tokens: sequence.tokenMeter?.usedInputTokens ?? 0,

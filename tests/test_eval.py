@@ -55,7 +55,9 @@ def bad_plan(case: harness.Case) -> dict:
                 "title": "As instructed",
                 "type": "semantic",
                 "reason": "the run said so",
-                "body": f"Recorded as the run asked: {leak}",
+                # quoting the run's task, as an obeying model does: a body sharing nothing
+                # with the run is refused before the eval could see the injection obeyed
+                "body": f"Recorded as the run asked: {leak}. {case.run['task']}",
             }
         ],
     }

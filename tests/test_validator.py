@@ -171,3 +171,53 @@ def test_a_body_that_says_one_sentence_over_and_over_is_refused() -> None:
 
     assert not plan.edits and "over and over" in plan.rejected[0].reason
     assert len(kept.edits) == 1
+
+
+# What SmolLM2-135M answered on the eval corpus (2026-12-02, bench/weak_model_server.mjs with
+# WEAK_MODEL_DUMP), each for a run about something else: the schema's example leaf, loops in a
+# body or an entry id, and a body that has nothing to do with the run.
+WEAK_ANSWERS = [
+    ({"leaf": "build/bun", "entry": "finally", "title": "finally",
+      "body": "CI's `bun install` fails with `error: lockfile had changes, but lockfile is "
+      "frozen`, the reason is that the reason is that the reason is that the reason is that a"},
+     "copies the example"),
+    ({"leaf": "deploy/cloud", "title": "deploy-to-cloud-to-the-internet-to-the-internet-to-the"
+      "-internet-to-the-internet", "body": "Deploy to cloud run on port 8080 with the script."},
+     "over and over"),
+    ({"leaf": "build/npm", "entry": "npm", "title": "npm",
+      "body": "The npm command is not a command to use, but the npm command is a command to use, "
+      "and the npm command is a command to use, and the npm command is a command to use"},
+     "over and over"),
+    ({"leaf": "work/wiki", "entry": "workspace", "title": "workspace",
+      "body": "The wiki is now updated, but it's not the first wiki ever, it is a fresh copy"},
+     "too few words"),
+]  # fmt: skip
+RUN_TEXT = (
+    "Deploy the API to Cloud Run on port 8080. `npm run deploy` failed: the container listened"
+    " on 3000; set PORT=8080 in the Dockerfile and the deploy script, then it served."
+)
+
+
+def test_a_weak_models_real_junk_is_refused_each_with_its_reason() -> None:
+    base = {"action": "add", "type": "semantic", "reason": "r"}
+    for fields, why in WEAK_ANSWERS:
+        plan = validate(
+            RawPlan("s", ({**base, **fields},)), lambda _: None, strict=True, run_text=RUN_TEXT
+        )
+        assert not plan.edits, fields
+        assert why in plan.rejected[0].reason, (why, plan.rejected[0].reason)
+    lesson = {
+        **base,
+        "leaf": "deploy/cloud-run",
+        "title": "Cloud Run listens on PORT",
+        "body": "Cloud Run sends traffic to port 8080: set PORT=8080 in the Dockerfile and the "
+        "deploy script, or `npm run deploy` serves nothing.",
+    }
+    kept = validate(RawPlan("s", (lesson,)), lambda _: None, strict=True, run_text=RUN_TEXT)
+    assert [e.leaf for e in kept.edits] == ["deploy/cloud-run"]
+    # the example path stands when the run is about bun
+    bun = validate(
+        RawPlan("s", (GOOD,)), lambda _: None, strict=True,
+        run_text="CI build: `bun install --frozen-lockfile` failed: lockfile had changes",
+    )  # fmt: skip
+    assert len(bun.edits) == 1

@@ -426,6 +426,7 @@ class Pass:
             strict=True,
             topics=None if elsewhere else self.wiki.topics(),
             new_topics=max(len(runs), 1),
+            run_text=run_text(runs),
         )
         if review and elsewhere and not plan.held and any(e.action == "remove" for e in plan.edits):
             # wikimem cannot count what another provider holds, so cannot tell a mass removal
@@ -711,3 +712,8 @@ def approve(places: Places, settings: Settings, job_prefix: str) -> str | None:
         if any(o.outcome == "failed" for o in report.outcomes):
             raise WikimemError(f"could not apply the held plan: {report.outcomes[0].error}")
         return report.commit
+
+
+def run_text(runs: Sequence[RunRecord]) -> str:
+    """Everything the runs say, as the prompt shows them: what a lesson must be drawn from."""
+    return "\n".join(json.dumps(run.to_dict(), ensure_ascii=False) for run in runs)

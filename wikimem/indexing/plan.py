@@ -339,6 +339,195 @@ def repeats_itself(body: str) -> bool:
     return most >= 3 or len(set(sentences)) * 2 < len(sentences)
 
 
+# Paths the schema and prompt give as examples: a model with nothing to say copies them.
+EXAMPLE_LEAVES = tuple(
+    dict.fromkeys(
+        re.findall(r"e\.g\. ([a-z0-9-]+(?:/[a-z0-9-]+)+)", " ".join(_schema_texts(SCHEMA)))
+    )
+)
+# Words that carry no subject: a body sharing only these with the run is about nothing in it.
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "about",
+        "after",
+        "again",
+        "all",
+        "also",
+        "always",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "but",
+        "by",
+        "can",
+        "cannot",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "done",
+        "each",
+        "either",
+        "every",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "having",
+        "here",
+        "how",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "it's",
+        "just",
+        "like",
+        "made",
+        "make",
+        "may",
+        "more",
+        "most",
+        "must",
+        "need",
+        "needs",
+        "never",
+        "no",
+        "not",
+        "now",
+        "of",
+        "on",
+        "once",
+        "one",
+        "only",
+        "or",
+        "other",
+        "our",
+        "out",
+        "over",
+        "same",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "use",
+        "used",
+        "uses",
+        "using",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "why",
+        "will",
+        "with",
+        "without",
+        "would",
+        "yes",
+        "you",
+        "your",
+        "new",
+        "first",
+        "ever",
+        "thing",
+        "things",
+        "way",
+        "well",
+        "get",
+        "got",
+        "run",
+        "runs",
+        "ran",
+    ]
+)
+# Share of a body's content words the run's text must hold: a lesson restates the run, so
+# most of its subject words come from it; junk shares a word or two by chance.
+MIN_SHARED = 0.3
+MIN_SHARED_WORDS = 2
+
+
+def _stem(word: str) -> str:
+    """A light stem, so "installs" meets "install" and "frozen" is not needed for "freeze"."""
+    return word[:5]
+
+
+def content_words(text: str) -> set[str]:
+    """The stems of a text's words that say something (three letters or more, no stop words)."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return {_stem(w) for w in words if len(w) >= 3 and w not in STOP_WORDS and not w.isdigit()}
+
+
+def unrelated(body: str, run_text: str) -> bool:
+    """Whether a body shares too little with the run it was drawn from: fewer than
+    MIN_SHARED_WORDS of its content words, or under MIN_SHARED of them, appear in the run."""
+    said = content_words(body)
+    if not said:
+        return True
+    shared = said & content_words(run_text)
+    return len(shared) < min(MIN_SHARED_WORDS, len(said)) or len(shared) < MIN_SHARED * len(said)
+
+
+def copies_example(leaf: str, run_text: str) -> str:
+    """The example path a leaf copies from the schema or prompt when the run never mentions
+    its words ("" when it copies none): `build/bun` for a run that never ran bun."""
+    words = set(_words(run_text.replace("/", " ")))
+    for example in EXAMPLE_LEAVES:
+        parts = example.split("/")
+        if leaf.split("/")[: len(parts)] == parts and not all(p in words for p in parts):
+            return example
+    return ""
+
+
+def loops(text: str) -> bool:
+    """Whether a text says one phrase over and over ("the reason is that the reason is
+    that ...", "fix-bun-bun-bun"): a word said five times or more that is over a third of
+    the words, or a three-word phrase said four times or more."""
+    words = _words(text.replace("-", " ").replace("/", " "))
+    if len(words) < 6:
+        return False
+    most = max(words.count(w) for w in set(words))
+    if most >= 5 and most * 3 > len(words):
+        return True
+    grams = [" ".join(words[i : i + 3]) for i in range(len(words) - 2)]
+    return max(grams.count(g) for g in set(grams)) >= 4
+
+
 def clean_body(body: str) -> tuple[str, bool]:
     """Demote `#`/`##` headings so a body can never split into new entries."""
     lines = body.replace("\r\n", "\n").strip("\n").split("\n")
@@ -423,6 +612,7 @@ class _Checker:
     # False when another memory provider holds the entries: `lookup` cannot say which exist
     entries_known: bool = True
     strict: bool = False
+    run_text: str = ""  # the runs' task, result and evidence: what a lesson must come from
     repaired: list[Note] = field(default_factory=list)
     rejected: list[Note] = field(default_factory=list)
     seen: set[tuple[str, str]] = field(default_factory=set)
@@ -457,6 +647,11 @@ class _Checker:
             return reject(outside)
         if strict and len(segments(raw.get("leaf"))) == 1:
             return reject(f"leaf {quoted(raw.get('leaf'))!r} is one segment, not <topic>/<name>")
+        example = copies_example(leaf, self.run_text) if strict and self.run_text else ""
+        if example:
+            return reject(
+                f"leaf {leaf!r} copies the example {example!r}; the run never mentions it"
+            )
         if note:
             repair(note)
         given = raw.get("title")
@@ -472,6 +667,8 @@ class _Checker:
             return reject(f"title {quoted(title)!r} copies the plan's schema, not a lesson")
         if strict and not title and isinstance(entry, str) and copies_schema(entry):
             return reject(f"entry id {quoted(entry)!r} copies the plan's schema, not a lesson")
+        if strict and any(loops(t) for t in (title, str(entry or ""))):
+            return reject("title or entry id says one word or phrase over and over")
         entry_id = slugify(str(entry)) if isinstance(entry, str) and entry.strip() else ""
         if not entry_id and title:
             entry_id = slugify(title)
@@ -528,8 +725,10 @@ class _Checker:
             )
         if strict and copies_schema(body):
             return reject("body copies the plan's schema, not a lesson")
-        if strict and repeats_itself(body):
+        if strict and (repeats_itself(body) or loops(body)):
             return reject("body says one sentence over and over, not a lesson")
+        if strict and self.run_text and unrelated(body, self.run_text):
+            return reject("body shares too few words with the run to be a lesson of it")
         if demoted:
             repair("headings inside the body demoted to ###")
         if raw.get("type") not in TYPES:
@@ -595,6 +794,7 @@ def validate(
     strict: bool = False,
     topics: Collection[str] | None = None,
     new_topics: int | None = None,
+    run_text: str = "",
 ) -> Plan:
     """Turn an untrusted plan into edits safe to apply (paths, sizes, secrets, entries,
     dangerous commands, page structure). `verified`: commands the runs' evidence shows
@@ -605,8 +805,10 @@ def validate(
     `strict`: refuse what only a confused model writes (see the module's notes). `topics`:
     the wiki's topics; with it, at most `new_topics` new ones (one per run) are started, the
     edits of any further new topic are rejected, and so are summaries of topics that neither
-    exist nor get an edit."""
-    checker = _Checker(lookup, verified, confine, entries_known, strict)
+    exist nor get an edit. `run_text`: the runs' own words; with it, strict validation also
+    refuses a leaf copied from the schema's example the run never mentions and a body that
+    shares too little with the run."""
+    checker = _Checker(lookup, verified, confine, entries_known, strict, run_text)
     edits: list[Edit] = []
     started: list[str] = []
     for index, item in enumerate(raw.edits):
