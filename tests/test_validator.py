@@ -221,3 +221,27 @@ def test_a_weak_models_real_junk_is_refused_each_with_its_reason() -> None:
         run_text="CI build: `bun install --frozen-lockfile` failed: lockfile had changes",
     )  # fmt: skip
     assert len(bun.edits) == 1
+
+
+def test_a_leaf_the_wiki_has_is_not_copied_from_the_example() -> None:
+    """build/bun is the schema's example, but once the wiki has it a run about its lockfile
+    (which never says "bun") may update it; a new build/bun for that run is still refused."""
+    update = {
+        "action": "update",
+        "leaf": "build/bun",
+        "entry": "lockfile-drift",
+        "title": "Lockfile drift",
+        "type": "procedural",
+        "body": "When the build fails on a changed lockfile, regenerate it rather than delete it.",
+        "reason": "r",
+    }
+    run = "The build failed: the lockfile had changes; regenerating the lockfile made it pass."
+    page = {"lockfile-drift": "Run `bun install` and commit bun.lockb."}
+    kept = validate(RawPlan("s", (update,)), lambda _: page, strict=True, run_text=run)
+    assert [(e.action, e.leaf) for e in kept.edits] == [("update", "build/bun")], kept.rejected
+    new = {**update, "action": "add", "entry": "lockfile"}
+    refused = validate(RawPlan("s", (new,)), lambda _: None, strict=True, run_text=run)
+    assert not refused.edits
+    assert refused.rejected[0].reason == (
+        "new leaf 'build/bun' copies the example 'build/bun'; the run never mentions it"
+    )

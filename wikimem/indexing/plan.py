@@ -16,8 +16,11 @@ Strict validation (a pass's plans) refuses what only a confused model writes, ea
 reason, instead of repairing it into a write: a one-segment leaf, a new leaf named with the
 schema's own words (`add/general`, `entry/title`), an update of an entry that does not exist, a
 title that copies the schema, a body too short to teach anything, and more new topics than the
-plan has runs. Edits the rules proposed from a run's explicit candidates carry `BY_RULES` and
-are judged as before: a person or agent asked for them in those words.
+plan has runs. Given the runs' text, it also refuses a new leaf copied from the schema's example
+path the run never mentions (`build/bun` for a run without bun), a title, entry id or body that
+loops on one phrase, and a body sharing too few of its words with the run. Edits the rules
+proposed from a run's explicit candidates carry `BY_RULES` and are judged as before: a person or
+agent asked for them in those words.
 """
 
 from __future__ import annotations
@@ -448,7 +451,10 @@ def unrelated(body: str, run_text: str) -> bool:
 
 def copies_example(leaf: str, run_text: str) -> str:
     """The example path a leaf copies from the schema or prompt when the run never mentions
-    its words ("" when it copies none): `build/bun` for a run that never ran bun."""
+    its words ("" when it copies none, or there is no run text to judge by): `build/bun` for
+    a run that never ran bun."""
+    if not run_text:
+        return ""
     words = set(_words(run_text.replace("/", " ")))
     for example in EXAMPLE_LEAVES:
         parts = example.split("/")
@@ -590,11 +596,6 @@ class _Checker:
             return reject(outside)
         if strict and len(segments(raw.get("leaf"))) == 1:
             return reject(f"leaf {quoted(raw.get('leaf'))!r} is one segment, not <topic>/<name>")
-        example = copies_example(leaf, self.run_text) if strict and self.run_text else ""
-        if example:
-            return reject(
-                f"leaf {leaf!r} copies the example {example!r}; the run never mentions it"
-            )
         if note:
             repair(note)
         given = raw.get("title")
@@ -629,6 +630,12 @@ class _Checker:
         named = [p for p in leaf.split("/") if p in SCHEMA_WORDS]
         if strict and found is None and named and action != "remove":
             return reject(f"new leaf {leaf!r} is named with the schema word {named[0]!r}")
+        # a leaf the wiki already has was not copied from the example, whatever the run says
+        example = copies_example(leaf, self.run_text) if found is None and strict else ""
+        if example:
+            return reject(
+                f"new leaf {leaf!r} copies the example {example!r}; the run never mentions it"
+            )
         kind = raw.get("type") if raw.get("type") in TYPES else "semantic"
         body_raw = raw.get("body")
         body, demoted = clean_body(body_raw) if isinstance(body_raw, str) else ("", False)
