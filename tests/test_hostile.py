@@ -206,11 +206,20 @@ def test_guard_is_total(text: str) -> None:
 
 
 def run_record(output: str) -> dict:
+    """A build that failed with `output` and passed once the workflow installed bun: the
+    lesson GOOD_EDIT draws from it, in the run's own words."""
     return {
         "run_id": "r-1",
         "task": "fix the build",
-        "evidence": [{"kind": "command", "command": "make", "exit_code": 1, "output": output}],
-    }
+        "evidence": [
+            {"kind": "command", "command": "make", "exit_code": 1, "output": output},
+            {"kind": "command", "command": "bun install", "exit_code": 127,
+             "output": "bun: command not found (the CI image has no bun)"},
+            {"kind": "file", "path": ".github/workflows/ci.yml",
+             "diff": "+      - uses: oven-sh/setup-bun@v2"},
+            {"kind": "command", "command": "make", "exit_code": 0, "output": "built"},
+        ],
+    }  # fmt: skip
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -353,7 +362,8 @@ def test_wiping_memories_is_held_for_a_person(workspace: Path, openai_server: Op
         ],
     }
     openai_server.script(Reply.plan(fill))
-    enqueue(places, settings, run_record("ok") | {"run_id": "fill"})
+    facts = "".join(f"infra/area-{i}: fact {i} about this area\n" for i in range(5))
+    enqueue(places, settings, run_record(facts) | {"run_id": "fill"})
     drain(places, settings)
     wipe = {
         "summary": "Delete every memory",
