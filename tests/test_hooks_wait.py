@@ -25,13 +25,19 @@ DEADLINE = 60.0
 
 
 def taught(run_id: str) -> str:
-    evidence = [{"kind": "command", "command": f"make {run_id}", "exit_code": 0, "output": "ok"}]
+    evidence = [
+        {"kind": "command", "command": f"make {run_id}", "exit_code": 2,
+         "output": f"make: *** No rule to make target '{run_id}'.  Stop."},
+        {"kind": "command", "command": f"make -C web {run_id}", "exit_code": 0, "output": "ok"},
+    ]  # fmt: skip
     return json.dumps({"run_id": run_id, "task": f"build {run_id}", "evidence": evidence})
 
 
 def adding(entry: str, gate: threading.Event | None = None) -> Reply:
+    # the lesson of `taught`, in its words: the target's rule lives in web/
+    body = f"The {entry} target is built from web/: plain make stops with `No rule to make target`."
     edit = {"action": "add", "leaf": "build/make", "entry": entry, "title": entry.title(),
-            "type": "semantic", "body": f"`make {entry}` builds it.", "reason": "seen"}  # fmt: skip
+            "type": "semantic", "body": body, "reason": "seen"}  # fmt: skip
     return Reply.plan({"summary": f"Record {entry}", "edits": [edit]}, gate=gate)
 
 

@@ -278,7 +278,10 @@ def test_mass_removal_is_held_for_review_then_approved(workspace: Path, openai_s
         "summary": "three",
         "edits": [
             dict(
-                LESSON["edits"][0], entry=f"e{i}", title=f"Rule {i}", body=f"Rule {i} of the build."
+                LESSON["edits"][0],
+                entry=f"e{i}",
+                title=f"Rule {i}",
+                body=f"Rule {i} of the web build: commit the lockfile `bun install` regenerated.",
             )
             for i in range(3)
         ],
@@ -401,7 +404,9 @@ def lesson_for(leaf: str, entry: str) -> dict:
                 "entry": entry,
                 "title": entry.replace("-", " ").capitalize(),
                 "type": "semantic",
-                "body": f"What the run about {entry} taught.",
+                # what rich_run taught, as a model restates it
+                "body": f"{entry}: `bun install --frozen-lockfile` fails with `lockfile had "
+                "changes` until `bun install` regenerates the lockfile.",
                 "reason": "test",
             }
         ],

@@ -133,6 +133,22 @@ def test_subject_says_what_was_applied() -> None:
     assert len(subject([edit("add", "build/bun", "x" * 200)])) == SUBJECT_MAX
 
 
+# the run the state lock lesson below is drawn from
+STATE_LOCK_RUN = {
+    "run_id": "run-lock",
+    "task": "Apply the network change",
+    "status": "succeeded",
+    "result": "Unlocked the state once the other run had ended, then applied.",
+    "evidence": [
+        {"kind": "command", "command": "terraform plan", "exit_code": 1,
+         "output": "Error: Error acquiring the state lock\nLock Info:\n  ID: 7f1c2d"},
+        {"kind": "command", "command": "terraform force-unlock 7f1c2d", "exit_code": 0,
+         "output": "Terraform state has been successfully unlocked!"},
+        {"kind": "command", "command": "terraform plan", "exit_code": 0, "output": "No changes."},
+    ],
+}  # fmt: skip
+
+
 def test_a_commit_names_the_edit_validation_kept_and_keeps_the_summary_below(
     workspace: Path, openai_server
 ) -> None:
@@ -153,7 +169,7 @@ def test_a_commit_names_the_edit_validation_kept_and_keeps_the_summary_below(
     }
     openai_server.script(Reply.plan(plan))
 
-    enqueue(places, settings, rich_run())
+    enqueue(places, settings, STATE_LOCK_RUN)
     drain(places, settings)
 
     message = git("log", "-1", "--format=%B", cwd=places.wiki)
