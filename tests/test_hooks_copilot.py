@@ -539,3 +539,81 @@ def test_a_subagent_s_calls_are_recorded_under_the_parent_as_its(tmp_path: Path)
     assert command["command"] == "pytest -q --count 3" and command["exit_code"] == 1
     assert command["subagent"] == "explore"
     assert record["result"] == "test_x is flaky."
+
+
+# A real Copilot CLI 1.0.76 session (`copilot -p ... --output-format json`, the same events its
+# events.jsonl holds): one prompt that loads two skills (each a `user.message` Copilot injects,
+# `source: skill-...`), 14 bash calls whose exit codes are in `shell_exit` blocks and
+# `<shellId: N completed with exit code M>` lines, three of them 1, then an abort.
+REAL = FIXTURES / "real" / "copilot-cli-1.0.76-shepherd-task.jsonl"
+REAL_SESSION = "1402e0e2-bfa1-4118-8169-1665f1f04b04"
+REAL_CWD = (
+    "/home/edburns/workareas/copilot-sdk/1917-java-embed-rust-cli-runtime-remove-before-merge"  # noqa: E501
+)
+
+
+def real_log(home: Path) -> Path:
+    path = home / ".copilot" / "session-state" / REAL_SESSION / "events.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(REAL.read_bytes())
+    return path
+
+
+def test_a_real_session_is_one_turn_with_every_command_and_its_exit_code(tmp_path: Path) -> None:
+    path = real_log(tmp_path)
+    data = {"sessionId": REAL_SESSION, "timestamp": 1785376802733, "cwd": REAL_CWD}
+    runs = records_from_payload(
+        {**data, "transcriptPath": str(path), "stopReason": "end_turn"}, {"HOME": str(tmp_path)}
+    )
+    (key, run), *rest = runs
+    assert rest == []  # the skills' injected instructions start no turn of their own
+    assert key == "fbd95f73-9158-45c1-8a8b-94be477c8ea6"
+    assert run["task"].startswith("Invoke skill `shepherd-task-from-ready-to-merged-to-base`")
+    assert "PR_NUMBER: 2152" in run["task"]
+    assert run["status"] == "interrupted"  # the log ends in two aborts (user_initiated)
+    assert run["result"] == "**Step 20: Close the task issue.**"
+    commands = [e for e in run["evidence"] if e["kind"] == "command"]
+    assert len(commands) == 14
+    assert [c["exit_code"] for c in commands] == [0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0]
+    merges = [(c["command"], c["exit_code"]) for c in commands if "pr merge" in c["command"]]
+    assert merges == [
+        ("gh pr merge 2152 -R github/copilot-sdk --merge --delete-branch 2>&1", 1),
+        ("gh pr merge 2152 -R github/copilot-sdk --squash --delete-branch 2>&1", 0),
+    ]
+    assert "Merge commits are not allowed" in commands[11]["output"]
+    assert commands[-1]["command"] == "gh issue close 2144 -R github/copilot-sdk 2>&1"
+    assert not any(c.get("running") or c.get("ran") is False for c in commands)
+    assert not [e for e in run["evidence"] if e["kind"] == "file"]  # it changed no file
+    assert (run["started_at"], run["ended_at"]) == (
+        "2026-07-30T01:58:09.450Z",
+        "2026-07-30T02:00:02.733Z",
+    )
+    # the session's end finds the turn in the cursor: nothing twice
+    end = {**data, "reason": "user_exit"}
+    assert records_from_payload(end, {"HOME": str(tmp_path)}, [key]) == []
+
+
+def test_the_installed_agent_stop_hook_queues_the_real_session_once(
+    workspace: Path, isolated_env: Path, cli
+) -> None:
+    assert cli("install", "copilot").code == 0
+    config = json.loads((workspace / ".github" / "hooks" / "wikimem.json").read_text())
+    queue = workspace / ".clarvis" / "state" / "queue"
+    tools = str(Path(ENTRY).parent)
+    real_log(isolated_env)
+    session = {"sessionId": REAL_SESSION, "cwd": str(workspace)}
+
+    def fire(event: str, data: dict) -> list[dict]:
+        (entry,) = config["hooks"][event]
+        done = copilot_shell(
+            entry["bash"], workspace, isolated_env, json.dumps(data), f"{tools}:/usr/bin:/bin"
+        )
+        assert done.returncode == 0, done.stderr
+        return [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+
+    stopped = {**session, "timestamp": 1785376802733, "transcriptPath": ""}
+    stopped["stopReason"] = "end_turn"
+    (run,) = fire("agentStop", stopped)
+    assert run["status"] == "interrupted"
+    assert sum(e["kind"] == "command" for e in run["evidence"]) == 14
+    assert len(fire("sessionEnd", {**session, "timestamp": 1785376802800, "reason": "abort"})) == 1

@@ -20,11 +20,15 @@ closes it: the next userPromptSubmitted, preCompact (every turn but the running 
 or a resumed sessionStart. The session's cursor (the ids of the turns' user messages) makes each
 turn one run whichever of these fire.
 
-Shell calls (`bash`, `powershell`) are commands; their exit code is the `<exited with exit code
-N>` line Copilot appends to the result. A failed call without one is recorded as exit 1 with
-the result type said in its output, a denied one as not run, one started in the background
-(`mode` async or detached) as running: never a false exit 0. `edit` and `create` calls are file
-changes.
+A `user.message` Copilot injects itself (its `source` says so: `skill-<name>` for a skill's
+instructions, `agent-<id>` for an inter-agent prompt) is part of the running turn, not a new one.
+
+Shell calls (`bash`, `powershell`) are commands; their exit code is the result's `shell_exit`
+(or `terminal`) content block's `exitCode` (Copilot CLI 1.0), else the `<shellId: N completed
+with exit code M>` or `<exited with exit code N>` line Copilot appends to the result. A failed
+call without one is recorded as exit 1 with the result type said in its output, a denied one
+as not run, one started in the background (`mode` async or detached) as running: never a false
+exit 0. `edit` and `create` calls are file changes.
 
 Invariant: never raises on a malformed payload or event log; standard library only (this is the
 hook's path).
@@ -45,7 +49,8 @@ from wikimem.runners.transcripts import clip, marked_lines, nonempty_string, rel
 RUNNER = "copilot"
 SHELL_TOOLS = {"bash", "powershell"}
 EDIT_TOOLS = {"edit", "create", "str_replace_editor"}
-EXIT_CODE = re.compile(r"<exited with exit code (-?\d+)>")
+EXIT_CODE = re.compile(r"<(?:exited|shellId: \S+ completed) with exit code (-?\d+)>")
+INJECTED = ("skill-", "agent-")  # a user.message's `source` when Copilot wrote it, not the person
 NOT_RUN = {"denied", "rejected"}
 BACKGROUND = {"async", "detached"}
 # The VS Code compatible format (PascalCase events, snake_case fields), which Copilot CLI
@@ -222,6 +227,7 @@ class Call:
     success: bool | None = None
     text: str = ""
     error_code: str = ""
+    exit_code: int | None = None  # the result's shell_exit / terminal block's exitCode
     subagent: str = ""  # the subagent (a `task` call's agent) that made this call
 
 
@@ -272,7 +278,7 @@ def _events(path: str, skip: Collection[str]) -> Iterator[dict[str, Any]]:
                 continue
             if not isinstance(line, dict):
                 continue
-            if line.get("type") == "user.message":
+            if line.get("type") == "user.message" and not _injected(line):
                 skipping = line.get("id") in skip
             elif skipping:
                 continue
@@ -295,7 +301,7 @@ def _read(path: str, skip: Collection[str] = ()) -> tuple[str | None, str | None
             if isinstance(context, dict):
                 cwd = nonempty_string(context.get("cwd")) or cwd
             continue
-        if kind == "user.message":
+        if kind == "user.message" and not (turns and _injected(line)):
             key = nonempty_string(line.get("id")) or f"line-{len(turns)}"
             turns.append(Turn(key, nonempty_string(data.get("content")), stamp, stamp))
             continue
@@ -330,6 +336,7 @@ def _read(path: str, skip: Collection[str] = ()) -> tuple[str | None, str | None
                 success = data.get("success")
                 call.success = success if isinstance(success, bool) else None
                 call.text = _result_text(data)
+                call.exit_code = _exit_code(data)
                 error = data.get("error")
                 if isinstance(error, dict):
                     call.error_code = str(error.get("code") or "")
@@ -338,6 +345,26 @@ def _read(path: str, skip: Collection[str] = ()) -> tuple[str | None, str | None
         elif kind == "abort":
             turn.aborted = True
     return session, cwd, turns
+
+
+def _injected(line: Mapping[str, Any]) -> bool:
+    """A user.message Copilot wrote into the turn itself (a skill's instructions, another
+    agent's prompt), by its `source`."""
+    data = line.get("data")
+    source = data.get("source") if isinstance(data, dict) else None
+    return isinstance(source, str) and source.startswith(INJECTED)
+
+
+def _exit_code(data: Mapping[str, Any]) -> int | None:
+    """The exit code a completed shell call's result gives in its content blocks."""
+    result = data.get("result")
+    blocks = result.get("contents") if isinstance(result, dict) else None
+    for block in blocks if isinstance(blocks, list) else []:
+        if isinstance(block, dict) and block.get("type") in ("shell_exit", "terminal"):
+            code = block.get("exitCode")
+            if isinstance(code, int) and not isinstance(code, bool):
+                return code
+    return None
 
 
 def _result_text(data: Mapping[str, Any]) -> str:
@@ -366,7 +393,9 @@ def _item(call: Call, cwd: str | None, aborted: bool = False) -> dict[str, Any] 
         item: dict[str, Any] = {"kind": "command", "command": command}
         output = call.text
         codes = EXIT_CODE.findall(output)
-        if codes:
+        if call.exit_code is not None:
+            item["exit_code"] = call.exit_code
+        elif codes:
             item["exit_code"] = int(codes[-1])
         elif call.done and call.success is False:
             if call.error_code in NOT_RUN or output.lower().startswith("denied"):
