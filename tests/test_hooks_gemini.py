@@ -909,3 +909,87 @@ def test_function_call_parts_are_the_turn_s_tool_calls(
         ("command", "make install", None, False),  # refused: it did not run
         ("command", "ls", None, None),  # no response yet: no outcome
     ]
+
+
+# Two real Gemini CLI sessions (the JSON document of versions before the JSONL log), as
+# codemie-ai/codemie-code publishes them: see real/SOURCES.md. Neither ran a shell command.
+REAL = FIXTURES / "real"
+FILE_OPS = REAL / "session-2026-01-16T11-01-file-ops-37b7abef.json"
+FILE_OPS_CWD = "/Users/Nikita_Levyankov/repos/EPMCDME/codemie-ai/codemie-code"
+LEAD = REAL / "session-2025-12-01T21-45-5b959dae.json"
+LEAD_CWD = "/Users/Jane_Smith/Documents/projects/epm-cdme/assistants"
+
+
+def after_agent(path: Path, cwd: str) -> dict:
+    """The AfterAgent payload (the docs' fields) for the session's last turn, with its values."""
+    session = json.loads(path.read_text(encoding="utf-8"))
+    messages = session["messages"]
+    return example(
+        session_id=session["sessionId"],
+        transcript_path=str(path),
+        cwd=cwd,
+        timestamp=session["lastUpdated"],
+        prompt=[m for m in messages if m["type"] == "user"][-1]["content"],
+        prompt_response=[m for m in messages if m["type"] == "gemini"][-1]["content"],
+    )
+
+
+def test_a_real_session_gives_each_turn_its_prompt_answer_and_file_changes() -> None:
+    runs = records_from_payload(after_agent(FILE_OPS, FILE_OPS_CWD), {})
+    assert [run["task"] for _, run in runs] == [
+        "show tools",
+        "expore repository and figure out issues. focus on adaptability and security",
+        "create hello.md file",
+        "add 5 lines of random text",
+        "remove 2 and 3 line",
+    ]
+    assert [ident(key) for key, _ in runs][-1] == "ee039ccd-6fdd-45ef-be76-3dca818a9db2"
+    *earlier, (_, last) = runs
+    assert last["status"] == "succeeded"
+    assert last["result"] == "I have removed the 2nd and 3rd lines from `hello.md`."
+    for _, run in earlier:  # installed after them: read from the file, and said so
+        assert "status" not in run
+        assert "no AfterAgent" in run["evidence"][0]["text"]
+    assert earlier[2][1]["result"] == "I've created the `hello.md` file for you."
+    files = [[e for e in run["evidence"] if e["kind"] == "file"] for _, run in runs]
+    assert files[:2] == [[], []]  # read, searched and delegated: no file changed
+    assert files[2] == [{"kind": "file", "path": "hello.md", "diff": "+# Hello World\n"}]
+    assert files[3] == files[4] == [{"kind": "file", "path": "hello.md"}]  # overwrites
+    assert not [e for _, run in runs for e in run["evidence"] if e["kind"] == "command"]
+
+
+def test_a_real_created_then_replaced_file_has_both_diffs() -> None:
+    runs = records_from_payload(after_agent(LEAD, LEAD_CWD), {})
+    assert [run["task"] for _, run in runs][:2] == ["hi", "Explain what this is"]
+    (_, last) = runs[-1]
+    assert last["task"].startswith("Make a copy of lead_memory.txt name it as lead_gemini.txt")
+    assert last["result"].startswith("I've created the `lead_gemini.txt` file")
+    created, replaced = [e for e in last["evidence"] if e["kind"] == "file"]
+    assert created["path"] == replaced["path"] == "lead_gemini.txt"
+    assert created["diff"].startswith("+## Core Function\n+\n+Support Team Lead in managing")
+    assert replaced["diff"].startswith("-## Core Function\n")
+    assert "+Support Team Lead with feedback and Jira tasks using Memory MCP." in replaced["diff"]
+
+
+def test_the_installed_after_agent_hook_queues_a_real_session_once(
+    workspace: Path, isolated_env: Path, cli
+) -> None:
+    assert cli("install", "gemini").code == 0
+    settings = workspace / ".gemini" / "settings.json"
+    path = isolated_env / ".gemini" / "tmp" / "907f2064" / "chats" / FILE_OPS.name
+    path.parent.mkdir(parents=True)
+    path.write_bytes(FILE_OPS.read_bytes())
+    turn = {**after_agent(path, FILE_OPS_CWD), "cwd": str(workspace)}
+    queue = workspace / ".clarvis" / "state" / "queue"
+
+    def fire(event: str, payload: dict) -> list[dict]:
+        (command,) = hook_commands(settings, event)
+        done = bare_shell(command, workspace, isolated_env, json.dumps(payload))
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == b""
+        return [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+
+    runs = fire("AfterAgent", turn)
+    assert sorted(run["task"] for run in runs)[0] == "add 5 lines of random text"
+    assert len(runs) == 5
+    assert len(fire("AfterAgent", turn)) == 5  # the cursor holds every turn

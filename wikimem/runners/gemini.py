@@ -24,7 +24,8 @@ opening context (`<session_context>`) is no prompt, and a prompt after which not
 (cancelled at once, a mode-switch notice) is no turn. Shell calls (`run_shell_command`) become
 commands: the exit code is the output's `Exit Code:` line, which current versions write only
 for a non-zero code, so a finished call without one exited 0; a call cancelled, denied or of an
-unknown tool did not run. `write_file` / `replace` calls that succeeded become file changes. A
+unknown tool did not run. `write_file` / `replace` calls that succeeded become file changes
+(with a diff: `replace`'s strings, or the content of a file `write_file` created). A
 turn with `Request cancelled.` is `interrupted`; one that ends in an `error` notice `failed`. A
 file that is missing, unreadable, too large or of an unknown shape costs only the evidence,
 said in a note; the payload's prompt and response are still recorded.
@@ -71,6 +72,7 @@ EVENTS = frozenset(
 )
 SHELL_TOOLS = {"run_shell_command"}
 EDIT_TOOLS = {"write_file", "replace", "edit"}
+CREATED = re.compile(r"Successfully created")  # write_file's output for a file it made
 SESSION_MAX = 64 * 1024 * 1024  # bytes of a session file read; a bigger one is not parsed
 EXIT_CODE = re.compile(r"^Exit Code:\s*(-?\d+)\s*$", re.M | re.I)
 NOT_RUN = {"cancelled", "canceled", "rejected"}
@@ -509,8 +511,11 @@ def _item(call: Mapping[str, Any], cwd: str | None) -> dict[str, Any] | None:
             return None
         item = {"kind": "file", "path": relative_to_cwd(path, cwd)}
         old, new = nonempty_string(args.get("old_string")), nonempty_string(args.get("new_string"))
+        content = nonempty_string(args.get("content"))
         if old is not None or new is not None:
             item["diff"] = clip(marked_lines("-", old or "") + marked_lines("+", new or ""))
+        elif content is not None and CREATED.match(_output(call)[0]):
+            item["diff"] = clip(marked_lines("+", content))  # a new file: its content is the diff
         return item
     return None
 
