@@ -617,3 +617,68 @@ def test_the_installed_agent_stop_hook_queues_the_real_session_once(
     assert run["status"] == "interrupted"
     assert sum(e["kind"] == "command" for e in run["evidence"]) == 14
     assert len(fire("sessionEnd", {**session, "timestamp": 1785376802800, "reason": "abort"})) == 1
+
+
+# A second real session (Copilot CLI 1.0.77, same repository): one prompt and three skills'
+# injected instructions, 26 bash calls (exit 1 four times), two apply_patch calls that change
+# two files, and a shell that outlives its wait, whose id Copilot assigns ("22") and whose end
+# a read_bash call reads (exit 1).
+REVIEW = FIXTURES / "real" / "copilot-cli-1.0.77-review-fixes.jsonl"
+WORKTREE = "/home/edburns/workareas/review-copilot-pr-2173/java/sdk/src/"
+
+
+def review_lines(lines: int | None = None) -> list[str]:
+    return REVIEW.read_text().splitlines(keepends=True)[:lines]
+
+
+def review_run(tmp_path: Path, lines: list[str]) -> dict:
+    path = tmp_path / "events.jsonl"
+    path.write_text("".join(lines))
+    data = {"sessionId": "ceca8a72", "timestamp": 1, "cwd": REAL_CWD, "transcriptPath": str(path)}
+    ((_, run),) = records_from_payload({**data, "stopReason": "end_turn"}, {})
+    return run
+
+
+def test_a_real_session_s_patches_and_a_shell_read_later_are_recorded(tmp_path: Path) -> None:
+    run = review_run(tmp_path, review_lines())
+    assert run["task"].startswith("Invoke skill `shepherd-task-from-ready-to-merged-to-base`")
+    assert "TASK_ISSUE: 2168" in run["task"]
+    assert run["status"] == "succeeded"
+    assert run["result"].startswith("**SHEPHERD FAILED:** Copilot’s follow-up review did not post")
+    commands = [e for e in run["evidence"] if e["kind"] == "command"]
+    assert len(commands) == 26
+    codes = [c.get("exit_code") for c in commands]
+    assert [i for i, code in enumerate(codes) if code != 0] == [1, 2, 17, 22]
+    waited = commands[22]  # outlived its 600 s wait; read_bash of shell 22 gave its end
+    assert waited["command"].startswith("SINCE='2026-07-30T20:14:00Z'; TIMEOUT=600")
+    assert "follow-up review did not post within 10 minutes" in waited["output"]
+    assert not any(c.get("running") for c in commands)
+    files = [e for e in run["evidence"] if e["kind"] == "file"]
+    assert [f["path"].removeprefix(WORKTREE) for f in files] == [
+        "main/java/com/github/copilot/ffi/PlatformDetector.java",
+        "test/java/com/github/copilot/ffi/PlatformDetectorTest.java",
+        "test/java/com/github/copilot/ffi/PlatformDetectorTest.java",
+    ]  # the two files the session's own result line lists as modified
+    assert files[0]["diff"].startswith("*** Update File: /home/edburns/")
+    assert "+    private static final int ELF32_PROGRAM_HEADER_SIZE = 32;\n" in files[0]["diff"]
+    assert "*** Update File" not in files[0]["diff"].partition("\n")[2]  # its own section only
+
+
+def test_a_shell_still_running_when_the_log_ends_is_running_not_exit_0(tmp_path: Path) -> None:
+    lines = review_lines()
+    cut = next(i for i, line in enumerate(lines) if "shellId: 22 is still running" in line)
+    run = review_run(tmp_path, lines[: cut + 1])  # the log as a crash then would leave it
+    *_, last = [e for e in run["evidence"] if e["kind"] == "command"]
+    assert last["running"] is True and "exit_code" not in last
+    # stopped with stop_bash instead (a call in the shape Copilot CLI logs it): no exit code
+    stop = [
+        {"type": "tool.execution_start", "data": {"toolCallId": "s-1", "toolName": "stop_bash",
+         "arguments": {"shellId": "22"}}, "id": "x-1", "timestamp": "2026-07-30T20:30:00.000Z"},
+        {"type": "tool.execution_complete", "data": {"toolCallId": "s-1", "success": True,
+         "result": {"content": "<command with id: 22 stopped>"}}, "id": "x-2",
+         "timestamp": "2026-07-30T20:30:01.000Z"},
+    ]  # fmt: skip
+    run = review_run(tmp_path, [*lines[: cut + 1], *(json.dumps(e) + "\n" for e in stop)])
+    *_, last = [e for e in run["evidence"] if e["kind"] == "command"]
+    assert "exit_code" not in last and not last.get("running")
+    assert last["output"].startswith("(stopped with stop_bash before it finished")

@@ -28,7 +28,11 @@ Shell calls (`bash`, `powershell`) are commands; their exit code is the result's
 with exit code M>` or `<exited with exit code N>` line Copilot appends to the result. A failed
 call without one is recorded as exit 1 with the result type said in its output, a denied one
 as not run, one started in the background (`mode` async or detached) as running: never a false
-exit 0. `edit` and `create` calls are file changes.
+exit 0. A shell that outlives its wait (`<command with shellId: N is still running after ...>`)
+takes the exit code and output of the `read_bash` call that later reads it by that id; one a
+`stop_bash` call stopped has no exit code and says so; one no later call reads is running.
+`edit` and `create` calls are file changes, and so is each file of an `apply_patch` call (its
+arguments are the patch), with its section of the patch as the diff.
 
 Invariant: never raises on a malformed payload or event log; standard library only (this is the
 hook's path).
@@ -48,6 +52,11 @@ from wikimem.runners.transcripts import clip, marked_lines, nonempty_string, rel
 
 RUNNER = "copilot"
 SHELL_TOOLS = {"bash", "powershell"}
+# the calls that read or stop a shell started earlier, by its `shellId`
+POLL_TOOLS = {"read_bash", "read_powershell"}
+STOP_TOOLS = {"stop_bash", "stop_powershell"}
+STILL_RUNNING = re.compile(r"<command with shellId: (\S+) is still running after")
+PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$")  # apply_patch's sections
 EDIT_TOOLS = {"edit", "create", "str_replace_editor"}
 EXIT_CODE = re.compile(r"<(?:exited|shellId: \S+ completed) with exit code (-?\d+)>")
 INJECTED = ("skill-", "agent-")  # a user.message's `source` when Copilot wrote it, not the person
@@ -173,7 +182,7 @@ def _record(
     ended: Any = None,  # why the session ended, for its last turn
 ) -> dict[str, Any] | None:
     calls = [turn.calls[call_id] for call_id in turn.order]
-    items = [item for call in calls if (item := _item(call, cwd, turn.aborted)) is not None]
+    items = [item for call in calls for item in _items(call, cwd, turn.aborted)]
     if not (turn.prompt or turn.result or items):
         return None
     record: dict[str, Any] = {
@@ -228,6 +237,8 @@ class Call:
     text: str = ""
     error_code: str = ""
     exit_code: int | None = None  # the result's shell_exit / terminal block's exitCode
+    stopped: bool = False  # a stop_bash call stopped it before it finished
+    patch: str = ""  # an apply_patch call's patch (its arguments are the patch's text)
     subagent: str = ""  # the subagent (a `task` call's agent) that made this call
 
 
@@ -242,6 +253,7 @@ class Turn:
     result: str | None = None
     calls: dict[str, Call] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)
+    shells: dict[str, str] = field(default_factory=dict)  # a shell call's shellId: its call id
     pending: bool = False  # the last model message asked for tools
     finished: bool = False  # the model ended the turn with a message asking for no tool
     aborted: bool = False
@@ -251,6 +263,8 @@ class Turn:
         if found is None:
             found = self.calls[call_id] = Call(name if isinstance(name, str) else "", _args(args))
             self.order.append(call_id)
+        if isinstance(args, str) and "*** Begin Patch" in args and not found.patch:
+            found.patch = args
         else:
             if isinstance(name, str) and name and not found.name:
                 found.name = name
@@ -324,6 +338,9 @@ def _read(path: str, skip: Collection[str] = ()) -> tuple[str | None, str | None
             call_id = nonempty_string(data.get("toolCallId"))
             if call_id:
                 call = turn.call(call_id, data.get("toolName"), data.get("arguments"))
+                shell = call.args.get("shellId")
+                if call.name in SHELL_TOOLS and isinstance(shell, str) and shell:
+                    turn.shells[shell] = call_id
                 parent = turn.calls.get(str(data.get("parentToolCallId") or ""))
                 if parent is not None and parent is not call:
                     agent = parent.args.get("agent_type") or parent.args.get("name")
@@ -337,14 +354,37 @@ def _read(path: str, skip: Collection[str] = ()) -> tuple[str | None, str | None
                 call.success = success if isinstance(success, bool) else None
                 call.text = _result_text(data)
                 call.exit_code = _exit_code(data)
+                running = STILL_RUNNING.search(call.text)
+                if call.name in SHELL_TOOLS and running:  # its shell id, when Copilot gave it one
+                    turn.shells.setdefault(running.group(1), call_id)
                 error = data.get("error")
                 if isinstance(error, dict):
                     call.error_code = str(error.get("code") or "")
+                _poll(turn, call)
         elif kind == "assistant.turn_end":
             turn.finished = not turn.pending
         elif kind == "abort":
             turn.aborted = True
     return session, cwd, turns
+
+
+def _poll(turn: Turn, call: Call) -> None:
+    """A read_bash / stop_bash call's news of the shell call it names (by `shellId`): the
+    exit code and output of one that outlived its first wait, or that it was stopped."""
+    if call.name not in POLL_TOOLS | STOP_TOOLS:
+        return
+    shell = turn.calls.get(turn.shells.get(str(call.args.get("shellId") or ""), ""))
+    if shell is None:
+        return
+    if call.name in STOP_TOOLS:
+        shell.stopped = shell.exit_code is None and not EXIT_CODE.search(shell.text)
+        return
+    codes = EXIT_CODE.findall(call.text)
+    code = call.exit_code if call.exit_code is not None else int(codes[-1]) if codes else None
+    if code is not None or len(call.text) > len(shell.text):
+        shell.text = call.text  # what the shell printed so far, from its start
+    if code is not None:
+        shell.exit_code = code
 
 
 def _injected(line: Mapping[str, Any]) -> bool:
@@ -384,6 +424,36 @@ def _result_text(data: Mapping[str, Any]) -> str:
     return error if isinstance(error, str) else ""
 
 
+def _items(call: Call, cwd: str | None, aborted: bool = False) -> list[dict[str, Any]]:
+    """A call's evidence: an apply_patch call's files, each with its section of the patch as
+    the diff, else the one item of `_item`."""
+    if call.name != "apply_patch" or not call.patch:
+        item = _item(call, cwd, aborted)
+        return [item] if item is not None else []
+    if not call.done or call.success is False:
+        return []
+    files: list[dict[str, Any]] = []
+    lines: list[str] = []
+    for line in call.patch.splitlines(keepends=True):
+        match = PATCH_FILE.match(line.rstrip("\r\n"))
+        if match:
+            path = relative_to_cwd(match.group(1).strip(), cwd)
+            if not (files and files[-1]["path"] == path):
+                files.append({"kind": "file", "path": path})
+                lines = []
+            lines.append(line if line.endswith("\n") else line + "\n")
+            files[-1]["diff"] = lines
+        elif line.startswith("*** End Patch"):
+            lines = []
+        elif files and lines:
+            lines.append(line if line.endswith("\n") else line + "\n")
+    for item in files:
+        item["diff"] = clip("".join(item["diff"]))
+        if call.subagent:
+            item["subagent"] = call.subagent
+    return files
+
+
 def _item(call: Call, cwd: str | None, aborted: bool = False) -> dict[str, Any] | None:
     args = call.args
     if call.name in SHELL_TOOLS:
@@ -405,6 +475,10 @@ def _item(call: Call, cwd: str | None, aborted: bool = False) -> dict[str, Any] 
                 output = "(Copilot reported this call failed, with no exit code)\n" + output
         elif not call.done and aborted:
             item["ran"] = False  # the person stopped the turn before the call returned
+        elif call.stopped:
+            output = "(stopped with stop_bash before it finished: no exit code)\n" + output
+        elif STILL_RUNNING.search(output):
+            item["running"] = True  # outlived its wait and no later read gave its end
         elif not call.done or args.get("mode") in BACKGROUND:
             item["running"] = True  # no outcome in the log: never a false exit 0
         if output:
