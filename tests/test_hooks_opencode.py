@@ -424,3 +424,121 @@ def test_the_plugin_keeps_the_context_file_in_step(
     assert after_new == at_start  # a new session: rewritten
     shown = git("status", "--porcelain", "--untracked-files=all", ".opencode", cwd=workspace)
     assert shown == ""  # the plugin, its context file and the config: all kept out of git
+
+
+# Real OpenCode sessions (1.2.15, 1.2.20): the event bus as remorses/kimaki captured it from a live
+# OpenCode server, from `session.created` to `session.idle` (see real/SOURCES.md). The plugin
+# asks `client.session.messages` for the stored messages; those are the last
+# `message.updated` info of each message and the last `message.part.updated` of each part
+# (with the `message.part.delta` text streamed into it), which is what `bus_session` rebuilds.
+REAL = FIXTURES / "real"
+INTERRUPTION = REAL / "kimaki-real-session-task-user-interruption.jsonl"
+PARALLEL = REAL / "kimaki-real-session-task-three-parallel-sleeps.jsonl"
+
+
+def bus_session(path: Path) -> dict:
+    """The session's document (`{"info", "messages"}`, as `opencode export` and the SDK give
+    it) from the captured events of its bus."""
+    info: dict = {}
+    messages: dict[str, dict] = {}
+    parts: dict[str, dict] = {}
+    order: dict[str, list[str]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        event = json.loads(line)["event"]
+        kind, props = event["type"], event.get("properties", {})
+        if kind in ("session.created", "session.updated") and not props["info"].get("parentID"):
+            info = {**info, **props["info"]}
+        elif kind == "message.updated":
+            messages[props["info"]["id"]] = props["info"]
+            order.setdefault(props["info"]["id"], [])
+        elif kind == "message.part.updated":
+            part = props["part"]
+            if part["id"] not in parts:
+                order.setdefault(part["messageID"], []).append(part["id"])
+            parts[part["id"]] = part
+        elif kind == "message.part.delta" and props["partID"] in parts:
+            part = parts[props["partID"]]
+            part[props["field"]] = part.get(props["field"], "") + props["delta"]
+    own = [m for m in messages.values() if m["sessionID"] == info["id"]]
+    listed = [{"info": m, "parts": [parts[p] for p in order[m["id"]]]} for m in own]
+    return {"info": info, "messages": listed}
+
+
+def plugin_payload(session: dict) -> dict:
+    """What the plugin sends at the session's idle (its subagents' sessions were not captured)."""
+    return {
+        "hook_event_name": "session.idle",
+        "session_id": session["info"]["id"],
+        "cwd": session["info"]["directory"],
+        "messages": session["messages"],
+    }
+
+
+def test_a_real_session_with_a_subagent_is_one_turn_with_its_report() -> None:
+    session = bus_session(INTERRUPTION)
+    assert session["info"]["version"] == "1.2.15"
+    ((key, run),) = records_from_payload(plugin_payload(session), {})
+    assert key == "msg_cb9b0ba6c001i3YH7bGffdB6BF"
+    # the person's text, not the parts the client added (synthetic: the Discord user, branch)
+    assert run["task"].startswith("REAL_FIXTURE_TASK_INTERRUPT_START. First response MUST call")
+    assert "<discord-user" not in run["task"] and "[Current branch" not in run["task"]
+    assert run["status"] == "succeeded"
+    assert run["result"].startswith("Here are the extensive notes from the long analysis")
+    (note,) = run["evidence"]  # the task call's report; the capture keeps no tool inputs
+    assert note["kind"] == "note"
+    assert "task_id: ses_3464f3a1dffeBBD0d15EqnGjAh" in note["text"]
+    assert "<task_result>" in note["text"]
+
+
+def test_three_parallel_real_subagents_are_three_reports_in_one_turn() -> None:
+    session = bus_session(PARALLEL)
+    ((_, run),) = records_from_payload(plugin_payload(session), {})
+    assert run["task"] == "start a task to use bash sleep 10. 3 in parallel. using general agent"
+    assert run["result"].startswith("Done — I launched 3 **general-agent** tasks in parallel")
+    notes = [e["text"] for e in run["evidence"] if e["kind"] == "note"]
+    assert len(notes) == 3
+    for child in (
+        "ses_33d8c8e09ffeOl89nZk9eCHaQy",
+        "ses_33d8c8dfaffegsnGJ8wiY4t8Z0",
+        "ses_33d8c8df3ffeaweJU2qXGsMqRE",
+    ):
+        assert sum(f"task_id: {child}" in text for text in notes) == 1
+    assert not [e for e in run["evidence"] if e["kind"] in ("command", "file")]
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_the_installed_plugin_queues_a_real_session_once(
+    workspace: Path, isolated_env: Path, cli
+) -> None:
+    assert cli("install", "opencode").code == 0
+    module = isolated_env / "wikimem.mjs"
+    shutil.copy(workspace / ".opencode" / "plugins" / "wikimem.js", module)
+    session = bus_session(INTERRUPTION)
+    real, child = session["info"]["id"], "ses_3464f3a1dffeBBD0d15EqnGjAh"
+    harness = isolated_env / "harness.mjs"
+    harness.write_text(HARNESS.replace(SESSION, real).replace(CHILD, child))
+    fixture, sub = isolated_env / "session.json", isolated_env / "subagent.json"
+    text = json.dumps(session).replace(session["info"]["directory"], str(workspace))
+    fixture.write_text(text, encoding="utf-8")
+    # the subagent's session was not captured: the client answers it with no messages
+    sub.write_text(json.dumps({"info": {"id": child, "parentID": real}, "messages": []}))
+    bare = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(isolated_env),
+        "WIKIMEM_HOME": str(isolated_env / ".clarvis"),
+        "WIKIMEM_LINGER": "0",
+    }
+    done = subprocess.run(
+        ["/usr/bin/env", "-i", *(f"{k}={v}" for k, v in bare.items()), NODE, str(harness)]
+        + [str(module), str(fixture), str(sub), str(workspace), "v1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=isolated_env,
+    )
+    assert done.returncode == 0, done.stderr
+    queue = workspace / ".clarvis" / "state" / "queue"
+    (run,) = [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+    assert run["agent"] == {"name": "opencode", "instance_id": real}
+    assert run["task"].startswith("REAL_FIXTURE_TASK_INTERRUPT_START.")
+    assert run["status"] == "succeeded"
