@@ -263,13 +263,13 @@ class Turn:
         if found is None:
             found = self.calls[call_id] = Call(name if isinstance(name, str) else "", _args(args))
             self.order.append(call_id)
-        if isinstance(args, str) and "*** Begin Patch" in args and not found.patch:
-            found.patch = args
         else:
             if isinstance(name, str) and name and not found.name:
                 found.name = name
             if not found.args:
                 found.args = _args(args)
+        if isinstance(args, str) and "*** Begin Patch" in args and not found.patch:
+            found.patch = args  # apply_patch: its arguments are the patch itself
         return found
 
 
