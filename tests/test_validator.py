@@ -245,3 +245,29 @@ def test_a_leaf_the_wiki_has_is_not_copied_from_the_example() -> None:
     assert refused.rejected[0].reason == (
         "new leaf 'build/bun' copies the example 'build/bun'; the run never mentions it"
     )
+
+
+def test_the_run_text_is_what_the_run_says_not_its_field_names() -> None:
+    from wikimem.indexing.indexer import run_text
+    from wikimem.intake.record import normalise
+
+    run = normalise(
+        {
+            "task": "Deploy the API",
+            "result": "It served on 8080",
+            "evidence": [{"kind": "command", "command": "npm run deploy", "exit_code": 0}],
+        }
+    )
+    text = run_text([run])
+    assert "Deploy the API" in text and "npm run deploy" in text and "8080" in text
+    assert "evidence" not in text and "exit_code" not in text
+    junk = {
+        "action": "add",
+        "type": "semantic",
+        "reason": "r",
+        "leaf": "deploy/api",
+        "title": "Deploy output",
+        "body": "The agent ran the command; its evidence, output and exit code gave the result.",
+    }
+    plan = validate(RawPlan("s", (junk,)), lambda _: None, strict=True, run_text=text)
+    assert not plan.edits and "run" in plan.rejected[0].reason

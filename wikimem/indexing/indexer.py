@@ -715,5 +715,23 @@ def approve(places: Places, settings: Settings, job_prefix: str) -> str | None:
 
 
 def run_text(runs: Sequence[RunRecord]) -> str:
-    """Everything the runs say, as the prompt shows them: what a lesson must be drawn from."""
-    return "\n".join(json.dumps(run.to_dict(), ensure_ascii=False) for run in runs)
+    """Everything the runs say: what a lesson must be drawn from. Values only: the record's
+    field names (`command`, `output`, `result`) are words every run has, so a body made of them
+    ("the command's output was ok") must not pass for one drawn from the run."""
+    said: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                walk(item)
+        elif isinstance(value, str):
+            said.append(value)
+        elif value is not None and not isinstance(value, bool):
+            said.append(str(value))
+
+    for run in runs:
+        walk(run.to_dict())
+    return "\n".join(said)
