@@ -6,7 +6,8 @@ what those modules used: keyword or positional construction in field order with 
 `==`, `hash`, a `repr` naming the fields, and attributes that cannot be set or deleted. Type
 checkers see a frozen dataclass. `functools.cached_property` still works (it writes the
 instance's `__dict__` directly). No `field()`: a default is a plain, immutable value.
-`cls._fields` names the fields in order, as a named tuple's do.
+`cls._fields` names the fields in order, as a named tuple's do; `replace(record, **changes)`
+is `dataclasses.replace` for these records.
 """
 
 from __future__ import annotations
@@ -101,3 +102,12 @@ def frozen(cls: type[T]) -> type[T]:
     for name, method in methods.items():
         type.__setattr__(cls, name, method)
     return cls
+
+
+def replace(record: T, **changes: Any) -> T:
+    """A copy of a frozen record with some fields changed, as `dataclasses.replace` makes one."""
+    values = {name: record.__dict__[name] for name in type(record)._fields}  # type: ignore[attr-defined]
+    unknown = set(changes) - set(values)
+    if unknown:
+        raise TypeError(f"{type(record).__qualname__} has no field {sorted(unknown)[0]!r}")
+    return type(record)(**{**values, **changes})

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from wikimem import frozen
 from wikimem.config import Places, Settings
 from wikimem.errors import ModelError, WikimemError
 from wikimem.fsio import atomic_write_text, read_text, workspace_lock
@@ -265,7 +266,7 @@ class Pass:
                 if edit.reason
                 else "confirmed by a later run"
             )
-            found.append(replace(edit, reason=reason, meta=(("confirmed", day),)))
+            found.append(frozen.replace(edit, reason=reason, meta=(("confirmed", day),)))
         return tuple(found)
 
     def _for_this_provider(

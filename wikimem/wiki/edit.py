@@ -7,13 +7,14 @@ lives here, below both.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from wikimem.frozen import frozen
 
 TYPES = ("semantic", "episodic", "procedural", "working", "identity")  # memory types
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")  # one segment of a wiki path
 
 
-@dataclass(frozen=True)
+@frozen
 class Edit:
     action: str
     leaf: str

@@ -8,10 +8,10 @@ suggest them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from wikimem.errors import NotFound, UsageError, WikiError
+from wikimem.frozen import frozen
 from wikimem.fsio import read_text
 from wikimem.wiki.pages import (
     LEAF_FILE,
@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the parser is loaded where a page is parsed: `show` prints 
     from wikimem.wiki.markdown import Page
 
 
-@dataclass(frozen=True)
+@frozen
 class Shown:
     ref: str
     file: str  # wiki-relative
@@ -37,7 +37,6 @@ class Shown:
     parsed: Page | None = None  # None: a whole page, parsed only when asked (`page`)
     entry: markdown.Entry | None = None
     rev: str | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
 
     @property
     def page(self) -> Page:

@@ -15,12 +15,12 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISLNK
 from typing import TYPE_CHECKING
 
 from wikimem.errors import NotFound, WikiError
+from wikimem.frozen import frozen
 from wikimem.fsio import atomic_write_bytes, read_text
 from wikimem.wiki.edit import SLUG, Edit
 
@@ -31,7 +31,7 @@ TRASH = ".trash"
 MAX_PAGE_BYTES = 2_000_000  # a larger page is skipped, not parsed: it is not a memory
 
 
-@dataclass(frozen=True)
+@frozen
 class Leaf:
     path: str
     page: Page
@@ -49,13 +49,18 @@ class Leaf:
         return str(self.page.meta.get("type") or "")
 
 
-@dataclass
 class Applied:
     """What one application of edits changed: files (wiki-relative) and topics touched."""
 
-    files: list[str] = field(default_factory=list)
-    topics: set[str] = field(default_factory=set)
-    done: list[Edit] = field(default_factory=list)
+    __slots__ = ("files", "topics", "done")
+
+    def __init__(self) -> None:
+        self.files: list[str] = []
+        self.topics: set[str] = set()
+        self.done: list[Edit] = []
+
+    def __repr__(self) -> str:
+        return f"Applied(files={self.files!r}, topics={self.topics!r}, done={self.done!r})"
 
 
 def split_ref(ref: str) -> tuple[str, str | None, str | None]:
