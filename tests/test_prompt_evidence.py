@@ -64,3 +64,42 @@ def test_common_words_in_an_entrys_title_do_not_add_up_to_a_match(index_file: Pa
     assert refs("Add a function called multiply_numbers that multiplies. Add a test for it.") == []
     assert refs("mix test says undefined function get/2 in the router") == [MIX]
     assert refs("Phoenix ConnTest import for the case template") == []  # the body's words only
+
+
+def test_a_urls_words_and_a_symbols_parts_are_not_the_prompts_words(index_file: Path) -> None:
+    refs = [f.ref for f in prompt_entries(index_file, "How do I fix mix test? See the guide.")]
+    assert refs == [MIX]
+    # `mix` inside `mix_audit` and in a URL's path names neither the tool nor its page.
+    assert prompt_entries(index_file, "Set up credo and mix_audit for the project") == []
+    assert prompt_entries(index_file, "Read https://hexdocs.pm/mix/Mix.Tasks.Test.html") == []
+
+
+def test_a_name_the_entry_cites_whole_is_evidence(tmp_path: Path) -> None:
+    wiki = tmp_path / "wiki"
+    for n in range(10):
+        write_leaf(wiki, f"jobs/job{n}", f"Job {n}", f"Job {n}.", [(f"Rows {n}", "Rows go out.")])
+    write_leaf(
+        wiki,
+        "tools/mix",
+        "Mix",
+        "The Elixir build tool.",
+        [
+            (
+                "mix test fails: undefined function get/2",
+                "`mix test` fails in `test/spotter_web/router_test.exs` (`Spotter.Router` has "
+                "no get/2): run `cd ~/src/spotter-fum/assets && mix compile` first.",
+            )
+        ],
+    )
+    index = tmp_path / "search.sqlite"
+    with SearchIndex(wiki, index) as search:
+        search.refresh()
+
+    def refs(prompt: str) -> list[str]:
+        return [f.ref for f in prompt_entries(index, prompt)]
+
+    assert refs("Why is Spotter.Router missing a route?") == [MIX]  # a module the entry quotes
+    assert refs("router_test.exs has no route for Spotter") == [MIX]  # its path's file name
+    assert refs("router_test.exs is red") == []  # a name is one piece: never alone
+    assert refs("Spotter and its router") == []  # the same words apart: in its body alone
+    assert refs("Implement spotter-fum") == []  # a folder, likely the checkout it was learned in

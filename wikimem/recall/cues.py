@@ -232,6 +232,41 @@ def cited(paths: list[str], text: str) -> float:
 
 
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
+PATH_WORD = re.compile(r"(?<![\w/])(?:[\w.-]+/)+[\w.-]+")
+URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.I)
+# A name the prompt gives one thing: a file (`conftest.py`), a symbol (`multiply_numbers`,
+# `TranscriptRenderer`) or a package (`lazy-html`, `fly.io`), not a path (`prompt_paths`).
+NAME = re.compile(
+    r"(?<![\w./-])([A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)"
+    r"(?![\w/-])"
+)
+
+
+def names(text: str) -> list[str]:
+    """The names `text` gives (lower-cased), as `NAME` finds them."""
+    return list(dict.fromkeys(n.lower() for n in NAME.findall(URL.sub(" ", text))))
+
+
+def named_in(wanted: list[str], body: str) -> list[str]:
+    """The names of `wanted` that the entry's commands or its paths' file names give whole:
+    `lazy_html` for `lazy_html` or `lib/lazy_html.ex`, never for `lazy` and `html` apart, nor
+    `spotter-fum` for `spotter-fum.2` or a folder `spotter-fum/` (a folder is often the
+    checkout the lesson was learned in, not what it is about)."""
+    given = set()
+    files = [path.rstrip("/").rsplit("/", 1)[-1] for path in PATH_WORD.findall(body)]
+    for span in CODE_SPAN.findall(body) + files:
+        for name in names(span):
+            given.add(name)
+            stem_, dot, extension = name.rpartition(".")
+            if dot and extension.isalpha():
+                given.add(stem_)
+    return [n for n in wanted if n in given]
+
+
+def symbol_parts(prompt: str) -> set[str]:
+    """The words inside the prompt's snake_case symbols (`mix_audit`: `mix`, `audit`): a
+    symbol names one thing, its parts are not the prompt's topic."""
+    return {w for n in names(prompt) if "_" in n for w in words(n)}
 
 
 def prompt_paths(prompt: str) -> list[str]:
@@ -283,20 +318,27 @@ def prompt_entries(
     Evidence, each piece weighed by how rare it is in the wiki (`weights`: a word in one row
     of N weighs 1, one in every row 0): the prompt's telling words (in full in the entry's title,
     leaf or path, half in its body), the branch's words (the same, but never alone), a command
-    the prompt quotes (`npm ci`) found in the entry (1), and the paths the prompt or the
+    the prompt quotes (`npm ci`) found in the entry (1), a name the prompt gives (`lazy_html`,
+    `Spotter.Router`, `conftest.py`) that the entry's commands or file names give whole
+    (`named_in`: 1, and it counts as a word of the prompt), and the paths the prompt or the
     session's recent tool calls named that the entry cites (`cited`: 1 for a path, 1/2 for its
     folder). An entry needs two pieces of it weighing ENOUGH together, as much as one word that
     names that entry alone, one piece in its title, page, paths or commands, and one a word of
     the prompt itself: so a prompt unrelated to everything gets nothing, whatever the branch and
     the paths, and common words (`function`, `test`) add up to little however many. A word
     naming both the entry's title and its page counts in each (and as two pieces when it is
-    the prompt's one word). Then the entries scoring under CLOSE of the best are left out."""
-    asked = [t for t in telling(prompt) if t not in ASKING and stem(t) not in ASKING]
+    the prompt's one word). A URL's words and the parts of a snake_case symbol are not the
+    prompt's words (`mix_audit` is not about `mix`). Then the entries scoring under CLOSE of
+    the best are left out."""
+    asked = [t for t in telling(URL.sub(" ", prompt)) if t not in ASKING and stem(t) not in ASKING]
+    inside = symbol_parts(prompt) - set(words(NAME.sub(" ", URL.sub(" ", prompt))))
+    asked = [t for t in asked if t not in inside]
+    given_names = [n for n in names(prompt) if len(n) >= 4 and "/" not in n]
     named = [t for t in branch_terms(branch) if t not in asked]
     quoted_commands = commands_named(prompt)
     recent = [p.strip("./") for p in prompt_paths(prompt) + (paths or [])[-PATHS:]]
     recent = list(dict.fromkeys(p for p in recent if "/" in p and len(p) >= 6))
-    if not asked:
+    if not asked and not given_names:
         return []
     db = open_index(index_file)
     if db is None:
@@ -308,6 +350,7 @@ def prompt_entries(
         also = [t for t in by_rarity if t in named][:4] if focus or recent else []
         parts = [quoted([stem(t) for t in focus + also], "OR")] if focus + also else []
         parts += [f'"{" ".join(words(p))}"' for p in recent if words(p)]
+        parts += [f'"{" ".join(WORD.findall(n))}"' for n in given_names]
         if not parts:
             return []
         items = candidates(db, " OR ".join(parts))
@@ -328,20 +371,24 @@ def prompt_entries(
         weak = [t for t in shared(terms, item.body) if t not in strong]
         on_paths = cited(recent, item.body) / 2 if recent else 0.0
         commands = [c for _, c in quoted_commands if f" {c} " in f" {said} "]
+        cites = named_in(given_names, item.body) if given_names else []
         evidence = (
             sum(weight[t] for t in titled + paged)
             + 0.5 * sum(weight[t] for t in weak)
             + on_paths
             + len(commands)
+            + len(cites)
         )
-        pieces = len(strong) + len(weak) + (on_paths > 0) + (on_paths >= 1) + len(commands)
+        pieces = (
+            len(strong) + len(weak) + (on_paths > 0) + (on_paths >= 1) + len(commands) + len(cites)
+        )
         if len(asked) == 1 and titled and paged:
             pieces += 1  # a one-topic prompt naming both the page and the entry's title
         if (
             pieces >= 2
             and evidence >= ENOUGH
-            and (strong or on_paths or commands)
-            and any(t in asked for t in strong + weak)
+            and (strong or on_paths or commands or cites)
+            and (cites or any(t in asked for t in strong + weak))
         ):
             item.score = round(evidence, 6)
             found.append(item)
