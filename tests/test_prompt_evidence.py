@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_search import write_leaf
+from wikimem.recall import cues
 from wikimem.recall.cues import open_index, prompt_entries, weights
 from wikimem.recall.search import SearchIndex
 
@@ -103,3 +104,23 @@ def test_a_name_the_entry_cites_whole_is_evidence(tmp_path: Path) -> None:
     assert refs("router_test.exs is red") == []  # a name is one piece: never alone
     assert refs("Spotter and its router") == []  # the same words apart: in its body alone
     assert refs("Implement spotter-fum") == []  # a folder, likely the checkout it was learned in
+
+
+def test_words_too_common_to_be_enough_are_not_looked_up(
+    index_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    looked: list[str] = []
+    real = cues.candidates
+
+    def spy(db: object, expression: str, limit: int = cues.CANDIDATES) -> list[cues.Found]:
+        looked.append(expression)
+        return real(db, expression, limit)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cues, "candidates", spy)
+    # `archive` and `bucket` are in half the rows: together they weigh under ENOUGH.
+    assert [f.ref for f in prompt_entries(index_file, "phoenix archive bucket")] == []
+    assert "phoenix" in looked[-1] and "archive" not in looked[-1]
+    assert prompt_entries(index_file, "archive bucket") == [] and len(looked) == 1
+    # Many of them could be enough together: then they are looked up.
+    prompt_entries(index_file, "archive bucket rows writes nightly job")
+    assert "archive" in looked[-1]
