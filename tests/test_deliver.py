@@ -429,3 +429,28 @@ def test_the_workspace_state_is_read_without_git(tmp_path: Path) -> None:
     seen = recent_paths(str(codex), Path("/nowhere"))
     assert "src/agents/plugins/codemie-code.plugin.ts" in seen
     assert recent_paths(str(tmp_path / "missing.jsonl"), tmp_path) == []
+
+
+def test_a_failure_matches_the_error_an_entry_quotes_not_the_words_of_its_fix(
+    tmp_path: Path,
+) -> None:
+    from tests.test_search import write_leaf
+    from wikimem.recall.search import SearchIndex
+
+    wiki = tmp_path / "wiki"
+    fence = "```"
+    body = (
+        f"`mix test` fails with exit code 2:\n\n{fence}text\n** (ArgumentError) no "
+        f"secret_key_base configuration found in SpotterWeb.Endpoint\n{fence}\n\nWhen it fails "
+        "this way, add secret_key_base to config/test.exs, then rerun the assertions on the "
+        "subagent badge selector."
+    )
+    write_leaf(wiki, "tools/mix", "Mix", "The Elixir build tool.", [("mix test fails", body)])
+    index = tmp_path / "search.sqlite"
+    with SearchIndex(wiki, index) as search:
+        search.refresh()
+    secret = "** (ArgumentError) no secret_key_base configuration found in SpotterWeb.Endpoint"
+    assert [f.entry for f in failure_entries(index, "mix test", secret)] == ["mix-test-fails"]
+    # Another failure of the same tool whose words only the fix holds is not this symptom.
+    badge = "Expected selector subagent badge to return a single element, rerun the assertions"
+    assert failure_entries(index, "mix test", badge) == []

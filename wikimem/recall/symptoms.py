@@ -2,9 +2,10 @@
 
 An entry holds a symptom when it names the failing program and quotes (or paraphrases) the
 error: `bun install --frozen-lockfile` failing with `lockfile had changes` matches the entry
-that says so. Lexical and deterministic: the command's program must be in the entry, and the
-error must share with it a run of three words or at least three telling words (COMMON words such
-as "error" or "failed" never count), so an error the wiki does not know gets nothing.
+that says so, in its title or the output it quotes (the words of its fix are not a symptom).
+Lexical and deterministic: the command's program must be in the entry, and the error must share
+with it a run of three words or at least three telling words (COMMON words such as "error" or
+"failed" never count), so an error the wiki does not know gets nothing.
 
 Invariant: no entry without the program's name; best first, ties on path and entry id.
 """
@@ -41,6 +42,7 @@ PLUMBING = frozenset(
 )
 SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
 EXIT_LINE = re.compile(r"^\s*(?:Exit code:?|Process exited with code)\s*-?\d+\s*$", re.I | re.M)
+FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.S)
 ERROR_TERMS = 10
 LOOKED = 40  # of the error's telling words, and of the command's, counted in the index
 CLOSE = 0.5  # a match scoring under this share of the best one is a weaker lead: left out
@@ -107,14 +109,17 @@ def score(
     runs: set[tuple[str, str, str]],
 ) -> list[Found]:
     """The candidates that show the symptom: the program named, and the error's own words
-    (a run of three, or three words, or two with the command's arguments)."""
+    (a run of three, or three words, or two with the command's arguments) in the entry's title
+    or the output it quotes (its fenced blocks; its whole body when it quotes none)."""
     kept = []
     for item in items:
         text = f"{item.title}\n{item.body}"
         if not set(names) & set(words(text)):
             continue  # the leaf's name alone is not a symptom: the entry must say it
-        common_runs = len(runs & trigrams(text))
-        error_words = shared(said, text)
+        quoted_error = FENCE.findall(item.body)  # the error it quotes, not its fix's words
+        symptom = f"{item.title}\n" + "\n".join(quoted_error) if quoted_error else text
+        common_runs = len(runs & trigrams(symptom))
+        error_words = shared(said, symptom)
         command_words = shared(asked, text)
         if common_runs or len(error_words) >= 3 or (len(error_words) >= 2 and command_words):
             item.score = 2.0 * common_runs + len(error_words) + 0.5 * len(command_words)
