@@ -958,6 +958,22 @@ def test_a_real_session_gives_each_turn_its_prompt_answer_and_file_changes() -> 
     assert not [e for _, run in runs for e in run["evidence"] if e["kind"] == "command"]
 
 
+def test_a_real_subagent_s_report_is_recorded_under_its_turn() -> None:
+    """The real session's second turn delegated to `codebase_investigator`: its report back
+    is a note of that turn, once, named for the subagent, without Gemini CLI's own header."""
+    runs = records_from_payload(after_agent(FILE_OPS, FILE_OPS_CWD), {})
+    reports = [
+        (n, e["text"])
+        for n, (_, run) in enumerate(runs)
+        for e in run["evidence"]
+        if e["kind"] == "note" and e["text"].startswith("Subagent ")
+    ]
+    ((turn, text),) = reports
+    assert turn == 1
+    assert text.startswith("Subagent codebase_investigator reported: Termination Reason: GOAL")
+    assert "hardcoded into their respective registries" in text and len(text) <= 2100
+
+
 def test_a_real_created_then_replaced_file_has_both_diffs() -> None:
     runs = records_from_payload(after_agent(LEAD, LEAD_CWD), {})
     assert [run["task"] for _, run in runs][:2] == ["hi", "Explain what this is"]

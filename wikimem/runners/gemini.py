@@ -25,7 +25,8 @@ opening context (`<session_context>`) is no prompt, and a prompt after which not
 commands: the exit code is the output's `Exit Code:` line, which current versions write only
 for a non-zero code, so a finished call without one exited 0; a call cancelled, denied or of an
 unknown tool did not run. `write_file` / `replace` calls that succeeded become file changes
-(with a diff: `replace`'s strings, or the content of a file `write_file` created). A
+(with a diff: `replace`'s strings, or the content of a file `write_file` created); a
+subagent's call (`delegate_to_agent`) leaves its report as a note under the turn. A
 turn with `Request cancelled.` is `interrupted`; one that ends in an `error` notice `failed`. A
 file that is missing, unreadable, too large or of an unknown shape costs only the evidence,
 said in a note; the payload's prompt and response are still recorded.
@@ -72,6 +73,11 @@ EVENTS = frozenset(
 )
 SHELL_TOOLS = {"run_shell_command"}
 EDIT_TOOLS = {"write_file", "replace", "edit"}
+# A subagent's call: `delegate_to_agent` names it in `agent_name`; versions that expose each
+# subagent as a tool of its own name are known by the output (`Subagent 'NAME' finished.`).
+SUBAGENT_TOOLS = {"delegate_to_agent"}
+SUBAGENT_DONE = re.compile(r"^Subagent '([^']+)' finished\.?[ \t]*\n?")
+REPORT_CHARS = 2000  # of a subagent's report, as for Claude Code's
 CREATED = re.compile(r"Successfully created")  # write_file's output for a file it made
 SESSION_MAX = 64 * 1024 * 1024  # bytes of a session file read; a bigger one is not parsed
 EXIT_CODE = re.compile(r"^Exit Code:\s*(-?\d+)\s*$", re.M | re.I)
@@ -517,6 +523,14 @@ def _item(call: Mapping[str, Any], cwd: str | None) -> dict[str, Any] | None:
         elif content is not None and CREATED.match(_output(call)[0]):
             item["diff"] = clip(marked_lines("+", content))  # a new file: its content is the diff
         return item
+    output = _output(call)[0] if status not in NOT_RUN else ""
+    done = SUBAGENT_DONE.match(output)
+    if output and (name in SUBAGENT_TOOLS or done):
+        who = nonempty_string(args.get("agent_name")) or (done.group(1) if done else str(name))
+        report = " ".join(output[done.end() :].split() if done else output.split())
+        if len(report) > REPORT_CHARS:
+            report = report[: REPORT_CHARS - 1] + "…"
+        return {"kind": "note", "text": f"Subagent {who} reported: {report}"}
     return None
 
 
