@@ -54,6 +54,7 @@ def test_claude_adds_stop_and_session_end_and_keeps_the_rest(tmp_path: Path) -> 
         "PostCompact": "wikimem hook",
         "UserPromptSubmit": "wikimem deliver --runner claude",
         "PostToolUseFailure": "wikimem deliver --runner claude",
+        "StopFailure": "wikimem hook",
     }
 
     text = settings.read_text(encoding="utf-8")
@@ -105,6 +106,7 @@ def test_claude_creates_a_missing_or_empty_file(tmp_path: Path) -> None:
         "PostCompact",
         "UserPromptSubmit",
         "PostToolUseFailure",
+        "StopFailure",
     }
 
 
@@ -201,6 +203,7 @@ def test_claude_uninstall_gives_back_the_settings_as_they_were(tmp_path: Path) -
         "PostCompact",
         "UserPromptSubmit",
         "PostToolUseFailure",
+        "StopFailure",
     ]
 
     assert settings.read_text(encoding="utf-8") == EXISTING  # byte for byte: no re-indent

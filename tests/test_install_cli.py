@@ -46,6 +46,7 @@ def test_claude_project_install_goes_to_the_personal_settings_file(workspace: Pa
         f"  PostCompact: {ENTRY} hook\n"
         f"  UserPromptSubmit: {ENTRY} deliver --runner claude\n"
         f"  PostToolUseFailure: {ENTRY} deliver --runner claude\n"
+        f"  StopFailure: {ENTRY} hook\n"
     )
     assert shared.read_text() == '{\n    "model": "opus"\n}\n'  # no personal path in it
     assert hook_commands(personal, "Stop") == [f"{ENTRY} hook"]
@@ -94,7 +95,7 @@ def test_claude_uninstall_removes_what_install_added(workspace: Path, cli) -> No
 
     assert result.out == (
         f"removed Stop, SessionEnd, SessionStart, PreCompact, PostCompact, UserPromptSubmit,"
-        f" PostToolUseFailure from {settings}\n"
+        f" PostToolUseFailure, StopFailure from {settings}\n"
     )
     assert settings.read_text() == json.dumps(mine)  # byte for byte
     assert cli("uninstall", "claude").out == f"nothing to remove in {settings}\n"
@@ -385,3 +386,143 @@ def test_the_readme_s_install_from_a_clone_works_as_written(tmp_path: Path) -> N
         timeout=60,
     )
     assert ran.returncode == 0 and ran.stdout.startswith(b"wikimem"), ran.stderr
+
+
+REAL = FIXTURES / "real"
+
+
+def fired_each(settings: Path, events: list[tuple[str, dict]], cwd: Path, home: Path) -> set[str]:
+    """Run every installed handler of each event under `env -i`, in the order given; each exits
+    0 without a traceback, and one that records runs prints nothing on stdout."""
+    hooks = json.loads(settings.read_text(encoding="utf-8"))["hooks"]
+    for event, payload in events:
+        for command in hook_commands(settings, event):
+            done = bare_shell(command, cwd, home, json.dumps(payload | {"hook_event_name": event}))
+            assert done.returncode == 0 and b"Traceback" not in done.stderr, (event, done.stderr)
+            if " hook" in command:
+                assert done.stdout == b"", event
+    return set(hooks)
+
+
+def test_every_installed_claude_command_runs_bare_and_each_real_turn_is_queued_once(
+    workspace: Path, isolated_env: Path, cli
+) -> None:
+    """Each of the eight handlers `install claude` writes, run as Claude Code runs it, on a real
+    two-turn transcript: the compaction records the first turn, StopFailure the second (an
+    API error: failed), and Stop, PostCompact and SessionEnd find nothing left."""
+    assert cli("install", "claude").code == 0
+    settings = workspace / ".claude" / "settings.local.json"
+    real = REAL / "claude-2.1.14-hello-world.jsonl"
+    session = json.loads(real.read_text().splitlines()[-1])["sessionId"]
+    transcript = workspace / f"{session}.jsonl"
+    shutil.copy(real, transcript)
+    base = {"session_id": session, "transcript_path": str(transcript), "cwd": str(workspace)}
+    prompt = json.loads((FIXTURES / "hooks" / "claude-user-prompt-submit.json").read_text())
+    failed = json.loads((FIXTURES / "hooks" / "claude-post-tool-use-failure-bash.json").read_text())
+    queue = workspace / ".clarvis" / "state" / "queue"
+
+    events = fired_each(
+        settings,
+        [
+            ("SessionStart", base | {"source": "startup"}),
+            ("UserPromptSubmit", prompt | base),
+            ("PostToolUseFailure", failed | base),
+            ("PreCompact", base | {"trigger": "auto"}),
+            (
+                "StopFailure",
+                base | {"error": "server_error", "last_assistant_message": "API Error"},
+            ),
+            ("Stop", base | {"stop_hook_active": True}),
+            ("PostCompact", base | {"trigger": "auto", "compact_summary": "…"}),
+        ],
+        workspace,
+        isolated_env,
+    )
+    runs = [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+    fired_each(settings, [("SessionEnd", base | {"reason": "exit"})], workspace, isolated_env)
+
+    assert events == {
+        "SessionStart",
+        "UserPromptSubmit",
+        "PostToolUseFailure",
+        "PreCompact",
+        "StopFailure",
+        "Stop",
+        "PostCompact",
+        "SessionEnd",
+    }
+    assert len(runs) == len({r["run_id"] for r in runs}) == 2
+    last = max(runs, key=lambda r: r["ended_at"])
+    assert last["status"] == "failed"
+    assert any("server_error" in e.get("text", "") for e in last["evidence"])
+
+
+def test_every_installed_codex_command_runs_bare_and_each_real_turn_is_queued_once(
+    workspace: Path, isolated_env: Path, cli
+) -> None:
+    """`notify` and each handler in hooks.json, run as Codex runs them, on a real two-turn
+    rollout under ~/.codex/sessions: the compaction records the first turn, notify (started
+    in another folder) the second, and PostCompact finds nothing left."""
+    from wikimem.runners.codex import read_rollout
+
+    assert cli("install", "codex").code == 0
+    codex = isolated_env / ".codex"
+    real = next(REAL.glob("codex-0.125.0-rollout-*.jsonl"))
+    rollout = codex / "sessions" / "2026" / "05" / "11" / real.name.split("-", 2)[2]
+    rollout.parent.mkdir(parents=True)
+    lines = real.read_text().splitlines(keepends=True)
+    end = max(i for i, line in enumerate(lines) if '"task_complete"' in line)
+    rollout.write_text("".join(lines[:end]))  # the second turn still running
+    thread = real.stem.split("-rollout-")[1][20:]
+    base = {"session_id": thread, "transcript_path": str(rollout), "cwd": str(workspace)}
+    prompt = json.loads((FIXTURES / "hooks" / "codex-user-prompt-submit.json").read_text())
+    failed = json.loads((FIXTURES / "hooks" / "codex-post-tool-use-bash-failed.json").read_text())
+    queue = workspace / ".clarvis" / "state" / "queue"
+    turn = {"turn_id": "t-2"}
+
+    def runs() -> list[dict]:
+        return [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+
+    events = fired_each(
+        codex / "hooks.json",
+        [
+            ("SessionStart", base | {"source": "startup"}),
+            ("UserPromptSubmit", prompt | base | turn),
+            ("PostToolUse", failed | base | turn),
+            ("PreCompact", base | turn | {"trigger": "auto"}),
+        ],
+        workspace,
+        isolated_env,
+    )
+    assert len(runs()) == 1  # the turn still running is left to its end
+    rollout.write_text("".join(lines))
+    notify = tomllib.loads((codex / "config.toml").read_text())["notify"]
+    payload = {
+        "type": "agent-turn-complete",
+        "thread-id": thread,
+        "turn-id": "t-2",
+        "cwd": str(workspace),
+        "input-messages": ["…"],
+        "last-assistant-message": "…",
+    }
+    elsewhere = isolated_env / "elsewhere"
+    elsewhere.mkdir()
+    done = bare_shell(shlex.join([*notify, json.dumps(payload)]), elsewhere, isolated_env, "")
+    assert done.returncode == 0 and done.stdout == b"", done.stderr
+    fired_each(
+        codex / "hooks.json",
+        [("PostCompact", base | turn | {"trigger": "auto"})],
+        workspace,
+        isolated_env,
+    )
+
+    assert events == {
+        "SessionStart",
+        "UserPromptSubmit",
+        "PostToolUse",
+        "PreCompact",
+        "PostCompact",
+    }
+    queued = runs()
+    assert len(queued) == len({r["run_id"] for r in queued}) == len(read_rollout(rollout).turns())
+    assert len(queued) == 2

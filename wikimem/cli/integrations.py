@@ -155,9 +155,11 @@ def say_written(path: Path, written: dict[str, str]) -> None:
 @COMMAND_OPTION
 @pass_ctx
 def install_claude(ctx: Ctx, settings_path: Path | None, scope: str, command: str | None) -> None:
-    """Record each Claude Code turn (Stop, SessionEnd, PreCompact, PostCompact: `wikimem
-    hook`) and give each session the memory's context when it starts (SessionStart: `wikimem
-    start`). The project's settings.local.json is listed in .git/info/exclude."""
+    """Record each Claude Code turn (Stop, StopFailure, SessionEnd, PreCompact, PostCompact:
+    `wikimem hook`), give each session the memory's context when it starts (SessionStart:
+    `wikimem start`) and what memory knows on each prompt and failed shell command
+    (UserPromptSubmit, PostToolUseFailure: `wikimem deliver`). The project's
+    settings.local.json is listed in .git/info/exclude."""
     path = claude_settings(ctx, settings_path, scope)
     entry = chosen_entry(command)
     say_written(path, do_install(path, entry))

@@ -38,6 +38,7 @@ else:  # pragma: no cover
 # took p99 32 s on a loaded 2-core machine; 10 s lost runs. SessionStart prints the context and
 # never waits on a model. PreCompact and PostCompact queue the turns so far that no Stop
 # recorded (interrupted ones): the session's cursor makes each turn one run whichever fire.
+# StopFailure ends a turn an API error stopped.
 CLAUDE_HOOKS = {
     "Stop": ("hook", 30),
     "SessionEnd": ("hook", 60),
@@ -46,6 +47,9 @@ CLAUDE_HOOKS = {
     "PostCompact": ("hook", 30),
     "UserPromptSubmit": ("deliver --runner claude", 10),
     "PostToolUseFailure": ("deliver --runner claude", 10),
+    # Claude Code fires StopFailure instead of Stop when a turn ends on an API error: the turn
+    # is recorded then, `failed` with the error, not later by the next hook without a status.
+    "StopFailure": ("hook", 30),
 }
 CODEX_HOOKS = {
     "SessionStart": ("start --runner codex", 10),
