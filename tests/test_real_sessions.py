@@ -365,3 +365,68 @@ def test_a_crashed_codex_session_is_picked_up_the_same_way(
     queue = workspace / ".clarvis" / "state" / "queue"
     runs = [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
     assert len(runs) == len(read_rollout(rollout).turns()) == 2
+
+
+def other_runners_real_sessions(tmp_path: Path) -> dict[str, tuple[list[dict], int]]:
+    """Each real session kept beside the other runners' fixtures, as the hook payloads that
+    report it (the turn's end, then the same again, then a compaction and the session's end),
+    with the number of turns it holds."""
+    from tests import test_hooks_copilot as copilot
+    from tests import test_hooks_gemini as gemini
+    from tests import test_hooks_opencode as opencode
+
+    sessions: dict[str, tuple[list[dict], int]] = {}
+    for path, turns in ((gemini.FILE_OPS, 5), (gemini.LEAD, 3)):
+        end = gemini.after_agent(path, "/tmp/x")
+        rest = [{**end, "hook_event_name": e} for e in ("PreCompress", "SessionEnd")]
+        sessions[path.stem] = ([end, end, *rest], turns)
+    for path in sorted((copilot.FIXTURES / "real").glob("*.jsonl")):
+        log = tmp_path / path.stem / "events.jsonl"
+        log.parent.mkdir()
+        log.write_bytes(path.read_bytes())
+        base = {"sessionId": path.stem, "timestamp": 1, "cwd": "/tmp/x", "transcriptPath": str(log)}
+        end = {**base, "stopReason": "end_turn"}
+        sessions[path.stem] = ([end, end, {**base, "trigger": "auto"}], 1)
+    for path in (opencode.INTERRUPTION, opencode.PARALLEL):
+        idle = opencode.plugin_payload(opencode.bus_session(path))
+        sessions[path.stem] = ([idle, idle, {**idle, "hook_event_name": "session.compacted"}], 1)
+    return sessions
+
+
+OTHER_REAL = [
+    "session-2026-01-16T11-01-file-ops-37b7abef",
+    "session-2025-12-01T21-45-5b959dae",
+    "copilot-cli-1.0.76-shepherd-task",
+    "copilot-cli-1.0.77-review-fixes",
+    "kimaki-real-session-task-user-interruption",
+    "kimaki-real-session-task-three-parallel-sleeps",
+]
+
+
+@pytest.mark.parametrize("name", OTHER_REAL)
+def test_every_turn_of_every_other_runner_s_real_session_is_recorded_exactly_once(
+    name: str, workspace: Path, tmp_path: Path
+) -> None:
+    """Gemini CLI, Copilot CLI and OpenCode: the first report of the session queues each of
+    its turns, every later one (the same again, a compaction, the session's end) nothing."""
+    payloads, turns = other_runners_real_sessions(tmp_path)[name]
+    places = config.places(workspace, {})
+    env = {"HOME": str(tmp_path)}
+
+    first = accept(places, env, json.dumps(payloads[0]).encode())
+    assert first.job and not first.duplicate, first
+    for again in payloads[1:]:
+        assert accept(places, env, json.dumps(again).encode()).job is None
+
+    queue = workspace / ".clarvis" / "state" / "queue"
+    runs = [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+    assert len(runs) == len({r["run_id"] for r in runs}) == turns
+
+
+def test_every_real_fixture_is_replayed_above() -> None:
+    """A real session added beside any runner's fixtures joins one of the replays above."""
+    runners = REAL.parent
+    kept = {p for p in [*REAL.glob("*.jsonl"), *runners.glob("*/real/*.json*")]}
+    exec_streams = set(REAL.glob("codex-exec-*.jsonl"))  # one run each, read whole above
+    replayed = {*REAL_CLAUDE, *REAL_CODEX, *exec_streams}
+    assert {p.stem for p in kept - replayed} == set(OTHER_REAL)
