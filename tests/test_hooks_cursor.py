@@ -339,3 +339,30 @@ def test_every_installed_command_runs_bare_and_the_turn_is_queued_once(
         ("file", "main.ts"),
     ]
     assert os.path.exists(workspace / ".clarvis" / "state" / "sessions")
+
+
+def test_a_cursor_session_is_never_handed_on_as_another_runner_s(
+    workspace: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """Cursor's payloads may carry a `session_id` and a `transcript_path` (its common fields),
+    but its transcript is not read: a later start must not hand its session on as a resumed
+    session of another runner, whose adapter would read that file as its own."""
+    from tests.test_real_sessions import an_hour_on, handed_on, new_session
+    from wikimem import config
+    from wikimem.cli import start
+    from wikimem.intake.accept import accept
+
+    transcript = tmp_path / "agent-transcripts" / "conv-123.jsonl"
+    transcript.parent.mkdir()
+    transcript.write_text('{"role": "user", "message": {"content": "Fix the bug"}}\n')
+    places = config.places(workspace, {})
+    common = {"session_id": "conv-123", "transcript_path": str(transcript)}
+    for payload in turn(workspace, **common):
+        accept(places, {}, json.dumps(payload).encode())
+    transcript.write_text(transcript.read_text() + '{"role": "assistant"}\n')
+    handed = handed_on(monkeypatch)
+    an_hour_on(monkeypatch, transcript)
+
+    start.context({}, new_session(workspace, tmp_path), False)
+
+    assert handed == []

@@ -47,6 +47,7 @@ IDLE_SECONDS = 30 * 60  # a transcript still this long belongs to no running tur
 LOOK_AT = 16  # the newest cursors a start looks at
 HAND_ON = 3  # sessions a start hands on at most (the rest wait for the next start)
 LIST_MAX = 4096  # cursor files listed at most (prune keeps 90 days of sessions)
+CURSOR_FIELDS = ("conversation_id", "workspace_roots", "cursor_version")  # Cursor's payloads
 CLOSING = 60  # seconds after its SessionEnd in which a runner still writes its closing lines
 
 
@@ -112,7 +113,11 @@ class Cursor:
 
 
 def origin(payload: Mapping[str, Any]) -> dict[str, str]:
-    """What a later start needs to read the session again: its id, transcript and folder."""
+    """What a later start needs to read the session again: its id, transcript and folder.
+    None for Cursor's payloads: their `transcript_path` is a file no adapter reads, and a
+    start would hand it on as a resumed session of another runner."""
+    if any(k in payload for k in CURSOR_FIELDS):
+        return {}
     fields = {k: payload.get(k) for k in ("session_id", "transcript_path", "cwd")}
     if not (isinstance(fields["session_id"], str) and isinstance(fields["transcript_path"], str)):
         return {}
