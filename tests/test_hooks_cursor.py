@@ -366,3 +366,38 @@ def test_a_cursor_session_is_never_handed_on_as_another_runner_s(
     start.context({}, new_session(workspace, tmp_path), False)
 
     assert handed == []
+
+
+def test_cursor_s_session_start_picks_up_a_crashed_session_as_claude_code_s_does(
+    workspace: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """A real Claude Code session of the workspace crashed after its first turn's Stop; the
+    next session to start is Cursor's (its `sessionStart`, camelCase): it hands the crashed
+    session on once, as a start of any other runner would."""
+    from tests.test_real_sessions import CLAUDE, SESSION, an_hour_on, handed_on
+    from wikimem import config
+    from wikimem.cli import start
+    from wikimem.intake.accept import accept
+
+    lines = CLAUDE.read_text().splitlines(keepends=True)
+    second = next(i for i, ln in enumerate(lines) if "e6e29cbd-ee75-4ba7" in ln and '"uuid"' in ln)
+    transcript = tmp_path / f"{SESSION}.jsonl"
+    transcript.write_text("".join(lines[:second]))
+    stop = {
+        "session_id": SESSION,
+        "transcript_path": str(transcript),
+        "cwd": str(workspace),
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+    }
+    assert accept(config.places(workspace, {}), {}, json.dumps(stop).encode()).job
+    transcript.write_text("".join(lines))  # its later turns, then the crash
+    handed = handed_on(monkeypatch)
+    an_hour_on(monkeypatch, transcript)
+    session_start = turn(workspace)[0]
+    assert session_start["hook_event_name"] == "sessionStart"
+
+    start.context({"--runner": "cursor"}, session_start, False)
+    start.context({"--runner": "cursor"}, session_start, False)
+
+    assert [(h["session_id"], h["source"]) for h in handed] == [(SESSION, "resume")]

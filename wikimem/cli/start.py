@@ -92,7 +92,7 @@ def context(options: dict[str, str], payload: dict[str, Any], as_json: bool) -> 
         return ""
     if payload.get("source") == "resume" and payload.get("transcript_path"):
         record_left_turns(places, payload)
-    if payload.get("hook_event_name") == "SessionStart":
+    if payload.get("hook_event_name") in ("SessionStart", "sessionStart"):  # Cursor's camelCase
         pick_up_crashed(places, payload)
     settings = config.load(places)
     # providers.provider_name, spelled out: importing the providers package costs a start
