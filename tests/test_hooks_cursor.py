@@ -401,3 +401,51 @@ def test_cursor_s_session_start_picks_up_a_crashed_session_as_claude_code_s_does
     start.context({"--runner": "cursor"}, session_start, False)
 
     assert [(h["session_id"], h["source"]) for h in handed] == [(SESSION, "resume")]
+
+
+def test_a_cursor_conversation_that_quit_mid_turn_is_recorded_at_a_later_start(
+    workspace: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """The docs' turn stopped; a second turn gathered its prompt and a command, then Cursor
+    quit (no stop, no sessionEnd). Once its scratch file has been still for 30 minutes, the
+    next start of any runner hands the conversation on once, as its end: the second turn is
+    queued once, said to be unreported, and a later start hands on nothing."""
+    from tests.test_real_sessions import an_hour_on, handed_on, new_session
+    from wikimem import config
+    from wikimem.cli import start
+    from wikimem.intake.accept import accept
+
+    places = config.places(workspace, {})
+    first = turn(workspace)
+    for payload in first:
+        accept(places, {}, json.dumps(payload).encode())
+    second = [
+        {**first[1], "generation_id": "gen-2", "prompt": "Now run the tests"},
+        {**first[2], "generation_id": "gen-2", "command": "npm test", "output": "1 failing"},
+    ]
+    for payload in second:
+        assert accept(places, {}, json.dumps(payload).encode()).job is None  # gathered only
+    (scratch,) = (workspace / ".clarvis" / "state" / "cursor").glob("*.jsonl")
+    handed = handed_on(monkeypatch)
+
+    start.context({}, new_session(workspace, tmp_path), False)
+    assert handed == []  # written a moment ago: Cursor may still be running the turn
+    an_hour_on(monkeypatch, scratch)
+    start.context({}, new_session(workspace, tmp_path), False)
+    start.context({"--runner": "cursor"}, {**first[0], "conversation_id": "conv-9"}, False)
+
+    assert [(h["hook_event_name"], h["conversation_id"]) for h in handed] == [
+        ("sessionEnd", "conv-123")
+    ]
+    done = accept(places, {}, json.dumps(handed[0]).encode())
+    assert done.job and not done.duplicate
+    assert accept(places, {}, json.dumps(handed[0]).encode()).job is None
+    queue = workspace / ".clarvis" / "state" / "queue"
+    runs = {
+        r["task"]: r for r in (json.loads(j.read_text())["run"] for j in queue.glob("*/*.json"))
+    }
+    assert sorted(runs) == ["Fix the bug in main.ts", "Now run the tests"]
+    late = runs["Now run the tests"]
+    assert not late.get("status")  # its outcome unknown
+    assert "no Cursor stop hook" in late["evidence"][0]["text"]
+    assert [e.get("command") for e in late["evidence"] if e["kind"] == "command"] == ["npm test"]

@@ -22,6 +22,9 @@ turn writes its transcript at every message and tool result, and the longest it 
 one is a single tool call (Claude Code's Bash stops at 10 minutes, Gemini CLI's shell after 5
 without output; a Claude Code subagent writes its own transcript, which counts too). 30 minutes
 is three times that; turns of a crashed session are then recorded at the first start after it.
+Cursor's transcript is not read: for a Cursor conversation the scratch file its hooks append to
+(`state/cursor/`) stands for the transcript, and the start hands it on as the conversation's
+`sessionEnd`, which records the turns no `stop` reported.
 """
 
 from __future__ import annotations
@@ -103,7 +106,7 @@ class Cursor:
         data["updated_at" if new else "ended_at"] = time.time()
         if new and ended:
             data["ended_at"] = data["updated_at"]
-        where = origin(payload or {})
+        where = origin(payload or {}, self.path)
         if where:
             data["origin"] = where
         atomic_write_text(self.path, json.dumps(data, ensure_ascii=False) + "\n")
@@ -112,12 +115,19 @@ class Cursor:
             prune(self.path.parent)
 
 
-def origin(payload: Mapping[str, Any]) -> dict[str, str]:
+def origin(payload: Mapping[str, Any], cursor: Path | None = None) -> dict[str, str]:
     """What a later start needs to read the session again: its id, transcript and folder.
-    None for Cursor's payloads: their `transcript_path` is a file no adapter reads, and a
-    start would hand it on as a resumed session of another runner."""
+    For Cursor's payloads (whose own `transcript_path` no adapter reads) the conversation's
+    scratch file beside the cursor `cursor` stands for its transcript: the hooks append to it."""
     if any(k in payload for k in CURSOR_FIELDS):
-        return {}
+        roots = payload.get("workspace_roots")
+        root = roots[0] if isinstance(roots, list) and roots else None
+        conversation = payload.get("conversation_id") or payload.get("session_id")
+        if cursor is None or not (isinstance(root, str) and root and isinstance(conversation, str)):
+            return {}
+        scratch = cursor.parent.parent / "cursor" / f"{cursor.stem}.jsonl"
+        where = {"runner": "cursor", "session_id": conversation, "cwd": root}
+        return where | {"transcript_path": str(scratch)}
     fields = {k: payload.get(k) for k in ("session_id", "transcript_path", "cwd")}
     if not (isinstance(fields["session_id"], str) and isinstance(fields["transcript_path"], str)):
         return {}
@@ -176,6 +186,13 @@ def _left(path: Path, current: str | None, now: float) -> dict[str, Any] | None:
         return None  # nothing new since a hook read it, or the session may still be running
     if not _mark(path, now):
         return None  # a hook of that session holds its cursor: it is alive, or next time
+    if where.get("runner") == "cursor":  # Cursor quit or crashed: as if its session ended
+        return {
+            "hook_event_name": "sessionEnd",
+            "conversation_id": where["session_id"],
+            "workspace_roots": [where.get("cwd")],
+            "reason": "picked up at a later start",
+        }
     return {"hook_event_name": "SessionStart", "source": "resume", **where}
 
 
