@@ -21,7 +21,11 @@ real: a lesson that must hold the same words, `expect.must_contain`; a real turn
 failure two cases' windows share, needs what either taught); a case that expects nothing still
 replays, and whatever it gets counts against precision. Recall is the share of events needing
 an entry that got at least one of them; precision the share of delivered entries that were
-relevant; chars/turn the mean context length over all events of the kind. Hook time is the
+relevant; chars/turn the mean context length over all events of the kind. *In time* (the
+"turn" rows) asks the question end to end: of the turns whose prompt needs an entry, the share
+in which one of the needed entries reached the agent at the prompt or at a command of that turn
+that failed, the step a lesson about a failure is needed at (a session's first prompt naming a
+tracker item gets nothing, but the `git push` lesson comes when `git push` fails). Hook time is the
 in-process answer (warm: the index file in the page cache), wall and CPU, and the whole
 `wikimem deliver` process as a runner starts it (a prompt with a real 180 KB transcript to
 read recent paths from), wall and the child's CPU: on a loaded machine the wall time is mostly
@@ -243,6 +247,7 @@ def needed_by(case: Case, cases: list[Case], taught: dict[str, set[str]]) -> set
 
 
 KINDS = ("failure", "prompt", "success")
+TURN = "turn"  # the in-time figure: one event per turn whose prompt needs an entry
 
 
 def replay(
@@ -265,6 +270,8 @@ def replay(
                         key = (case.session, json.dumps([data["tool_input"], data["error"]]))
                         failures.setdefault(key, set()).update(needed_by(case, cases, taught))
     seen_failures: set[tuple[str, str]] = set()
+    # by (tally prefix, turn): whether its prompt needs an entry, and whether one came in time
+    turns: dict[tuple[str, str], list[bool]] = {}
     with tempfile.TemporaryDirectory() as scratch:
         state = Path(scratch)  # the replay's injection log: each event in a fresh session
         for case in cases:
@@ -301,6 +308,12 @@ def replay(
                         seen_turns.add((case.session, case.turn))
                         want = prompt_needed
                     tally = tallies.setdefault(f"{case.corpus}/{case.part}/{kind}", Tally())
+                    turn_key = (
+                        f"{case.session}#{case.turn}" if case.turn is not None else case.id
+                    ) if case.corpus == "real" else f"{case.id}#{n}"  # fmt: skip
+                    in_time = turns.setdefault(
+                        (f"{case.corpus}/{case.part}", turn_key), [False, False]
+                    )
                     event = read_event(data)
                     if kind == "prompt":
                         event.paths = paths
@@ -322,6 +335,10 @@ def replay(
                     if want and kind != "success":
                         tally.needing += 1
                         tally.recalled += bool(hits)
+                    if kind == "prompt":
+                        in_time[0] = bool(want)
+                    if kind != "success" and hits:
+                        in_time[1] = True
                     if (
                         misses
                         and case.part == "tuned"
@@ -329,6 +346,12 @@ def replay(
                         and ((want and not hits) or len(hits) < len(given))
                     ):
                         show_miss(kind, case, data, want, given, paths)
+    for (prefix, _), (needs, came) in turns.items():
+        if needs:
+            tally = tallies.setdefault(f"{prefix}/{TURN}", Tally())
+            tally.events += 1
+            tally.needing += 1
+            tally.recalled += came
     return tallies
 
 
@@ -521,7 +544,7 @@ def measure(
             data: dict[str, object] = {"tool_input": {"command": command}}
             pretool(tallies, "transcripts/all", data, places.state / "search.sqlite", set())
         for part in ("tuned", "held"):
-            for kind in (*KINDS, "pretool"):
+            for kind in (*KINDS, "pretool", TURN):
                 rows = [t for k, t in tallies.items() if k.endswith(f"/{part}/{kind}")]
                 tallies[f"all/{part}/{kind}"] = merged(rows)
         result = {key: tally.row() for key, tally in sorted(tallies.items())}

@@ -78,4 +78,8 @@ def test_the_delivery_replay_runs_on_both_corpora_and_keeps_its_held_apart_part(
     assert sum(int(r["events"] or 0) for r in failures) == 3  # bun, fly, git push
     assert sum(int(r["delivered"] or 0) for r in failures) >= 3
     assert all(r["delivered"] == 0 for k, r in result.items() if k.endswith("/success"))
+    # in time: `git push` without an upstream is not in the first prompt (`Work on bead ...`),
+    # but the lesson comes when the push fails, in the same turn
+    turns, prompts = result["all/tuned/turn"], result["all/tuned/prompt"]
+    assert turns["recall"] == 1.0 and prompts["recall"] is not None and prompts["recall"] < 1.0
     assert result["process/failure"]["process_p50_ms"] and result["process/prompt"]["cpu_p50_ms"]
