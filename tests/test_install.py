@@ -241,7 +241,7 @@ def test_codex_hooks_json_and_uninstall(tmp_path: Path) -> None:
     hooks.write_text('{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x"}]}]}}\n')
     before = hooks.read_text()
 
-    written = install_codex(config, hooks, ["/venv/bin/wikimem"])
+    written = install_codex(config, hooks, ["/venv/bin/wikimem"], (0, 129, 2))
 
     assert written == {
         "notify": '["/venv/bin/wikimem", "hook"]',
@@ -327,7 +327,7 @@ def test_a_features_table_of_the_person_gets_the_line_and_loses_it_exactly(
     )
     config.write_text(mine)
 
-    install_codex(config, hooks, ["/venv/bin/wikimem"])
+    install_codex(config, hooks, ["/venv/bin/wikimem"], (0, 128, 0))
 
     assert tomllib.loads(config.read_text())["features"] == {
         "web_search": True,
@@ -342,7 +342,7 @@ def test_a_hooks_feature_the_person_set_is_left_alone(tmp_path: Path, setting: s
     config = tmp_path / "config.toml"
     config.write_text(f"[features]\n{setting}\n")
 
-    written = install_codex(config, tmp_path / "hooks.json", ["/venv/bin/wikimem"])
+    written = install_codex(config, tmp_path / "hooks.json", ["/venv/bin/wikimem"], (0, 100, 0))
 
     assert "features.codex_hooks" not in written
     assert config.read_text().endswith(f"[features]\n{setting}\n")
@@ -373,3 +373,35 @@ def test_install_then_uninstall_gives_back_every_byte(tmp_path: Path, text: str)
 def hook_commands_of(settings: Path, event: str) -> list[str]:
     data = json.loads(settings.read_text())
     return [h["command"] for group in data["hooks"][event] for h in group["hooks"]]
+
+
+@pytest.mark.parametrize("version", [(0, 130, 0), (0, 135, 1), (1, 0, 0), None])
+def test_a_codex_that_runs_hooks_by_default_or_is_unknown_gets_no_feature_line(
+    tmp_path: Path, version: tuple[int, int, int] | None
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(CODEX)
+
+    written = install_codex(config, tmp_path / "hooks.json", ["/venv/bin/wikimem"], version)
+
+    assert "features.codex_hooks" not in written and "features" not in tomllib.loads(
+        config.read_text()
+    )
+
+
+def test_the_line_an_earlier_install_wrote_goes_once_codex_runs_hooks_by_default(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "config.toml"
+    earlier = (
+        "codex_hooks = true  # added by wikimem: Codex before mid-2026 runs hooks.json only with"
+        " it\n"
+    )
+    config.write_text(CODEX + "\n[features]\n" + earlier)
+
+    written = install_codex(config, tmp_path / "hooks.json", ["/venv/bin/wikimem"], (0, 131, 0))
+
+    assert written["features.codex_hooks"] == "removed"
+    assert "codex_hooks" not in config.read_text()
+    uninstall_codex(config, tmp_path / "hooks.json")
+    assert config.read_text() == CODEX

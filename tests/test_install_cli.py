@@ -4,6 +4,7 @@ installed commands run from a shell without the venv, as Claude Code and Codex r
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import subprocess
@@ -113,14 +114,18 @@ def test_codex_honours_codex_home_and_is_idempotent(workspace: Path, tmp_path: P
     home = tmp_path / "codex-home"
     home.mkdir()
     (home / "config.toml").write_text('model = "gpt-5.5"\n')
-    env = {"CODEX_HOME": str(home)}
+    # an older Codex on PATH, as `codex --version` prints it
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "codex").write_text("#!/bin/sh\necho 'codex-cli 0.129.0'\n")
+    (bin_dir / "codex").chmod(0o755)
+    env = {"CODEX_HOME": str(home), "PATH": f"{bin_dir}:{os.environ['PATH']}"}
     first = run_wikimem("install", "codex", "--command", "wikimem", cwd=workspace, env=env)
     assert first.returncode == 0, first.stderr
     assert first.stdout.decode().startswith(
         f'wrote {home / "config.toml"}:\n  notify: ["wikimem", "hook"]\n'
         f"wrote {home / 'config.toml'}:\n  features.codex_hooks: true\n"
-        "  Codex versions before mid-2026 run hooks.json only with [features] codex_hooks = "
-        "true; later ones run hooks by default and read it as an alias.\n"
+        "  Codex 0.129.0 runs hooks.json only with it (0.130 and later need no line).\n"
         f"wrote {home / 'hooks.json'}:\n  SessionStart: wikimem start --runner codex\n"
         "  PreCompact: wikimem hook\n  PostCompact: wikimem hook\n"
     )
@@ -526,3 +531,16 @@ def test_every_installed_codex_command_runs_bare_and_each_real_turn_is_queued_on
     queued = runs()
     assert len(queued) == len({r["run_id"] for r in queued}) == len(read_rollout(rollout).turns())
     assert len(queued) == 2
+
+
+def test_codex_without_a_version_gets_no_feature_line_and_is_told(
+    workspace: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    env = {"CODEX_HOME": str(home), "PATH": "/usr/bin:/bin"}  # no codex here
+    done = run_wikimem("install", "codex", "--command", "wikimem", cwd=workspace, env=env)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode()
+    assert "`codex --version` did not answer: Codex 0.130 and later run these hooks" in out
+    assert "features" not in tomllib.loads((home / "config.toml").read_text())

@@ -15,6 +15,7 @@ from wikimem.lifecycle.sync import sync as do_sync
 from wikimem.providers import wiki_only
 from wikimem.runners.install import (
     CODEX_HOOKS,
+    codex_version,
     drop_git_exclusion,
     entry_point,
     keep_out_of_git,
@@ -208,20 +209,30 @@ def install_codex(ctx: Ctx, config_path: Path | None, command: str | None) -> No
     """Record each Codex turn (its `notify` program: `wikimem hook`), the turns so far before
     and after a compaction (PreCompact, PostCompact) and give each session the memory's context
     when it starts (SessionStart: `wikimem start`), the hooks in hooks.json beside config.toml.
-    Sets [features] codex_hooks = true, which Codex versions before mid-2026 need for hooks."""
+    Asks `codex --version`: before 0.130 Codex runs hooks only with [features] codex_hooks =
+    true, which install then sets; from 0.130 hooks run by default and the line only warns."""
     path = codex_config(config_path)
     hooks = path.parent / "hooks.json"
     entry = chosen_entry(command)
-    written = install_codex_hooks(path, hooks, entry)
+    version = codex_version()
+    written = install_codex_hooks(path, hooks, entry, version)
+    shown = ".".join(map(str, version)) if version else ""
     if not written:
         click.echo(f"already installed in {path} and {hooks}")
     if "notify" in written:
         say_written(path, {"notify": written["notify"]})
-    if "features.codex_hooks" in written:
+    if written.get("features.codex_hooks") == "true":
         say_written(path, {"features.codex_hooks": "true"})
+        click.echo(f"  Codex {shown} runs hooks.json only with it (0.130 and later need no line).")
+    elif written.get("features.codex_hooks") == "removed":
         click.echo(
-            "  Codex versions before mid-2026 run hooks.json only with [features] codex_hooks "
-            "= true; later ones run hooks by default and read it as an alias."
+            f"removed the [features] codex_hooks line an earlier install wrote in {path}: "
+            f"Codex {shown} runs hooks by default and warns about the line at every start"
+        )
+    if version is None:
+        click.echo(
+            "  `codex --version` did not answer: Codex 0.130 and later run these hooks by "
+            f"default; an older one needs [features] codex_hooks = true in {path}."
         )
     events = {k: v for k, v in written.items() if k in CODEX_HOOKS}
     if events:

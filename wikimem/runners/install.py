@@ -436,17 +436,49 @@ def _git(workspace: Path, *args: str) -> int:
         return 2
 
 
+# Codex runs hooks.json by default from 0.130 (May 2026: the `hooks` feature became stable and
+# on by default, and `[features] codex_hooks` a deprecated alias that warns at every start);
+# before that only with `[features] codex_hooks = true`.
+HOOKS_BY_DEFAULT = (0, 130, 0)
+VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
+
+
+def codex_version(program: str = "codex") -> tuple[int, int, int] | None:
+    """The installed Codex's version from `codex --version` (`codex-cli 0.130.0`), or None when
+    there is no Codex on PATH or it does not say."""
+    import shutil
+    import subprocess
+
+    found = shutil.which(program)
+    if found is None:
+        return None
+    try:
+        done = subprocess.run([found, "--version"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    match = VERSION.search(done.stdout or "")
+    return (int(match[1]), int(match[2]), int(match[3])) if match else None
+
+
 def install_codex(
-    config_path: Path, hooks_path: Path | None = None, entry: Sequence[str] = ("wikimem",)
+    config_path: Path,
+    hooks_path: Path | None = None,
+    entry: Sequence[str] = ("wikimem",),
+    version: tuple[int, int, int] | None = None,
 ) -> dict[str, str]:
     """Set Codex's `notify` program to `entry hook` and, when `hooks_path` is given, add the
-    SessionStart hook there; return what was written, by setting (empty: nothing to do)."""
+    SessionStart hook there; return what was written, by setting (empty: nothing to do). The
+    hooks feature line is written only for a Codex known to be older than HOOKS_BY_DEFAULT;
+    for a newer one the line an earlier install wrote is taken out (it only warns there)."""
     written: dict[str, str] = {}
     notify = [*entry, "hook"]
     if _set_notify(config_path, notify):
         written["notify"] = json.dumps(notify)
-    if hooks_path is not None and _set_hooks_feature(config_path):
-        written["features.codex_hooks"] = "true"
+    if hooks_path is not None and version is not None and version < HOOKS_BY_DEFAULT:
+        if _set_hooks_feature(config_path):
+            written["features.codex_hooks"] = "true"
+    elif hooks_path is not None and version is not None and _drop_hooks_feature(config_path):
+        written["features.codex_hooks"] = "removed"
     if hooks_path is not None:
         wanted = {e: (command_line(entry, sub), t) for e, (sub, t) in CODEX_HOOKS.items()}
         written.update(edit_hooks(hooks_path, wanted))
@@ -558,15 +590,18 @@ def _drop_wikimem(text: str, event: str) -> tuple[str, bool]:
 
 
 FEATURE_LINE = (
-    "codex_hooks = true  # added by wikimem: Codex before mid-2026 runs hooks.json only with it\n"
+    "codex_hooks = true  # added by wikimem: Codex before 0.130 runs hooks.json only with it\n"
+)
+EARLIER_LINES = (  # what earlier installs wrote, taken out as theirs
+    "codex_hooks = true  # added by wikimem: Codex before mid-2026 runs hooks.json only with it\n",
 )
 FEATURES_HEADER = re.compile(r"^\[features\][ \t]*(?:#.*)?\r?\n", re.M)
 
 
 def _set_hooks_feature(config_path: Path) -> bool:
-    """Turn on `[features] codex_hooks`, which Codex versions before mid-2026 need to run
-    hooks.json at all (later ones run hooks by default and take it as an alias). A feature
-    setting the person made, on or off, is theirs: left alone."""
+    """Turn on `[features] codex_hooks`, which Codex before 0.130 needs to run hooks.json at
+    all (later ones run hooks by default and warn about it as an alias). A feature setting the
+    person made, on or off, is theirs: left alone."""
     text = read_text(config_path) if config_path.exists() else ""
     features = _toml(text, config_path).get("features", {})
     if not isinstance(features, dict) or "codex_hooks" in features or "hooks" in features:
@@ -593,8 +628,8 @@ def _drop_hooks_feature(config_path: Path) -> bool:
     if not config_path.exists():
         return False
     text = read_text(config_path)
-    for newline in ("\r\n", "\n"):
-        line = FEATURE_LINE.replace("\n", newline)
+    for newline, ours in ((n, o) for o in (FEATURE_LINE, *EARLIER_LINES) for n in ("\r\n", "\n")):
+        line = ours.replace("\n", newline)
         block = newline + "[features]" + newline + line
         if text.endswith(block):  # a table install appended: the blank line before it too
             updated = text[: -len(block)]
