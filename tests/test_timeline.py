@@ -192,3 +192,21 @@ def test_search_and_context_put_the_named_time_first(history: Path, cli) -> None
     assert april_ctx.index("testing/sync#flaky-sync-test") < april_ctx.index("build/bun#pin-bun")
     nov_ctx = context_refs("pin bun flaky sync 2026-11")
     assert nov_ctx.index("build/bun#pin-bun") < nov_ctx.index("testing/sync#flaky-sync-test")
+
+
+def test_the_picture_draws_runs_people_and_wikimems_upkeep_apart() -> None:
+    from wikimem.recall.site import draw
+    from wikimem.recall.timeline import Event
+
+    events = [
+        Event("2026-12-01T10:00:00+00:00", "a1", "Start the wiki", "wikimem"),
+        Event("2026-12-02T10:00:00+00:00", "b2", "Add build/bun", "wikimem", ("run-1",)),
+        Event("2026-12-03T10:00:00+00:00", "c3", "Fix a typo", "Ada Person"),
+    ]
+    svg = draw(events)
+    assert [part.split('"')[0] for part in svg.split('class="mark ')[1:]] == [
+        "wikimem",
+        "run",
+        "person",
+    ]
+    assert "Start the wiki" in svg.split('class="mark wikimem"')[1].split("</circle>")[0]

@@ -200,9 +200,15 @@ def _crumbs(relpath: str) -> list[tuple[str, str]]:
     return crumbs
 
 
+LANES = {"run": (55, "#2b6cb0"), "person": (105, "#c05621"), "wikimem": (80, "#718096")}
+
+
 def draw(events: list[Any]) -> str:
-    """The timeline as an SVG: one mark per change, by date, a run's above the line and a
-    person's below it, each with its subject as a tooltip."""
+    """The timeline as an SVG: one mark per change, by date, a run's above the line, a
+    person's below it and wikimem's own upkeep (starting the wiki, compaction, recompiling:
+    its commits that name no run) on it, each with its subject as a tooltip."""
+    from wikimem.wiki.history.commits import WIKIMEM
+
     width, height, pad = 900, 160, 30
     if not events:
         return f'<svg class="timeline" width="{width}" height="{height}" role="img"></svg>'
@@ -212,16 +218,15 @@ def draw(events: list[Any]) -> str:
     marks = []
     for event, day in zip(events, days, strict=True):
         x = pad + (width - 2 * pad) * (day - first).days / span
-        by_run = bool(event.runs)
-        y = 55 if by_run else 105
-        colour = "#2b6cb0" if by_run else "#c05621"
+        lane = "run" if event.runs else "wikimem" if event.author == WIKIMEM.name else "person"
+        y, colour = LANES[lane]
         size = 4 + min(len(event.changes), 6)
         tip = html.escape(
             f"{event.date[:10]} {event.subject}"
             + (f" (run {', '.join(event.runs)})" if event.runs else "")
         )
         marks.append(
-            f'<circle class="mark {"run" if by_run else "person"}" '
+            f'<circle class="mark {lane}" '
             f'cx="{x:.1f}" cy="{y}" r="{size}" '
             f'fill="{colour}" fill-opacity="0.75"><title>{tip}</title></circle>'
         )
@@ -232,6 +237,7 @@ def draw(events: list[Any]) -> str:
         f'text-anchor="end">{last.isoformat()}</text>'
         f'<text x="{pad}" y="20" font-size="12" fill="#2b6cb0">by a run</text>'
         f'<text x="{pad + 80}" y="20" font-size="12" fill="#c05621">by a person</text>'
+        f'<text x="{pad + 180}" y="20" font-size="12" fill="#718096">wikimem upkeep</text>'
     )
     return (
         f'<svg class="timeline" viewBox="0 0 {width} {height}" width="100%" role="img" '
