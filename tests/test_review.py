@@ -40,6 +40,9 @@ def test_every_change_waits_is_shown_as_a_diff_and_approved_in_one_commit(
     assert shown.code == 0
     assert "run     run-review-1" in shown.out and "+## " in shown.out
     assert "b/" in shown.out and "/MEMORY.md" in shown.out
+    # where the lesson came from: who proposed it, from which run, on what evidence
+    assert "source  offline rules; run run-review-1" in shown.out
+    assert "$ uv sync --locked  (exit 2)" in shown.out
     approved = cli("review", "approve", item["job"][:8])
     assert approved.code == 0 and "in commit" in approved.out
     assert _waiting(cli) == []

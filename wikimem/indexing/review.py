@@ -22,6 +22,7 @@ from typing import Any
 from wikimem.config import Places
 from wikimem.errors import NotFound, UsageError
 from wikimem.fsio import atomic_write_text
+from wikimem.indexing.plan import BY_RULES, RUNS
 from wikimem.intake.queue import Job, Queue
 from wikimem.wiki.pages import Wiki
 
@@ -99,11 +100,52 @@ def diff(wiki: Wiki, item: Waiting) -> str:
                 lineterm="",
             )
         )
-        sources = edit.get("sources")
-        if sources:
-            out.append(f"sources {json.dumps(sources, ensure_ascii=False)[:300]}")
+        out.append(f"source  {source_line(edit, item.job.run_id)}")
         out.append("")
+    evidence = evidence_lines(run)
+    if evidence:
+        out.append("evidence (what the run did, as it recorded it)")
+        out.extend(f"  {line}" for line in evidence)
     return "\n".join(out).rstrip() + "\n"
+
+
+CANDIDATE = "explicit memory candidate"  # the reason the rules give a run's own candidate
+EVIDENCE_SHOWN = 12  # evidence lines `review show` lists; the rest are counted
+
+
+def source_line(edit: Mapping[str, Any], run_id: str) -> str:
+    """Who proposed an edit (a run's explicit candidate, the offline rules or the model) and
+    the runs it came from."""
+    if CANDIDATE in str(edit.get("reason", "")):
+        who = "explicit memory candidate"
+    elif edit.get(BY_RULES):
+        who = "offline rules"
+    else:
+        who = "the model"
+    named = edit.get(RUNS)
+    runs = [str(r) for r in named] if isinstance(named, list) and named else [run_id]
+    return f"{who}; run{'s' if len(runs) > 1 else ''} {', '.join(runs)}"
+
+
+def evidence_lines(run: Mapping[str, Any]) -> list[str]:
+    """The run's evidence a lesson is drawn from: each command with its exit code, each file
+    it changed, one line each."""
+    lines = []
+    for item in run.get("evidence") or ():
+        if not isinstance(item, Mapping):
+            continue
+        if item.get("command"):
+            code = item.get("exit_code")
+            status = (
+                "running" if item.get("running") else f"exit {code}" if code is not None else ""
+            )
+            command = " ".join(str(item["command"]).split())[:120]
+            lines.append(f"$ {command}  ({status or 'no exit code'})")
+        elif item.get("path"):
+            lines.append(f"{item.get('kind', 'file')} {str(item['path'])[:160]}")
+    if len(lines) > EVIDENCE_SHOWN:
+        lines[EVIDENCE_SHOWN:] = [f"... and {len(lines) - EVIDENCE_SHOWN} more"]
+    return lines
 
 
 def replace_plan(places: Places, item: Waiting, plan: Any) -> None:
