@@ -21,10 +21,21 @@ CHROMIUM = next(
                  shutil.which("chromium-browser"), shutil.which("google-chrome")) if p),
     None,
 )  # fmt: skip
-playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+# In CI (which sets CI) the browser test must run: a missing Playwright or Chromium fails it
+# there instead of skipping it; elsewhere it is skipped with the reason.
+IN_CI = bool(os.environ.get("CI"))
+if IN_CI:
+    import playwright.sync_api as playwright
+else:
+    playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no Chromium on this machine (.ci/run installs Debian's chromium)"
+    CHROMIUM is None and not IN_CI,
+    reason="no Chromium on this machine (.ci/run installs Debian's chromium)",
 )
+
+
+def test_in_ci_the_browser_test_has_a_browser() -> None:
+    assert CHROMIUM is not None or not IN_CI, "CI must run the browser test: install chromium"
 
 
 @pytest.fixture
