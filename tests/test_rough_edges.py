@@ -453,3 +453,18 @@ def test_outside_a_workspace_the_global_config_and_help_still_work(tmp_path: Pat
     assert run_wikimem("config", "--global", "get", "queue.batch", cwd=tmp_path).returncode == 0
     assert run_wikimem("index", "--help", cwd=tmp_path).returncode == 0
     assert run_wikimem("schema", cwd=tmp_path).returncode == 0
+
+
+@pytest.mark.parametrize("runner", ["claude", "gemini", "cursor", "copilot", "opencode"])
+def test_outside_a_workspace_a_project_install_exits_1_and_writes_nothing(
+    tmp_path: Path, runner: str
+) -> None:
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    result = run_wikimem("install", runner, cwd=loose)
+    err = result.stderr.decode()
+    assert result.returncode == 1 and "is in no workspace" in err and err.count("\n") == 1
+    assert list(loose.iterdir()) == []  # no hook file a loose folder would never use
+    elsewhere = tmp_path / "hooks.json"  # an explicit file needs no workspace
+    option = "--plugin" if runner == "opencode" else "--settings"
+    assert run_wikimem("install", runner, option, str(elsewhere), cwd=loose).returncode == 0

@@ -103,11 +103,16 @@ COMMAND_OPTION = click.option(
 )
 
 
+# A project's hook files (--project, the default) are written only inside a workspace
+# (`ctx.found`: exit 1 elsewhere): hooks in a loose folder would record nothing. --user and an
+# explicit file work anywhere.
+
+
 def claude_settings(ctx: Ctx, settings_path: Path | None, scope: str) -> Path:
     if settings_path is not None:
         return settings_path
     if scope == "project":
-        return ctx.places.workspace / ".claude" / "settings.local.json"
+        return ctx.found.workspace / ".claude" / "settings.local.json"
     folder = config.environ().get("CLAUDE_CONFIG_DIR")
     return (Path(folder).expanduser() if folder else Path.home() / ".claude") / "settings.json"
 
@@ -116,7 +121,7 @@ def gemini_settings(ctx: Ctx, settings_path: Path | None, scope: str) -> Path:
     if settings_path is not None:
         return settings_path
     if scope == "project":
-        return ctx.places.workspace / ".gemini" / "settings.json"
+        return ctx.found.workspace / ".gemini" / "settings.json"
     return Path.home() / ".gemini" / "settings.json"
 
 
@@ -297,7 +302,7 @@ def cursor_hooks_file(ctx: Ctx, settings_path: Path | None, scope: str) -> Path:
     if settings_path is not None:
         return settings_path
     if scope == "project":
-        return ctx.places.workspace / ".cursor" / "hooks.json"
+        return ctx.found.workspace / ".cursor" / "hooks.json"
     return Path.home() / ".cursor" / "hooks.json"
 
 
@@ -347,7 +352,7 @@ def copilot_file(ctx: Ctx, settings_path: Path | None, scope: str) -> Path:
     if settings_path is not None:
         return settings_path
     if scope == "project":
-        return ctx.places.workspace / ".github" / "hooks" / "wikimem.json"
+        return ctx.found.workspace / ".github" / "hooks" / "wikimem.json"
     home = config.environ().get("COPILOT_HOME")
     folder = Path(home).expanduser() if home else Path.home() / ".copilot"
     return folder / "hooks" / "wikimem.json"
@@ -441,7 +446,7 @@ def opencode_plugin(ctx: Ctx, plugin_path: Path | None, scope: str) -> Path:
     if plugin_path is not None:
         return plugin_path
     if scope == "project":
-        return ctx.places.workspace / ".opencode" / "plugins" / "wikimem.js"
+        return ctx.found.workspace / ".opencode" / "plugins" / "wikimem.js"
     folder = config.environ().get("XDG_CONFIG_HOME")
     base = Path(folder).expanduser() if folder else Path.home() / ".config"
     return base / "opencode" / "plugins" / "wikimem.js"
@@ -452,7 +457,7 @@ def opencode_context(ctx: Ctx, plugin_path: Path | None, scope: str) -> tuple[Pa
     for --user or --plugin (no one project to give context for)."""
     if plugin_path is not None or scope != "project":
         return None
-    folder = ctx.places.workspace / ".opencode"
+    folder = ctx.found.workspace / ".opencode"
     return folder / "wikimem-context.md", folder / "opencode.json"
 
 
