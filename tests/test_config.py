@@ -87,6 +87,21 @@ def test_config_reads_as_toml_and_suggests_a_close_key(workspace: Path, cli) -> 
     assert wrong.code == 2 and "did you mean 'model.timeout'?" in wrong.err
 
 
+def test_config_listing_is_paged_on_a_terminal(workspace: Path, cli, tmp_path: Path) -> None:
+    from tests.test_cli_wiki import _on_a_terminal
+
+    seen = tmp_path / "paged.txt"
+    pager = tmp_path / "pager.sh"  # a pager that keeps what it was given
+    pager.write_text(f"#!/bin/sh\ncat > {seen}\n")
+    pager.chmod(0o755)
+    env = {"PAGER": str(pager), "LINES": "24", "COLUMNS": "80"}
+    _on_a_terminal(["config"], workspace, env)
+    assert "wiki.remote = " in seen.read_text()
+    seen.unlink()
+    straight = _on_a_terminal(["--no-pager", "config"], workspace, env)
+    assert not seen.exists() and "wiki.remote = " in straight
+
+
 def test_config_set_refuses_a_provider_no_one_provides(workspace: Path, cli) -> None:
     result = cli("config", "set", "memory.provider", "no-such-provider")
     assert result.code == 2 and "no provider 'no-such-provider'" in result.err

@@ -9,7 +9,16 @@ from typing import Any
 import click
 
 from wikimem import config
-from wikimem.cli.context import Ctx, cli, emit_json, json_option, pass_ctx, warn, workspace_option
+from wikimem.cli.context import (
+    Ctx,
+    cli,
+    echo_paged,
+    emit_json,
+    json_option,
+    pass_ctx,
+    warn,
+    workspace_option,
+)
 from wikimem.cli.hook import USAGE
 from wikimem.cli.hook import hook as fail_open
 from wikimem.demo import run_demo
@@ -311,9 +320,11 @@ def config_cmd(click_ctx: click.Context, is_global: bool, as_json: bool) -> None
         if as_json:
             emit_json({key: setting_json(key, value) for key, value in values})
             return
+        lines = []  # some sixty lines: paged on a terminal, as `show` and `log` are
         for key, value in values:
-            click.echo(f"{key} = {shown_value(key, value.value)}  # {value.source}")
-            click.echo(f"    # {config.SETTINGS[key][2]}")
+            lines.append(f"{key} = {shown_value(key, value.value)}  # {value.source}")
+            lines.append(f"    # {config.SETTINGS[key][2]}")
+        echo_paged(lines)
 
 
 @config_cmd.command("get")
