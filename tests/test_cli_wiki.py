@@ -164,7 +164,7 @@ def test_lint_json_names_rule_file_line_and_message(workspace: Path, cli) -> Non
     result = cli("lint", "--json")
     assert result.code == 1
     problems = json.loads(result.out)
-    assert {"rule", "level", "file", "line", "message"} == set(problems[0])
+    assert {"rule", "level", "file", "line", "message", "fix"} == set(problems[0])
     found = {(p["rule"], p["file"], p["line"]) for p in problems}
     assert ("no-summary", ".clarvis/memory/build/bun/MEMORY.md", 1) in found
     assert ("broken-link", ".clarvis/memory/build/bun/MEMORY.md", 6) in found
@@ -374,6 +374,25 @@ def test_lint_warns_on_dates_and_fails_on_them_only_when_strict(workspace: Path,
     assert strict.code == 1 and strict.out == result.out
     levels = {p["rule"]: p["level"] for p in json.loads(cli("lint", "--json").out)}
     assert levels["review-due"] == "warning"
+
+
+def test_every_lint_problem_names_the_command_that_fixes_it(workspace: Path, cli) -> None:
+    from wikimem.wiki.lint import FIXES, RULES
+
+    assert set(FIXES) == set(RULES) and all("`" in fix for fix in FIXES.values())
+    cli("init")
+    leaf = workspace / ".clarvis/memory/build/bun/MEMORY.md"
+    leaf.parent.mkdir(parents=True)
+    leaf.write_text("---\ntitle: Bun\n---\n# Bun\n\n## One\n\nSee [y](./y.md).\n")
+    cli("lint", "--fix")
+    lines = cli("lint").out.splitlines()
+    at = lines.index(".clarvis/memory/build/bun/MEMORY.md:1: leaf has no summary [no-summary]")
+    assert lines[at + 1] == (
+        "  fix: `$EDITOR .clarvis/memory/build/bun/MEMORY.md`: "
+        "add `summary: <one line>` to its frontmatter"
+    )
+    fixes = {p["rule"]: p["fix"] for p in json.loads(cli("lint", "--json").out)}
+    assert fixes["broken-link"].startswith("`$EDITOR .clarvis/memory/build/bun/MEMORY.md`")
 
 
 def test_lint_without_a_wiki_has_nothing_to_check(workspace: Path, cli) -> None:

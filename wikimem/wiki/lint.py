@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import re
+import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -46,6 +47,31 @@ RULES = {
     "sync-conflict": "text two machines changed differently, kept both ways by `wikimem sync`",
     "not-utf8": "bytes that are not UTF-8 (kept as they are; sent to a model as U+FFFD)",
 }
+# How to fix each rule's problem, naming the command that does it ({file}: the page or folder,
+# as the report names it). A rule whose message already names its command (IN_MESSAGE) prints
+# no second line; `--json` gives every problem its `fix`.
+FIXES = {
+    "missing-profile": "`wikimem init`",
+    "unreadable": "`chmod u+rX {file}` (`ls -l {file}` shows who may read it)",
+    "symlink": "`ls -l {file}` shows where it points: put the real file or folder in its place",
+    "no-frontmatter": "`$EDITOR {file}`: start it with `---`, `title: ...`, `summary: ...`, `---`",
+    "bad-frontmatter": "`$EDITOR {file}`: make the lines between the two `---` valid YAML",
+    "no-summary": "`$EDITOR {file}`: add `summary: <one line>` to its frontmatter",
+    "expired": "`wikimem compact`",
+    "review-due": "`$EDITOR {file}`: confirm it and move `review-by` on, or `wikimem forget` it",
+    "duplicate-entry-id": "`$EDITOR {file}`: give one of the two headings another title",
+    "broken-link": "`$EDITOR {file}`: point the link at a file or entry that exists, or drop it",
+    "link-leaves-wiki": "`$EDITOR {file}`: link a file inside the project, or name it as text",
+    "no-generated-block": "`wikimem lint --fix`",
+    "stale-block": "`wikimem lint --fix`",
+    "not-a-slug": "`mv {file} <lowercase-slug>` (a-z, 0-9, dashes), then `wikimem lint --fix`",
+    "no-topic-page": "`wikimem lint --fix`",
+    "sync-conflict": "`$EDITOR {file}`: keep what is right of both versions, delete the notes",
+    "not-utf8": "`$EDITOR {file}`: save it as UTF-8",
+}
+IN_MESSAGE = frozenset(
+    {"missing-profile", "expired", "no-generated-block", "stale-block", "no-topic-page"}
+)
 # Rules that depend on the date: a commit that passes today must not fail tomorrow because time
 # passed, so they warn unless `lint --strict` asks for them to fail.
 WARNINGS = frozenset({"expired", "review-due"})
@@ -74,9 +100,15 @@ class Problem:
     def level(self) -> str:
         return "warning" if self.rule in WARNINGS else "error"
 
+    def fix(self, prefix: str = "") -> str:
+        """The command that fixes this problem (FIXES)."""
+        return FIXES[self.rule].format(file=shlex.quote(prefix + self.file))
+
     def format(self, prefix: str = "") -> str:
+        """`file:line: message [rule]`, then `  fix: COMMAND` unless the message names it."""
         level = "warning: " if self.rule in WARNINGS else ""
-        return f"{prefix}{self.file}:{self.line}: {level}{self.message} [{self.rule}]"
+        line = f"{prefix}{self.file}:{self.line}: {level}{self.message} [{self.rule}]"
+        return line if self.rule in IN_MESSAGE else f"{line}\n  fix: {self.fix(prefix)}"
 
     def as_dict(self, prefix: str = "") -> dict[str, object]:
         return {
@@ -85,6 +117,7 @@ class Problem:
             "file": prefix + self.file,
             "line": self.line,
             "message": self.message,
+            "fix": self.fix(prefix),
         }
 
 
