@@ -39,6 +39,7 @@ def test_every_change_waits_is_shown_as_a_diff_and_approved_in_one_commit(
     shown = cli("review", "show", item["job"][:8])
     assert shown.code == 0
     assert "run     run-review-1" in shown.out and "+## " in shown.out
+    assert "by      offline-rules" in shown.out
     assert "b/" in shown.out and "/MEMORY.md" in shown.out
     # where the lesson came from: who proposed it, from which run, on what evidence
     assert "source  offline rules; run run-review-1" in shown.out
@@ -48,6 +49,10 @@ def test_every_change_waits_is_shown_as_a_diff_and_approved_in_one_commit(
     assert _waiting(cli) == []
     message = git("log", "-1", "--format=%B", cwd=wiki)
     assert "run-review-1" in message
+    # the commit names who proposed it (so the entry's source stays the rules') and who approved
+    assert "Wikimem-Model: offline-rules" in message and "Wikimem-Approved-By: " in message
+    ref = f"{item['plan']['edits'][0]['leaf']}#{item['plan']['edits'][0]['entry']}"
+    assert "source rule" in cli("show", "--why", ref).out
 
 
 def test_a_dropped_lesson_is_not_held_again(workspace: Path, cli, tmp_path: Path) -> None:

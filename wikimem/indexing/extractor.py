@@ -34,6 +34,7 @@ class Extraction:
     completion_tokens: int | None = None
     prompt_chars: int = 0
     attempts: tuple[str, ...] = ()
+    approved_by: str = ""  # the person who approved a held plan (`wikimem review approve`)
 
 
 def merge(first: RawPlan, second: RawPlan) -> RawPlan:

@@ -450,7 +450,9 @@ class Pass:
             plan = replace(plan, held="review.mode is all: every change waits for a person")
         if plan.held:
             for job in jobs:
-                self.queue.hold(job, extraction.plan.to_dict(), plan.held)
+                # the plan keeps who proposed it, so its approval is committed as theirs
+                kept = {**extraction.plan.to_dict(), review_inbox.MODEL_KEY: extraction.model}
+                self.queue.hold(job, kept, plan.held)
                 report.outcomes.append(
                     self._outcome(report, job, "held", started, note=plan.held, **common)
                 )
@@ -662,6 +664,7 @@ class Pass:
             runs=[r.run_id for r in runs],
             agents=sorted({r.agent for r in runs if r.agent}),
             model=extraction.model if extraction.model != OFFLINE else OFFLINE,
+            approved_by=extraction.approved_by,
         )
 
 
@@ -699,7 +702,14 @@ def approve(places: Places, settings: Settings, job_prefix: str) -> str | None:
         work = Pass(places, settings, lambda _: None)
         job = work.queue.take_held(job_prefix)
         report = PassReport(pass_id=uuid.uuid4().hex[:12])
-        extraction = Extraction(parse(job.held_plan or {"edits": []}), "approved by a person")
+        held = job.held_plan or {"edits": []}
+        # the commit names who proposed the plan (the offline rules or the model, so an entry's
+        # source stays what it was) and the person who approved it
+        proposed = str(held.get(review_inbox.MODEL_KEY) or "") or "approved by a person"
+        person = work.repo.person()
+        extraction = Extraction(
+            parse(held), proposed, approved_by=one_line(f"{person.name} <{person.email}>")
+        )
         work.repo.commit_person_edits()
         work.settle(
             report,
@@ -713,6 +723,11 @@ def approve(places: Places, settings: Settings, job_prefix: str) -> str | None:
         if any(o.outcome == "failed" for o in report.outcomes):
             raise WikimemError(f"could not apply the held plan: {report.outcomes[0].error}")
         return report.commit
+
+
+def one_line(text: str) -> str:
+    """`text` safe as a commit trailer's value: one line, no control characters."""
+    return " ".join("".join(c if c.isprintable() else " " for c in text).split())
 
 
 def run_text(runs: Sequence[RunRecord]) -> str:

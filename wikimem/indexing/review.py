@@ -30,6 +30,7 @@ MODES = ("off", "risky", "all")
 DROPPED_FILE = "review-dropped.json"
 DROPPED_REASON = "a person dropped this lesson before (`wikimem review drop`)"
 MAX_DROPPED = 5000  # the file stays small; the oldest fingerprints go first
+MODEL_KEY = "_model"  # in a held plan: the model (or the offline rules) that proposed it
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,11 @@ class Waiting:
     def edits(self) -> list[Mapping[str, Any]]:
         plan = self.job.held_plan or {}
         return [e for e in plan.get("edits", []) if isinstance(e, Mapping)]
+
+    @property
+    def proposed_by(self) -> str:
+        """The model (or `offline-rules`) that proposed the plan; empty for older holds."""
+        return str((self.job.held_plan or {}).get(MODEL_KEY) or "")
 
     def line(self) -> str:
         task = str(self.job.run.get("task", ""))[:60]
@@ -76,6 +82,7 @@ def diff(wiki: Wiki, item: Waiting) -> str:
         f"run     {item.job.run_id}  ({run.get('runner', '?')}, {run.get('status', '?')})",
         f"task    {str(run.get('task', ''))[:200]}",
         f"waits   {item.job.held_reason}",
+        *([f"by      {item.proposed_by}"] if item.proposed_by else []),
         "",
     ]
     for edit in item.edits:
