@@ -78,7 +78,7 @@ def test_a_rewrite_of_the_persons_line_waits_then_approve_applies_it(wikis: Wiki
     assert "build/bun#fix-1" in reason and "Ask Dana" in reason
     shown = cli("status")
     assert shown.code == 0 and "held" in shown.out and "Ask Dana" in shown.out
-    assert f"wikimem queue approve {job[:8]}" in shown.out or "queue approve" in shown.out
+    assert f"`wikimem review show {job}`, then `wikimem review approve`" in shown.out
     approved = cli("queue", "approve", job[:8])
     assert approved.code == 0, approved.err
     text = leaf(wikis).read_text()

@@ -85,7 +85,8 @@ class Status:
         for job in self.held_jobs:
             out.append(
                 f"  held     {job['job']} {job['run_id']}: {job['reason']} "
-                f"(`wikimem queue approve {job['job']}` or `wikimem queue drop {job['job']}`)"
+                f"(`wikimem review show {job['job']}`, then `wikimem review approve` or "
+                "`review drop`)"
             )
         if self.delivered.get("injections"):
             d = self.delivered

@@ -457,7 +457,7 @@ class Pass:
                     self._outcome(report, job, "held", started, note=plan.held, **common)
                 )
             report.warnings.append(
-                f"wikimem: plan held for review ({plan.held}); see `wikimem queue`"
+                f"wikimem: plan held for review ({plan.held}); see `wikimem review`"
             )
             return True
         if plan.edits and provider_name(self.settings) != WIKI:

@@ -275,7 +275,7 @@ class Queue:
         """Claim a job held for review (approve): review → active."""
         matches = [p for p in self.folder("review").glob(f"{jid}*.json")] if jid else []
         if len(matches) != 1:
-            raise NotFound(f"no single held job matches {jid!r} (see `wikimem queue`)")
+            raise NotFound(f"no single held job matches {jid!r} (see `wikimem review`)")
         job = self._read(matches[0])
         move(matches[0], self.path("active", job.id))
         return job
