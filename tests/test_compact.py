@@ -233,6 +233,18 @@ def test_schedule_compacts_after_n_changing_passes(workspace: Path, cli) -> None
     assert on_schedule(places, hourly, 0, now=9000.0 + 3600) is not None
 
 
+def test_in_review_mode_all_a_scheduled_compaction_waits_for_a_person(workspace: Path) -> None:
+    places, settings = build(workspace)
+    places.workspace_config.write_text('[compact]\nevery_passes = 1\n[review]\nmode = "all"\n')
+    settings = config.load(places, {})
+    head = git("rev-parse", "HEAD", cwd=places.wiki)
+    done = on_schedule(places, settings, 1, now=1000.0)
+    assert done is not None and done.commit is None and "review.mode is all" in done.held
+    assert git("rev-parse", "HEAD", cwd=places.wiki) == head  # nothing written
+    asked = compact(places, settings)  # a person running `wikimem compact` asked for it
+    assert asked.commit and not asked.held
+
+
 def test_index_runs_the_scheduled_compaction(workspace: Path, cli) -> None:  # type: ignore[no-untyped-def]
     places, settings = build(workspace)
     places.workspace_config.write_text("[compact]\nevery_passes = 1\n")

@@ -608,6 +608,9 @@ def compact(
         if not hold_of(places, settings, rest):
             waiting = tuple((f"{e['leaf']}#{e['entry']}", str(e["reason"])) for e in unused)
             plan, held, waiting_held = rest, "", held
+    if scheduled and not held and plan.edits and settings.review.mode == "all":
+        # no person asked for this one: like a pass's plan, it waits for one
+        held = "review.mode is all: a scheduled compaction waits for `wikimem compact`"
     diff = show_diff(rewrite(Wiki(places.wiki), plan, day))
     retired = tuple(f"{e.leaf}#{e.entry}" for e in plan.edits if e.action == "remove")
     updated = tuple(f"{e.leaf}#{e.entry}" for e in plan.edits if e.action == "update")
