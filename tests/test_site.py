@@ -151,3 +151,19 @@ def test_page_text_is_shown_as_text_never_run_as_markup(workspace: Path, served:
         assert "<script>" in page.locator("article").inner_text()
         assert page.locator("article script, article img").count() == 0
         browser.close()
+
+
+def test_the_view_is_local_and_read_only(workspace: Path, served: str) -> None:
+    import urllib.error
+    import urllib.request
+
+    assert served.startswith("http://127.0.0.1:")
+    wiki = workspace / ".clarvis/memory"
+    before = sorted((p.as_posix(), p.stat().st_mtime_ns) for p in wiki.rglob("*") if p.is_file())
+    for method in ("POST", "PUT", "DELETE", "PATCH"):
+        request = urllib.request.Request(served + "PROFILE.md", data=b"x", method=method)
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        assert refused.value.code == 501, method
+    after = sorted((p.as_posix(), p.stat().st_mtime_ns) for p in wiki.rglob("*") if p.is_file())
+    assert after == before
