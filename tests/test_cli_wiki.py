@@ -503,3 +503,19 @@ def test_completion_script_and_wiki_paths_complete(workspace: Path, cli) -> None
     assert complete("show", "build/bun#p") == ["build/bun#pin-bun", "build/bun#port"]
     assert complete("forget", "nothing") == []
     assert "show" in complete("sh")
+
+
+def test_a_long_lint_report_is_paged_on_a_terminal(workspace: Path, cli, tmp_path: Path) -> None:
+    cli("init")
+    leaf = workspace / ".clarvis/memory/build/bun/MEMORY.md"
+    leaf.parent.mkdir(parents=True)
+    links = "".join(f"[l{n}](./gone-{n}.md)\n" for n in range(30))
+    leaf.write_text(f"---\ntitle: Bun\nsummary: Bun rules.\n---\n# Bun\n\n## One\n\n{links}")
+    cli("lint", "--fix")
+    seen = tmp_path / "paged.txt"
+    script = tmp_path / "pager.sh"
+    script.write_text(f"#!/bin/sh\ncat > {seen}\n")
+    script.chmod(0o755)
+    _on_a_terminal(["lint"], workspace, {"PAGER": str(script), "LINES": "24"})
+    assert "broken link to ./gone-29.md [broken-link]" in seen.read_text()
+    assert cli("lint").out.count("[broken-link]") == 30  # a pipe: printed straight

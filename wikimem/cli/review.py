@@ -36,8 +36,7 @@ def review(click_ctx: click.Context, as_json: bool) -> None:
         return
     if not items:
         click.echo(f"nothing waits for review (review.mode = {ctx.settings.review.mode})")
-    for item in items:
-        click.echo(item.line())
+    echo_paged([item.line() for item in items])
 
 
 @review.command("show")

@@ -219,8 +219,8 @@ def lint(ctx: Ctx, fix: bool, strict: bool, as_json: bool) -> None:
     prefix = ctx.places.wiki.relative_to(ctx.places.workspace).as_posix() + "/"
     if as_json:
         emit_json([problem.as_dict(prefix) for problem in problems])
-    for problem in () if as_json else problems:
-        click.echo(problem.format(prefix))
+    if not as_json:  # a long report through the pager on a terminal, as `show` is
+        echo_paged([line for problem in problems for line in problem.format(prefix).split("\n")])
     if any(problem.level == "error" or strict for problem in problems):
         raise click.exceptions.Exit(1)
 
