@@ -62,7 +62,13 @@ def test_a_memory_change_opens_a_pull_request_and_a_later_one_updates_it(
     }
 
     def run_step(name: str) -> subprocess.CompletedProcess:
-        done = subprocess.run(["bash", "-c", step(name)], env=env, capture_output=True, text=True)
+        # as GitHub runs a step of `shell: bash`
+        done = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step(name)],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         assert done.returncode == 0, done.stderr
         return done
 
@@ -94,5 +100,17 @@ def test_a_memory_change_opens_a_pull_request_and_a_later_one_updates_it(
     assert "updated the memory pull request" in second.stdout
     edit = [json.loads(line) for line in calls.read_text().splitlines()][-1]
     assert edit["args"][:3] == ["pr", "edit", "wikimem/memory"] and "pr-run-2" in edit["body"]
+    assert "pr-run-1" in edit["body"]  # the body tells the whole pull request, not the last run
     both = git("log", "--format=%B", "wikimem/memory", cwd=remote)
     assert "pr-run-1" in both and "pr-run-2" in both  # the open pull request kept the first
+
+    # a change larger than the body holds: the diff is cut, and the step still succeeds
+    run_step("Note where the memory stands")
+    big = wiki / "build" / "big.md"
+    big.write_text("".join(f"line {n} of a long page a person saved\n" for n in range(4000)))
+    git("add", "-A", cwd=wiki)
+    git("-c", "user.name=P", "-c", "user.email=p@example.com", "commit", "-qm", "big", cwd=wiki)
+    third = run_step("Open a pull request with the memory change")
+    assert "updated the memory pull request" in third.stdout
+    body = [json.loads(line) for line in calls.read_text().splitlines()][-1]["body"]
+    assert len(body) < 70_000 and body.rstrip().endswith("</details>")
