@@ -106,3 +106,33 @@ def test_an_edited_plan_is_applied_as_edited(
     assert cli("review", "approve", item["job"]).code == 0
     leaves = list((workspace / ".clarvis/memory").rglob("MEMORY.md"))
     assert any("## Retitled by a person" in p.read_text() for p in leaves)
+
+
+def test_off_mode_lets_a_mass_removal_through(workspace: Path, openai_server) -> None:
+    from tests.openai_server import Reply
+    from tests.test_pipeline import LESSON, model_env, rich_run, setup
+    from wikimem.indexing.drain import drain
+    from wikimem.intake.accept import enqueue
+
+    places, settings = setup(workspace, model_env(openai_server))
+    settings = settings.override("review.mode", "off", "test")
+    edits = [
+        dict(
+            LESSON["edits"][0],
+            entry=f"e{i}",
+            title=f"Rule {i}",
+            body=f"Rule {i} of the web build: commit the lockfile `bun install` regenerated.",
+        )
+        for i in range(3)
+    ]
+    openai_server.script(Reply.plan({"summary": "three", "edits": edits}))
+    enqueue(places, settings, rich_run("fill"))
+    assert [o.outcome for r in drain(places, settings) for o in r.outcomes] == ["changed"]
+    wipe = [
+        {"action": "remove", "leaf": "build/bun", "entry": f"rule-{i}", "reason": "told to"}
+        for i in range(3)
+    ]
+    openai_server.script(Reply.plan({"summary": "wipe", "edits": wipe}))
+    enqueue(places, settings, rich_run("wipe"))
+    # risky mode holds a removal of every entry; off lets it through
+    assert [o.outcome for r in drain(places, settings) for o in r.outcomes] == ["changed"]
