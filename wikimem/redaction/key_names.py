@@ -14,7 +14,8 @@ import re
 _SECRET_SEGMENTS = frozenset({
     "TOKEN", "SECRET", "SECRETS", "PASSWORD", "PASSWD", "PASSPHRASE", "PASS", "PWD", "APIKEY",
     "ACCESSKEY", "SECRETKEY", "PRIVATEKEY", "PRIVKEY", "CREDENTIAL", "CREDENTIALS", "CREDS",
-    "AUTH", "AUTHTOKEN", "ACCESSTOKEN", "PAT", "KEY", "PRIVATE", "SIGNATURE",
+    "AUTH", "AUTHTOKEN", "ACCESSTOKEN", "PAT", "KEY", "PRIVATE", "SIGNATURE", "PSK", "AUTHTOK",
+    "PW", "COMMUNITY",
 })
 # fmt: on
 # Names ending so describe a secret (its id, file, lifetime) without holding it.
@@ -33,7 +34,7 @@ _NOT_SECRET_TAILS = frozenset({
 _PLAIN_KEYS = frozenset({
     "SORT", "CACHE", "PRIMARY", "FOREIGN", "PARTITION", "PUBLIC", "PUB", "HOT", "IDEMPOTENCY",
     "LOOKUP", "ROUTING", "MAP", "DICT", "GROUP", "UNIQUE", "COMPOSITE", "SHORTCUT", "CONFIG",
-    "LICENSE", "PUBLISHABLE", "I18N", "TRANSLATION", "OBJECT", "S3", "REDIS",
+    "PUBLISHABLE", "I18N", "TRANSLATION", "OBJECT", "S3", "REDIS",
 })
 # fmt: on
 # A weak segment names a secret only at the end of a name (`API_KEY`, not `KeyError`) or before
@@ -44,6 +45,16 @@ _VALUE_TAILS = frozenset({
 })
 # fmt: on
 _WEAK_NAMES = frozenset({"AUTH", "PASS", "KEY", "PRIVATE", "PAT", "SIGNATURE", "SECRETS"})
+# A name with one of these holds a secret only when its value looks generated: a licence key or
+# an SNMP community is a credential when it is `6o8aiqeaZfsEBBTL`, a label when it is `MIT`.
+_GENERATED_ONLY = frozenset({"LICENSE", "LICENCE", "COMMUNITY"})
+# Words ending in PASS or PW that are not a password (`BYPASS`, `COMPASS`, `getpass()`).
+_NOT_PASS_WORDS = frozenset(
+    {"BYPASS", "COMPASS", "SURPASS", "OVERPASS", "UNDERPASS", "TRESPASS", "GETPASS", "NOPASS"}
+)
+# A segment after which the name says the value is published or shared, not secret
+# (`NEXT_PUBLIC_POSTHOG_KEY`, `PUBLIC_POSTHOG_PROJECT_KEY`, `PUBLISHABLE_KEY`).
+_PUBLISHED = frozenset({"PUBLIC", "PUBLISHABLE", "PUB"})
 _SEGMENT_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*")
 
@@ -55,11 +66,14 @@ def _segments(name: str) -> list[str]:
 def secret_name_kind(name: str) -> str | None:
     """The kind of a key name that holds a secret (`DB_PASSWORD`, `apiKey`), else None."""
     segments = _segments(name)
-    if not segments or segments[-1] in _NOT_SECRET_TAILS:
+    if not segments or segments[-1] in _NOT_SECRET_TAILS or _PUBLISHED.intersection(segments):
         return None
     hit = False
     for i, seg in enumerate(segments):
         last = i == len(segments) - 1 or segments[i + 1] in _VALUE_TAILS
+        if seg == "PASS" and i + 1 < len(segments) and segments[i + 1] == "PHRASE":
+            hit = True  # `pass_phrase` (OCI's config) spells PASSPHRASE in two segments
+            continue
         if seg in _WEAK_NAMES and not last:
             continue
         if seg == "KEY" and (len(segments) == 1 and not name.isupper()):
@@ -73,19 +87,31 @@ def secret_name_kind(name: str) -> str | None:
             or "SECRET" in seg
             or seg.endswith("TOKEN")
             and not seg.startswith("TOKENI")
+            # `requirepass`, `rpcpass`, `bindpw`, `rootpw`: a password glued to what it opens
+            or seg.endswith("COMMUNITY")
+            or seg.endswith(("PASS", "PW"))
+            and len(seg) > 4
+            and seg not in _NOT_PASS_WORDS
         ):
             hit = True
     if not hit:
         return None
     if _ENV_NAME.fullmatch(name) and len(name) > 3:
         return "env-secret"
-    if any("PASS" in s or s == "PWD" for s in segments):
+    if any("PASS" in s or s in ("PWD", "PW") or s.endswith("PW") for s in segments):
         return "password-assignment"
     return "secret-assignment"
 
 
 def is_weak_name(name: str) -> bool:
-    return all(s in _WEAK_NAMES for s in _segments(name))
+    """Whether a value under `name` must also look generated to count (`auth`, `key`,
+    `license_key`, `rocommunity`); `auth_pass` (keepalived) names a password outright."""
+    segments = _segments(name)
+    if _GENERATED_ONLY.intersection(segments) or any(s.endswith("COMMUNITY") for s in segments):
+        return True
+    return all(s in _WEAK_NAMES for s in segments) and not (
+        len(segments) > 1 and segments[-1] == "PASS"
+    )
 
 
 # Key names whose values have a kind of their own, with the shape that value must have.
@@ -140,7 +166,10 @@ def _named_rules(name: str) -> tuple[tuple[re.Pattern[str] | None, str], ...]:
 
 
 # A key name is looked at only when it holds one of these.
-KEYWORDS = ("pass", "pwd", "secret", "token", "key", "cred", "auth", "priv", "pat", "signature")
+KEYWORDS = (
+    "pass", "pwd", "secret", "token", "key", "cred", "auth", "priv", "pat", "signature", "psk",
+    "pw", "community",
+)  # fmt: skip
 
 
 @functools.lru_cache(maxsize=4096)

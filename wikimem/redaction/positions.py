@@ -238,6 +238,10 @@ RULES: list[Rule] = [
     rule("octopus-key", r"API-[A-Z0-9]{25,32}\b", "api-", _random("octopus-key"), bounded=True),
     rule("telegram-bot-token", r"\b\d{8,10}:AA[A-Za-z0-9_-]{32,33}", ":aa", _real("telegram-bot-token")),
     rule("gitlab-token", r"gl(?:ptt|rt|cbt|dt|ft|imt|agent|oas|soat|ffct)-[A-Za-z0-9_-]{20,64}", "gl", bounded=True),
+    # New Relic's license (ingest) key: 36 hex digits and `NRAL`, as its agent docs show it
+    rule("newrelic-key", r"[0-9a-f]{36}NRAL\b", "nral", bounded=True),
+    # LaunchDarkly's server-side SDK key is `sdk-` and a UUID (the `mob-` mobile key is public)
+    rule("launchdarkly-key", r"sdk-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", "sdk-", bounded=True),
     # --- HTTP auth schemes and credential headers ----------------------------------------------
     rule(
         "auth-header",

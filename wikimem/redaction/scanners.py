@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from wikimem.redaction.key_names import HEADER_KIND, name_info, named_kind, secret_name_kind
+from wikimem.redaction.key_names import HEADER_KIND, name_info, named_kind
 from wikimem.redaction.placeholders import is_code, is_mask, is_placeholder, is_random, is_strong
 
 # --- rules: one pattern each ----------------------------------------------------------------
@@ -160,6 +160,13 @@ def scan_azure_secrets(text: str) -> Iterator[tuple[str, int, int]]:
 _SEPARATOR = re.compile(r":=|=>|=|:")
 # An escaped quote first: JSON inside a JSON string (a log line) quotes as `\"value\"`.
 _VALUE = re.compile(r'[ \t]*(?:\\"(?P<ve>(?:[^"\\\n]|\\[^"])+)\\"|' + QUOTED_OR_BARE[3:])
+# A bare value may start with `-` after `=` (`authenticationpassword=-P!8f...`): no flag stands
+# there. It must not read as an option (`--verbose`) or a negative number; `_DASH_VALUE` has the
+# same groups as `_VALUE`, so the rest of the scanner treats it alike.
+_DASH_VALUE = re.compile(
+    r"(?P<ve>(?!))?(?P<vd>(?!))?(?P<vs>(?!))?(?!--?[a-z][a-z-]*(?:[\s=]|\Z)|-\d+(?:\.\d+)?\b)"
+    r"(?P<vb>-[^\s\"'`<>,;&|]{5,400})"
+)
 _NAME_CHARS = WORD | frozenset(".-")
 _LINE_START = re.compile(
     r"[ \t]*(?:[-*+>][ \t]+)?(?:export[ \t]+|set[ \t]+|ENV[ \t]+|\$env:)?[{\[ \t\"',]*"
@@ -196,6 +203,8 @@ def scan_assignments(text: str) -> Iterator[tuple[str, int, int]]:
         if not keyword or (start and text[start - 1] == "$"):
             continue
         m = _VALUE.match(text, sep.end())
+        if m is None and sep.group() == "=":
+            m = _DASH_VALUE.match(text, sep.end())
         if m is None:
             continue
         group = next(g for g in ("ve", "vd", "vs", "vb") if m.group(g) is not None)
@@ -237,17 +246,21 @@ def _bare_value_counts(
     return bool(in_config) or is_strong(literal)
 
 
-_XML = re.compile(
-    r"<(?P<key>[\w.:-]*(?i:password|passwd|secret|token|apikey|api-key|api_key|passphrase))>"
-    r"(?P<v>[^<\s][^<\n]{0,500}?)</"
-)
+# Any element whose name the shared lexicon calls secret (`<password>`, `<bindpw>`, `<psk>`):
+# the tag is found first and judged by `name_info` (cached), so most elements cost one lookup.
+_XML_TAG = re.compile(r"<(?P<key>[A-Za-z_][\w.:-]{0,60})>")
+_XML_VALUE = re.compile(r"(?P<v>[^<\s][^<\n]{0,500}?)</")
 
 
 def scan_xml(text: str) -> Iterator[tuple[str, int, int]]:
-    for m in _XML.finditer(text):
-        kind = secret_name_kind(m.group("key"))
-        if kind and not is_placeholder(m.group("v")):
-            yield kind, *m.span("v")
+    for tag in _XML_TAG.finditer(text):
+        keyword, kind, weak = name_info(tag.group("key"))
+        if not keyword or kind is None:
+            continue
+        m = _XML_VALUE.match(text, tag.end())
+        if m is None or is_placeholder(m.group("v")) or (weak and not is_random(m.group("v"))):
+            continue
+        yield kind, *m.span("v")
 
 
 # --- Kubernetes Secret manifests: every value under data/stringData -----------------------------
