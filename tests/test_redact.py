@@ -687,3 +687,45 @@ def test_batch_d_and_e_name_lexicon_classes_go(text: str, secret: str) -> None:
 )
 def test_batch_d_and_e_name_lexicon_look_alikes_stay(text: str) -> None:
     assert find_secrets(text) == [], redact(text)[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("enable secret 9 $9$Hq5zTn8wKv$Rk4tZq8wLmXp2Vb7", "$9$Hq5zTn8wKv$Rk4tZq8wLmXp2Vb7"),  # IOS
+        ("username ops privilege 15 secret 0 Kq7~zT_w2Lm", "Kq7~zT_w2Lm"),
+        ("snmp-server community Tq8Zk3Wm5Rn7 RO 10", "Tq8Zk3Wm5Rn7"),
+        ("tacacs server ISE\n key 7 0822455D0A16544541", "0822455D0A16544541"),
+        ('set system ntp authentication-key 2 type md5 value "$9$Lm4ZqT8k"', "$9$Lm4ZqT8k"),
+        ("requirepass Zq8Tk3Wm5Rn7", "Zq8Tk3Wm5Rn7"),  # redis.conf
+        ('    storePassword "Wq3+Tz8!kLm2"', "Wq3+Tz8!kLm2"),  # Gradle signingConfigs
+        ("# mc-ldap-bind-password Rk4@tZq8!wLm", "Rk4@tZq8!wLm"),  # a commented config line
+        ('10.0.0.1 10.0.0.2 : PSK "Lm4!qZ8-Tk2w"', "Lm4!qZ8-Tk2w"),  # ipsec.secrets
+        (': XAUTH carol "Hq5_zTn8wKv"', "Hq5_zTn8wKv"),
+        ('createUser ops SHA "Vd7!qRw2zKp9" AES "Zr8!kQw3mTp"', "Vd7!qRw2zKp9"),  # snmpd.conf
+        ('createUser ops SHA "Vd7!qRw2zKp9" AES "Zr8!kQw3mTp"', "Zr8!kQw3mTp"),
+    ],
+)
+def test_a_secret_in_a_name_value_config_line_goes(text: str, secret: str) -> None:
+    redacted, kinds = redact(text)
+    assert secret not in redacted and kinds, redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sshd[812]: Failed password for invalid user admin from 10.0.0.9 port 22 ssh2",
+        "reset your password 3 times before it locks",
+        "snmp-server community public RO",
+        "auth_type PASS",
+        "key_mgmt WPA-PSK",
+        "hcloud server create --name web --ssh-key deploy@laptop",  # a flag: its rules decide
+        "$ vault login -method=userpass username=jdoe",
+        "token_accessor       KQ3XHQHSAgjL1Qg4dcyd8O3T",  # Vault's accessor names a token
+        ": RSA moonKey.pem",
+        "createUser ops SHA $AUTH_PASS AES $PRIV_PASS",
+        "password required pam_unix.so",
+    ],
+)
+def test_a_name_value_config_look_alike_stays(text: str) -> None:
+    assert find_secrets(text) == [], redact(text)[0]

@@ -27,6 +27,7 @@ _NOT_SECRET_TAILS = frozenset({
     "MODE", "COUNT", "MAX", "MIN", "TIMEOUT", "LIMIT", "SOCK", "ISSUER", "AUDIENCE", "SCOPE",
     "SCOPES", "METHOD", "PROVIDER", "DOMAIN", "HASH", "POLICY", "FORMAT", "LOCATION", "ARN",
     "REF", "STDIN", "RESET", "REQUIRED", "FIELD", "LABEL", "HINT", "PROMPT", "KIND", "ERROR",
+    "ACCESSOR",
 })
 # fmt: on
 # A KEY after one of these is a lookup key, not a credential.

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from wikimem.redaction import command_lines, positions, prose, vendored
+from wikimem.redaction import command_lines, config_lines, positions, prose, vendored
 from wikimem.redaction.decoding import decoded_views
 from wikimem.redaction.key_names import KEYWORDS, is_weak_name, named_kind, secret_name_kind
 from wikimem.redaction.layouts import scan_key_bodies, scan_pairs, scan_putty_keys, scan_tables
@@ -57,6 +57,9 @@ _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
         (("kind:",), scan_k8s_secrets),
         (("</",), scan_xml),
         (KEYWORDS, scan_assignments),
+        (config_lines.NEEDLES, config_lines.scan_config_lines),
+        (config_lines.IPSEC_NEEDLES, config_lines.scan_ipsec_secrets),
+        (("createuser",), config_lines.scan_snmp_users),
     ]
     + [(rule.needles, rule.scan) for rule in positions.RULES]
     + [(("eyj",), positions.scan_wrapped_jwts), (("@tcp", "@unix", "@udp"), positions.scan_go_dsns)]
