@@ -729,3 +729,52 @@ def test_a_secret_in_a_name_value_config_line_goes(text: str, secret: str) -> No
 )
 def test_a_name_value_config_look_alike_stays(text: str) -> None:
     assert find_secrets(text) == [], redact(text)[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("authrate --bindDN cn=ops --bindPassword Hq5_zTn8wKv", "Hq5_zTn8wKv"),  # camelCase
+        ("s config add --AccessKeySecret Tq8Zk3Wm5Rn7Xv2Lp9Hs", "Tq8Zk3Wm5Rn7Xv2Lp9Hs"),
+        (
+            "snmpget -v3 -l authPriv -u ops -a SHA -A 'Vd7!qRw2zKp9' -x AES -X 'Zr8!kQw3'",
+            "Vd7!qRw2zKp9",
+        ),
+        (
+            "snmpget -v3 -l authPriv -u ops -a SHA -A 'Vd7!qRw2zKp9' -x AES -X 'Zr8!kQw3'",
+            "Zr8!kQw3",
+        ),
+        ("snmpwalk -v2c -c TqZkWmRnXv localhost system", "TqZkWmRnXv"),  # a community
+        ("mosquitto_pub -h broker -t t -m hi -u ops -P 'Lm4!qZ8-Tk2w'", "Lm4!qZ8-Tk2w"),
+        ("ipmitool -I lanplus -H 10.0.0.5 -U ADMIN -P Hq5zTn8wKv chassis status", "Hq5zTn8wKv"),
+        ("cqlsh db1 9042 -u ops -p 'Rk4@tZq8!wLm'", "Rk4@tZq8!wLm"),
+        ("mssql-cli -S db1 -U ops -P Wq3+Tz8!kLm2", "Wq3+Tz8!kLm2"),
+        ("mosquitto_passwd -b /etc/mosquitto/passwd ops 'Kq7~zT_w2Lm'", "Kq7~zT_w2Lm"),
+        ("rabbitmqctl add_user 'svc' 'Zq8Tk3-Wm5Rn7'", "Zq8Tk3-Wm5Rn7"),
+        ("wpa_passphrase lab 'Vd7!qRw2 zKp9'", "Vd7!qRw2 zKp9"),
+        ("SQL> CONNECT scott/Tz8_kLm2.Wq@ORCLPDB", "Tz8_kLm2.Wq"),
+        ("db2 connect to SAMPLE user db2inst1 using Hq5~zTn8wKv", "Hq5~zTn8wKv"),
+        ("pulumi config set --secret dbPassword 'Rk4@tZq8!wLm'", "Rk4@tZq8!wLm"),
+    ],
+)
+def test_a_password_flag_of_a_tool_goes(text: str, secret: str) -> None:
+    redacted, kinds = redact(text)
+    assert secret not in redacted and kinds, redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "snmpwalk -v2c -c public localhost system",  # the documented default community
+        "snmpwalk.sh -v 2 -a 195.218.195.228 -P 161 -pr udp",  # -P is this tool's port
+        "mosquitto_sub -h broker -t 'home/#' -P $MQTT_PASSWORD",
+        "grep -A 3 -c pattern file.txt",  # -A and -c of another tool
+        "hcloud server create --name web --sshKey deploy@laptop",
+        "mytool --tokenFile ~/.config/tool/token",
+        "pulumi config set --secret dbPassword\nvalue:",
+        "SQL> CONNECT / AS SYSDBA",
+        "conn.execute('select 1')",
+    ],
+)
+def test_a_flag_look_alike_stays(text: str) -> None:
+    assert find_secrets(text) == [], redact(text)[0]

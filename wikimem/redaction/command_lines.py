@@ -59,12 +59,13 @@ def _sql_password(value: str, m: re.Match[str], text: str) -> str | None:
 # fmt: off
 RULES: list[Rule] = [
     # aws configure set NAME VALUE; poetry config NAME VALUE; npm/yarn/pnpm config set NAME VALUE;
-    # git config NAME VALUE; pip config set NAME VALUE. http-basic takes USER then PASSWORD.
+    # git config NAME VALUE; pip config set NAME VALUE; pulumi config set --secret NAME VALUE.
+    # http-basic takes USER then PASSWORD. An option is never the NAME.
     rule(
         "cli-config-secret",
-        r"(?:configure|config)(?:[ \t]+(?:set|--global|--local|--user|--site|-g|--json|--location"
-        r"[= ][\w]+|--profile[= ][\w.-]+))*[ \t]+(?P<name>(?:http-basic\.[\w.-]+[ \t]+[^\s\"']+|[\w"
-        r"./:@-]{2,200}))[ \t]+" + QUOTED_OR_BARE,
+        r"(?:configure|config)(?:[ \t]+(?:set|--global|--local|--user|--site|-g|--json|--secret"
+        r"|--plaintext|--location[= ][\w]+|--profile[= ][\w.-]+))*[ \t]+(?!-)"
+        r"(?P<name>(?:http-basic\.[\w.-]+[ \t]+[^\s\"']+|[\w./:@-]{2,200}))[ \t]+" + QUOTED_OR_BARE,
         "config",
         _config_value,
     ),

@@ -110,14 +110,16 @@ def _value_after(text: str, start: int, end: int) -> tuple[str, int, int] | None
 
 # strongSwan's ipsec.secrets: `[selectors] : PSK "secret"`, `: XAUTH user "secret"`, `: EAP ...`.
 _IPSEC = _lazy(
-    r"(?:^|[ \t]):[ \t]+(?:PSK|XAUTH|EAP|NTLM|PIN)[ \t]+(?:[^\s\"']{1,100}[ \t]+)?"
+    r":[ \t]+(?:PSK|XAUTH|EAP|NTLM|PIN)[ \t]+(?:[^\s\"']{1,100}[ \t]+)?"
     r"(?:\"(?P<vd>[^\"\n]{1,400})\"|'(?P<vs>[^'\n]{1,400})'|(?P<vb>0[xs][A-Za-z0-9+/=]{8,400}))"
 )
 IPSEC_NEEDLES = ("psk", "xauth", "eap", "ntlm", "pin")
 
 
 def scan_ipsec_secrets(text: str) -> Iterator[tuple[str, int, int]]:
-    for m in _IPSEC().finditer(text):
+    for m in _IPSEC().finditer(text):  # led by the literal `:`, which the regex engine skips to
+        if m.start() and text[m.start() - 1] not in " \t\n":
+            continue
         group = next(g for g in ("vd", "vs", "vb") if m.group(g) is not None)
         if not is_placeholder(m.group(group)):
             yield "secret-assignment", *m.span(group)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 
 from wikimem.redaction.key_names import secret_name_kind
 from wikimem.redaction.placeholders import is_code, is_placeholder, is_random, is_strong
-from wikimem.redaction.scanners import Check, Rule, line_before, rule
+from wikimem.redaction.scanners import WORD, Check, Rule, line_before, rule
 
 # Documentation examples that look real (the Telegram Bot API's sample token, AWS's example keys).
 _EXAMPLES = ("123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11", "T00000000", "B00000000")
@@ -224,6 +224,55 @@ def _after_user(kind: str) -> Check:
     return check
 
 
+_WEAK_FLAG_TAILS = ("KEY", "AUTH", "PAT")
+
+
+def _named_flag(kind: str) -> Check:
+    """`--bindPassword PW`, `--AccessKeySecret KEY`: the flag's name, read by the shared lexicon,
+    says a secret follows. A name ending in KEY (`--ssh-key deploy@laptop`) or AUTH names
+    something else as often, so its value must also look generated."""
+    strong = _strong(kind)
+
+    def check(value: str, m: re.Match[str], text: str) -> str | None:
+        name = m.group("name")
+        if not secret_name_kind(name):
+            return None
+        tail = name.replace("_", "-").upper().rsplit("-", 1)[-1]
+        if tail.endswith(_WEAK_FLAG_TAILS) and not is_random(value.strip("\"'")):
+            return None
+        return strong(value, m, text)
+
+    return check
+
+
+# (flag, needles, tool): a short flag that takes a password or community only for that tool.
+# fmt: off
+_TOOL_FLAGS = [
+    ("A", "snmp", r"\bsnmp[a-z]{0,12}(?:\.sh)?\b|\bnet-snmp-config\b"),  # SNMPv3 auth passphrase
+    ("X", "snmp", r"\bsnmp[a-z]{0,12}(?:\.sh)?\b|\bnet-snmp-config\b"),  # SNMPv3 privacy passphrase
+    ("c", "snmp", r"\bsnmp[a-z]{0,12}(?:\.sh)?\b"),  # SNMPv1/v2c community
+    ("P", "mosquitto ipmitool mssql-cli", r"\bmosquitto_(?:pub|sub|rr)\b|\bipmitool\b|\bmssql-cli\b"),
+    ("p", "cqlsh altool conan", r"\bcqlsh\b|\baltool\b|\bconan[ \t]+(?:remote[ \t]+login|user)\b"),
+]
+# fmt: on
+
+
+def _tool_flag(tool: str) -> Check:
+    """The flag's value when the line runs `tool`: a quoted value, or a bare one that is not a
+    plain lowercase word (`-c public` is the documented default community)."""
+    pattern = re.compile(tool)
+    real = _real("cli-password")
+
+    def check(value: str, m: re.Match[str], text: str) -> str | None:
+        if not pattern.search(line_before(text, m.start())):
+            return None
+        if value.isalpha() and value.islower() and m.group("vb") is not None:
+            return None
+        return real(value, m, text)
+
+    return check
+
+
 # fmt: off
 RULES: list[Rule] = [
     # --- vendor prefixes ------------------------------------------------------------------------
@@ -238,8 +287,6 @@ RULES: list[Rule] = [
     rule("octopus-key", r"API-[A-Z0-9]{25,32}\b", "api-", _random("octopus-key"), bounded=True),
     rule("telegram-bot-token", r"\b\d{8,10}:AA[A-Za-z0-9_-]{32,33}", ":aa", _real("telegram-bot-token")),
     rule("gitlab-token", r"gl(?:ptt|rt|cbt|dt|ft|imt|agent|oas|soat|ffct)-[A-Za-z0-9_-]{20,64}", "gl", bounded=True),
-    # New Relic's license (ingest) key: 36 hex digits and `NRAL`, as its agent docs show it
-    rule("newrelic-key", r"[0-9a-f]{36}NRAL\b", "nral", bounded=True),
     # LaunchDarkly's server-side SDK key is `sdk-` and a UUID (the `mob-` mobile key is public)
     rule("launchdarkly-key", r"sdk-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", "sdk-", bounded=True),
     # --- HTTP auth schemes and credential headers ----------------------------------------------
@@ -295,6 +342,11 @@ RULES: list[Rule] = [
     rule("cli-password", r"[ \t]-pass(?:in|out)[ \t]+pass:(?P<v>[^\s\"'`<>|;&]{1,200})", "pass:", _real("cli-password")),
     rule("cli-password", r"[ \t]-k[ \t]+(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "openssl", _on_line(r"\bopenssl\b")),
     rule("cli-password", r"[ \t]-P[ \t]+(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "zip", _on_line(r"\b(?:un)?zip\b")),
+    # short flags that take a password only for some tools, from each tool's manual page
+    *[
+        rule("cli-password", r"[ \t]-" + flag + r"[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{2,200}))", needles, _tool_flag(tool))
+        for flag, needles, tool in _TOOL_FLAGS
+    ],
     rule("cli-password", r"[ \t]-[wsy][ \t]+(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "ldap", _on_line(r"\bldap[a-z]{0,12}\b")),
     rule("cli-password", r"(?:^|\s)-(?:u|-username|-user)[ \t]+[^\s-]\S{0,60}[ \t]+-p[ \t]+(?P<v>[^\s\"'`<>|;&$][^\s\"'`<>|;&]{3,200})", "-p", _strong("cli-password")),
     rule("cli-password", r"\b(?:7z|7za|unrar|rar)[ \t][^\n]{0,200}?[ \t]-p(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "7z rar", _strong("cli-password")),
@@ -302,8 +354,14 @@ RULES: list[Rule] = [
     rule("cli-password", r"(?:-u|--user)[ \t]+[\"']?[^\s:\"'$]{0,60}:(?P<v>[^\s\"'$][^\s\"']{3,400})", "-u --user", _strong("cli-password")),
     rule("cli-password", r"\blftp[ \t]+(?:-\S{1,10}[ \t]+){0,4}-u[ \t]+[^\s,]{1,60},(?P<v>[^\s\"']{3,200})", "lftp", _real("cli-password")),
     rule("cli-password", r"[ \t]/p:(?P<v>[^\s\"']{3,200})", "/p:", _strong("cli-password")),
-    rule("cli-password", r"\brabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S{1,60}[ \t]+(?P<v>[^\s\"'$][^\s\"']{2,200})", "rabbitmqctl", _real("cli-password")),
-    rule("cli-password", r"\bwpa_passphrase[ \t]+\S{1,60}[ \t]+(?P<v>[^\s\"'$][^\s\"']{7,200})", "wpa_passphrase", _real("cli-password")),
+    # the password by position: `rabbitmqctl add_user NAME PW`, `wpa_passphrase SSID PW`,
+    # `mosquitto_passwd -b FILE USER PW`; quoted or bare, as their synopses allow
+    rule("cli-password", r"\brabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S{1,60}[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'$][^\s\"']{2,200}))", "rabbitmqctl", _real("cli-password")),
+    rule("cli-password", r"\bwpa_passphrase[ \t]+\S{1,60}[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'$][^\s\"']{7,200}))", "wpa_passphrase", _real("cli-password")),
+    rule("cli-password", r"mosquitto_passwd[ \t]+-b[ \t]+\S{1,300}[ \t]+\S{1,100}[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'$][^\s\"']{2,200}))", "mosquitto_passwd", _real("cli-password"), bounded=True),
+    # a flag whose own name the shared lexicon calls secret, in any case (`--bindPassword`,
+    # `--AccessKeySecret`); a name ending in KEY or AUTH needs a generated-looking value
+    rule("cli-password", r"[ \t]--?(?P<name>[A-Za-z][A-Za-z0-9]{1,40}(?:[-_][A-Za-z0-9]{1,30}){0,4})(?:=|[ \t]+)(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200}))", "-", _named_flag("cli-password")),
     rule("cli-password", r"\bnmcli\b[^\n]{0,200}?[ \t]password[ \t]+(?P<v>[^\s\"'$][^\s\"']{2,200})", "nmcli", _real("cli-password")),
     rule("cli-password", r"\bnet[ \t]+use[ \t]+(?:[A-Za-z]:[ \t]+)?\\\\\S{1,200}[ \t]+(?P<v>[^\s/\"'$][^\s\"']{2,200})", "net use", _real("cli-password")),
     rule("cli-password", r"\bmc[ \t]+alias[ \t]+set[ \t]+\S{1,60}[ \t]+\S{1,300}[ \t]+\S{1,200}[ \t]+(?P<v>[^\s\"'$][^\s\"']{2,200})", "mc alias", _real("cli-password")),
@@ -647,3 +705,47 @@ def scan_auth_calls(text: str) -> Iterator[tuple[str, int, int]]:
             start = m.start("args") + literal.start(group)
             yield "secret-assignment", start, start + len(value)
             break
+
+
+# --- found from a literal by `str.find`: no pattern walks the whole text ----------------------
+
+_NRAL_BODY = _lazy(r"[0-9a-f]{36}")
+
+
+def scan_newrelic_keys(text: str) -> Iterator[tuple[str, int, int]]:
+    """New Relic's license (ingest) key: 36 hex digits then `NRAL`, as its agent docs show it."""
+    pos = text.find("NRAL", 36)
+    while pos >= 0:
+        start = pos - 36
+        if (
+            _NRAL_BODY().fullmatch(text, start, pos)
+            and not (start and text[start - 1] in WORD)
+            and not (pos + 4 < len(text) and text[pos + 4] in WORD)
+        ):
+            yield "newrelic-key", start, pos + 4
+        pos = text.find("NRAL", pos + 4)
+
+
+# SQL*Plus's `CONNECT user/password@db` and DB2's `CONNECT TO db USER name USING password`.
+_CONNECT = _lazy(
+    r"(?i)conn(?:ect)?[ \t]+(?:[A-Za-z0-9_$#.-]{1,60}/(?P<v>[^@\s\"'/]{1,200})@"
+    r"|to[ \t]+\S{1,60}[ \t]+user[ \t]+\S{1,60}[ \t]+using[ \t]+(?:"
+    + _Q[3:-1]
+    + r"|(?P<vb>[^\s\"';$][^\s\"';]{2,200})))"
+)
+_connect_check = _real("connection-password")
+
+
+def scan_connects(text: str) -> Iterator[tuple[str, int, int]]:
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        return  # a character that lengthens when lowered: positions would not line up
+    pos = lowered.find("conn")
+    while pos >= 0:
+        m = None if pos and text[pos - 1] in WORD else _CONNECT().match(text, pos)
+        if m:
+            group = next(g for g in ("v", "vd", "vs", "vb") if m.group(g) is not None)
+            start, end = m.span(group)
+            if _connect_check(text[start:end], m, text):
+                yield "connection-password", start, end
+        pos = lowered.find("conn", pos + 4)
