@@ -778,3 +778,51 @@ def test_a_password_flag_of_a_tool_goes(text: str, secret: str) -> None:
 )
 def test_a_flag_look_alike_stays(text: str) -> None:
     assert find_secrets(text) == [], redact(text)[0]
+
+
+WG_KEY = "Tq8Zk3Wm5Rn7Xv2Lp9Hs" + "Hq5zTn8wKvRk4tZq8wLm+"[:22] + "="
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"[Peer]\nPublicKey = {WG_KEY}\nAllowedIPs = 10.0.0.2/32",  # wg(8)'s config
+        f"interface: wg0\n  public key: {WG_KEY}\n  private key: (hidden)",  # `wg show`
+        f"wgconfig wg0 add peer B {WG_KEY} --allowed-ips=10.0.1.1/32",
+        "Content-Digest: sha-256=:" + WG_KEY + ":",  # RFC 9530
+        "db::password: ENC[PKCS7,"
+        + "Tq8Zk3Wm5Rn7Xv2Lp9Hs+Hq5zTn8wKv/Rk4" * 3
+        + "==]",  # hiera-eyaml ciphertext
+        "GET https://api.twilio.com/2010-04-01/Accounts/AC" + "4e1a" * 8 + "/Calls.json",
+        "Set-Cookie: theme=dark; Path=/; SameSite=Lax",  # a preference, not a session
+        "curl --user 'api:YOUR_API_KEY' https://api.mail.test/v3/domains",
+        "curl -s --user api:key-'$1' https://api.mail.test/v3/$2/messages",
+        'network={\n  psk="here your passphrase"\n}',
+        "LoadCredential=db-password:/etc/credstore/db-password",  # systemd: an id and a path
+        'LDConfig(mobileKey: "mob-' + GUID + '")',
+        'licenseKey: "NRJS-' + "4e1a" * 5 + '"',  # New Relic's browser key is served publicly
+        "password_encryption = scram-sha-256",
+        "settings:\n  password:\n    from_secret: docker_password",
+        "profile::db::password: \"%{hiera('vault_db_password')}\"",
+        "root_password: {{ salt['vault'].read_secret('db/root')['password'] }}",
+        "Server=db;Database=myDataBase;User Id=myUsername;Password=myPassword;",
+        "<password>{COQLCE6DU6GtcS5P=}</password>",  # Maven's encrypted form
+        "<key>\n-----BEGIN RSA PRIVATE KEY-----\n<removed>\n-----END RSA PRIVATE KEY-----\n</key>",
+    ],
+)
+def test_batch_d_and_e_look_alike_classes_stay(text: str) -> None:
+    assert find_secrets(text) == [], redact(text)[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (f"[Interface]\nPrivateKey = {WG_KEY}", WG_KEY),  # the private half still goes
+        ("Set-Cookie: sid=" + "Hq5zTn8wKv" * 3 + "; HttpOnly", "Hq5zTn8wKv" * 3),
+        ("curl --user 'api:Tq8Zk3Wm5Rn7Xv2' https://api.mail.test/v3/domains", "Tq8Zk3Wm5Rn7Xv2"),
+        ("Password=Rk4@tZq8!wLm;", "Rk4@tZq8!wLm"),
+    ],
+)
+def test_batch_d_and_e_look_alikes_leave_their_secrets_found(text: str, secret: str) -> None:
+    redacted, kinds = redact(text)
+    assert secret not in redacted and kinds, redacted

@@ -27,7 +27,7 @@ _NOT_SECRET_TAILS = frozenset({
     "MODE", "COUNT", "MAX", "MIN", "TIMEOUT", "LIMIT", "SOCK", "ISSUER", "AUDIENCE", "SCOPE",
     "SCOPES", "METHOD", "PROVIDER", "DOMAIN", "HASH", "POLICY", "FORMAT", "LOCATION", "ARN",
     "REF", "STDIN", "RESET", "REQUIRED", "FIELD", "LABEL", "HINT", "PROMPT", "KIND", "ERROR",
-    "ACCESSOR",
+    "ACCESSOR", "ENCRYPTION", "ENCODING",
 })
 # fmt: on
 # A KEY after one of these is a lookup key, not a credential.
@@ -55,7 +55,11 @@ _NOT_PASS_WORDS = frozenset(
 )
 # A segment after which the name says the value is published or shared, not secret
 # (`NEXT_PUBLIC_POSTHOG_KEY`, `PUBLIC_POSTHOG_PROJECT_KEY`, `PUBLISHABLE_KEY`).
-_PUBLISHED = frozenset({"PUBLIC", "PUBLISHABLE", "PUB"})
+# A LaunchDarkly-style `mobileKey` ships inside the app, as its documentation says.
+_PUBLISHED = frozenset({"PUBLIC", "PUBLISHABLE", "PUB", "MOBILE"})
+# A first segment that makes the name a reference to a secret held elsewhere (Drone's
+# `from_secret: NAME`, Kubernetes' `valueFrom`), or a verb (`read_secret('db/root')`).
+_REFERENCE_HEADS = frozenset({"FROM", "GET", "READ", "FETCH", "LOAD", "LOOKUP", "FIND", "HAS"})
 _SEGMENT_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*")
 
@@ -68,6 +72,8 @@ def secret_name_kind(name: str) -> str | None:
     """The kind of a key name that holds a secret (`DB_PASSWORD`, `apiKey`), else None."""
     segments = _segments(name)
     if not segments or segments[-1] in _NOT_SECRET_TAILS or _PUBLISHED.intersection(segments):
+        return None
+    if segments[0] in _REFERENCE_HEADS and len(segments) > 1:
         return None
     hit = False
     for i, seg in enumerate(segments):

@@ -5,12 +5,14 @@ are pure predicates on a string; no rule decides by itself that a value is a pla
 
 Placeholder policy: a value that names a secret instead of carrying it is left alone. That is a
 reference (`$TOKEN`, `${TOKEN}`, `${{ secrets.X }}`, `{{ .Values.x }}`, `%TOKEN%`, `<your-token>`,
-an existing `[REDACTED:x]`), a mask (`****`, `xxxx`, `npm_xxx`), an elided example (`ghp_...`), a
-literal (`null`, `true`, `inherit`, the bare words `password`, `secret`, `token`), a stand-in
-(`your-api-key`, `KEY_HERE`), a file path, code (`password: str`, `token = get_token()`), or a
-short number (a port, a TTL). A weak but real value such as `changeme`, `hunter2`, or the
-`postgres` in `postgres://postgres:postgres@localhost` is redacted: a weak password is still a
-password, and a rule that guessed which ones are harmless would leak the ones that are not.
+`%{hiera('x')}`, TeamCity's `credentialsJSON:...`, systemd's `ID:/path/file`, an existing
+`[REDACTED:x]`), an encrypted value (Maven's `{...=}`), a mask (`****`, `xxxx`, `npm_xxx`), an
+elided example (`ghp_...`), a literal (`null`, `true`, `inherit`, the bare words `password`,
+`secret`, `token`), a stand-in (`your-api-key`, `KEY_HERE`, `myPassword`), a file path, code
+(`password: str`, `token = get_token()`), or a short number (a port, a TTL). A weak but real
+value such as `changeme`, `hunter2`, or the `postgres` in `postgres://postgres:postgres@localhost`
+is redacted: a weak password is still a password, and a rule that guessed which ones are
+harmless would leak the ones that are not.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ import re
 _REFERENCE = re.compile(
     r"""\$\{\{.*\}\}|\$\{[^}]*\}|\$[A-Za-z_({]|\{[A-Za-z_][\w.-]{0,60}\}|\{\{.*\}\}|%[A-Za-z_][A-Za-z0-9_]*%|%\([a-z_]+\)s
     |<[^<>]*>|\[(?:REDACTED|FILTERED|MASKED|HIDDEN)[:\]]|.*(?:\.\.\.|…)|\#\{|@[A-Za-z_]+@|![A-Za-z][A-Za-z:]*(?:\s|\Z)|.*(?:\.\.\.|…)$
-    |\.{0,2}/[\w.@-]+/|~/|\.\.?/|[A-Za-z]:\\|file:""",
+    |\.{0,2}/[\w.@-]+/|~/|\.\.?/|[A-Za-z]:\\|file:
+    |%\{|credentialsJSON:|[\w.@-]{1,60}:/(?!/)[\w.@-]+/|\{[A-Za-z0-9+/]{10,}={0,2}\}$""",
     re.X,
 )
 # fmt: off
@@ -32,7 +35,11 @@ _LITERALS = frozenset({
     "enabled", "disabled", "example", "dummy", "sample", "filtered",
 })
 # fmt: on
-_STANDIN = re.compile(r"(?i)^(?:your|my|insert|enter|replace|put)[-_ ]|[-_ ](?:here|goes)$")
+_STANDIN = re.compile(
+    r"(?i)^(?:your|my|insert|enter|replace|put)[-_ ]|[-_ ](?:here|goes)$|^here[-_ ]your[-_ ]"
+)
+# connectionstrings.com's convention: `myPassword`, `myUsername`, `yourApiKey`.
+_CAMEL_STANDIN = re.compile(r"(?:my|your)[A-Z][a-z]{2,}(?:[A-Z][a-z]+){0,3}")
 
 
 _RUN = re.compile(r"(.)\1{2,}")
@@ -67,7 +74,7 @@ def is_placeholder(value: str) -> bool:
     value = value.strip().strip("\"'").rstrip(";,")
     if len(value) < 3 or value.lower() in _LITERALS:
         return True
-    if _REFERENCE.match(value) or _STANDIN.search(value):
+    if _REFERENCE.match(value) or _STANDIN.search(value) or _CAMEL_STANDIN.fullmatch(value):
         return True
     if value.isdigit() and len(value) < 8:
         return True

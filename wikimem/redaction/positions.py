@@ -479,12 +479,16 @@ def scan_webhook_urls(text: str) -> Iterator[tuple[str, int, int]]:
 # --- high-entropy tokens ----------------------------------------------------------------------
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9+/_.~-]{31,400}={0,2}")
-# Text just before a token that says what it is when that is not a secret: a hash, an id, a blob.
+# Text just before a token that says what it is when that is not a secret: a hash, an id, a blob,
+# a public key or a peer's (WireGuard's `PublicKey =`, `wg show`'s `public key:`, `add peer B`),
+# or ciphertext (hiera-eyaml's and sops' `ENC[PKCS7,...]`).
 _NOT_SECRET_BEFORE = re.compile(
-    r"(?i)(?:sha\d{1,3}[-:]|md5[-:]|h1:|base64,|ssh-[a-z0-9]{2,10} |ecdsa-[a-z0-9-]{1,30} "
-    r"|sk-[a-z0-9-]{1,20}@openssh\.com |\b(?:id|ids|hash|digest|checksum|sum|etag|nonce|build"
+    r"(?i)(?:sha-?\d{1,3}[-:=]{1,2}|md5[-:]|h1:|base64,|ssh-[a-z0-9]{2,10} |ecdsa-[a-z0-9-]{1,30} "
+    r"|sk-[a-z0-9-]{1,20}@openssh\.com |enc\[[a-z0-9_]{2,20},(?:data:)?"
+    r"|\b(?:id|ids|hash|digest|checksum|sum|etag|nonce|build"
     r"|commit|trace|span|request|revision|rev|fingerprint|integrity|uid|guid|uuid|ref|version"
-    r"|sourcemappingurl)\b[^A-Za-z0-9\n]{0,4})[\"'(]?\Z"
+    r"|sourcemappingurl|public[ _-]?key|pubkey|pub|peer(?:[ \t]+[\w.-]{1,30})?)\b[^A-Za-z0-9\n]{0,4})"
+    r"[\"'(]?\Z"
 )
 _JWK_PUBLIC = re.compile(r"\"(?:n|e|x|y|x5c|x5t|x5t#S256)\"[ \t]*:[ \t]*\[?\"\Z")
 _DIGEST_PREFIX = re.compile(r"(?i)(?:sha\d{1,3}|md5|h1|blake2b?)[-:]")

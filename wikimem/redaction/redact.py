@@ -116,8 +116,11 @@ def find_secrets(text: str) -> list[Finding]:
 _SHELL_REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]{0,100}:?[-?+=][^{}\n]{0,400}\}")
 # Values documented as public or as examples: a publishable key, AWS's keys that end `EXAMPLE`
 # (`AKIAIOSFODNN7EXAMPLE`, `...EXAMPLEKEY`, the convention of its documentation).
-# A Square application id (`sq0idp-`) is public too, as its documentation says.
-_PUBLIC = re.compile(r"pk_(?:live|test)_|sq0idp-|[A-Za-z0-9/+]{0,60}EXAMPLE(?:KEY)?\Z")
+# A Square application id (`sq0idp-`) is public too, as its documentation says, and so are
+# New Relic's browser key (`NRJS-`, served in every page) and Flutterwave's `FLWPUBK`.
+_PUBLIC = re.compile(
+    r"pk_(?:live|test)_|sq0idp-|NRJS-|FLWPUBK|[A-Za-z0-9/+]{0,60}EXAMPLE(?:KEY)?\Z"
+)
 
 
 # A line quoting one of AWS's documented example keys is documentation (the SigV4 example header

@@ -117,6 +117,7 @@ _PEM_LINES = re.compile(
     r"(?:(?:\\r)?(?:\\n|\r?\n)[ \t]*(?:[A-Za-z-]+: [^\r\n\\]*|[A-Za-z0-9+/]{16,}={0,2}"
     r"|[A-Za-z0-9+/]{1,15}={1,2}|=[A-Za-z0-9+/]{4}|(?=(?:\\r)?(?:\\n|\r?\n))))+"
 )
+_PEM_BODY = re.compile(r"[A-Za-z0-9+/]{16}")  # one run of key material, however short the key
 _PEM_MAX = 1 << 20  # a 4096-bit PGP key with subkeys runs past 16 KB; keys are not that large
 
 
@@ -131,6 +132,9 @@ def scan_private_keys(text: str) -> Iterator[tuple[str, int, int]]:
         end = _PEM_END.search(text, begin.end(), following if following >= 0 else limit)
         if end is None:
             end = _PEM_LINES.match(text, begin.end())
+        elif not _PEM_BODY.search(text, begin.end(), end.start()):
+            pos = end.end()
+            continue  # a block whose body was taken out (`<removed real key>`, `...`)
         if end is not None:
             pos = end.end()
             yield "private-key", begin.start(), pos

@@ -79,6 +79,17 @@ def _bearer(value: str, m: re.Match[str], text: str) -> str | None:
     return "bearer-token" if is_random(value) and not is_placeholder(value) else None
 
 
+def _not_in_path(kind: str) -> Check:
+    return lambda value, m, text: None if text[m.start() - 1 : m.start()] == "/" else kind
+
+
+def _set_cookie(value: str, m: re.Match[str], text: str) -> str | None:
+    """A cookie set to a plain word (`theme=dark`, `lang=de-DE`) is a preference, not a session."""
+    if not is_random(value) and len(value) < 20:
+        return None
+    return _at_line_start("cookie")(value, m, text)
+
+
 def _at_line_start(kind: str) -> Check:
     """For headers as curl -v prints them: only prompt marks or spaces before the name."""
 
@@ -95,6 +106,8 @@ def _on_curl_line(value: str, m: re.Match[str], text: str) -> str | None:
     line = line_before(text, m.start()).lower()
     if not any(tool in line for tool in ("curl", "wget", "http")) or is_placeholder(value):
         return None
+    if text.startswith(("'$", '"$', "$"), m.end()):
+        return None  # a literal glued to a shell argument (`api:key-'$1'`): a template
     return "cli-password"
 
 
@@ -206,7 +219,9 @@ RULES = [
     rule("fly-token", _tok("fm[12]", r"[ar]?_[A-Za-z0-9+/=]{40,4096}")),
     rule("heroku-key", _tok("HRKU-", r"[A-Za-z0-9_-]{20,255}" + _ED)),
     rule("twilio-api-key", _tok("SK", r"[0-9a-f]{32}" + _E)),
-    rule("twilio-sid", _tok("AC", r"[0-9a-f]{32}" + _E)),
+    # An account SID in a URL's path (`/Accounts/AC.../Messages.json`) names the account the
+    # request is for, as every Twilio API URL does; a SID standing alone may be a credential's half.
+    rule("twilio-sid", _tok("AC", r"[0-9a-f]{32}" + _E), "", _not_in_path("twilio-sid")),
     rule("sendgrid-key", _tok(r"SG\.", r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _ED)),
     rule(
         "mailgun-key",
@@ -339,7 +354,7 @@ RULES = [
         "cookie",
         r"[Ss](?i:et-cookie):[ \t]*[^=;\s]+=(?P<v>[^;\s]+)",
         "set-cookie",
-        _at_line_start("cookie"),
+        _set_cookie,
     ),
     rule(
         "cli-password",

@@ -120,6 +120,8 @@ def _finding(
         return
     if "/" in secret and any(len(p) >= 6 and is_placeholder(p) for p in secret.split("/")):
         return  # a URL whose credential part is a placeholder (`.../T00000000/XXXXXXXX`)
+    if ":" in secret and is_placeholder(secret.rsplit(":", 1)[1].strip("'\"")):
+        return  # `user:PASSWORD` whose password half is a placeholder (`api:YOUR_API_KEY`)
     lowered = secret.lower()
     if any(word in lowered for word in GLOBAL_STOPWORDS):
         return
