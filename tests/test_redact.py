@@ -826,3 +826,37 @@ def test_batch_d_and_e_look_alike_classes_stay(text: str) -> None:
 def test_batch_d_and_e_look_alikes_leave_their_secrets_found(text: str, secret: str) -> None:
     redacted, kinds = redact(text)
     assert secret not in redacted and kinds, redacted
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("clé privée = Hq5_zTn8wKv!", "Hq5_zTn8wKv!"),
+        ("chave de API = Rk4@tZq8!wLm", "Rk4@tZq8!wLm"),
+        ("mật khẩu: Wq3+Tz8!kLm2", "Wq3+Tz8!kLm2"),
+        ("API 키: Vd7!qRw2zKp9", "Vd7!qRw2zKp9"),
+        ("コミュニティー文字列 = Zr8!kQw3mTp", "Zr8!kQw3mTp"),
+        ("ユーザー名 ops / パスワード Kq7~zT_w2Lm でログイン", "Kq7~zT_w2Lm"),
+        ("Sunucu şifresi Lm4!qZ8-Tk2w olarak değişti.", "Lm4!qZ8-Tk2w"),
+        ("La contraseña de la cuenta de correo del equipo es: Tz8_kLm2.Wq", "Tz8_kLm2.Wq"),
+        ("ApiKey (Закрытый ключ API) = Hq5~zTn8wKv!", "Hq5~zTn8wKv!"),  # a gloss in between
+    ],
+)
+def test_a_secret_named_in_another_language_goes(text: str, secret: str) -> None:
+    redacted, kinds = redact(text)
+    assert secret not in redacted and kinds, redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "La clé privée est dans le coffre.",
+        "パスワード を変更してください",
+        "Sunucu şifresi değiştirildi.",
+        "chave de API = ${API_KEY}",
+        "Password (will be hidden):",
+        "result (cached) = compute(x)",
+    ],
+)
+def test_a_name_in_another_language_without_a_secret_stays(text: str) -> None:
+    assert find_secrets(text) == [], redact(text)[0]

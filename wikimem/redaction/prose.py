@@ -38,34 +38,41 @@ _NAMES_ENGLISH = (
 _NAMES_FOREIGN = (
     "passwort", "kennwort", "contraseña", "contrasena", "clave", "mot de passe", "mot_de_passe",
     "senha", "hasło", "haslo", "wachtwoord", "lösenord", "salasana", "jelszó", "heslo", "parola",
-    "chiave", "şifre", "sifre", "schlüssel",
+    "chiave", "şifresi", "şifre", "sifre", "schlüssel", "clé privée", "clé api", "clé", "chave",
+    "mật khẩu", "mat khau", "khóa api",
 )  # fmt: skip
 _NAMES_LATIN = _NAMES_ENGLISH + _NAMES_FOREIGN
 _NAMES_SCRIPT = (
     "пароль", "ключ api", "ключ", "токен", "密码", "密碼", "口令", "密钥", "秘密鍵", "令牌",
-    "パスワード", "トークン",
+    "パスワード", "トークン", "コミュニティ", "api 키", "키",
     "비밀번호", "암호", "κωδικός", "كلمة المرور", "סיסמה",
 )  # fmt: skip
-# Between the name and the verb: a preposition and up to four words (`for root`, `de acceso`,
+# Between the name and the verb: a preposition and up to six words (`for root`, `de la base de
+# datos de producción`,
 # `für den alten Server`), or one word in a non-Latin script (`администратора`).
 _QUALIFIER = (
     r"(?P<qual>[ \t]+(?i:for|of|to|de|del|da|do|di|du|des|para|pour|für|fur|van|voor|för|dla|для|от"
-    r"|на|za|na)(?:[ \t]+[^\s:=：,.;!?\"'`()]{1,24}){1,4}"
+    r"|на|za|na)(?:[ \t]+[^\s:=：,.;!?\"'`()]{1,24}){1,6}"
     r"|[ \t]+[^\x00-\u024f\s:=：,.;!?\"'`()]{1,24})?"
 )
 # The verb or separator, then the value (quoted or bare).
 _COPULA = (
-    r"(?:[ \t]*(?P<colon>[:：])[ \t]*|[ \t]*(?:은|는|は|是|为|為|：)[ \t]*"
+    r"(?:[ \t]*(?P<colon>[:：=])[ \t]*|[ \t]*(?:은|는|は|是|为|為|：)[ \t]*"
     r"|[ \t]+(?i:is now|was set to|has been set to|is set to|set to|is|was|are|es|era|será"
-    r"|ist|lautet|war|est|était|é|è|jest|är|er|on|это|—)[ \t]+)"
+    r"|ist|lautet|war|est|était|é|è|jest|är|er|on|это|—)[ \t]*:?[ \t]+)"
 )
 _VALUE = r"(?:[\"'`«“„](?P<vq>[^\s\"'`»”“]{4,200})[\"'`»”“]|(?P<v>[^\s\"'`<>»”“&]{4,200}))"
 _AFTER_NAME = _lazy(r"(?:e?s)?" + _QUALIFIER + _COPULA + _VALUE)
 # A name then the value in backticks, as chat and Markdown write it (``password `...` ``,
 # ``token: `...` ``).
 _BACKTICKED = _lazy(r"(?:e?s)?(?:[ \t]*[:=：][ \t]*|[ \t]+)`(?P<vq>[^\s`]{4,200})`")
-# In another language a name may also be assigned to (`Passwort=...`), as config files write it.
-_EQUALS = _lazy(r"[ \t]*=[ \t]*[\"']?(?P<v>[^\s\"'`<>&]{4,200})")
+# In another language a name may also be assigned to (`Passwort=...`), as config files write it,
+# the name the head of a compound (`コミュニティー文字列 = ...`, community string).
+_EQUALS = _lazy(r"[^\x00-\u024f\s:=：]{0,12}[ \t]*=[ \t]*[\"']?(?P<v>[^\s\"'`<>&]{4,200})")
+# Or written with a blank alone, in languages that put the verb last or leave it out
+# (`パスワード ... でログイン`, `şifresi ... olarak güncellendi`); `_value_counts` still
+# demands a credential's shape.
+_SPACED = _lazy(r"(?:[ \t]*\([^()\n]{1,40}\))?[ \t]+(?P<v>[^\s\"'`<>&]{6,200})(?=[ \t]|$|\n)")
 _ENGLISH = frozenset(_NAMES_ENGLISH)
 _WORD_CHARS = _lazy(r"\w")
 _NUMBER = _lazy(r"[\d.,:/%+-]+[a-zA-Z]{0,3}")  # `3600s`, `12,345`, `10:30`, `42%`, `8KB`
@@ -100,7 +107,7 @@ def scan_prose(text: str) -> Iterator[tuple[str, int, int]]:
             if m and name in _ENGLISH and m.group("colon") and m.group("qual") is None:
                 m = None  # `password: ...` is an assignment: the assignment scanners decide
             if m is None and name not in _ENGLISH:
-                m = _EQUALS().match(text, end)
+                m = _EQUALS().match(text, end) or _SPACED().match(text, end)
             if m is None:
                 m = _BACKTICKED().match(text, end)
             if m:

@@ -183,6 +183,12 @@ def _name_before(text: str, pos: int) -> tuple[int, int]:
     end = pos
     while end and text[end - 1] in " \t":
         end -= 1
+    if end and text[end - 1] == ")":  # a gloss between name and value: `ApiKey (API key) = ...`
+        opening = text.rfind("(", max(end - 60, 0), end)
+        if opening > 0 and "\n" not in text[opening:end] and text[opening - 1] in " \t":
+            end = opening
+            while end and text[end - 1] in " \t":
+                end -= 1
     if end and text[end - 1] in "\"'":
         end -= 1
     start = end
