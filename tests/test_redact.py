@@ -860,3 +860,59 @@ def test_a_secret_named_in_another_language_goes(text: str, secret: str) -> None
 )
 def test_a_name_in_another_language_without_a_secret_stays(text: str) -> None:
     assert find_secrets(text) == [], redact(text)[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "KafkaServer {\n  org.apache.kafka.common.security.plain.PlainLoginModule required\n"
+            '  username="admin" password="Hq5_zTn8wKv!"\n  user_alice="Rk4@tZq8!wLm";\n};',
+            "Rk4@tZq8!wLm",
+        ),  # JAAS: each user_NAME is that user's password
+        ("AWS Secret Access Key [None]: Tq8Zk3Wm5Rn7Xv2Lp9Hs/Hq5zTn8wKvRk4tZq8w", "Tq8Zk3Wm5Rn7"),
+        ("Aliyun Access Key Secret [****wLm]: Hq5zTn8wKvRk4tZq8wLm", "Hq5zTn8wKvRk4tZq8wLm"),
+        ("-----BEGIN OpenVPN Static key V1-----\n" + "4e1a9c3b" * 4 + "\n", "4e1a9c3b" * 4),
+        (
+            "-----BEGIN USER NKEY SEED-----\nSU" + "QZ7K" * 14 + "\n------END USER NKEY SEED------",
+            "SU" + "QZ7K" * 14,
+        ),
+        (f"$ wg genkey | tee privatekey\n{WG_KEY}", WG_KEY),
+        ("$ cat config/master.key\n" + "4e1a9c3b" * 4, "4e1a9c3b" * 4),
+        ("$ cat /etc/openvpn/auth.txt\nops\nHq5_zTn8wKv!9", "Hq5_zTn8wKv!9"),
+        ("Secret ID    = " + GUID, GUID),  # Consul's and Nomad's token
+        ("CONCOURSE_ADD_LOCAL_USER=ops:Rk4@tZq8!wLm", "Rk4@tZq8!wLm"),
+        ("RABBITMQ_ERLANG_COOKIE=TQ8ZK3WM5RN7XV2LP9HS", "TQ8ZK3WM5RN7XV2LP9HS"),
+        ("ansible-vault encrypt_string 'Wq3+Tz8!kLm2' --name 'db_password'", "Wq3+Tz8!kLm2"),
+        ("eyaml encrypt -l 'db::password' -s 'Vd7!qRw2zKp9'", "Vd7!qRw2zKp9"),
+        ("ops:$apr1$Zq8Tk3Wm$Rn7Xv2Lp9HsHq5zTn8wKv/", "Rn7Xv2Lp9HsHq5zTn8wKv/"),  # htpasswd
+        ("ops:$2y$10$" + "Tq8Zk3Wm5Rn7Xv2Lp9HsHq5zTn8wKvRk4tZq8wLm./Kq7zTnWw2Lm", "Kq7zTnWw2Lm"),
+        ('$dbh = new PDO("mysql:host=db;dbname=shop", "shop", "Kq7~zT_w2Lm");', "Kq7~zT_w2Lm"),
+        ('SIGNING_KEY = b"' + "4e1a9c3b" * 8 + '"', "4e1a9c3b" * 8),  # a bytes literal
+        ("mix hex.organization auth acme --key " + "4e1a9c3b" * 4, "4e1a9c3b" * 4),
+        (r"C:\> net use Z: \\fs01\share /user:CORP\ops Hq5_zTn8wKv!", "Hq5_zTn8wKv!"),
+    ],
+)
+def test_a_secret_laid_out_by_its_tool_goes(text: str, secret: str) -> None:
+    redacted, kinds = redact(text)
+    assert secret not in redacted and kinds, redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "AWS Access Key ID [None]: " + "AKIA",  # an id, and too short
+        "Default region name [None]: eu-west-1",
+        "-----BEGIN OpenVPN Static key V1-----\n<removed>\n-----END OpenVPN Static key V1-----",
+        "-----BEGIN PGP PUBLIC KEY BLOCK-----\n" + "Tq8Zk3Wm5Rn7Xv2L" * 2 + "\n",
+        f"$ cat ~/.ssh/id_ed25519.pub\nssh-ed25519 {WG_KEY}",
+        "$ cat notes.txt\nremember-the-milk",
+        "AccessorID:   " + GUID,  # an accessor names a token
+        "COOKIE_SAMESITE=Lax",
+        'response.setHeader("Set-Cookie", "theme=dark; Max-Age=10; HttpOnly")',
+        "ops:$apr1$",
+        "user_count = 3",
+    ],
+)
+def test_a_tool_layout_look_alike_stays(text: str) -> None:
+    assert find_secrets(text) == [], redact(text)[0]

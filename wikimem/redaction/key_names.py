@@ -15,7 +15,7 @@ _SECRET_SEGMENTS = frozenset({
     "TOKEN", "SECRET", "SECRETS", "PASSWORD", "PASSWD", "PASSPHRASE", "PASS", "PWD", "APIKEY",
     "ACCESSKEY", "SECRETKEY", "PRIVATEKEY", "PRIVKEY", "CREDENTIAL", "CREDENTIALS", "CREDS",
     "AUTH", "AUTHTOKEN", "ACCESSTOKEN", "PAT", "KEY", "PRIVATE", "SIGNATURE", "PSK", "AUTHTOK",
-    "PW", "COMMUNITY",
+    "PW", "COMMUNITY", "COOKIE",
 })
 # fmt: on
 # Names ending so describe a secret (its id, file, lifetime) without holding it.
@@ -46,9 +46,10 @@ _VALUE_TAILS = frozenset({
 })
 # fmt: on
 _WEAK_NAMES = frozenset({"AUTH", "PASS", "KEY", "PRIVATE", "PAT", "SIGNATURE", "SECRETS"})
-# A name with one of these holds a secret only when its value looks generated: a licence key or
-# an SNMP community is a credential when it is `6o8aiqeaZfsEBBTL`, a label when it is `MIT`.
-_GENERATED_ONLY = frozenset({"LICENSE", "LICENCE", "COMMUNITY"})
+# A name with one of these holds a secret only when its value looks generated: a licence key, an
+# SNMP community or an Erlang cookie is a credential when it is `6o8aiqeaZfsEBBTL`, a label when
+# it is `MIT` (`COOKIE_SAMESITE=Lax`).
+_GENERATED_ONLY = frozenset({"LICENSE", "LICENCE", "COMMUNITY", "COOKIE"})
 # Words ending in PASS or PW that are not a password (`BYPASS`, `COMPASS`, `getpass()`).
 _NOT_PASS_WORDS = frozenset(
     {"BYPASS", "COMPASS", "SURPASS", "OVERPASS", "UNDERPASS", "TRESPASS", "GETPASS", "NOPASS"}
@@ -175,7 +176,7 @@ def _named_rules(name: str) -> tuple[tuple[re.Pattern[str] | None, str], ...]:
 # A key name is looked at only when it holds one of these.
 KEYWORDS = (
     "pass", "pwd", "secret", "token", "key", "cred", "auth", "priv", "pat", "signature", "psk",
-    "pw", "community",
+    "pw", "community", "cookie",
 )  # fmt: skip
 
 

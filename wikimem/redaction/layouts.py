@@ -170,3 +170,83 @@ _PUTTY = (
 def scan_putty_keys(text: str) -> Iterator[tuple[str, int, int]]:
     for m in _re(_PUTTY).finditer(text):
         yield "private-key", m.start("v"), m.end("v")
+
+
+# --- interactive prompts: `AWS Secret Access Key [None]: ...` ---------------------------------
+
+# What `aws configure` and tools made after it print: a name, the current value in brackets
+# (`[None]`, `[****************ABCD]`), a colon, then what the user typed.
+_PROMPT = r"(?P<name>[A-Za-z][A-Za-z0-9 _-]{2,60}?)[ \t]*\[[^\]\n]{0,30}\]"
+_TYPED = r":[ \t]*(?P<v>[^\s\"'`<>]{4,400})[ \t]*(?:\r?\n|$)"
+
+
+def scan_prompts(text: str) -> Iterator[tuple[str, int, int]]:
+    pos = text.find("]:")
+    while pos >= 0:
+        line_start = text.rfind("\n", max(pos - 120, 0), pos) + 1
+        prompt = _re(_PROMPT).fullmatch(text, line_start, pos + 1)
+        typed = _re(_TYPED).match(text, pos + 1) if prompt else None
+        if prompt and typed and _secret_name(prompt["name"].replace(" ", "_"), typed["v"]):
+            yield "secret-assignment", *typed.span("v")
+        pos = text.find("]:", pos + 2)
+
+
+# --- armoured key material other than PEM private keys ----------------------------------------
+
+# `-----BEGIN OpenVPN Static key V1-----`, NATS' `-----BEGIN USER NKEY SEED-----`: a label that
+# says key, seed or secret, and not one that says public or certificate.
+_ARMOUR = r"-----BEGIN (?P<label>[A-Za-z0-9 ]{1,40})-----"
+_ARMOUR_SECRET = re.compile(r"(?i)\b(?:key|seed|secret)\b")
+_ARMOUR_BODY = re.compile(r"[A-Za-z0-9+/]{16}")
+_ARMOUR_LINES = r"(?:(?:\\n|\r?\n)[A-Za-z0-9+/=]{16,400})+"
+_ARMOUR_PUBLIC = re.compile(r"(?i)public|certificate|signature|message|private key")
+
+
+def scan_armoured_keys(text: str) -> Iterator[tuple[str, int, int]]:
+    for begin in _re(_ARMOUR).finditer(text):
+        label = begin["label"]
+        if not _ARMOUR_SECRET.search(label) or _ARMOUR_PUBLIC.search(label):
+            continue  # PEM private keys have their own scanner; public blocks stay
+        end = text.find("END " + label, begin.end(), begin.end() + 65536)
+        if end < 0:  # cut short (by `head`, by a log limit): its body lines
+            body = _re(_ARMOUR_LINES).match(text, begin.end())
+            if body:
+                yield "private-key", begin.start(), body.end()
+            continue
+        if _ARMOUR_BODY.search(text, begin.end(), end):  # a body, not `<removed real key>`
+            stop = end + 4 + len(label)
+            while stop < len(text) and text[stop] == "-":
+                stop += 1
+            yield "private-key", begin.start(), stop
+
+
+# --- what a command printed from a file that holds a secret -----------------------------------
+
+# `$ cat /etc/openvpn/auth.txt`, `$ wg genkey | tee privatekey`, `$ cat config/master.key`: the
+# lines the command printed are the file's content. Only a prompt line (`$ `, `# `, `A# `, `>`)
+# that reads such a file counts, and only short single-token lines after it are taken.
+_READ_FILE = (
+    r"(?m)^[ \t]*(?:[A-Za-z0-9_@:~/.-]{0,40}[$#>%])[ \t]*(?:sudo[ \t]+)?"
+    r"(?:(?:cat|type|more|less|head|tail|Get-Content)[ \t]+(?:-\S+[ \t]+)*(?P<file>\S{1,300})"
+    r"|[^\n]{0,200}?\b(?P<gen>genkey|genpsk|gen-key|keygen)\b[^\n]{0,200})[ \t]*$"
+)
+_SECRET_FILE = re.compile(r"(?i)key|secret|cookie|credential|passw|token|psk|auth")
+_PUBLIC_FILE = re.compile(r"(?i)pub|\.crt$|\.cer$|cert|known_hosts|authorized_keys")
+_OUTPUT_LINE = r"[ \t]*(?P<v>[^\s$#>][^\s]{0,400})[ \t]*\r?(?:\n|$)"
+
+
+def scan_file_output(text: str) -> Iterator[tuple[str, int, int]]:
+    for command in _re(_READ_FILE).finditer(text):
+        name = (command["file"] or "").rsplit("/", 1)[-1]
+        if command["gen"] is None and (not _SECRET_FILE.search(name) or _PUBLIC_FILE.search(name)):
+            continue
+        if command["gen"] and "pub" in command.group().lower():
+            continue  # `wg pubkey`: what it prints is public
+        pos = command.end() + 1
+        for _ in range(4):
+            line = _re(_OUTPUT_LINE).match(text, pos)
+            if line is None or "-----" in line["v"]:
+                break  # a prompt, a blank line, prose or a PEM block (its own scanner)
+            if len(line["v"]) >= 8 and not is_placeholder(line["v"]):  # not the user name
+                yield "secret-file-content", *line.span("v")
+            pos = line.end()

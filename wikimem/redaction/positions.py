@@ -16,7 +16,7 @@ import functools
 import re
 from collections.abc import Callable, Iterator
 
-from wikimem.redaction.key_names import secret_name_kind
+from wikimem.redaction.key_names import is_weak_name, secret_name_kind
 from wikimem.redaction.placeholders import is_code, is_placeholder, is_random, is_strong
 from wikimem.redaction.scanners import WORD, Check, Rule, line_before, rule
 
@@ -181,9 +181,12 @@ def _named(kind: str) -> Check:
     """The value of a literal whose name (group `name`) says secret."""
 
     def check(value: str, m: re.Match[str], text: str) -> str | None:
-        if not secret_name_kind(m.group("name")) or is_placeholder(value) or _code(value, m, text):
+        name = m.group("name")
+        if not secret_name_kind(name) or is_placeholder(value) or _code(value, m, text):
             return None
-        return kind
+        if name.upper().endswith("COOKIE") and "=" in value:  # a header's `sid=...; Path=/`
+            value = value.split(";", 1)[0].split("=", 1)[1]
+        return None if is_weak_name(name) and not is_random(value) else kind
 
     return check
 
@@ -224,7 +227,18 @@ def _after_user(kind: str) -> Check:
     return check
 
 
-_WEAK_FLAG_TAILS = ("KEY", "AUTH", "PAT")
+def _in_jaas(value: str, m: re.Match[str], text: str) -> str | None:
+    """Inside a JAAS section (`KafkaServer { ...LoginModule required ... };`)."""
+    if "LoginModule" not in text[max(m.start() - 2000, 0) : m.start()] or is_placeholder(value):
+        return None
+    return "secret-assignment"
+
+
+def _after_user_colon(value: str, m: re.Match[str], text: str) -> str | None:
+    return "password-hash" if text[m.start() - 1 : m.start()] == ":" else None
+
+
+_WEAK_FLAG_TAILS = ("KEY", "AUTH", "PAT")  # `--key server.pem`, `--key 2813...` (mix hex.*)
 
 
 def _named_flag(kind: str) -> Check:
@@ -235,7 +249,7 @@ def _named_flag(kind: str) -> Check:
 
     def check(value: str, m: re.Match[str], text: str) -> str | None:
         name = m.group("name")
-        if not secret_name_kind(name):
+        if not secret_name_kind(name) and name.lower() != "key":  # `--key` alone: below
             return None
         tail = name.replace("_", "-").upper().rsplit("-", 1)[-1]
         if tail.endswith(_WEAK_FLAG_TAILS) and not is_random(value.strip("\"'")):
@@ -363,7 +377,7 @@ RULES: list[Rule] = [
     # `--AccessKeySecret`); a name ending in KEY or AUTH needs a generated-looking value
     rule("cli-password", r"[ \t]--?(?P<name>[A-Za-z][A-Za-z0-9]{1,40}(?:[-_][A-Za-z0-9]{1,30}){0,4})(?:=|[ \t]+)(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200}))", "-", _named_flag("cli-password")),
     rule("cli-password", r"\bnmcli\b[^\n]{0,200}?[ \t]password[ \t]+(?P<v>[^\s\"'$][^\s\"']{2,200})", "nmcli", _real("cli-password")),
-    rule("cli-password", r"\bnet[ \t]+use[ \t]+(?:[A-Za-z]:[ \t]+)?\\\\\S{1,200}[ \t]+(?P<v>[^\s/\"'$][^\s\"']{2,200})", "net use", _real("cli-password")),
+    rule("cli-password", r"\bnet[ \t]+use[ \t]+(?:[A-Za-z]:[ \t]+)?\\\\\S{1,200}[ \t]+(?:/user:\S{1,200}[ \t]+)?(?P<v>[^\s/\"'$][^\s\"']{2,200})", "net use", _real("cli-password")),
     rule("cli-password", r"\bmc[ \t]+alias[ \t]+set[ \t]+\S{1,60}[ \t]+\S{1,300}[ \t]+\S{1,200}[ \t]+(?P<v>[^\s\"'$][^\s\"']{2,200})", "mc alias", _real("cli-password")),
     rule("cli-password", r"-D[A-Za-z0-9_.]{0,100}(?i:password|secret|token)[ \t]*=(?P<v>[^\s\"'$][^\s\"']{2,200})", "-d", _real("cli-password")),
     rule("cli-password", r"\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?" + _Q, "convertto-securestring", _real("cli-password")),
@@ -407,6 +421,21 @@ RULES: list[Rule] = [
         r"(?m)^[ \t]*(?P<name>[A-Za-z][A-Za-z0-9_.-]{0,60})[ \t]*[=:][ \t]*[\"']?(?P<v>[^\s\"'`<][^\s\"'`]{3,400})",
         "pass secret token key", _named_literal("secret-assignment"),
     ),
+    # a JAAS login module's `user_NAME="PASSWORD"` (Kafka's PlainLoginModule): each user's password
+    rule("secret-assignment", r"user_[A-Za-z0-9_.-]{1,60}[ \t]*=[ \t]*" + _Q, "loginmodule", _in_jaas, bounded=True),
+    # a value under an ID that is the credential itself: Consul's and Nomad's `SecretID`, Vault
+    # AppRole's `secret_id`; a UUID is the shape they document
+    rule("secret-assignment", r"(?i:secret[ _-]?id)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<v>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b", "secretid secret_id secret id secret-id", _real("secret-assignment")),
+    # `NAME_USER=user:password` (Concourse's `CONCOURSE_ADD_LOCAL_USER=ops:...`)
+    rule("secret-assignment", r"_USERS?[ \t]*=[ \t]*[\"']?[A-Za-z0-9_.@-]{1,60}:(?P<v>[^\s\"',]{6,200})", "_user", _strong("secret-assignment")),
+    # the plain text handed to a tool that encrypts it: `ansible-vault encrypt_string 'PW'`,
+    # `eyaml encrypt -s 'PW'`
+    rule("cli-password", r"encrypt_string[ \t]+(?:--?[\w-]{1,30}(?:[ \t=]+[^\s'\"-]\S{0,100})?[ \t]+){0,4}(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'$<|-][^\s\"'<|]{2,200}))", "encrypt_string", _real("cli-password")),
+    rule("cli-password", r"eyaml[ \t]+encrypt\b[^\n|;&]{0,200}?[ \t]-s[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'$<|-][^\s\"'<|]{2,200}))", "eyaml", _real("cli-password"), bounded=True),
+    # a password hash in crypt(3) form after `user:` (htpasswd, Traefik's basicauth users): an
+    # offline attack recovers weak passwords from it, so it goes as the password would
+    rule("password-hash", r"\$(?:apr1|[156])\$[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{20,90}", "$apr1$ $1$ $5$ $6$", _after_user_colon),
+    rule("password-hash", r"\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}", "$2a$ $2b$ $2x$ $2y$", _after_user_colon),
     # names in other languages: `prose.scan_prose`, which finds each name with `str.find`
 ]
 # fmt: on
@@ -628,13 +657,16 @@ def scan_notifier_urls(text: str) -> Iterator[tuple[str, int, int]]:
 
 # Anchored on the word that says the call authenticates (found in the lowered text), so the
 # cost is per occurrence; then the rest of the name and the arguments.
-_AUTH_WORD = _lazy(r"auth|login|logon|signin|sign_in|credential|bind|connect")
-_AUTH_WORD_ANY_CASE = _lazy(r"(?i:auth|login|logon|signin|sign_in|credential|bind|connect)")
+# `new PDO(dsn, user, password)`: PHP's connection is a constructor named for its layer.
+_AUTH_WORD = _lazy(r"auth|login|logon|signin|sign_in|credential|bind|connect|pdo")
+_AUTH_WORD_ANY_CASE = _lazy(r"(?i:auth|login|logon|signin|sign_in|credential|bind|connect|pdo)")
 _AUTH_ARGS = _lazy(
     r"[\w.:]{0,40}[ \t]*\((?P<args>[^()\n]{0,400}(?:\([^()\n]{0,200}\)[^()\n]{0,400}){0,3})\)"
 )
 _LITERAL = _lazy(r"\"(?P<vd>[^\"\\\n]{1,200})\"|'(?P<vs>[^'\\\n]{1,200})'")
-AUTH_CALL_NEEDLES = ("auth", "login", "logon", "signin", "sign_in", "credential", "bind", "connect")
+AUTH_CALL_NEEDLES = (
+    "auth", "login", "logon", "signin", "sign_in", "credential", "bind", "connect", "pdo",
+)  # fmt: skip
 
 
 def _commas_before(args: str, end: int) -> int:

@@ -18,7 +18,15 @@ from typing import Any
 from wikimem.redaction import command_lines, config_lines, positions, prose, vendored
 from wikimem.redaction.decoding import decoded_views
 from wikimem.redaction.key_names import KEYWORDS, is_weak_name, named_kind, secret_name_kind
-from wikimem.redaction.layouts import scan_key_bodies, scan_pairs, scan_putty_keys, scan_tables
+from wikimem.redaction.layouts import (
+    scan_armoured_keys,
+    scan_file_output,
+    scan_key_bodies,
+    scan_pairs,
+    scan_prompts,
+    scan_putty_keys,
+    scan_tables,
+)
 from wikimem.redaction.placeholders import is_placeholder, is_random
 from wikimem.redaction.scanners import (
     scan_assignments,
@@ -47,6 +55,23 @@ _Scan = Callable[[str], Iterator[tuple[str, int, int]]]
 _KEYS: tuple[tuple[str, ...], _Scan] = (("-----begin",), scan_private_keys)
 _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
     [_KEYS, (("-----end",), scan_key_bodies), (("private-lines",), scan_putty_keys)]
+    + [(("-----begin",), scan_armoured_keys), (("]:",), scan_prompts)]
+    + [
+        (
+            (
+                "cat ",
+                "type ",
+                "more ",
+                "head ",
+                "tail ",
+                "get-content",
+                "genkey",
+                "genpsk",
+                "keygen",
+            ),
+            scan_file_output,
+        )
+    ]
     + [(rule.needles, rule.scan) for rule in RULES]
     + [(rule.needles, rule.scan) for rule in command_lines.RULES]
     + [

@@ -163,7 +163,10 @@ def scan_azure_secrets(text: str) -> Iterator[tuple[str, int, int]]:
 # value is matched only once the name before it qualifies, so most separators cost next to nothing.
 _SEPARATOR = re.compile(r":=|=>|=|:")
 # An escaped quote first: JSON inside a JSON string (a log line) quotes as `\"value\"`.
-_VALUE = re.compile(r'[ \t]*(?:\\"(?P<ve>(?:[^"\\\n]|\\[^"])+)\\"|' + QUOTED_OR_BARE[3:])
+# A string prefix (`b"..."`, `r'...'`, `u"..."`) is part of the literal's syntax, not its value.
+_VALUE = re.compile(
+    r'[ \t]*(?:[bBrRuU]{1,2}(?=["\']))?(?:\\"(?P<ve>(?:[^"\\\n]|\\[^"])+)\\"|' + QUOTED_OR_BARE[3:]
+)
 # A bare value may start with `-` after `=` (`authenticationpassword=-P!8f...`): no flag stands
 # there. It must not read as an option (`--verbose`) or a negative number; `_DASH_VALUE` has the
 # same groups as `_VALUE`, so the rest of the scanner treats it alike.
