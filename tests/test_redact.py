@@ -916,3 +916,17 @@ def test_a_secret_laid_out_by_its_tool_goes(text: str, secret: str) -> None:
 )
 def test_a_tool_layout_look_alike_stays(text: str) -> None:
     assert find_secrets(text) == [], redact(text)[0]
+
+
+SLASHED_KEY = "Zq8T/Wm5Rn7Xv2Lp9Hs/Hq5zTn8wKvRk4tZq8wLm="
+
+
+def test_a_base64_token_with_slashes_is_judged_whole_and_its_look_alikes_stay() -> None:
+    redacted, kinds = redact(f"$ cat /etc/wireguard/wg0\n{SLASHED_KEY}")
+    assert SLASHED_KEY not in redacted and kinds, redacted
+    for kept in (
+        f"B# cat /etc/wireguard/wg0.pub\n{SLASHED_KEY}",  # printed from a public key file
+        "Secret Key: RcxCU6j9frycCK7uXFIneWZ/z5y+Txxxx",  # masked at its end
+        "see docs/Guide/InstallWindows/Setup for details",
+    ):
+        assert find_secrets(kept) == [], redact(kept)[0]

@@ -508,6 +508,11 @@ def scan_webhook_urls(text: str) -> Iterator[tuple[str, int, int]]:
 # --- high-entropy tokens ----------------------------------------------------------------------
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9+/_.~-]{31,400}={0,2}")
+# A token in the base64 alphabet that a `+` or padding marks as base64, or with few slashes
+# (`ro3b/AaCp.../9HCWl...=`, a WireGuard key): judged whole rather than split like a path.
+_BASE64_WHOLE = re.compile(
+    r"(?=[^\n]*[+=])[A-Za-z0-9+/]{32,400}={0,2}|(?:[A-Za-z0-9+]{6,}/){1,2}[A-Za-z0-9+]{6,}"
+)
 # Text just before a token that says what it is when that is not a secret: a hash, an id, a blob,
 # a public key or a peer's (WireGuard's `PublicKey =`, `wg show`'s `public key:`, `add peer B`),
 # or ciphertext (hiera-eyaml's and sops' `ENC[PKCS7,...]`).
@@ -563,6 +568,8 @@ def scan_high_entropy(text: str) -> Iterator[tuple[str, int, int]]:
             if "." in value or "/" in value or "~" in value
             else [value]
         )
+        if "/" in value and _BASE64_WHOLE.fullmatch(value):
+            parts.append(value.rstrip("="))  # base64 with `/` in it is one token, not a path
         if not any(_looks_generated(part) for part in parts) or _DIGEST_PREFIX.match(value):
             continue
         if (
@@ -572,6 +579,8 @@ def scan_high_entropy(text: str) -> Iterator[tuple[str, int, int]]:
         ):
             continue
         if _encodes_prose(value) or any(e in text[max(start - 8, 0) : end] for e in _EXAMPLES):
+            continue
+        if _PARTLY_MASKED.search(value) or _printed_public(text, start):
             continue
         if _NOT_SECRET_BEFORE.search(line_before(text, start)[-48:]):
             continue
@@ -584,6 +593,21 @@ def scan_high_entropy(text: str) -> Iterator[tuple[str, int, int]]:
         if any(a <= start < b for a, b in blocks):
             continue
         yield "high-entropy-token", start, end
+
+
+# A value masked at its end (`RcxCU6j9...Txxxx`), as `aws configure list` prints a key.
+_PARTLY_MASKED = re.compile(r"(?:x{4,}|X{4,}|\*{3,})={0,2}\Z")
+_PUBLIC_COMMAND = re.compile(r"\.pub\b|pubkey|public")
+
+
+def _printed_public(text: str, start: int) -> bool:
+    """A token alone on the line after a command that prints a public key (`cat wg0.pub`,
+    `wg pubkey < privatekey`)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if line_start == 0 or text[line_start:start].strip():
+        return False
+    previous = text[text.rfind("\n", 0, line_start - 1) + 1 : line_start - 1]
+    return bool(_PUBLIC_COMMAND.search(previous))
 
 
 def _encodes_prose(value: str) -> bool:
