@@ -930,3 +930,33 @@ def test_a_base64_token_with_slashes_is_judged_whole_and_its_look_alikes_stay() 
         "see docs/Guide/InstallWindows/Setup for details",
     ):
         assert find_secrets(kept) == [], redact(kept)[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("echo 'Wq3+Tz8!kLm2' > ~/.vault_pass && ansible-playbook site.yml", "Wq3+Tz8!kLm2"),
+        ("# /etc/ntp.keys\n1 SHA1 " + "4e1a9c3b" * 5, "4e1a9c3b" * 5),  # ntp.keys(5)
+        (
+            "# /etc/postfix/sasl_passwd\n[smtp.mail.test]:587 ops@corp.test:Hq5_zTn8wKv!",
+            "Hq5_zTn8wKv!",
+        ),
+    ],
+)
+def test_a_secret_written_to_or_kept_in_a_key_file_goes(text: str, secret: str) -> None:
+    redacted, kinds = redact(text)
+    assert secret not in redacted and kinds, redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "echo 'hello world' > notes.txt",
+        "echo $VAULT_PASS > ~/.vault_pass",
+        "echo 'ssh-ed25519 AAAAC3Nza ops' >> ~/.ssh/authorized_keys",
+        "# sasl_passwd is rebuilt with postmap\npostmap hash:/etc/postfix/sasl_passwd",
+        "server 0.pool.ntp.org iburst\n1 SHA1 HEX:<your-key>",
+    ],
+)
+def test_a_key_file_look_alike_stays(text: str) -> None:
+    assert find_secrets(text) == [], redact(text)[0]

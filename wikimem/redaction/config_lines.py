@@ -141,3 +141,27 @@ def scan_snmp_users(text: str) -> Iterator[tuple[str, int, int]]:
             group = next((g for g in groups if m.group(g) is not None), None)
             if group and not is_placeholder(m.group(group)):
                 yield "cli-password", *m.span(group)
+
+
+# ntpd's and chronyd's key files, `KEYID TYPE KEY` a line (`1 SHA1 099acd...`), and Postfix's
+# sasl_passwd, `[host]:port user:password`: files whose every line is a credential.
+_KEY_FILE_LINE = _lazy(
+    r"(?m)^[ \t]*\d{1,5}[ \t]+(?i:md5|sha1|sha256|sha512|aes128cmac|m|sha)[ \t]+"
+    r"(?:HEX:|ASCII:)?(?P<v>[^\s#]{8,400})[ \t]*$"
+)
+_SASL_LINE = _lazy(
+    r"(?m)^[ \t]*\[?[A-Za-z0-9.-]{1,253}\]?(?::\d{1,5})?[ \t]+[^\s:]{1,200}:(?P<v>\S{1,400})[ \t]*$"
+)
+KEY_FILE_NEEDLES = ("ntp", "chrony", "sasl_passwd")
+
+
+def scan_key_files(text: str) -> Iterator[tuple[str, int, int]]:
+    lowered = text.lower()
+    if "ntp" in lowered or "chrony" in lowered:
+        for m in _KEY_FILE_LINE().finditer(text):
+            if not is_placeholder(m.group("v")):
+                yield "secret-assignment", *m.span("v")
+    if "sasl_passwd" in lowered:
+        for m in _SASL_LINE().finditer(text):
+            if not is_placeholder(m.group("v")):
+                yield "connection-password", *m.span("v")

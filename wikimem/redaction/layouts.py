@@ -230,15 +230,22 @@ _READ_FILE = (
     r"(?:(?:cat|type|more|less|head|tail|Get-Content)[ \t]+(?:-\S+[ \t]+)*(?P<file>\S{1,300})"
     r"|[^\n]{0,200}?\b(?P<gen>genkey|genpsk|gen-key|keygen)\b[^\n]{0,200})[ \t]*$"
 )
-_SECRET_FILE = re.compile(r"(?i)key|secret|cookie|credential|passw|token|psk|auth")
+_SECRET_FILE = re.compile(r"(?i)key|secret|cookie|credential|passw|_pass|\.pass|token|psk|auth")
 _PUBLIC_FILE = re.compile(r"(?i)pub|\.crt$|\.cer$|cert|known_hosts|authorized_keys")
+
+
+def is_secret_file(path: str) -> bool:
+    """Whether a file's name says it holds a secret (`~/.vault_pass`, `master.key`, `auth.txt`)."""
+    name = path.rsplit("/", 1)[-1]
+    return bool(_SECRET_FILE.search(name)) and not _PUBLIC_FILE.search(name)
+
+
 _OUTPUT_LINE = r"[ \t]*(?P<v>[^\s$#>][^\s]{0,400})[ \t]*\r?(?:\n|$)"
 
 
 def scan_file_output(text: str) -> Iterator[tuple[str, int, int]]:
     for command in _re(_READ_FILE).finditer(text):
-        name = (command["file"] or "").rsplit("/", 1)[-1]
-        if command["gen"] is None and (not _SECRET_FILE.search(name) or _PUBLIC_FILE.search(name)):
+        if command["gen"] is None and not is_secret_file(command["file"]):
             continue
         if command["gen"] and "pub" in command.group().lower():
             continue  # `wg pubkey`: what it prints is public

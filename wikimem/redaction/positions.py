@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from wikimem.redaction.key_names import is_weak_name, secret_name_kind
+from wikimem.redaction.layouts import is_secret_file
 from wikimem.redaction.placeholders import is_code, is_placeholder, is_random, is_strong
 from wikimem.redaction.scanners import WORD, Check, Rule, line_before, rule
 
@@ -227,6 +228,12 @@ def _after_user(kind: str) -> Check:
     return check
 
 
+def _into_secret_file(value: str, m: re.Match[str], text: str) -> str | None:
+    if not is_secret_file(m.group("file")) or is_placeholder(value) or value.startswith("$"):
+        return None
+    return "secret-assignment"
+
+
 def _in_jaas(value: str, m: re.Match[str], text: str) -> str | None:
     """Inside a JAAS section (`KafkaServer { ...LoginModule required ... };`)."""
     if "LoginModule" not in text[max(m.start() - 2000, 0) : m.start()] or is_placeholder(value):
@@ -421,6 +428,8 @@ RULES: list[Rule] = [
         r"(?m)^[ \t]*(?P<name>[A-Za-z][A-Za-z0-9_.-]{0,60})[ \t]*[=:][ \t]*[\"']?(?P<v>[^\s\"'`<][^\s\"'`]{3,400})",
         "pass secret token key", _named_literal("secret-assignment"),
     ),
+    # `echo 'PW' > ~/.vault_pass`: a literal written to a file whose name says it holds a secret
+    rule("secret-assignment", r"(?:echo|printf)(?:[ \t]+-[neE]{1,3})?[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`$<>|;&-][^\s\"'`<>|;&]{3,200}))[ \t]*>>?[ \t]*(?P<file>[^\s;&|<>]{1,300})", "echo printf", _into_secret_file, bounded=True),
     # a JAAS login module's `user_NAME="PASSWORD"` (Kafka's PlainLoginModule): each user's password
     rule("secret-assignment", r"user_[A-Za-z0-9_.-]{1,60}[ \t]*=[ \t]*" + _Q, "loginmodule", _in_jaas, bounded=True),
     # a value under an ID that is the credential itself: Consul's and Nomad's `SecretID`, Vault

@@ -85,6 +85,7 @@ _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
         (config_lines.NEEDLES, config_lines.scan_config_lines),
         (config_lines.IPSEC_NEEDLES, config_lines.scan_ipsec_secrets),
         (("createuser",), config_lines.scan_snmp_users),
+        (config_lines.KEY_FILE_NEEDLES, config_lines.scan_key_files),
     ]
     + [(rule.needles, rule.scan) for rule in positions.RULES]
     + [(("eyj",), positions.scan_wrapped_jwts), (("@tcp", "@unix", "@udp"), positions.scan_go_dsns)]
