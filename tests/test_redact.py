@@ -960,3 +960,18 @@ def test_a_secret_written_to_or_kept_in_a_key_file_goes(text: str, secret: str) 
 )
 def test_a_key_file_look_alike_stays(text: str) -> None:
     assert find_secrets(text) == [], redact(text)[0]
+
+
+def test_a_block_under_a_secret_name_and_ruby_basic_auth_lose_their_values() -> None:
+    for text, secret in (
+        ('acl {\n  tokens {\n    agent = "' + GUID + '"\n  }\n}', GUID),  # Consul's agent.hcl
+        ("req.basic_auth 'ops', 'Hq5_zTn8wKv!'", "Hq5_zTn8wKv!"),  # Net::HTTP
+    ):
+        redacted, kinds = redact(text)
+        assert secret not in redacted and kinds, redacted
+    for kept in (
+        'acl {\n  enabled = true\n  default_policy = "deny"\n}',
+        'tokens {\n  agent = "${AGENT_TOKEN}"\n}',
+        "req.basic_auth user, ENV['PW']",
+    ):
+        assert find_secrets(kept) == [], redact(kept)[0]

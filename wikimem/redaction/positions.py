@@ -430,6 +430,8 @@ RULES: list[Rule] = [
     ),
     # `echo 'PW' > ~/.vault_pass`: a literal written to a file whose name says it holds a secret
     rule("secret-assignment", r"(?:echo|printf)(?:[ \t]+-[neE]{1,3})?[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`$<>|;&-][^\s\"'`<>|;&]{3,200}))[ \t]*>>?[ \t]*(?P<file>[^\s;&|<>]{1,300})", "echo printf", _into_secret_file, bounded=True),
+    # Ruby's Net::HTTP `req.basic_auth USER, PASSWORD`, with or without parentheses
+    rule("secret-assignment", r"basic_auth[ \t(]+(?:\"[^\"\n]{0,100}\"|'[^'\n]{0,100}'|[\w.@]{1,100})[ \t]*,[ \t]*" + _Q, "basic_auth", _real("secret-assignment")),
     # a JAAS login module's `user_NAME="PASSWORD"` (Kafka's PlainLoginModule): each user's password
     rule("secret-assignment", r"user_[A-Za-z0-9_.-]{1,60}[ \t]*=[ \t]*" + _Q, "loginmodule", _in_jaas, bounded=True),
     # a value under an ID that is the credential itself: Consul's and Nomad's `SecretID`, Vault
@@ -818,3 +820,35 @@ def scan_connects(text: str) -> Iterator[tuple[str, int, int]]:
             if _connect_check(text[start:end], m, text):
                 yield "connection-password", start, end
         pos = lowered.find("conn", pos + 4)
+
+
+# --- a block under a secret name: Consul's `tokens { agent = "..." }` ---------------------------
+
+_BLOCK_NAME = _lazy(r"(?P<name>[A-Za-z_][A-Za-z0-9_-]{0,60})[ \t]*=?[ \t]*\Z")
+_NEWLINE_AFTER = _lazy(r"[ \t]*\r?\n")
+_BLOCK_ITEM = _lazy(r"[ \t]+[A-Za-z_][\w.-]{0,60}[ \t]*[=:][ \t]*" + _Q + r"[ \t,]*\r?\n")
+
+
+def scan_secret_blocks(text: str) -> Iterator[tuple[str, int, int]]:
+    """Each quoted value directly inside a block whose name says it holds secrets (HCL's
+    `tokens { agent = "..." }`, a `credentials {` block): the children are the secrets."""
+    brace = text.find("{")
+    while brace >= 0:  # from each `{` by `str.find`: no pattern walks the text
+        at, brace = brace, text.find("{", brace + 1)
+        newline = _NEWLINE_AFTER().match(text, at + 1)
+        found = _BLOCK_NAME().search(line_before(text, at)) if newline else None
+        if found is None or newline is None:
+            continue
+        name = found.group("name")
+        if not secret_name_kind(name) and not secret_name_kind(name.rstrip("sS")):
+            continue
+        pos = newline.end()
+        for _ in range(50):
+            item = _BLOCK_ITEM().match(text, pos)
+            if item is None:
+                break
+            group = "vd" if item.group("vd") is not None else "vs"
+            value = item.group(group)
+            if not is_placeholder(value) and not _code(value, item, text):
+                yield "secret-assignment", *item.span(group)
+            pos = item.end()

@@ -91,6 +91,7 @@ _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
     + [(("eyj",), positions.scan_wrapped_jwts), (("@tcp", "@unix", "@udp"), positions.scan_go_dsns)]
     + [(("(",), positions.scan_setter_calls)]
     + [(("nral",), positions.scan_newrelic_keys), (("conn",), positions.scan_connects)]
+    + [(("{\n", "{\r\n", "{ \n"), positions.scan_secret_blocks)]
     + [(positions.AUTH_CALL_NEEDLES, positions.scan_auth_calls)]
     + [(positions.NOTIFIER_NEEDLES, positions.scan_notifier_urls)]
     + [((": |", ":|", ": >", ":>"), positions.scan_block_scalars)]
