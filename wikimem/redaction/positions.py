@@ -591,7 +591,9 @@ def scan_high_entropy(text: str) -> Iterator[tuple[str, int, int]]:
             continue
         if _encodes_prose(value) or any(e in text[max(start - 8, 0) : end] for e in _EXAMPLES):
             continue
-        if _PARTLY_MASKED.search(value) or _printed_public(text, start):
+        if value.rstrip("=").endswith(_MASK_ENDS):
+            continue
+        if _printed_public(text, start):
             continue
         if _NOT_SECRET_BEFORE.search(line_before(text, start)[-48:]):
             continue
@@ -607,18 +609,17 @@ def scan_high_entropy(text: str) -> Iterator[tuple[str, int, int]]:
 
 
 # A value masked at its end (`RcxCU6j9...Txxxx`), as `aws configure list` prints a key.
-_PARTLY_MASKED = re.compile(r"(?:x{4,}|X{4,}|\*{3,})={0,2}\Z")
-_PUBLIC_COMMAND = re.compile(r"\.pub\b|pubkey|public")
+_MASK_ENDS = ("xxxx", "XXXX", "***")
+_PUBLIC_WORDS = (".pub", "pubkey", "public")
 
 
 def _printed_public(text: str, start: int) -> bool:
     """A token alone on the line after a command that prints a public key (`cat wg0.pub`,
     `wg pubkey < privatekey`)."""
-    line_start = text.rfind("\n", 0, start) + 1
-    if line_start == 0 or text[line_start:start].strip():
+    if start == 0 or text[start - 1] != "\n":
         return False
-    previous = text[text.rfind("\n", 0, line_start - 1) + 1 : line_start - 1]
-    return bool(_PUBLIC_COMMAND.search(previous))
+    previous = text[text.rfind("\n", 0, start - 1) + 1 : start - 1].lower()
+    return "pub" in previous and any(word in previous for word in _PUBLIC_WORDS)
 
 
 def _encodes_prose(value: str) -> bool:
