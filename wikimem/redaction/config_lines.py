@@ -152,16 +152,15 @@ _KEY_FILE_LINE = _lazy(
 _SASL_LINE = _lazy(
     r"(?m)^[ \t]*\[?[A-Za-z0-9.-]{1,253}\]?(?::\d{1,5})?[ \t]+[^\s:]{1,200}:(?P<v>\S{1,400})[ \t]*$"
 )
-KEY_FILE_NEEDLES = ("ntp", "chrony", "sasl_passwd")
+KEY_FILE_NEEDLES = ("ntp.keys", "chrony.keys", "ntp.conf", "chrony.conf", "sasl_passwd")
 
 
 def scan_key_files(text: str) -> Iterator[tuple[str, int, int]]:
-    lowered = text.lower()
-    if "ntp" in lowered or "chrony" in lowered:
+    if "ntp" in text or "chrony" in text:  # the files' own names, lowercase on every system
         for m in _KEY_FILE_LINE().finditer(text):
             if not is_placeholder(m.group("v")):
                 yield "secret-assignment", *m.span("v")
-    if "sasl_passwd" in lowered:
+    if "sasl_passwd" in text:
         for m in _SASL_LINE().finditer(text):
             if not is_placeholder(m.group("v")):
                 yield "connection-password", *m.span("v")

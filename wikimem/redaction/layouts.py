@@ -226,7 +226,7 @@ def scan_armoured_keys(text: str) -> Iterator[tuple[str, int, int]]:
 # lines the command printed are the file's content. Only a prompt line (`$ `, `# `, `A# `, `>`)
 # that reads such a file counts, and only short single-token lines after it are taken.
 _READ_FILE = (
-    r"(?m)^[ \t]*(?:[A-Za-z0-9_@:~/.-]{0,40}[$#>%])[ \t]*(?:sudo[ \t]+)?"
+    r"[ \t]*(?:[A-Za-z0-9_@:~/.-]{0,40}[$#>%])[ \t]*(?:sudo[ \t]+)?"
     r"(?:(?:cat|type|more|less|head|tail|Get-Content)[ \t]+(?:-\S+[ \t]+)*(?P<file>\S{1,300})"
     r"|[^\n]{0,200}?\b(?P<gen>genkey|genpsk|gen-key|keygen)\b[^\n]{0,200})[ \t]*$"
 )
@@ -243,8 +243,33 @@ def is_secret_file(path: str) -> bool:
 _OUTPUT_LINE = r"[ \t]*(?P<v>[^\s$#>][^\s]{0,400})[ \t]*\r?(?:\n|$)"
 
 
+READ_FILE_NEEDLES = (
+    "cat ", "type ", "more ", "less ", "head ", "tail ", "get-content", "genkey", "genpsk",
+    "keygen", "gen-key",
+)  # fmt: skip
+
+
+def _commands(text: str) -> Iterator[re.Match[str]]:
+    """Lines that read a file or generate a key, found from each command word by `str.find`."""
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        return  # a character that lengthens when lowered: positions would not line up
+    starts: set[int] = set()
+    for word in READ_FILE_NEEDLES:
+        pos = lowered.find(word)
+        while pos >= 0:
+            start = text.rfind("\n", 0, pos) + 1
+            end = text.find("\n", pos)
+            if start not in starts and any(c in text[start : start + 42] for c in "$#>%"):
+                starts.add(start)  # a prompt mark near the line's start, or no command line
+                m = _re(_READ_FILE).fullmatch(text, start, len(text) if end < 0 else end)
+                if m:
+                    yield m
+            pos = lowered.find(word, pos + len(word))
+
+
 def scan_file_output(text: str) -> Iterator[tuple[str, int, int]]:
-    for command in _re(_READ_FILE).finditer(text):
+    for command in _commands(text):
         if command["gen"] is None and not is_secret_file(command["file"]):
             continue
         if command["gen"] and "pub" in command.group().lower():

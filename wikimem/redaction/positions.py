@@ -382,7 +382,7 @@ RULES: list[Rule] = [
     rule("cli-password", r"mosquitto_passwd[ \t]+-b[ \t]+\S{1,300}[ \t]+\S{1,100}[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'$][^\s\"']{2,200}))", "mosquitto_passwd", _real("cli-password"), bounded=True),
     # a flag whose own name the shared lexicon calls secret, in any case (`--bindPassword`,
     # `--AccessKeySecret`); a name ending in KEY or AUTH needs a generated-looking value
-    rule("cli-password", r"[ \t]--?(?P<name>[A-Za-z][A-Za-z0-9]{1,40}(?:[-_][A-Za-z0-9]{1,30}){0,4})(?:=|[ \t]+)(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200}))", "-", _named_flag("cli-password")),
+    rule("cli-password", r"-(?<=[ \t]-)-?(?P<name>[A-Za-z][A-Za-z0-9]{1,40}(?:[-_][A-Za-z0-9]{1,30}){0,4})(?:=|[ \t]+)(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200}))", "-", _named_flag("cli-password")),
     rule("cli-password", r"\bnmcli\b[^\n]{0,200}?[ \t]password[ \t]+(?P<v>[^\s\"'$][^\s\"']{2,200})", "nmcli", _real("cli-password")),
     rule("cli-password", r"\bnet[ \t]+use[ \t]+(?:[A-Za-z]:[ \t]+)?\\\\\S{1,200}[ \t]+(?:/user:\S{1,200}[ \t]+)?(?P<v>[^\s/\"'$][^\s\"']{2,200})", "net use", _real("cli-password")),
     rule("cli-password", r"\bmc[ \t]+alias[ \t]+set[ \t]+\S{1,60}[ \t]+\S{1,300}[ \t]+\S{1,200}[ \t]+(?P<v>[^\s\"'$][^\s\"']{2,200})", "mc alias", _real("cli-password")),
@@ -429,14 +429,15 @@ RULES: list[Rule] = [
         "pass secret token key", _named_literal("secret-assignment"),
     ),
     # `echo 'PW' > ~/.vault_pass`: a literal written to a file whose name says it holds a secret
-    rule("secret-assignment", r"(?:echo|printf)(?:[ \t]+-[neE]{1,3})?[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`$<>|;&-][^\s\"'`<>|;&]{3,200}))[ \t]*>>?[ \t]*(?P<file>[^\s;&|<>]{1,300})", "echo printf", _into_secret_file, bounded=True),
+    rule("secret-assignment", r"echo(?:[ \t]+-[neE]{1,3})?[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`$<>|;&-][^\s\"'`<>|;&]{3,200}))[ \t]*>>?[ \t]*(?P<file>[^\s;&|<>]{1,300})", "echo", _into_secret_file, bounded=True),
+    rule("secret-assignment", r"printf(?:[ \t]+-[neE]{1,3})?[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`$<>|;&-][^\s\"'`<>|;&]{3,200}))[ \t]*>>?[ \t]*(?P<file>[^\s;&|<>]{1,300})", "printf", _into_secret_file, bounded=True),
     # Ruby's Net::HTTP `req.basic_auth USER, PASSWORD`, with or without parentheses
     rule("secret-assignment", r"basic_auth[ \t(]+(?:\"[^\"\n]{0,100}\"|'[^'\n]{0,100}'|[\w.@]{1,100})[ \t]*,[ \t]*" + _Q, "basic_auth", _real("secret-assignment")),
     # a JAAS login module's `user_NAME="PASSWORD"` (Kafka's PlainLoginModule): each user's password
     rule("secret-assignment", r"user_[A-Za-z0-9_.-]{1,60}[ \t]*=[ \t]*" + _Q, "loginmodule", _in_jaas, bounded=True),
     # a value under an ID that is the credential itself: Consul's and Nomad's `SecretID`, Vault
     # AppRole's `secret_id`; a UUID is the shape they document
-    rule("secret-assignment", r"(?i:secret[ _-]?id)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<v>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b", "secretid secret_id secret id secret-id", _real("secret-assignment")),
+    rule("secret-assignment", r"[Ss](?i:ecret[ _-]?id)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<v>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b", "secretid secret_id secret id secret-id", _real("secret-assignment")),
     # `NAME_USER=user:password` (Concourse's `CONCOURSE_ADD_LOCAL_USER=ops:...`)
     rule("secret-assignment", r"_USERS?[ \t]*=[ \t]*[\"']?[A-Za-z0-9_.@-]{1,60}:(?P<v>[^\s\"',]{6,200})", "_user", _strong("secret-assignment")),
     # the plain text handed to a tool that encrypts it: `ansible-vault encrypt_string 'PW'`,

@@ -19,6 +19,7 @@ from wikimem.redaction import command_lines, config_lines, positions, prose, ven
 from wikimem.redaction.decoding import decoded_views
 from wikimem.redaction.key_names import KEYWORDS, is_weak_name, named_kind, secret_name_kind
 from wikimem.redaction.layouts import (
+    READ_FILE_NEEDLES,
     scan_armoured_keys,
     scan_file_output,
     scan_key_bodies,
@@ -56,22 +57,7 @@ _KEYS: tuple[tuple[str, ...], _Scan] = (("-----begin",), scan_private_keys)
 _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
     [_KEYS, (("-----end",), scan_key_bodies), (("private-lines",), scan_putty_keys)]
     + [(("-----begin",), scan_armoured_keys), (("]:",), scan_prompts)]
-    + [
-        (
-            (
-                "cat ",
-                "type ",
-                "more ",
-                "head ",
-                "tail ",
-                "get-content",
-                "genkey",
-                "genpsk",
-                "keygen",
-            ),
-            scan_file_output,
-        )
-    ]
+    + [(READ_FILE_NEEDLES, scan_file_output)]
     + [(rule.needles, rule.scan) for rule in RULES]
     + [(rule.needles, rule.scan) for rule in command_lines.RULES]
     + [
