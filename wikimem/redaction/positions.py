@@ -580,9 +580,12 @@ def scan_high_entropy(text: str) -> Iterator[tuple[str, int, int]]:
             if "." in value or "/" in value or "~" in value
             else [value]
         )
-        if "/" in value and _BASE64_WHOLE.fullmatch(value):
-            parts.append(value.rstrip("="))  # base64 with `/` in it is one token, not a path
-        if not any(_looks_generated(part) for part in parts) or _DIGEST_PREFIX.match(value):
+        generated = any(_looks_generated(part) for part in parts) or (
+            "/" in value  # base64 with `/` in it is one token, not a path
+            and _BASE64_WHOLE.fullmatch(value) is not None
+            and _looks_generated(value.rstrip("="))
+        )
+        if not generated or _DIGEST_PREFIX.match(value):
             continue
         if (
             value.startswith(("AAAA", *_PUBLIC_PREFIXES))
