@@ -698,6 +698,7 @@ def test_batch_d_and_e_name_lexicon_look_alikes_stay(text: str) -> None:
         ("tacacs server ISE\n key 7 0822455D0A16544541", "0822455D0A16544541"),
         ('set system ntp authentication-key 2 type md5 value "$9$Lm4ZqT8k"', "$9$Lm4ZqT8k"),
         ("requirepass Zq8Tk3Wm5Rn7", "Zq8Tk3Wm5Rn7"),  # redis.conf
+        ("authentication {\n    auth_type PASS\n    auth_pass qTwLmZrK\n}", "qTwLmZrK"),
         ('    storePassword "Wq3+Tz8!kLm2"', "Wq3+Tz8!kLm2"),  # Gradle signingConfigs
         ("# mc-ldap-bind-password Rk4@tZq8!wLm", "Rk4@tZq8!wLm"),  # a commented config line
         ('10.0.0.1 10.0.0.2 : PSK "Lm4!qZ8-Tk2w"', "Lm4!qZ8-Tk2w"),  # ipsec.secrets
@@ -725,6 +726,7 @@ def test_a_secret_in_a_name_value_config_line_goes(text: str, secret: str) -> No
         ": RSA moonKey.pem",
         "createUser ops SHA $AUTH_PASS AES $PRIV_PASS",
         "password required pam_unix.so",
+        "    password Optional",
     ],
 )
 def test_a_name_value_config_look_alike_stays(text: str) -> None:

@@ -79,6 +79,18 @@ def scan_config_lines(text: str) -> Iterator[tuple[str, int, int]]:
                 yield found
 
 
+_WORD_SHAPE = _lazy(r"[A-Z]?[a-z]+|[A-Z]+")
+
+
+def _mixed_password(kind: str, value: str) -> bool:
+    """Under a password name, letters alone count when their case is not a word's
+    (keepalived's `auth_pass jSYuriAR`, its 8-character limit); `required`, `PASS` stay."""
+    return (
+        kind == "password-assignment" and len(value) >= 6 and value.isalpha()
+        and not _WORD_SHAPE().fullmatch(value)
+    )  # fmt: skip
+
+
 def _value_after(text: str, start: int, end: int) -> tuple[str, int, int] | None:
     if text[start] == "-" or (start and text[start - 1] not in " \t\n#{\"'"):
         return None  # a flag (the flag rules decide) or part of a value (`-method=userpass`)
@@ -102,7 +114,10 @@ def _value_after(text: str, start: int, end: int) -> tuple[str, int, int] | None
     if is_placeholder(value) or (weak and not is_random(value)):
         return None
     if group == "vb" and (
-        not is_strong(value) or is_code(value) or "://" in value or _ASSIGNMENT().match(value)
+        not (is_strong(value) or _mixed_password(kind, value))
+        or is_code(value)
+        or "://" in value
+        or _ASSIGNMENT().match(value)
     ):
         return None  # a word, an expression, a URL or another `name=value` is not the value
     return kind, vstart, vend
