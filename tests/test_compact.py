@@ -241,8 +241,28 @@ def test_in_review_mode_all_a_scheduled_compaction_waits_for_a_person(workspace:
     done = on_schedule(places, settings, 1, now=1000.0)
     assert done is not None and done.commit is None and "review.mode is all" in done.held
     assert git("rev-parse", "HEAD", cwd=places.wiki) == head  # nothing written
+    from wikimem.lifecycle.compact import held_compaction
+
+    held = held_compaction(places)  # `wikimem review` lists it beside held plans
+    assert held is not None and held["edits"] == len(done.plan.edits) > 0
+    assert on_schedule(places, settings, 0, now=1001.0) is None  # not due: it still waits
+    assert held_compaction(places) == held
     asked = compact(places, settings)  # a person running `wikimem compact` asked for it
     assert asked.commit and not asked.held
+    assert held_compaction(places) is None
+
+
+def test_review_lists_a_scheduled_compaction_that_waits(workspace: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    places, settings = build(workspace)
+    places.workspace_config.write_text('[compact]\nevery_passes = 1\n[review]\nmode = "all"\n')
+    settings = config.load(places, {})
+    done = on_schedule(places, settings, 1, now=1000.0)
+    assert done is not None and done.held
+    listed = cli("review")
+    assert listed.code == 0 and listed.out.startswith("compaction  "), listed.out
+    assert "wikimem compact --dry-run" in listed.out
+    assert cli("compact").code == 0
+    assert cli("review").out.startswith("nothing waits for review")
 
 
 def test_index_runs_the_scheduled_compaction(workspace: Path, cli) -> None:  # type: ignore[no-untyped-def]

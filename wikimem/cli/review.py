@@ -29,14 +29,24 @@ def review(click_ctx: click.Context, as_json: bool) -> None:
 
     if click_ctx.invoked_subcommand is not None:
         return
+    from wikimem.lifecycle.compact import held_compaction
+
     ctx = click_ctx.ensure_object(Ctx)
     items = inbox.waiting(ctx.found)
+    compaction = held_compaction(ctx.found)
     if as_json:
-        emit_json([item.as_dict() for item in items])
+        extra = [{"compaction": compaction}] if compaction else []
+        emit_json([item.as_dict() for item in items] + extra)
         return
-    if not items:
+    if not items and not compaction:
         click.echo(f"nothing waits for review (review.mode = {ctx.settings.review.mode})")
-    echo_paged([item.line() for item in items])
+    lines = [item.line() for item in items]
+    if compaction:
+        lines.append(
+            f"compaction  {compaction['edits']} edit(s)  {compaction.get('reason', '')}  "
+            "(see it: wikimem compact --dry-run; apply it: wikimem compact --approve)"
+        )
+    echo_paged(lines)
 
 
 @review.command("show")

@@ -26,6 +26,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from wikimem.config import Places, Settings
@@ -634,6 +635,7 @@ def compact(
     with wiki_change(places, settings) as change:
         work(change)
         sha = change.commit(message(plan, None if scheduled else change.repo.person()))
+    _clear_held(places)
     return Compaction(plan, diff, "", sha, calls, retired, updated, notes, waiting, waiting_held)
 
 
@@ -665,6 +667,37 @@ def on_schedule(
     done = compact(places, settings, scheduled=True) if due else None
     if due:
         passes, last = 0, now
-    record = {"version": SCHEDULE_VERSION, "passes": passes, "at": last}
+    record: dict[str, object] = {"version": SCHEDULE_VERSION, "passes": passes, "at": last}
+    waiting = done if done is not None and done.held and done.plan.edits else None
+    if waiting is not None:  # what waits, so `wikimem review` can list it beside held plans
+        record["held"] = {"reason": waiting.held, "edits": len(waiting.plan.edits)}
+    elif done is None and isinstance(state_held(file), dict):
+        record["held"] = state_held(file)  # not due: what waited still waits
     atomic_write_text(file, json.dumps(record, sort_keys=True) + "\n")
     return done
+
+
+def state_held(file: Path) -> object:
+    try:
+        return json.loads(read_text(file)).get("held")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def held_compaction(places: Places) -> dict[str, object] | None:
+    """The scheduled compaction that waits for a person (its reason and edit count), if any:
+    `wikimem compact` shows and applies it; a compaction that commits clears it."""
+    held = state_held(places.state / "compact.json")
+    if not isinstance(held, dict) or not isinstance(held.get("edits"), int):
+        return None
+    return held
+
+
+def _clear_held(places: Places) -> None:
+    file = places.state / "compact.json"
+    try:
+        record = json.loads(read_text(file))
+    except (OSError, ValueError):
+        return
+    if isinstance(record, dict) and record.pop("held", None) is not None:
+        atomic_write_text(file, json.dumps(record, sort_keys=True) + "\n")
