@@ -1,6 +1,7 @@
 """The wiki in a browser: `wikimem serve` as a real process, read by headless Chromium through
 Playwright. Profile → topic → leaf by clicking, an entry's provenance and history, search, the
-timeline drawn as a picture; a screenshot of each main page is checked to show something."""
+timeline drawn as a picture; a screenshot of each main page is checked to show something, and
+each to differ from the others."""
 
 from __future__ import annotations
 
@@ -74,19 +75,24 @@ def _browser(p):  # type: ignore[no-untyped-def]
     )  # fmt: skip
 
 
-def _shows_something(png: bytes) -> bool:
-    """A screenshot that is not one flat colour: the page rendered text and shapes."""
+def _pixels(png: bytes) -> bytes:
+    """The image data of a PNG (its IDAT chunks, decompressed)."""
     import struct
     import zlib
 
-    assert png[:8] == b"\x89PNG\r\n\x1a\n"
     pos, data = 8, b""
     while pos < len(png):
         length, kind = struct.unpack(">I4s", png[pos : pos + 8])
         if kind == b"IDAT":
             data += png[pos + 8 : pos + 8 + length]
         pos += 12 + length
-    raw = zlib.decompress(data)
+    return zlib.decompress(data)
+
+
+def _shows_something(png: bytes) -> bool:
+    """A screenshot that is not one flat colour: the page rendered text and shapes."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    raw = _pixels(png)
     return len(set(raw[:200_000])) > 8
 
 
@@ -132,6 +138,9 @@ def test_a_person_browses_profile_topic_leaf_search_and_timeline(
     for name, png in shots.items():
         assert _shows_something(png), name
         (tmp_path / f"{name}.png").write_bytes(png)
+    # each main page draws its own content: no two screenshots alike (one page served for every
+    # address, or an error page, would look the same each time)
+    assert len({_pixels(png) for png in shots.values()}) == len(shots)
     if os.environ.get("WIKIMEM_UPDATE_SCREENSHOT"):
         (ROOT / "docs" / "wiki-view.png").write_bytes(shots["leaf"])
 
