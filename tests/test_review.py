@@ -68,21 +68,6 @@ def test_a_dropped_lesson_is_not_held_again(workspace: Path, cli, tmp_path: Path
     assert _waiting(cli) == [], again.out + again.err
 
 
-def test_queue_drop_of_a_held_plan_remembers_its_lesson_too(
-    workspace: Path, cli, tmp_path: Path
-) -> None:
-    cli("init")
-    assert cli("config", "set", "review.mode", "all").code == 0
-    _queue(cli, tmp_path, "01", "run-qdrop-1")
-    cli("index")
-    [item] = _waiting(cli)
-    dropped = cli("queue", "drop", item["job"])
-    assert dropped.code == 0 and "1 lesson(s) will not be held again" in dropped.out, dropped.out
-    _queue(cli, tmp_path, "01", "run-qdrop-2")  # the same lesson, from a later run
-    again = cli("index")
-    assert _waiting(cli) == [], again.out + again.err
-
-
 def test_risky_mode_lets_an_ordinary_lesson_through_and_off_is_a_known_value(
     workspace: Path, cli, tmp_path: Path
 ) -> None:

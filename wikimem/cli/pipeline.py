@@ -272,18 +272,10 @@ def queue_retry(ctx: Ctx) -> None:
 @pass_ctx
 def queue_drop(ctx: Ctx, job: str) -> None:
     """Drop a pending, failed, held or corrupt job (by id or its prefix): it is never indexed,
-    and is kept in queue/dropped/ as a record. A held plan's lessons are remembered as
-    `wikimem review drop` remembers them, so a later run's same lesson is not held again."""
+    and is kept in queue/dropped/ as a record."""
     with workspace_lock(ctx.places.lock, wait=True, timeout=60):
         dropped, state = Queue(ctx.places.queue).drop(job)
     run = f" (run {dropped.run_id})" if dropped else ""
-    held = dropped.held_plan if dropped is not None and state == "review" else None
-    edits = held.get("edits") if isinstance(held, dict) else None
-    if isinstance(edits, list) and edits:
-        from wikimem.indexing import review as inbox
-
-        remembered = inbox.remember_dropped(ctx.places, [e for e in edits if isinstance(e, dict)])
-        run += f"; {remembered} lesson(s) will not be held again"
     click.echo(f"dropped {state} job {job}{run}; kept in queue/dropped/")
 
 
