@@ -977,3 +977,97 @@ def test_a_block_under_a_secret_name_and_ruby_basic_auth_lose_their_values() -> 
         "req.basic_auth user, ENV['PW']",
     ):
         assert find_secrets(kept) == [], redact(kept)[0]
+
+
+_K8S_HOST = "aHR0cHM6Ly9leGFtcGxlLXdvcmtzcGFjZS5jbG91ZC5kYXRhYnJpY2tzLmNvbQ=="  # base64 of a URL
+_K8S_TOKEN = "ZGFwaTdmM2M5ZTFhMmI0ZDZmOGEwYzJlNGI2ZDhmMGExYzNl"  # base64 of a token
+_AGE_KEY = "AGE-SECRET-KEY-15FERYXHRDZ9M6Y09MR8WRERWZGJ6F8NTXVHXYRDLM5AAHN0T09NL4UJY86"
+_AGE_PUB = "age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p"
+_B64 = "kR7xZm2Vb9Lq4Tn8Wd3Pf6Hs1Jc5Ny0Ua2Ge7Ko4Ri9Xl3Ct8Bw6Qv1Mz5Dy0Fh2Sj7Ap4Ie9Ug3"
+_HEX = "5f0c8a2e4b6d8f1a3c5e7b9d0f2a4c6e8b1d3f5a7c9e0b2d4f6a8c1e3b5d7f9a"
+_SIG = "Qk8zV2mL7xR4tN9wB3pF6hJ1cY5dG0sA8eK2uI4oM7l="
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # goreleaser's template expression, and a key in the same flag
+        (
+            'jfrog rt u "dist/*" "libs/" --api-key "{{ .Env.JFROG_API_KEY }}"',
+            'jfrog rt u "dist/*" "libs/" --api-key "AKCp8kq2Vb7TnR4xZm9Wd3LfQ"',
+            "AKCp8kq2Vb7TnR4xZm9Wd3LfQ",
+        ),
+        # Proxmox's `PVEAPIToken=USER@REALM!TOKENID=UUID`, from a variable or written out
+        (
+            'H="Authorization: PVEAPIToken=$PROXMOX_TOKEN"',
+            'H="Authorization: PVEAPIToken=ci@pve!deploy=4f1c2a9e-7b3d-4e8a-9c6f-2d5b8e1a7c30"',
+            "4f1c2a9e-7b3d-4e8a-9c6f-2d5b8e1a7c30",
+        ),
+        # dynaconf's `@vault path#key` and a 1Password `op://` reference
+        (
+            'DB_PASSWORD = "@vault secret/data/db#password"',
+            'DB_PASSWORD = "Tq8!vRz2mLp4"',
+            "Tq8!vRz2mLp4",
+        ),
+        ("PG_PASSWORD=op://Ops/Postgres/password", "PG_PASSWORD=Wd7kLq2xPz9vN3", "Wd7kLq2xPz9vN3"),
+        # the k3s install docs' `K3S_TOKEN=mynodetoken`, and a server token
+        (
+            "curl -sfL https://get.k3s.io | K3S_TOKEN=mynodetoken sh -",
+            "curl -sfL https://get.k3s.io | K3S_TOKEN=K10c4b8a2e9f1d3c5b7a9e0f2d4::server:7d sh -",
+            "K10c4b8a2e9f1d3c5b7a9e0f2d4",
+        ),
+        # kubeadm's documented bootstrap token, and a generated one
+        (
+            "kubeadm join 10.0.0.1:6443 --token abcdef.0123456789abcdef",
+            "kubeadm join 10.0.0.1:6443 --token 7x9kq2.m4vb8nz3wq5rt1yp",
+            "m4vb8nz3wq5rt1yp",
+        ),
+        # a workflow's `permissions:` grants an access level
+        (
+            "permissions:\n  contents: read\n  id-token: write",
+            "env:\n  id-token: 9fK2mQ7xVb4Lz8Rt",
+            "9fK2mQ7xVb4Lz8Rt",
+        ),
+        # sops' envelope, every field of it, and a plain value under the same key
+        (
+            "db:\n  password: ENC[AES256_GCM,data:Tr7oQ1w=,"
+            "iv:3kV9qLm2xZ8bT4nR7wP1yC6dF0hJ5sA2eG8uK3iO9lM=,tag:Zq4Xv8Lm2Kp7Rt1Wn5By9A==,type:str]",
+            "db:\n  password: Zx8qLm2Vt9wKp4Rn7Bc3",
+            "Zx8qLm2Vt9wKp4Rn7Bc3",
+        ),
+        # Travis' `secure:` blob is encrypted to the repository's key
+        (
+            f'env:\n  global:\n    - secure: "{_B64}"',
+            f'env:\n  global:\n    - api_key: "{_B64}"',
+            _B64,
+        ),
+        # Tailscale's public `nodekey:` and its private `privkey:`
+        (f'"NodeKey": "nodekey:{_HEX}",', f'"PrivateNodeKey": "privkey:{_HEX}",', _HEX),
+        # what `age-keygen -y` prints is the recipient; what `age-keygen` prints holds the key
+        (
+            f"$ age-keygen -y key.txt\n{_AGE_PUB}",
+            f"$ age-keygen\n# public key: {_AGE_PUB}\n{_AGE_KEY}",
+            _AGE_KEY,
+        ),
+        # minisign's `-P` is the public key; zip's `-P` is a password
+        (
+            "minisign -Vm dist.tar.gz -P RWQf6LRCGA9i53mlYecO4IzT51TGPpvWucNSCh1CBM0QTaLn73Y7GFO3",
+            "unzip -P Gx7pLq2Rv9Tz dist.zip",
+            "Gx7pLq2Rv9Tz",
+        ),
+        # a k8s Secret's `data:` holding a URL, and one holding a token
+        (f"data:\n  HOST: {_K8S_HOST}", f"data:\n  TOKEN: {_K8S_TOKEN}", _K8S_TOKEN),
+        # a request signature header, and an access key header on the same request
+        (
+            f"curl -H 'x-ncp-apigw-signature-v2: {_SIG}' https://example.com",
+            f"curl -H 'x-ncp-iam-access-key: {_SIG}' https://example.com",
+            _SIG,
+        ),
+    ],
+)
+def test_a_reference_public_key_or_envelope_stays_and_a_secret_beside_it_goes(
+    kept: str, text: str, secret: str
+) -> None:
+    assert find_secrets(kept) == [], redact(kept)[0]
+    redacted, kinds = redact(text)
+    assert secret not in redacted and kinds, redacted

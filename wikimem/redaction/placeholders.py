@@ -23,16 +23,20 @@ _REFERENCE = re.compile(
     r"""\$\{\{.*\}\}|\$\{[^}]*\}|\$[A-Za-z_({]|\{[A-Za-z_][\w.-]{0,60}\}|\{\{.*\}\}|%[A-Za-z_][A-Za-z0-9_]*%|%\([a-z_]+\)s
     |<[^<>]*>|\[(?:REDACTED|FILTERED|MASKED|HIDDEN)[:\]]|.*(?:\.\.\.|…)|\#\{|@[A-Za-z_]+@|![A-Za-z][A-Za-z:]*(?:\s|\Z)|.*(?:\.\.\.|…)$
     |\.{0,2}/[\w.@-]+/|~/|\.\.?/|[A-Za-z]:\\|file:
-    |%\{|credentialsJSON:|[\w.@-]{1,60}:/(?!/)[\w.@-]+/|\{[A-Za-z0-9+/]{10,}={0,2}\}$""",
+    |%\{|credentialsJSON:|[\w.@-]{1,60}:/(?!/)[\w.@-]+/|\{[A-Za-z0-9+/]{10,}={0,2}\}$
+    |@(?:vault|format|jinja|get)(?:[ \t]|$)|op://[^/\s]{1,100}/|[A-Za-z][\w-]{0,40}=\$[A-Za-z_{(]""",
     re.X,
 )
+# A reference is also dynaconf's `@vault path#key` (and its `@format`, `@jinja`, `@get`
+# tokens), a 1Password `op://vault/item/field`, and a scheme or name whose value is a variable
+# (Proxmox's `PVEAPIToken=$PVE_TOKEN`).
 # fmt: off
 _LITERALS = frozenset({
     "none", "null", "nil", "undefined", "true", "false", "yes", "no", "on", "off", "empty",
     "n/a", "na", "tbd", "todo", "redacted", "masked", "hidden", "sensitive", "placeholder",
     "secret", "password", "token", "str", "string", "bytes", "int", "bool", "number", "any",
     "secretstr", "optional", "object", "unknown", "required", "inherit", "default", "auto",
-    "enabled", "disabled", "example", "dummy", "sample", "filtered",
+    "enabled", "disabled", "example", "dummy", "sample", "filtered", "read", "write",
 })
 # fmt: on
 _STANDIN = re.compile(
@@ -40,6 +44,33 @@ _STANDIN = re.compile(
 )
 # connectionstrings.com's convention: `myPassword`, `myUsername`, `yourApiKey`.
 _CAMEL_STANDIN = re.compile(r"(?:my|your)[A-Z][a-z]{2,}(?:[A-Z][a-z]+){0,3}")
+
+
+# A stand-in spelled as words ending in what it stands for (`mynodetoken`, `veryLongAPIToken`,
+# `yourtoken`): a generated token or key holds digits; a password is chosen, so it is not
+# judged by its words (`mysecretpassword` stays a password).
+_NAMED_STANDIN = re.compile(r"[A-Za-z]{0,40}(?:[Tt]oken|TOKEN|[Kk]ey|KEY)")
+# Runs from the start of the alphabet or of the digits (`abcdef.1234567890abcdef`, kubeadm's
+# documented bootstrap token): typed, not generated.
+_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+_DIGITS = "01234567890"
+
+
+def _ascending(value: str) -> bool:
+    parts = [p for p in re.split(r"[^A-Za-z0-9]", value.lower()) if p]
+    runs = 0
+    for part in parts:
+        i = 0
+        while i < len(part):
+            j = i + 1
+            source = _DIGITS if part[i].isdigit() else _ALPHABET
+            while j < len(part) and part[i : j + 1] in source:
+                j += 1
+            if j - i < 4 or part[i] not in "a01":
+                return False
+            runs += 1
+            i = j
+    return runs > 0 and len(value) >= 8
 
 
 _RUN = re.compile(r"(.)\1{2,}")
@@ -81,6 +112,8 @@ def is_placeholder(value: str) -> bool:
     if _CONSTANT.fullmatch(value) and sum(c.isdigit() for c in value) <= 2:
         return True
     if _EXAMPLE_MARK.search(value):
+        return True
+    if _NAMED_STANDIN.fullmatch(value) or _ascending(value):
         return True
     if _PHRASE.fullmatch(value) and _FUNCTION_WORDS & set(re.split(r"[-_]", value.lower())):
         return True

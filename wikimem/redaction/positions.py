@@ -41,6 +41,8 @@ def _code(value: str, m: re.Match[str], text: str) -> bool:
 
 def _real(kind: str) -> Check:
     def check(value: str, m: re.Match[str], text: str) -> str | None:
+        if is_placeholder(value):  # whole, before its braces go: `{{ .Env.X }}` is a template
+            return None
         value = value.strip("{}\"'")
         if is_placeholder(value) or _code(value, m, text) or any(e in value for e in _EXAMPLES):
             return None
@@ -53,6 +55,8 @@ def _strong(kind: str) -> Check:
     """For a bare word after a flag or in prose: it must look like a credential, not a word."""
 
     def check(value: str, m: re.Match[str], text: str) -> str | None:
+        if is_placeholder(value):
+            return None
         value = value.strip("{}\"'")
         if is_placeholder(value) or _code(value, m, text) or not is_strong(value):
             return None
@@ -637,6 +641,8 @@ def _encodes_prose(value: str) -> bool:
         return False
     if not raw or any(b < 9 or 13 < b < 32 or b > 126 for b in raw):
         return False
+    if b"://" in raw and b"@" not in raw and b"?" not in raw:
+        return True  # a URL without credentials (a k8s Secret's `data:` holding a host)
     return b" " in raw or b'"' in raw
 
 

@@ -131,8 +131,25 @@ _SHELL_REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]{0,100}:?[-?+=][^{}\n]{
 # (`AKIAIOSFODNN7EXAMPLE`, `...EXAMPLEKEY`, the convention of its documentation).
 # A Square application id (`sq0idp-`) is public too, as its documentation says, and so are
 # New Relic's browser key (`NRJS-`, served in every page) and Flutterwave's `FLWPUBK`.
+# Public keys by their documented prefix: age's recipient is `age1` and 58 bech32 characters
+# (`age-keygen -y` prints it), and Tailscale prints the public halves of its keys as `nodekey:`,
+# `discokey:`, `mkey:` and `nlpub:` (the private ones are `privkey:` and `nlpriv:`).
 _PUBLIC = re.compile(
     r"pk_(?:live|test)_|sq0idp-|NRJS-|FLWPUBK|[A-Za-z0-9/+]{0,60}EXAMPLE(?:KEY)?\Z"
+    r"|age1[02-9ac-hj-np-z]{58}\Z|(?:nodekey|discokey|mkey|nlpub):[0-9a-f]{64}\Z"
+)
+# Ciphertext in an envelope that names its cipher: every field of a sops value
+# (`ENC[AES256_GCM,data:...,iv:...,tag:...,type:str]`) and a Travis `secure: "..."` blob are
+# encrypted to a key that is not in the text, so they are safe to keep.
+_ENVELOPE = re.compile(
+    r"ENC\[[A-Z0-9_]{2,20},[^\]\n]{0,800}\Z|(?:^|[\s{,-])secure[ \t]*:[ \t]*[\"']?\Z"
+)
+# minisign's manual: `-P` gives the public key to verify with, as a base64 string.
+_PUBLIC_FLAG = re.compile(r"\bminisign[ \t][^\n]{0,300}[ \t]-P[ \t]+\Z")
+# A request signature header (`x-ncp-apigw-signature-v2: ...`) is an HMAC over one request and
+# its timestamp: it cannot be replayed as a credential, and the key that made it is not in it.
+_SIGNATURE_HEADER = re.compile(
+    r"(?i)[A-Za-z0-9-]{0,40}-signature(?:-[A-Za-z0-9]{1,10})?[ \t]*:[ \t]*\Z"
 )
 
 
@@ -183,6 +200,9 @@ def _add(
     if end <= start or (i and ends[i - 1] > start) or (i < len(starts) and starts[i] < end):
         return
     if _PUBLIC.match(text, start, end) or _documented_example(text, start):
+        return
+    before = text[max(text.rfind("\n", 0, start) + 1, start - 1000) : start]
+    if _ENVELOPE.search(before) or _SIGNATURE_HEADER.search(before) or _PUBLIC_FLAG.search(before):
         return
     starts.insert(i, start)
     ends.insert(i, end)
