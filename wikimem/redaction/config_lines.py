@@ -47,6 +47,9 @@ _PROSE_BEFORE = frozenset({
     "correct", "same", "which", "what", "if", "when", "enter", "type", "reset", "change", "as",
 })
 # fmt: on
+# kubectl's and oc's verbs that take a resource type and its name (`get secret b2-creds`).
+_RESOURCE_VERBS = frozenset({"get", "describe", "delete", "edit", "label", "annotate", "patch"})
+_CLUSTER_CLI = frozenset({"kubectl", "oc", "k3s", "microk8s"})
 _MAX_WORDS_BEFORE = 12  # `set security ike policy NAME pre-shared-key ...`; a syslog header
 _MAX_WORDS_AFTER = 3  # `RO 10` after a community, `127.0.0.1 .1.3.6` in snmpd.conf
 _LINE_MARKS = " \t#>*-"
@@ -105,6 +108,8 @@ def _value_after(text: str, start: int, end: int) -> tuple[str, int, int] | None
         return None
     if any(word.endswith((".", ",", ":", "?", "!")) for word in before):
         return None  # a sentence or a log message, which the prose scanner reads
+    if before and before[-1].lower() in _RESOURCE_VERBS and _CLUSTER_CLI & set(before):
+        return None  # `kubectl describe secret NAME`: the word after `secret` names an object
     m = _AFTER_NAME().match(text, end)
     if m is None or len(m.group("rest").split()) > _MAX_WORDS_AFTER:
         return None

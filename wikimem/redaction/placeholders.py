@@ -89,9 +89,16 @@ _FUNCTION_WORDS = frozenset({
 # fmt: on
 
 
+# A masked value keeps a prefix or a last few characters around its mask (`APP_USR-****-7f3e`,
+# `tskey-api-XXXXXX`); a word repeated (`SECRETKEYSECRETKEY...`) is a stand-in typed to length
+# (letters only: a test key may repeat a hex block, and is still a key).
+_MASKED = re.compile(r"\*{3,}|•{3,}|[-_.](?:X{4,}|x{4,})\Z")
+_REPEATED = re.compile(r"([A-Za-z]{2,12}?)\1{2,}[A-Za-z]{0,11}")
+
+
 def is_mask(value: str) -> bool:
     """Mostly one character repeated: `****`, `xxxxxxxx`, `npm_xxx`, `0000-0000`."""
-    if len(value) < 3:
+    if len(value) < 3 or _MASKED.search(value) or _REPEATED.fullmatch(value):
         return True
     top = max(value.count(c) for c in set(value))
     if top * 10 >= len(value) * 6:

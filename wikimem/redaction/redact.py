@@ -159,6 +159,23 @@ _EXAMPLE_KEY = re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{0,16}EXAMPLE\b")
 _EXAMPLE_LABEL = re.compile(r"(?i)[ \t#*>|-]*(?:[\w-]{1,30}[ \t]+){0,3}examples?[ \t]*:?[ \t]*")
 
 
+def _anon_jwt(token: str) -> bool:
+    """Supabase's anon key is a JWT whose role is `anon`: its documentation has it served to every
+    browser, row-level security guarding the data; a `service_role` key is a secret."""
+    import base64  # only for a JWT, which few texts hold
+    import binascii
+    import json
+
+    parts = token.split(".")
+    if len(parts) != 3:
+        return False
+    try:
+        claims = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+    except (binascii.Error, ValueError):
+        return False
+    return isinstance(claims, dict) and claims.get("role") == "anon"
+
+
 def _documented_example(text: str, start: int) -> bool:
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", start)
@@ -200,6 +217,8 @@ def _add(
     if end <= start or (i and ends[i - 1] > start) or (i < len(starts) and starts[i] < end):
         return
     if _PUBLIC.match(text, start, end) or _documented_example(text, start):
+        return
+    if text.startswith("eyJ", start) and _anon_jwt(text[start:end]):
         return
     before = text[max(text.rfind("\n", 0, start) + 1, start - 1000) : start]
     if _ENVELOPE.search(before) or _SIGNATURE_HEADER.search(before) or _PUBLIC_FLAG.search(before):
