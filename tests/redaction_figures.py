@@ -10,8 +10,10 @@ intact or whose context was redacted at all.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -122,6 +124,75 @@ def held_apart_misses(path: Path = HELD_APART) -> list[tuple[dict[str, str], str
         if kept or damaged:
             wrong.append((row, text))
     return wrong
+
+
+# -- the checks and the printer every blind batch (D, E, F...) shares ---------------------------
+
+PLACEHOLDER_WORDS = ("example", "xxx", "changeme")
+
+
+def check_batch_rows(path: Path, secrets: int, benign: int, classes: int = 1) -> None:
+    """A batch's rows are well formed: enough of each, each value in its context, a class, a
+    documentation source, and a reason for every look-alike."""
+    rows = load(path)
+    assert sum(row["expect"] == "secret" for row in rows) >= secrets
+    assert sum(row["expect"] == "benign" for row in rows) >= benign
+    assert len({row["class"] for row in rows}) >= classes
+    for row in rows:
+        assert row["expect"] in ("secret", "benign"), row
+        value = row["secret"] if row["expect"] == "secret" else row["value"]
+        assert value and value in row["context"], row
+        assert row["class"], row
+        assert row["source"].startswith(("http://", "https://")), row
+        assert row["expect"] == "secret" or row["reason"], row
+
+
+def check_no_placeholder_secrets(path: Path) -> None:
+    """Placeholder-looking values are left alone on purpose; a secret row holding one would
+    measure that choice instead of the rules."""
+    for row in load(path):
+        if row["expect"] == "secret":
+            assert not [w for w in PLACEHOLDER_WORDS if w in row["secret"].lower()], row
+
+
+def check_distinct_rows(path: Path) -> None:
+    """No row twice, and no look-alike's context holds one of the batch's secrets."""
+    rows = load(path)
+    keys = Counter((row["context"], row.get("secret", row.get("value"))) for row in rows)
+    assert max(keys.values()) == 1, [key for key, n in keys.items() if n > 1]
+    secrets = {row["secret"] for row in rows if row["expect"] == "secret"}
+    for row in rows:
+        if row["expect"] == "benign":
+            assert not [value for value in secrets if value in row["context"]], row
+
+
+def check_builder_writes(path: Path, builder: Path) -> None:
+    """The batch's file is what its builder script writes."""
+    spec = importlib.util.spec_from_file_location(builder.stem, builder)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert load(path) == module.ROWS
+
+
+def print_batch(path: Path, argv: list[str]) -> int:
+    """Recall and false positives per class of one batch, as a Markdown table; with -v every
+    miss and false positive."""
+    classes = measure_classes(path)
+    print("| class | removed (recall) | look-alikes wrongly removed |\n| --- | --- | --- |")
+    for figures in classes + [total(classes)]:
+        recall = f"{figures.caught / figures.secrets:.1%}" if figures.secrets else "-"
+        wrong = f"{figures.false_positives / figures.benign:.1%}" if figures.benign else "-"
+        print(
+            f"| {figures.name} | {figures.caught}/{figures.secrets} ({recall}) "
+            f"| {figures.false_positives}/{figures.benign} ({wrong}) |"
+        )
+    if "-v" in argv:
+        for row, text in held_apart_misses(path):
+            kind = "missed" if row["expect"] == "secret" else "false positive"
+            print(f"{kind} [{row['class']}] {json.dumps(row['context'], ensure_ascii=False)[:160]}")
+            print(f"  became {json.dumps(text, ensure_ascii=False)[:160]}")
+    return 0
 
 
 def main(argv: list[str]) -> int:
