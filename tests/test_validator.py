@@ -271,3 +271,62 @@ def test_the_run_text_is_what_the_run_says_not_its_field_names() -> None:
     }
     plan = validate(RawPlan("s", (junk,)), lambda _: None, strict=True, run_text=text)
     assert not plan.edits and "run" in plan.rejected[0].reason
+
+
+STATE_LOCK = (
+    "`terraform plan` fails with `Error acquiring the state lock`: another apply holds it. Ask"
+    " in #platform before unlocking, then run `terraform force-unlock -force LOCK_ID`."
+)
+
+
+def test_a_lesson_filed_again_under_another_topic_is_refused() -> None:
+    """The weak model's one wrong write in 30 cases: the terraform state-lock lesson the wiki
+    holds in infra/terraform, written again as a new build/terraform leaf."""
+    pages = {"infra/terraform": {"state-lock": STATE_LOCK}}
+    base = {"action": "add", "type": "procedural", "reason": "r", "leaf": "build/terraform"}
+    again = {
+        **base,
+        "title": "Terraform state lock",
+        "body": "When `terraform plan` fails acquiring the state lock, ask in #platform, then"
+        " `terraform force-unlock -force LOCK_ID` and plan again.",
+    }
+    run = "terraform plan failed: Error acquiring the state lock. Asked in #platform; unlocked."
+    plan = validate(
+        RawPlan("s", (again,)),
+        pages.get,
+        strict=True,
+        run_text=run + " " + again["body"],
+        namesakes=lambda leaf: ["infra/terraform"] if leaf == "build/terraform" else [],
+    )
+    assert not plan.edits
+    assert plan.rejected[0].reason == (
+        "new leaf 'build/terraform' repeats infra/terraform#state-lock, which the wiki already"
+        " holds"
+    )
+    other = {
+        **base,
+        "title": "Terraform formatting in CI",
+        "body": "CI runs `terraform fmt -check -recursive`; run `terraform fmt -recursive` before"
+        " pushing or the lint job fails on whitespace.",
+    }
+    kept = validate(
+        RawPlan("s", (other,)),
+        pages.get,
+        strict=True,
+        run_text="terraform fmt -check -recursive failed in CI on whitespace; ran terraform fmt"
+        " -recursive before pushing and the lint job passed",
+        namesakes=lambda leaf: ["infra/terraform"],
+    )
+    assert [e.leaf for e in kept.edits] == ["build/terraform"], kept.rejected
+
+
+def test_the_wiki_finds_a_leafs_namesakes_under_other_topics(tmp_path: Path) -> None:
+    from wikimem.wiki.pages import Wiki
+
+    for leaf in ("infra/terraform", "ci/cloud/terraform", "build/bun", ".trash/x/terraform"):
+        (tmp_path / leaf).mkdir(parents=True)
+        (tmp_path / leaf / "MEMORY.md").write_text("# t\n")
+    wiki = Wiki(tmp_path)
+    assert wiki.namesakes("build/terraform") == ["ci/cloud/terraform", "infra/terraform"]
+    assert wiki.namesakes("infra/terraform") == ["ci/cloud/terraform"]
+    assert wiki.namesakes("build/make") == []

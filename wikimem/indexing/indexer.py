@@ -428,6 +428,7 @@ class Pass:
             topics=None if elsewhere else self.wiki.topics(),
             new_topics=max(len(runs), 1),
             run_text=run_text(runs),
+            namesakes=None if elsewhere else self.wiki.namesakes,
         )
         if review and elsewhere and not plan.held and any(e.action == "remove" for e in plan.edits):
             # wikimem cannot count what another provider holds, so cannot tell a mass removal

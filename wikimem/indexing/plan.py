@@ -26,7 +26,7 @@ agent asked for them in those words.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -426,6 +426,7 @@ STOP_WORDS = STOPWORDS | frozenset(
 # most of its subject words come from it; junk shares a word or two by chance.
 MIN_SHARED = 0.3
 MIN_SHARED_WORDS = 2
+DUPLICATE_SHARE = 0.6  # of a new entry's content words a namesake's entry holds: the same lesson
 
 
 def _stem(word: str) -> str:
@@ -562,10 +563,33 @@ class _Checker:
     entries_known: bool = True
     strict: bool = False
     run_text: str = ""  # the runs' task, result and evidence: what a lesson must come from
+    # the wiki's leaves named like a leaf (`infra/terraform` for `build/terraform`)
+    namesakes: Callable[[str], Sequence[str]] | None = None
     repaired: list[Note] = field(default_factory=list)
     rejected: list[Note] = field(default_factory=list)
     seen: set[tuple[str, str]] = field(default_factory=set)
     confirmed: list[Edit] = field(default_factory=list)
+
+    def _held_elsewhere(self, leaf: str, found: object, text: str) -> str:
+        """The entry (`leaf#entry`) of a same-named leaf elsewhere that says what a new leaf's
+        entry says (most of its content words): the lesson filed under another topic, as a
+        model that missed the page it was shown writes it. "" when none, or the leaf exists."""
+        if found is not None or self.namesakes is None:
+            return ""
+        said = content_words(text)
+        if len(said) < MIN_SHARED_WORDS:
+            return ""
+        for other in self.namesakes(leaf):
+            try:
+                entries = self.lookup(other) or {}
+            except (WikimemError, OSError):
+                continue
+            for entry, body in entries.items():
+                if len(said & content_words(f"{entry.replace('-', ' ')}\n{body}")) >= (
+                    DUPLICATE_SHARE * len(said)
+                ):
+                    return f"{other}#{entry}"
+        return ""
 
     def check(self, index: int, raw: Mapping[str, Any]) -> Edit | None:
         what = quoted(f"{raw.get('action', '?')} {raw.get('leaf', '?')}#{raw.get('entry', '?')}")
@@ -679,6 +703,9 @@ class _Checker:
             return reject("body says one sentence over and over, not a lesson")
         if strict and self.run_text and unrelated(body, self.run_text):
             return reject("body shares too few words with the run to be a lesson of it")
+        held = self._held_elsewhere(leaf, found, f"{title}\n{body}") if strict else ""
+        if held:
+            return reject(f"new leaf {leaf!r} repeats {held}, which the wiki already holds")
         if demoted:
             repair("headings inside the body demoted to ###")
         if raw.get("type") not in TYPES:
@@ -745,6 +772,7 @@ def validate(
     topics: Collection[str] | None = None,
     new_topics: int | None = None,
     run_text: str = "",
+    namesakes: Callable[[str], Sequence[str]] | None = None,
 ) -> Plan:
     """Turn an untrusted plan into edits safe to apply (paths, sizes, secrets, entries,
     dangerous commands, page structure). `verified`: commands the runs' evidence shows
@@ -757,8 +785,9 @@ def validate(
     edits of any further new topic are rejected, and so are summaries of topics that neither
     exist nor get an edit. `run_text`: the runs' own words; with it, strict validation also
     refuses a leaf copied from the schema's example the run never mentions and a body that
-    shares too little with the run."""
-    checker = _Checker(lookup, verified, confine, entries_known, strict, run_text)
+    shares too little with the run. `namesakes`: the wiki's leaves named like a leaf; with it,
+    strict validation refuses a new leaf whose entry repeats one a namesake holds."""
+    checker = _Checker(lookup, verified, confine, entries_known, strict, run_text, namesakes)
     edits: list[Edit] = []
     started: list[str] = []
     for index, item in enumerate(raw.edits):

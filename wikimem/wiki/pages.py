@@ -271,6 +271,21 @@ class Wiki:
             if p.is_dir() and SLUG.match(p.name) and not p.is_symlink()
         )
 
+    def namesakes(self, leaf: str) -> list[str]:
+        """The other leaves named as `leaf` is, under any topic (`infra/terraform` for
+        `build/terraform`), sorted; hidden and symlinked folders skipped."""
+        name = leaf.rstrip("/").rsplit("/", 1)[-1]
+        if not SLUG.match(name):
+            return []
+        found = set()
+        for topic in self.topics():
+            for pattern in (f"{name}/{LEAF_FILE}", f"*/{name}/{LEAF_FILE}"):
+                for page in (self.root / topic).glob(pattern):
+                    rel = page.parent.relative_to(self.root).as_posix()
+                    if rel != leaf and not page.parent.is_symlink() and not page.is_symlink():
+                        found.add(rel)
+        return sorted(found)
+
     def leaves(self, topic: str | None = None) -> Iterator[str]:
         """Wiki paths of every leaf (or of one topic's), sorted; hidden folders, symlinked
         folders and symlinked pages skipped."""
