@@ -157,3 +157,13 @@ def trust_config(path: Path) -> None:
     from wikimem import config, trust
 
     trust.trust(path, trust.store_path(config.global_dir()))
+
+
+def queued_runs(queue: Path) -> list[dict]:
+    """The runs of every job in a queue folder (`.clarvis/state/queue`), in any state. Read
+    holding the pass lock: a background pass a hook started moves jobs between the state
+    folders only while it holds it, so a listing made without it can miss a job in flight."""
+    from wikimem.fsio import workspace_lock
+
+    with workspace_lock(queue.parent / "pass.lock", wait=True, timeout=120):
+        return [json.loads(job.read_text())["run"] for job in sorted(queue.glob("*/*.json"))]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import git, queued_runs
 from tests.test_install_cli import ENTRY
 from wikimem.runners import record_from_payload, records_from_payload, session_of
 from wikimem.runners.copilot import UNREPORTED, event_of, is_copilot_payload
@@ -352,7 +352,7 @@ def test_each_installed_hook_queues_the_right_turns_without_the_venv(
         )
         assert done.returncode == 0, done.stderr
         assert done.stdout == b""  # agentStop reads stdout as a decision: nothing at all
-        return [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+        return queued_runs(queue)
 
     start = {**session, "timestamp": 1, "source": "new", "initialPrompt": "fix it"}
     assert fire("sessionStart", start) == []  # a new session: nothing to record
@@ -609,7 +609,7 @@ def test_the_installed_agent_stop_hook_queues_the_real_session_once(
             entry["bash"], workspace, isolated_env, json.dumps(data), f"{tools}:/usr/bin:/bin"
         )
         assert done.returncode == 0, done.stderr
-        return [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+        return queued_runs(queue)
 
     stopped = {**session, "timestamp": 1785376802733, "transcriptPath": ""}
     stopped["stopReason"] = "end_turn"

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import git
+from tests.conftest import git, queued_runs
 from tests.test_install_cli import ENTRY, PROFILE
 from wikimem.runners import record_from_payload, records_from_payload, session_of
 from wikimem.runners.claude import is_claude_payload
@@ -307,7 +307,7 @@ def test_every_installed_command_runs_bare_and_the_turn_is_queued_once(
     fired = set()
 
     def runs() -> list[dict]:
-        return [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+        return queued_runs(queue)
 
     for payload in turn(workspace):
         for hooks in files:

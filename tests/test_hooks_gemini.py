@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import git, queued_runs
 from tests.test_deliver import context_of, learn_from
 from tests.test_install_cli import ENTRY, LEAF, PROFILE, bare_shell, hook_commands
 from tests.test_real_sessions import an_hour_on, handed_on, new_session
@@ -340,7 +340,7 @@ def test_the_installed_hooks_queue_each_turn_once_without_the_venv(
         done = bare_shell(command, workspace, isolated_env, json.dumps(payload))
         assert done.returncode == 0, done.stderr
         assert done.stdout == b""  # exit 0: Gemini CLI reads stdout as JSON, so nothing else
-        return [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+        return queued_runs(queue)
 
     assert [run["task"] for run in fire("PreCompress", compress)] == ["run the tests"]
     runs = sorted(fire("AfterAgent", turn), key=lambda run: run["task"])
@@ -1003,7 +1003,7 @@ def test_the_installed_after_agent_hook_queues_a_real_session_once(
         done = bare_shell(command, workspace, isolated_env, json.dumps(payload))
         assert done.returncode == 0, done.stderr
         assert done.stdout == b""
-        return [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+        return queued_runs(queue)
 
     runs = fire("AfterAgent", turn)
     assert sorted(run["task"] for run in runs)[0] == "add 5 lines of random text"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import git, queued_runs
 from tests.test_install_cli import ENTRY
 from wikimem.runners import record_from_payload, records_from_payload, session_of
 from wikimem.runners.claude import is_claude_payload
@@ -538,7 +538,7 @@ def test_the_installed_plugin_queues_a_real_session_once(
     )
     assert done.returncode == 0, done.stderr
     queue = workspace / ".clarvis" / "state" / "queue"
-    (run,) = [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+    (run,) = queued_runs(queue)
     assert run["agent"] == {"name": "opencode", "instance_id": real}
     assert run["task"].startswith("REAL_FIXTURE_TASK_INTERRUPT_START.")
     assert run["status"] == "succeeded"

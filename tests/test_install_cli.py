@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, run_wikimem
+from tests.conftest import git, queued_runs, run_wikimem
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -443,7 +443,7 @@ def test_every_installed_claude_command_runs_bare_and_each_real_turn_is_queued_o
         workspace,
         isolated_env,
     )
-    runs = [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+    runs = queued_runs(queue)
     fired_each(settings, [("SessionEnd", base | {"reason": "exit"})], workspace, isolated_env)
 
     assert events == {
@@ -486,7 +486,7 @@ def test_every_installed_codex_command_runs_bare_and_each_real_turn_is_queued_on
     turn = {"turn_id": "t-2"}
 
     def runs() -> list[dict]:
-        return [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+        return queued_runs(queue)
 
     events = fired_each(
         codex / "hooks.json",

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from tests.conftest import queued_runs
 from wikimem import config
 from wikimem.intake.accept import accept
 from wikimem.runners.claude import active_branch, entry_from_line, evidence_from, record_from_claude
@@ -174,7 +175,7 @@ def test_every_turn_of_every_real_transcript_is_recorded_exactly_once(
         )
 
     queue = workspace / ".clarvis" / "state" / "queue"
-    runs = [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+    runs = queued_runs(queue)
     assert sorted(r["run_id"] for r in runs) == sorted(f"{session}:{h}" for h in heads)
     recorded = [e["command"] for r in runs for e in r["evidence"] if e["kind"] == "command"]
     calls, results = tool_calls(path)
@@ -212,7 +213,7 @@ def test_every_turn_of_every_real_rollout_is_recorded_exactly_once(
 
     assert first.job and first.run_id == f"{thread}:last"
     queue = workspace / ".clarvis" / "state" / "queue"
-    runs = [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+    runs = queued_runs(queue)
     assert len(runs) == len(turns) == len({r["run_id"] for r in runs})
     calls, outputs = {}, set()
     for line in read_jsonl(path):
@@ -317,7 +318,7 @@ def test_a_crashed_session_s_turns_are_recorded_at_the_next_session_s_start(
     assert first.job and not first.duplicate
     assert accept(places, {}, json.dumps(handed[0]).encode()).job is None
     queue = workspace / ".clarvis" / "state" / "queue"
-    runs = [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+    runs = queued_runs(queue)
     assert sorted(r["run_id"] for r in runs if r["run_id"].startswith(SESSION)) == sorted(
         f"{SESSION}:{h}"
         for h in (
@@ -363,7 +364,7 @@ def test_a_crashed_codex_session_is_picked_up_the_same_way(
     assert [h["session_id"] for h in handed] == [thread]
     assert accept(places, {}, json.dumps(handed[0]).encode()).job
     queue = workspace / ".clarvis" / "state" / "queue"
-    runs = [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+    runs = queued_runs(queue)
     assert len(runs) == len(read_rollout(rollout).turns()) == 2
 
 
@@ -419,7 +420,7 @@ def test_every_turn_of_every_other_runner_s_real_session_is_recorded_exactly_onc
         assert accept(places, env, json.dumps(again).encode()).job is None
 
     queue = workspace / ".clarvis" / "state" / "queue"
-    runs = [json.loads(job.read_text())["run"] for job in queue.glob("*/*.json")]
+    runs = queued_runs(queue)
     assert len(runs) == len({r["run_id"] for r in runs}) == turns
 
 
