@@ -224,6 +224,19 @@ def test_paths_under_the_runners_folder_are_written_as_a_checkout_has_them():
     assert root not in body
 
 
+def test_the_runners_folder_written_from_home_is_the_checkout_too():
+    """`cd ~/projects/app/assets` in a session whose folder is /home/ada/projects/app is
+    `cd assets` in any checkout: the same folder, as a shell writes it from HOME."""
+    root = "/home/ada/projects/app"
+    failed = cmd("node assets/build.js", 1, "Error: Build failed with 1 error:\n")
+    passed = cmd("cd ~/projects/app/assets && node build.js", 0, "done")
+    record = replace(run(failed, passed), extra={"source": {"runner": "claude-code", "cwd": root}})
+
+    body = only_edit(offline_plan([record]))["body"]
+
+    assert "`cd assets && node build.js`" in body and "~/projects" not in body
+
+
 def test_a_large_diff_is_named_not_copied():
     diff = "".join(f"+line {i}\n" for i in range(400))
     body = only_edit(
@@ -429,6 +442,11 @@ def test_the_same_runs_give_the_same_plan_and_a_rerun_changes_nothing():
         ("\x1b[31mERROR\x1b[0m: disk full\n", "ERROR: disk full"),
         ("", ""),
         ("=======\n-------\n", ""),
+        (  # a real pre-commit hook's message, printed JSON-escaped, as Claude Code recorded it
+            "Pre-commit validation failed:\\n\\n[FORMAT] Code is not formatted.\\nRun 'mix "
+            "format' to fix.\\n\\nFix these issues before committing.",
+            "Pre-commit validation failed:",
+        ),
     ],
 )
 def test_signature_is_the_most_telling_line(output: str, expected: str):

@@ -249,8 +249,13 @@ def localised(run: RunRecord) -> RunRecord:
     if len(cwd) < 2:
         return run
 
+    # the same folder as a shell writes it from HOME (`~/projects/app` for /home/ada/projects/app)
+    home = re.match(r"^/(?:home|Users)/[^/]+(/.+)$", cwd)
+    tilde = "~" + home.group(1) if home else ""
+
     def rel(text: str) -> str:
-        return text.replace(cwd + "/", "").replace(cwd, ".")
+        text = text.replace(cwd + "/", "").replace(cwd, ".")
+        return text.replace(tilde + "/", "").replace(tilde, ".") if tilde else text
 
     evidence = tuple(
         replace(
@@ -736,6 +741,9 @@ def _written_tool(command: str, tool: str) -> str:
 
 def signature(output: str) -> str:
     """The most telling line of a failing command's output, on one line, bounded."""
+    if "\n" not in output and output.count("\\n") >= 2:
+        # a message a tool printed JSON-escaped (`failed:\\n\\n[FORMAT] ...`) is lines too
+        output = output.replace("\\n", "\n")
     lines = [_ANSI.sub("", line).rstrip() for line in output.splitlines()]
     lines = [line for line in lines if line.strip() and not _decoration(line)]
     if not lines:
