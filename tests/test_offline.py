@@ -442,6 +442,11 @@ def test_the_same_runs_give_the_same_plan_and_a_rerun_changes_nothing():
         ("\x1b[31mERROR\x1b[0m: disk full\n", "ERROR: disk full"),
         ("", ""),
         ("=======\n-------\n", ""),
+        (  # git's reason comes first, its hints after: the hints are not what failed
+            "The following paths are ignored by one of your .gitignore files:\npriv/static\n"
+            'hint: Use -f if you really want to add them.\nhint: "git config advice.x false"',
+            "The following paths are ignored by one of your .gitignore files:",
+        ),
         (  # a real pre-commit hook's message, printed JSON-escaped, as Claude Code recorded it
             "Pre-commit validation failed:\\n\\n[FORMAT] Code is not formatted.\\nRun 'mix "
             "format' to fix.\\n\\nFix these issues before committing.",

@@ -75,7 +75,7 @@ _LABELLED = re.compile(
 _KEYWORD = re.compile(
     r"\b(?:errors?|failed|failure|fatal|exception|cannot|can't|could not|couldn't|unable to"
     r"|not found|no such|denied|refused|timed out|panic|no required module|unsupported|invalid"
-    r"|missing|conflict|forbidden|unauthori[sz]ed)\b",
+    r"|missing|conflict|forbidden|unauthori[sz]ed|(?:is|are) ignored by)\b",
     re.IGNORECASE,
 )
 _LABEL = re.compile(
