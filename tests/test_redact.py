@@ -1126,3 +1126,88 @@ def test_a_public_jwt_a_mask_or_an_object_name_stays_and_a_secret_beside_it_goes
     assert find_secrets(kept) == [], redact(kept)[0]
     redacted, kinds = redact(text)
     assert secret not in redacted and kinds, redacted
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # Backblaze's `b2 account authorize KEY_ID APP_KEY`: variables, or the docs' typed key
+        (
+            "b2 account authorize $B2_KEY_ID $B2_APP_KEY",
+            "b2 account authorize 0051a9e8f2d3b7c0000000003 K005Tq8vRz2mLp4Wn7Bc3Xy9Dk6Hs1Jf",
+            "K005Tq8vRz2mLp4Wn7Bc3Xy9Dk6Hs1Jf",
+        ),
+        (
+            "b2 account authorize 4ab123456789 001aabbccddeeff123456789012345678901234567",
+            "b2 authorize-account 0051a9e8f2d3b7c0000000003 K005Tq8vRz2mLp4Wn7Bc3Xy9Dk6Hs1Jf",
+            "K005Tq8vRz2mLp4Wn7Bc3Xy9Dk6Hs1Jf",
+        ),
+        # `wandb login [--relogin] KEY` and the client's `wandb.login(key=...)`
+        (
+            "wandb login --relogin --host https://wandb.example.com",
+            "wandb login --relogin 7c1e9a2f4b6d8e0a3c5f7b9d1e2a4c6f8b0d2e4a",
+            "7c1e9a2f4b6d8e0a3c5f7b9d1e2a4c6f8b0d2e4a",
+        ),
+        (
+            'wandb.login(key=os.environ["WANDB_API_KEY"])',
+            'wandb.login(key="7c1e9a2f4b6d8e0a3c5f7b9d1e2a4c6f8b0d2e4a")',
+            "7c1e9a2f4b6d8e0a3c5f7b9d1e2a4c6f8b0d2e4a",
+        ),
+        # steamcmd's `+login USER PASSWORD`; an anonymous login has no password
+        (
+            "steamcmd +login anonymous +app_update 740 validate +quit",
+            "steamcmd +login srv_deploy Hq5zTn8wKv2Lm +app_update 740 validate +quit",
+            "Hq5zTn8wKv2Lm",
+        ),
+        # SAP HANA's `hdbuserstore SET KEY HOST:PORT USER PASSWORD`
+        (
+            "hdbuserstore SET BACKUP db1.internal:30013 BACKUP_OP $HDB_PASSWORD",
+            "hdbuserstore SET BACKUP db1.internal:30013 BACKUP_OP Qz7-Lm2xVt9w*",
+            "Qz7-Lm2xVt9w*",
+        ),
+        # Huawei's `obsutil config -i=AK -k=SK`: both halves of the pair go
+        (
+            "./obsutil config -i=xxxxx -k=xxxx -e=https://obs.example.com",
+            "./obsutil config -i=QW8ERT5YUI2OP4AS6DFG -k=$HW_SK -e=https://obs.example.com",
+            "QW8ERT5YUI2OP4AS6DFG",
+        ),
+        # `--user=NAME:PASSWORD` (etcdctl) is `--user NAME:PASSWORD`; `--user=UID:GID` is not
+        (
+            "docker run --user=1000:1000 alpine id",
+            "etcdctl --user=root:Velvet-Lamp-Orbit42# get /cfg",
+            "Velvet-Lamp-Orbit42#",
+        ),
+        # Honeycomb's key travels in a header whose name does not say so
+        (
+            'curl https://api.honeycomb.io/1/auth -H "X-Honeycomb-Team: $HONEYCOMB_API_KEY"',
+            'curl https://api.honeycomb.io/1/auth -H "X-Honeycomb-Team: Tq8vRz2mLp4Wn7Bc3Xy9Dk"',
+            "Tq8vRz2mLp4Wn7Bc3Xy9Dk",
+        ),
+        # Shoutrrr's `teams://group@tenant/altId/groupOwner`: a scheme ending in `s` is still
+        # read as itself, and its generated parts go
+        (
+            "teams://group@tenant/altId/groupOwner?host=example.webhook.office.com",
+            "teams://a1b2c3d4-0000-4000-8000-1a2b3c4d5e6f@tenant/9f3e7a1c5b2d4e6f8a0c1e3b5d7f9a2c"
+            "/owner?host=example.webhook.office.com",
+            "9f3e7a1c5b2d4e6f8a0c1e3b5d7f9a2c",
+        ),
+        # kubeadm prints its bootstrap tokens; the documented example stays
+        (
+            "$ kubeadm token list\nTOKEN                     TTL\nabcdef.0123456789abcdef   23h",
+            "$ kubeadm token list\nTOKEN                     TTL\n7x9kq2.m4vb8nz3wq5rt1yp   23h",
+            "m4vb8nz3wq5rt1yp",
+        ),
+        # a secret-named variable hex-encoded on screen; an ordinary variable stays
+        (
+            "$ printf '%s' \"$HOSTNAME\" | xxd -p\n6275696c642d72756e6e65722d3037",
+            "$ printf '%s' \"$MEILI_MASTER_KEY\" | xxd -p\n54713876527a326d4c7034576e37",
+            "54713876527a326d4c7034576e37",
+        ),
+    ],
+)
+def test_a_secret_in_a_tools_positional_slot_goes_and_a_look_alike_there_stays(
+    kept: str, text: str, secret: str
+) -> None:
+    assert find_secrets(kept) == [], redact(kept)[0]
+    redacted, kinds = redact(text)
+    assert secret not in redacted and kinds, redacted

@@ -208,6 +208,29 @@ def _declared(kind: str) -> Check:
     return check
 
 
+# Runs typed into a documented example (`001aabbccddeeff123456789...`), not generated.
+_TYPED_RUNS = ("12345678", "aabbccdd", "abcdef12")
+
+
+def _positional(kind: str) -> Check:
+    """A value in a synopsis's secret position: any literal, unless it is a typed example."""
+    real = _real(kind)
+
+    def check(value: str, m: re.Match[str], text: str) -> str | None:
+        if any(run in value.lower() for run in _TYPED_RUNS):
+            return None
+        return real(value, m, text)
+
+    return check
+
+
+def _encoded_secret(value: str, m: re.Match[str], text: str) -> str | None:
+    """The output of `printf %s "$NAME" | xxd -p` (or base64) when NAME names a secret."""
+    if not secret_name_kind(m.group("name")) or is_placeholder(value):
+        return None
+    return "encoded-secret"
+
+
 def _random(kind: str) -> Check:
     def check(value: str, m: re.Match[str], text: str) -> str | None:
         return kind if is_random(value) and not is_placeholder(value) else None
@@ -278,6 +301,8 @@ _TOOL_FLAGS = [
     ("c", "snmp", r"\bsnmp[a-z]{0,12}(?:\.sh)?\b"),  # SNMPv1/v2c community
     ("P", "mosquitto ipmitool mssql-cli", r"\bmosquitto_(?:pub|sub|rr)\b|\bipmitool\b|\bmssql-cli\b"),
     ("p", "cqlsh altool conan", r"\bcqlsh\b|\baltool\b|\bconan[ \t]+(?:remote[ \t]+login|user)\b"),
+    ("i", "obsutil", r"\bobsutil(?:\.exe)?[ \t]+config\b"),  # Huawei OBS access key ID
+    ("k", "obsutil", r"\bobsutil(?:\.exe)?[ \t]+config\b"),  # Huawei OBS secret access key
 ]
 # fmt: on
 
@@ -333,6 +358,8 @@ RULES: list[Rule] = [
         r"(?P<q>[\"'])(?P<name>[Xx]-[A-Za-z0-9-]{1,40})(?P=q)[ \t]*[:,][ \t]*" + _Q,
         "x-", _named("auth-header"),
     ),
+    # headers whose name does not say they carry a key, though they do (Honeycomb's team key)
+    rule("auth-header", r"(?i:x-honeycomb-team)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<v>[A-Za-z0-9_-]{12,200})", "x-honeycomb-team", _real("auth-header")),
     # --- webhook URLs whose path is the credential ----------------------------------------------
     rule("webhook-url", r"\.webhook\.office\.com/webhookb2/(?P<v>[^\s\"'<>]{20,800})", "webhook.office.com"),
     rule("webhook-url", r"[?&]sig=(?P<v>[A-Za-z0-9%_-]{20,200})", "sig=", _real("webhook-url")),
@@ -369,20 +396,34 @@ RULES: list[Rule] = [
     rule("cli-password", r"[ \t]-P[ \t]+(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "zip", _on_line(r"\b(?:un)?zip\b")),
     # short flags that take a password only for some tools, from each tool's manual page
     *[
-        rule("cli-password", r"[ \t]-" + flag + r"[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{2,200}))", needles, _tool_flag(tool))
+        rule("cli-password", r"[ \t]-" + flag + r"(?:[ \t]+|=)(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{2,200}))", needles, _tool_flag(tool))
         for flag, needles, tool in _TOOL_FLAGS
     ],
     rule("cli-password", r"[ \t]-[wsy][ \t]+(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "ldap", _on_line(r"\bldap[a-z]{0,12}\b")),
     rule("cli-password", r"(?:^|\s)-(?:u|-username|-user)[ \t]+[^\s-]\S{0,60}[ \t]+-p[ \t]+(?P<v>[^\s\"'`<>|;&$][^\s\"'`<>|;&]{3,200})", "-p", _strong("cli-password")),
     rule("cli-password", r"\b(?:7z|7za|unrar|rar)[ \t][^\n]{0,200}?[ \t]-p(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "7z rar", _strong("cli-password")),
     rule("cli-password", r"\bsshpass[ \t]+-p[ \t]*(?P<v>[^\s\"'`<>|;&$][^\s\"'`<>|;&]{2,200})", "sshpass", _real("cli-password")),
-    rule("cli-password", r"(?:-u|--user)[ \t]+[\"']?[^\s:\"'$]{0,60}:(?P<v>[^\s\"'$][^\s\"']{3,400})", "-u --user", _strong("cli-password")),
+    rule("cli-password", r"(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"'$]{0,60}:(?P<v>[^\s\"'$][^\s\"']{3,400})", "-u --user", _strong("cli-password")),
     rule("cli-password", r"\blftp[ \t]+(?:-\S{1,10}[ \t]+){0,4}-u[ \t]+[^\s,]{1,60},(?P<v>[^\s\"']{3,200})", "lftp", _real("cli-password")),
     rule("cli-password", r"[ \t]/p:(?P<v>[^\s\"']{3,200})", "/p:", _strong("cli-password")),
     # the password by position: `rabbitmqctl add_user NAME PW`, `wpa_passphrase SSID PW`,
     # `mosquitto_passwd -b FILE USER PW`; quoted or bare, as their synopses allow
     rule("cli-password", r"\brabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S{1,60}[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'$][^\s\"']{2,200}))", "rabbitmqctl", _real("cli-password")),
     rule("cli-password", r"\bwpa_passphrase[ \t]+\S{1,60}[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'$][^\s\"']{7,200}))", "wpa_passphrase", _real("cli-password")),
+    # `b2 account authorize KEY_ID APP_KEY` (and the older `b2 authorize-account`),
+    # `wandb login [--relogin] KEY`, `steamcmd +login USER PASSWORD`, SAP HANA's
+    # `hdbuserstore SET KEY HOST:PORT USER PASSWORD`: each synopsis puts the secret last
+    rule("cli-password", r"\bb2[ \t]+(?:account[ \t]+authorize|authorize-account|authorize_account)[ \t]+[^\s\"'$-]\S{0,60}[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'$-][^\s\"']{7,200}))", "b2", _positional("cli-password")),
+    rule("cli-password", r"\bwandb[ \t]+login(?:[ \t]+--?(?:relogin|anonymously|verify|cloud)\b)*[ \t]+(?P<v>[A-Za-z0-9_-]{32,120})(?![^\s;&|])", "wandb", _positional("cli-password")),
+    rule("cli-password", r"\bsteamcmd[^\n]{0,300}?[ \t]\+login[ \t]+[^\s+\"'$]\S{0,60}[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s+\"'$][^\s\"']{2,200}))", "steamcmd", _positional("cli-password")),
+    rule("cli-password", r"\bhdbuserstore(?:[ \t]+-\S{1,20})*[ \t]+(?i:set)[ \t]+\S{1,60}[ \t]+\S{1,300}[ \t]+\S{1,100}[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'$][^\s\"']{2,200}))", "hdbuserstore", _positional("cli-password")),
+    # a bootstrap token, in kubeadm's shape, where kubeadm prints it (`kubeadm token list`'s
+    # table, `token create`'s line); its secret half must look generated
+    rule("join-token", r"(?<![\w.-])(?P<v>[a-z0-9]{6}\.[a-z0-9]{16})(?![\w.-])", "kubeadm", lambda value, m, text: "join-token" if is_random(value[7:]) and not is_placeholder(value) else None),
+    # a secret-named variable hex- or base64-encoded on screen: the next line is the secret
+    rule("encoded-secret", r"(?m)(?:echo|printf)(?:[ \t]+-[neE]{1,3})?(?:[ \t]+'%s')?[ \t]+\"?\$\{?(?P<name>[A-Za-z_][A-Za-z0-9_]{0,60})\}?\"?[ \t]*\|[ \t]*(?:xxd[ \t]+-p|base64|basenc[ \t]+--base16|od[ \t]+-A[ \t]*n[ \t]+-t[ \t]*x1)[^\n]{0,40}\n(?P<v>[A-Za-z0-9+/=]{16,400})$", "xxd base64 basenc od", _encoded_secret),
+    # the Python client's `wandb.login(key="...")`: `key` alone is too weak a name elsewhere
+    rule("cli-password", r"\bwandb\.login\([^)\n]{0,200}?\bkey[ \t]*=[ \t]*" + _Q, "wandb.login", _positional("cli-password")),
     rule("cli-password", r"mosquitto_passwd[ \t]+-b[ \t]+\S{1,300}[ \t]+\S{1,100}[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'$][^\s\"']{2,200}))", "mosquitto_passwd", _real("cli-password"), bounded=True),
     # a flag whose own name the shared lexicon calls secret, in any case (`--bindPassword`,
     # `--AccessKeySecret`); a name ending in KEY or AUTH needs a generated-looking value
@@ -677,7 +718,7 @@ _NOTIFIER_SCHEMES = (
 # fmt: on
 NOTIFIER_NEEDLES = tuple(f"{scheme}://" for scheme in _NOTIFIER_SCHEMES)
 _NOTIFIER_SCHEME_SET = frozenset(_NOTIFIER_SCHEMES)
-_SCHEME_AT_END = _lazy(r"(?<![A-Za-z0-9+.-])(?P<s>[a-z]{2,12}?)s?\Z")
+_SCHEME_AT_END = _lazy(r"(?<![A-Za-z0-9+.-])(?P<s>[a-z]{2,12})\Z")
 _NOTIFIER_REST = _lazy(r"[^\s\"'<>`\\]{1,1000}")
 _NOTIFIER_PART = _lazy(r"[^/@:?#&]+")
 
@@ -690,7 +731,10 @@ def scan_notifier_urls(text: str) -> Iterator[tuple[str, int, int]]:
     while pos >= 0:
         scheme = _SCHEME_AT_END().search(text, max(pos - 13, 0), pos)
         rest = _NOTIFIER_REST().match(text, pos + 3) if scheme else None
-        if scheme and rest and scheme.group("s") in _NOTIFIER_SCHEME_SET:
+        # the scheme as written (`teams`) or with a TLS `s` (`slacks`): a lazy match took `team`
+        name = scheme.group("s") if scheme else ""
+        known = name in _NOTIFIER_SCHEME_SET or name.removesuffix("s") in _NOTIFIER_SCHEME_SET
+        if scheme and rest and known:
             base = rest.start()
             for part in _NOTIFIER_PART().finditer(rest.group().split("?", 1)[0]):
                 word = part.group()
