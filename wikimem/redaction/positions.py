@@ -323,6 +323,11 @@ def _tool_flag(tool: str) -> Check:
     return check
 
 
+# Headers whose value is an API key though their name says no token, key or secret.
+_KEY_HEADERS = (
+    "x-honeycomb-team",  # Honeycomb's API key, as its API reference sends it
+)
+
 # fmt: off
 RULES: list[Rule] = [
     # --- vendor prefixes ------------------------------------------------------------------------
@@ -358,8 +363,8 @@ RULES: list[Rule] = [
         r"(?P<q>[\"'])(?P<name>[Xx]-[A-Za-z0-9-]{1,40})(?P=q)[ \t]*[:,][ \t]*" + _Q,
         "x-", _named("auth-header"),
     ),
-    # headers whose name does not say they carry a key, though they do (Honeycomb's team key)
-    rule("auth-header", r"(?i:x-honeycomb-team)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<v>[A-Za-z0-9_-]{12,200})", "x-honeycomb-team", _real("auth-header")),
+    # headers whose name does not say they carry a key, though they do
+    rule("auth-header", r"(?i:" + "|".join(_KEY_HEADERS) + r")[\"']?[ \t]*[:=][ \t]*[\"']?(?P<v>[A-Za-z0-9_-]{12,200})", " ".join(_KEY_HEADERS), _real("auth-header")),
     # --- webhook URLs whose path is the credential ----------------------------------------------
     rule("webhook-url", r"\.webhook\.office\.com/webhookb2/(?P<v>[^\s\"'<>]{20,800})", "webhook.office.com"),
     rule("webhook-url", r"[?&]sig=(?P<v>[A-Za-z0-9%_-]{20,200})", "sig=", _real("webhook-url")),
