@@ -60,6 +60,13 @@ def b64(n: int) -> str:
     return base64.b64encode(bytes(RNG.getrandbits(8) for _ in range(n))).decode()
 
 
+def ed25519_public() -> str:
+    """The base64 body of an OpenSSH ed25519 public key, well formed."""
+    key = bytes(RNG.getrandbits(8) for _ in range(32))
+    blob = b"\x00\x00\x00\x0bssh-ed25519\x00\x00\x00\x20" + key
+    return base64.b64encode(blob).decode()
+
+
 # -- value generators, each in its vendor's documented shape ------------------------------------
 GEN = {
     "sendgrid": lambda: f"SG.{pick(URLSAFE, 22)}.{pick(URLSAFE, 43)}",
@@ -1259,7 +1266,7 @@ benign(
 benign(
     PK,
     S["ssh_pub"],
-    lambda: "AAAAC3NzaC1lZDI1NTE5AAAAI" + b64(33)[:43],
+    ed25519_public,
     [
         "ssh-ed25519 {v} deploy@ci",
     ],
