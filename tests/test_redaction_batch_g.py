@@ -25,7 +25,9 @@ from tests.redaction_figures import (
     check_builder_writes,
     check_distinct_rows,
     check_no_placeholder_secrets,
+    measure_classes,
     print_batch,
+    total,
 )
 
 BATCH_G = HELD_APART.with_name("batch-g.jsonl")
@@ -48,7 +50,17 @@ def test_batch_g_file_is_what_its_builder_writes() -> None:
     check_builder_writes(BATCH_G, BUILDER)
 
 
-# No floor yet: the bounds are set after the one blind measurement of this batch, as for batch F.
+# Measured once, blind, on 2026-12-03 at 42cdbdf after the rules fitted to batches D, E and F
+# had landed: 235/255 removed (92.2 %), 10/120 look-alikes wrongly removed (8.3 %) (SECURITY.md).
+# The bounds sit just outside, so a rule change that loses ground here fails.
+BATCH_G_RECALL = 0.92
+BATCH_G_FALSE_POSITIVES = 0.085
+
+
+def test_batch_g_holds_its_blind_figures() -> None:
+    figures = total(measure_classes(BATCH_G))
+    assert figures.caught / figures.secrets >= BATCH_G_RECALL, figures
+    assert figures.false_positives / figures.benign <= BATCH_G_FALSE_POSITIVES, figures
 
 
 def main(argv: list[str] | None = None) -> int:
