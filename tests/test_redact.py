@@ -1211,3 +1211,74 @@ def test_a_secret_in_a_tools_positional_slot_goes_and_a_look_alike_there_stays(
     assert find_secrets(kept) == [], redact(kept)[0]
     redacted, kinds = redact(text)
     assert secret not in redacted and kinds, redacted
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # docker login's flag library takes `-p=PW` as well as `-p PW`; a reference stays
+        (
+            'docker login -u=ci -p="$(cat /run/secrets/registry)" quay.io',
+            "docker login -u='ci' -p='Q7MT5P76PNIP47CHYTI6X9QTG3M0IRL6' quay.io",
+            "Q7MT5P76PNIP47CHYTI6X9QTG3M0IRL6",
+        ),
+        # vsql's -w is the password; -W (prompt) and a variable stay
+        (
+            "vsql -h vertica01 -U dbadmin -w $VSQL_PASSWORD -c 'SELECT 1;'",
+            "vsql -h vertica01 -U dbadmin -w 't4GCnivCl!zLFJwm7' -c 'SELECT 1;'",
+            "t4GCnivCl!zLFJwm7",
+        ),
+        # a dotted long flag read by its last part; `--server.username root` stays
+        (
+            "arangosh --server.endpoint tcp://127.0.0.1:8529 --server.username root",
+            "arangosh --server.username root --server.password 'Y1qQZd#y07qYKK'",
+            "Y1qQZd#y07qYKK",
+        ),
+        # signtool's slash flag /p takes the .pfx password; an environment reference stays
+        (
+            "signtool sign /f codesign.pfx /p %PFX_PASSWORD% /fd SHA256 app.exe",
+            'signtool.exe sign /fd sha256 /f codesign.pfx /p "KcZ5eu@Ke6S" build\\App.msix',
+            "KcZ5eu@Ke6S",
+        ),
+        # a client built from (application id, key): the key goes, a placeholder stays
+        (
+            "const client = algoliasearch('QX7KD2M1PL', 'YOUR_SEARCH_ONLY_API_KEY');",
+            "const client = algoliasearch('QX7KD2M1PL', 'ac4a66df4132ee2ae3935b8f8345552c');",
+            "ac4a66df4132ee2ae3935b8f8345552c",
+        ),
+        (
+            'client := search.NewClient("QX7KD2M1PL", "my-products")',
+            'client := search.NewClient("QX7KD2M1PL", "7cdb07cd8bb347da230cab6bea76b3ec")',
+            "7cdb07cd8bb347da230cab6bea76b3ec",
+        ),
+        # a secret's name in prose with words between it and the value, in four languages;
+        # the same sentence saying where the secret is kept stays
+        (
+            "Le secret de l'API Vonage est stocké dans Vault.",
+            "Le secret de l'API Vonage est khr6XtVGAVsn1Sqv (ne pas le committer).",
+            "khr6XtVGAVsn1Sqv",
+        ),
+        (
+            "El secreto de la API está en el gestor de secretos.",
+            "La clave de la API es 8c1f3a2b y el secreto de la API es cRrfjzxahn2kFazZ.",
+            "cRrfjzxahn2kFazZ",
+        ),
+        (
+            "Пароль пользователя sa: хранится в Vault",
+            "Пароль пользователя sa: mjm4ECK+qEz4j",
+            "mjm4ECK+qEz4j",
+        ),
+        (
+            "Das Zugriffstoken für den Build-Server lautet siehe Vault",
+            "Das Zugriffstoken für den Build-Server lautet "
+            "0.297b841f-19fd-44ae.4myjjSGO34vPXd5C7oF, bitte nicht weitergeben",
+            "0.297b841f-19fd-44ae.4myjjSGO34vPXd5C7oF",
+        ),
+    ],
+)
+def test_a_secret_by_flag_constructor_or_foreign_prose_goes_and_its_look_alike_stays(
+    kept: str, text: str, secret: str
+) -> None:
+    assert find_secrets(kept) == [], redact(kept)[0]
+    redacted, kinds = redact(text)
+    assert secret not in redacted and kinds, redacted

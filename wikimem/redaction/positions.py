@@ -303,6 +303,17 @@ _TOOL_FLAGS = [
     ("p", "cqlsh altool conan", r"\bcqlsh\b|\baltool\b|\bconan[ \t]+(?:remote[ \t]+login|user)\b"),
     ("i", "obsutil", r"\bobsutil(?:\.exe)?[ \t]+config\b"),  # Huawei OBS access key ID
     ("k", "obsutil", r"\bobsutil(?:\.exe)?[ \t]+config\b"),  # Huawei OBS secret access key
+    ("w", "vsql", r"\bvsql\b"),  # Vertica's vsql: -w is the password (-W prompts for it)
+]
+# (call, needles): client constructors whose arguments are an application id, then a key.
+_ID_KEY_CONSTRUCTORS = [
+    (r"\balgoliasearch", "algoliasearch"),  # Algolia's JavaScript client
+    (r"\bsearch\.NewClient", "search.newclient"),  # Algolia's Go client
+    (r"\bSearchClient(?:\.create|::create|\.Create)?", "searchclient"),  # Algolia's other clients
+]
+# Windows tools take options after a slash; these slash flags take a password.
+_SLASH_FLAGS = [
+    ("p", "signtool", r"\bsigntool(?:\.exe)?\b"),  # the .pfx file's password
 ]
 # fmt: on
 
@@ -404,6 +415,10 @@ RULES: list[Rule] = [
         rule("cli-password", r"[ \t]-" + flag + r"(?:[ \t]+|=)(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{2,200}))", needles, _tool_flag(tool))
         for flag, needles, tool in _TOOL_FLAGS
     ],
+    *[
+        rule("cli-password", r"[ \t]/" + flag + r"[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`<>|;&$/-][^\s\"'`<>|;&]{2,200}))", needles, _tool_flag(tool))
+        for flag, needles, tool in _SLASH_FLAGS
+    ],
     rule("cli-password", r"[ \t]-[wsy][ \t]+(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "ldap", _on_line(r"\bldap[a-z]{0,12}\b")),
     rule("cli-password", r"(?:^|\s)-(?:u|-username|-user)[ \t]+[^\s-]\S{0,60}[ \t]+-p[ \t]+(?P<v>[^\s\"'`<>|;&$][^\s\"'`<>|;&]{3,200})", "-p", _strong("cli-password")),
     rule("cli-password", r"\b(?:7z|7za|unrar|rar)[ \t][^\n]{0,200}?[ \t]-p(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "7z rar", _strong("cli-password")),
@@ -433,6 +448,15 @@ RULES: list[Rule] = [
     # a flag whose own name the shared lexicon calls secret, in any case (`--bindPassword`,
     # `--AccessKeySecret`); a name ending in KEY or AUTH needs a generated-looking value
     rule("cli-password", r"-(?<=[ \t]-)-?(?P<name>[A-Za-z][A-Za-z0-9]{1,40}(?:[-_][A-Za-z0-9]{1,30}){0,4})(?:=|[ \t]+)(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200}))", "-", _named_flag("cli-password")),
+    # a client built from (application id, key), as each vendor's quickstart writes it: the
+    # second literal is the API key; it must look generated, so `'YOUR_API_KEY'` stays
+    *[
+        rule("secret-assignment", call + r"\([ \t]*[\"'][A-Za-z0-9_-]{4,60}[\"'][ \t]*,[ \t]*" + _Q + r"[ \t]*[,)]", needles, _random("secret-assignment"))
+        for call, needles in _ID_KEY_CONSTRUCTORS
+    ],
+    # a dotted long flag read by its last part (`arangosh --server.password PW`): the section
+    # before the dot names where the option lives, the last part what it holds
+    rule("cli-password", r"[ \t]--(?:[A-Za-z][A-Za-z0-9-]{0,40}\.){1,4}(?P<name>[A-Za-z][A-Za-z0-9]{1,40}(?:[-_][A-Za-z0-9]{1,30}){0,4})(?:=|[ \t]+)(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200}))", "--", _named_flag("cli-password")),
     rule("cli-password", r"\bnmcli\b[^\n]{0,200}?[ \t]password[ \t]+(?P<v>[^\s\"'$][^\s\"']{2,200})", "nmcli", _real("cli-password")),
     rule("cli-password", r"\bnet[ \t]+use[ \t]+(?:[A-Za-z]:[ \t]+)?\\\\\S{1,200}[ \t]+(?:/user:\S{1,200}[ \t]+)?(?P<v>[^\s/\"'$][^\s\"']{2,200})", "net use", _real("cli-password")),
     rule("cli-password", r"\bmc[ \t]+alias[ \t]+set[ \t]+\S{1,60}[ \t]+\S{1,300}[ \t]+\S{1,200}[ \t]+(?P<v>[^\s\"'$][^\s\"']{2,200})", "mc alias", _real("cli-password")),

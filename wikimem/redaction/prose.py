@@ -39,7 +39,7 @@ _NAMES_FOREIGN = (
     "passwort", "kennwort", "contraseña", "contrasena", "clave", "mot de passe", "mot_de_passe",
     "senha", "hasło", "haslo", "wachtwoord", "lösenord", "salasana", "jelszó", "heslo", "parola",
     "chiave", "şifresi", "şifre", "sifre", "schlüssel", "clé privée", "clé api", "clé", "chave",
-    "mật khẩu", "mat khau", "khóa api",
+    "mật khẩu", "mat khau", "khóa api", "zugriffstoken", "secreto",
 )  # fmt: skip
 _NAMES_LATIN = _NAMES_ENGLISH + _NAMES_FOREIGN
 _NAMES_SCRIPT = (
@@ -48,12 +48,12 @@ _NAMES_SCRIPT = (
     "비밀번호", "암호", "κωδικός", "كلمة المرور", "סיסמה",
 )  # fmt: skip
 # Between the name and the verb: a preposition and up to six words (`for root`, `de la base de
-# datos de producción`,
-# `für den alten Server`), or one word in a non-Latin script (`администратора`).
+# datos de producción`, `für den alten Server`, French elision `de l'API`), or one word in a
+# non-Latin script and up to two Latin ones it governs (`администратора`, `пользователя sa`).
 _QUALIFIER = (
     r"(?P<qual>[ \t]+(?i:for|of|to|de|del|da|do|di|du|des|para|pour|für|fur|van|voor|för|dla|для|от"
-    r"|на|za|na)(?:[ \t]+[^\s:=：,.;!?\"'`()]{1,24}){1,6}"
-    r"|[ \t]+[^\x00-\u024f\s:=：,.;!?\"'`()]{1,24})?"
+    r"|на|za|na)(?:[ \t]+(?:[lLdD]')?[^\s:=：,.;!?\"'`()]{1,24}){1,6}"
+    r"|[ \t]+[^\x00-\u024f\s:=：,.;!?\"'`()]{1,24}(?:[ \t]+[A-Za-z0-9_.-]{1,24}){0,2})?"
 )
 # The verb or separator, then the value (quoted or bare).
 _COPULA = (

@@ -364,10 +364,11 @@ RULES = [
         "--",
         _CLI,
     ),
+    # `-p PW` and `-p=PW`: the flag library these clients share takes either spelling
     rule(
         "cli-password",
         r"(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane|regctl)[ \t]+(?:[\w-]+[ \t]+)?lo"
-        r"gin\b[^\n|;&]{0,200}?[ \t]-p[ \t]+" + QUOTED_OR_BARE,
+        r"gin\b[^\n|;&]{0,200}?[ \t]-p(?:[ \t]+|=)" + QUOTED_OR_BARE,
         "login",
         _CLI,
     ),
