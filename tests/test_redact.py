@@ -1282,3 +1282,40 @@ def test_a_secret_by_flag_constructor_or_foreign_prose_goes_and_its_look_alike_s
     assert find_secrets(kept) == [], redact(kept)[0]
     redacted, kinds = redact(text)
     assert secret not in redacted and kinds, redacted
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # an angle-bracket placeholder after Bearer, blanks and all; a real token there goes
+        (
+            "Authorization: Bearer <your SendGrid API key>",
+            "Authorization: Bearer SG.k7ItxQ7zKzYOF9MM.GZRYTZCl7be9cH10XXHF1HEA",
+            "SG.k7ItxQ7zKzYOF9MM.GZRYTZCl7be9cH10XXHF1HEA",
+        ),
+        # a command's option after a secret's name is not its value; a config line's value is
+        (
+            "infisical secrets get DATABASE_PASSWORD --env=prod --plain",
+            "requirepass --x9Kq2mP7wLr",
+            "--x9Kq2mP7wLr",
+        ),
+        # a URL template's `[user]:[password]`; a real password in that slot goes
+        (
+            "postgresql://[user]:[password]@[neon_hostname]/[dbname]?sslmode=verify-full",
+            "postgresql://alex:AbC123dEf@ep-cool-1234.neon.tech/dbname?sslmode=verify-full",
+            "AbC123dEf",
+        ),
+        # a framed mask (`-- REDACTED --`); a value under the same name goes
+        (
+            'const accessToken = "-- REDACTED --";',
+            'const accessToken = "k7ItxQ7zKzYOF9MMGZRYTZCl";',
+            "k7ItxQ7zKzYOF9MMGZRYTZCl",
+        ),
+    ],
+)
+def test_a_placeholder_option_template_or_framed_mask_stays_and_a_secret_there_goes(
+    kept: str, text: str, secret: str
+) -> None:
+    assert find_secrets(kept) == [], redact(kept)[0]
+    redacted, kinds = redact(text)
+    assert secret not in redacted and kinds, redacted

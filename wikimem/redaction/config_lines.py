@@ -47,6 +47,8 @@ _PROSE_BEFORE = frozenset({
     "correct", "same", "which", "what", "if", "when", "enter", "type", "reset", "change", "as",
 })
 # fmt: on
+# An option of the command the name is an argument of (`infisical secrets get NAME --env=prod`).
+_OPTION = _lazy(r"--[a-z][a-z-]{0,40}(?:=|\Z)")
 # kubectl's and oc's verbs that take a resource type and its name (`get secret b2-creds`).
 _RESOURCE_VERBS = frozenset({"get", "describe", "delete", "edit", "label", "annotate", "patch"})
 _CLUSTER_CLI = frozenset({"kubectl", "oc", "k3s", "microk8s"})
@@ -123,6 +125,7 @@ def _value_after(text: str, start: int, end: int) -> tuple[str, int, int] | None
         or is_code(value)
         or "://" in value
         or _ASSIGNMENT().match(value)
+        or _OPTION().match(value)
     ):
         return None  # a word, an expression, a URL or another `name=value` is not the value
     return kind, vstart, vend

@@ -107,12 +107,20 @@ def is_mask(value: str) -> bool:
     return longest * 10 >= len(value) * 4
 
 
+# A stand-in word inside a frame (`-- REDACTED --`, `** hidden **`, a URL template's
+# `[password]`): the frame marks it as text about a value, not the value.
+_FRAMED = re.compile(r"[-*#=\[( ]{1,6}(?P<word>[A-Za-z]{3,20})[-*#=\]) ]{1,6}")
+
+
 def is_placeholder(value: str) -> bool:
     """True when `value` names or masks a secret instead of carrying one (policy: module doc)."""
     value = value.strip().strip("\"'").rstrip(";,")
     if len(value) < 3 or value.lower() in _LITERALS:
         return True
     if _REFERENCE.match(value) or _STANDIN.search(value) or _CAMEL_STANDIN.fullmatch(value):
+        return True
+    framed = _FRAMED.fullmatch(value)
+    if framed and framed.group("word").lower() in _LITERALS:
         return True
     if value.isdigit() and len(value) < 8:
         return True

@@ -67,9 +67,14 @@ _SCHEME_WORD = re.compile(r"`?[A-Za-z][A-Za-z-]{0,40}")
 _MORE_ON_LINE = re.compile(r"[ \t]+[^\s\"'`,;]")
 
 
+_ANGLED = re.compile(r"<[^<>\n]{1,100}>")  # `<your SendGrid API key>`, blanks and all
+
+
 def _auth_header(value: str, m: re.Match[str], text: str) -> str | None:
     if value.lower() in _NOT_CREDENTIALS or is_placeholder(value):
         return None
+    if _ANGLED.match(text, m.start("v")):
+        return None  # a placeholder in angle brackets, cut at its first blank by the pattern
     if _SCHEME_WORD.fullmatch(value) and _MORE_ON_LINE.match(text, m.end()):
         return None  # a scheme word (`Klaviyo-API-Key ...`): the credential is what follows
     return _SCHEMES.get((m.group("scheme") or "").lower(), "auth-header")
