@@ -1319,3 +1319,31 @@ def test_a_placeholder_option_template_or_framed_mask_stays_and_a_secret_there_g
     assert find_secrets(kept) == [], redact(kept)[0]
     redacted, kinds = redact(text)
     assert secret not in redacted and kinds, redacted
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # Flagsmith's client-side environment key stays; its server-side `ser.` key goes
+        (
+            "curl https://edge.api.flagsmith.com/api/v1/flags/ "
+            "-H 'X-Environment-Key: Tv6WCc2sgJ8667KzVMT17w'",
+            "curl https://edge.api.flagsmith.com/api/v1/flags/ "
+            "-H 'X-Environment-Key: ser.Tv6WCc2sgJ8667KzVMT17wQ9'",
+            "ser.Tv6WCc2sgJ8667KzVMT17wQ9",
+        ),
+        # Paddle.js's client-side token stays; an API key put in its place goes
+        (
+            "Paddle.Initialize({ token: 'live_vn0tgff7jgfze1m7tkpxelwb8wf' });",
+            "Paddle.Initialize({ token: "
+            "'pdl_live_apikey_01gtgztp8f4kek3yd4g1wrksa3_q6TGTJyvoIz7' });",
+            "pdl_live_apikey_01gtgztp8f4kek3yd4g1wrksa3_q6TGTJyvoIz7",
+        ),
+    ],
+)
+def test_a_client_side_key_in_its_documented_slot_stays_and_a_server_key_there_goes(
+    kept: str, text: str, secret: str
+) -> None:
+    assert find_secrets(kept) == [], redact(kept)[0]
+    redacted, kinds = redact(text)
+    assert secret not in redacted and kinds, redacted

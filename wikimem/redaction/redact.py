@@ -146,6 +146,22 @@ _ENVELOPE = re.compile(
 )
 # minisign's manual: `-P` gives the public key to verify with, as a base64 string.
 _PUBLIC_FLAG = re.compile(r"\bminisign[ \t][^\n]{0,300}[ \t]-P[ \t]+\Z")
+# Client-side keys by where their vendor says to put them: Flagsmith's environment key in
+# `X-Environment-Key` (its server-side keys start `ser.`, and still go), Paddle.js's client-side
+# token (`live_` or `test_`) in `Paddle.Initialize({ token })` (its API keys are `pdl_...`).
+_FLAGSMITH_SLOT = re.compile(r"(?i:x-environment-key)[ \t]*:[ \t]*\Z")
+_PADDLE_SLOT = re.compile(
+    r"\bPaddle\.(?:Initialize|Setup)\([^)\n]{0,200}\btoken[ \t]*:[ \t]*[\"']\Z"
+)
+_PADDLE_CLIENT_TOKEN = re.compile(r"(?:live|test)_[a-z0-9]{20,40}")
+
+
+def _client_key(text: str, before: str, start: int, end: int) -> bool:
+    if _FLAGSMITH_SLOT.search(before):
+        return not text.startswith("ser.", start)
+    return bool(_PADDLE_SLOT.search(before) and _PADDLE_CLIENT_TOKEN.fullmatch(text, start, end))
+
+
 # A request signature header (`x-ncp-apigw-signature-v2: ...`) is an HMAC over one request and
 # its timestamp: it cannot be replayed as a credential, and the key that made it is not in it.
 _SIGNATURE_HEADER = re.compile(
@@ -222,6 +238,8 @@ def _add(
         return
     before = text[max(text.rfind("\n", 0, start) + 1, start - 1000) : start]
     if _ENVELOPE.search(before) or _SIGNATURE_HEADER.search(before) or _PUBLIC_FLAG.search(before):
+        return
+    if _client_key(text, before, start, end):
         return
     starts.insert(i, start)
     ends.insert(i, end)
