@@ -260,9 +260,17 @@ def test_review_lists_a_scheduled_compaction_that_waits(workspace: Path, cli) ->
     assert done is not None and done.held
     listed = cli("review")
     assert listed.code == 0 and listed.out.startswith("compaction  "), listed.out
-    assert "wikimem compact --dry-run" in listed.out
-    assert cli("compact").code == 0
+    assert "wikimem review show compaction" in listed.out
+    shown = cli("review", "show", "compaction")
+    assert shown.code == 0 and shown.out.startswith("waits   review.mode is all"), shown.out
+    assert "remove " in shown.out and "\n---" in shown.out  # its edits, then the diff
+    head = git("rev-parse", "HEAD", cwd=places.wiki)
+    approved = cli("review", "approve", "compaction")
+    assert approved.code == 0 and "approved the compaction in commit" in approved.out
+    assert git("rev-parse", "HEAD", cwd=places.wiki) != head
     assert cli("review").out.startswith("nothing waits for review")
+    gone = cli("review", "show", "compaction")
+    assert gone.code == 1 and "no compaction waits for review" in gone.err
 
 
 def test_index_runs_the_scheduled_compaction(workspace: Path, cli) -> None:  # type: ignore[no-untyped-def]

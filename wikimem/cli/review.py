@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
 
@@ -16,6 +17,9 @@ from wikimem.cli.context import (
     workspace_option,
 )
 from wikimem.errors import UsageError
+
+if TYPE_CHECKING:
+    from wikimem.lifecycle.compact import Compaction
 
 
 @cli.group(invoke_without_command=True)
@@ -44,7 +48,7 @@ def review(click_ctx: click.Context, as_json: bool) -> None:
     if compaction:
         lines.append(
             f"compaction  {compaction['edits']} edit(s)  {compaction.get('reason', '')}  "
-            "(see it: wikimem compact --dry-run; apply it: wikimem compact --approve)"
+            "(see it: wikimem review show compaction; apply it: wikimem review approve compaction)"
         )
     echo_paged(lines)
 
@@ -55,11 +59,21 @@ def review(click_ctx: click.Context, as_json: bool) -> None:
 @workspace_option
 @pass_ctx
 def review_show(ctx: Ctx, job: str, as_json: bool) -> None:
-    """Show one waiting change (job id or its prefix) as a diff, with its run, why it waits,
-    and each edit's reason and sources."""
+    """Show one waiting change (job id or its prefix, or `compaction` for a scheduled
+    compaction that waits) as a diff, with its run, why it waits, and each edit's reason and
+    sources."""
     from wikimem.indexing import review as inbox
     from wikimem.wiki.pages import Wiki
 
+    if job == COMPACTION:
+        reason, done = _waiting_compaction(ctx)
+        if as_json:
+            emit_json({"compaction": reason, "diff": done.diff})
+            return
+        lines = [f"waits   {reason}", ""]
+        lines += [f"{e.action:<7} {e.leaf}#{e.entry}  {e.reason}" for e in done.plan.edits]
+        echo_paged([*lines, "", *done.diff.rstrip("\n").split("\n")])
+        return
     item = inbox.find(ctx.found, job)
     if as_json:
         emit_json(item.as_dict())
@@ -72,10 +86,20 @@ def review_show(ctx: Ctx, job: str, as_json: bool) -> None:
 @workspace_option
 @pass_ctx
 def review_approve(ctx: Ctx, job: str) -> None:
-    """Apply a waiting change: one commit, naming the run it came from."""
+    """Apply a waiting change (or `compaction`): one commit, naming the run it came from."""
     from wikimem.indexing import review as inbox
     from wikimem.indexing.indexer import approve
 
+    if job == COMPACTION:
+        from wikimem.lifecycle.compact import compact
+
+        _waiting_compaction(ctx)
+        done = compact(ctx.places, ctx.settings, approve=True)
+        sha = done.commit
+        click.echo(
+            f"approved the compaction{f' in commit {sha[:7]}' if sha else ' (nothing changed)'}"
+        )
+        return
     item = inbox.find(ctx.found, job)
     sha = approve(ctx.places, ctx.settings, item.job.id)
     click.echo(f"approved {item.job.id}{f' in commit {sha[:7]}' if sha else ' (nothing changed)'}")
@@ -120,3 +144,18 @@ def review_drop(ctx: Ctx, job: str) -> None:
         Queue(ctx.places.queue).drop(item.job.id)
     remembered = inbox.remember_dropped(ctx.places, item.edits)
     click.echo(f"dropped {item.job.id}; {remembered} lesson(s) will not be held again")
+
+
+COMPACTION = "compaction"  # the name a waiting scheduled compaction goes by in the inbox
+
+
+def _waiting_compaction(ctx: Ctx) -> tuple[str, Compaction]:
+    """Why the scheduled compaction waits, and its plan proposed again as a dry run (what a
+    person asking would apply); NotFound if none waits."""
+    from wikimem.errors import NotFound
+    from wikimem.lifecycle.compact import compact, held_compaction
+
+    held = held_compaction(ctx.found)
+    if held is None:
+        raise NotFound("no compaction waits for review (see `wikimem review`)")
+    return str(held.get("reason", "")), compact(ctx.places, ctx.settings, dry_run=True)
