@@ -11,7 +11,10 @@ Three rules, all conservative, because a wrong lesson is worse than none:
    that episode, or the changed command that passed. A changed command that passed before code
    was edited is a workaround, and the edit is the fix. Commands that only look (`ls`, `cat`,
    `git log/status/diff/show`, `grep`, `kubectl get`, `--version`, ...), checks of another
-   tool, commits, and commands that failed are not the fix;
+   tool, commits, and commands that failed are not the fix. A changed command that the run
+   itself calls temporary ("for now", "until the fixture ...") is a stopgap (`stopgap`): a
+   `working` entry that says it only works around the failure, with the run's cause and what
+   is left to do, due for review;
 3. a failed run's failure that its output names a cause for, and that nothing fixed, becomes a
    `working` entry due for review two weeks after the run.
 
@@ -55,6 +58,7 @@ from wikimem.indexing.shell import (
     command_tool,
     normal,
 )
+from wikimem.indexing.stopgap import Stopgap, changed_words, stopgap
 from wikimem.intake.record import Candidate, Evidence, RunRecord
 from wikimem.wiki import markdown
 from wikimem.wiki.markdown import slugify
@@ -206,7 +210,11 @@ def offline_plan(
         found = 0
         proposed = [candidate_edit(run, c) for c in run.memory]
         told = " ".join(c.content.lower() for c in run.memory)
-        lessons = [(fix, fix_edit(run, fix, known.homes)) for fix in find_fixes(run.evidence)]
+        fixes = find_fixes(run.evidence)
+        lessons = [
+            (fix, fix_edit(run, fix, known.homes, others=[f for f in fixes if f is not fix]))
+            for fix in fixes
+        ]
         lessons += open_edits(run, known.homes)
         for fix, edit in lessons:
             if edit["leaf"] in known.existing:  # the page's title and summary are its own
@@ -451,15 +459,23 @@ def _failed(item: Evidence) -> bool:
     return item.kind == "command" and item.exit_code is not None and item.exit_code != 0
 
 
-def fix_edit(run: RunRecord, fix: Fix, homes: Mapping[str, str] | None = None) -> dict[str, Any]:
+def fix_edit(
+    run: RunRecord,
+    fix: Fix,
+    homes: Mapping[str, str] | None = None,
+    *,
+    others: Sequence[Fix] = (),
+) -> dict[str, Any]:
     tool = command_tool(fix.failed.command)
     sig = placeholders(signature(fix.failed.output), fix.failed.output)
     leaf, name = _where(fix, homes)
-    body = fix_body(fix, sig, with_diffs=True, decision=_decision(run) if fix.workaround else "")
+    gap = _stopgap(run, fix, others)
+    decision = _decision(run) if fix.workaround else ""
+    body = fix_body(fix, sig, with_diffs=True, decision=decision, gap=gap)
     if len(body) > MAX_BODY:
-        body = fix_body(fix, sig, with_diffs=False)
+        body = fix_body(fix, sig, with_diffs=False, gap=gap)
     title = fix_title(fix, sig)
-    return {
+    edit: dict[str, Any] = {
         "action": "add",
         "leaf": leaf,
         "entry": entry_id(title),
@@ -470,6 +486,28 @@ def fix_edit(run: RunRecord, fix: Fix, homes: Mapping[str, str] | None = None) -
         "leaf_title": name,
         "leaf_summary": f"{name} failures and the fixes that worked.",
     }
+    if gap is not None:
+        # What works today is known; the fix is not: a working note, due for review.
+        edit["type"] = "working"
+        edit["reason"] = "a failing command passed run differently, as a stopgap (offline rules)"
+        review = _review_by(run)
+        if review:
+            edit["meta"] = {"review-by": review}
+    return edit
+
+
+def _stopgap(run: RunRecord, fix: Fix, others: Sequence[Fix]) -> Stopgap | None:
+    """The run's own words that the changed command it ended on is only a stopgap."""
+    if not fix.changed or fix.workaround or fix.files or fix.passed is None:
+        return None
+    elsewhere = [
+        word
+        for other in others
+        if other.changed and other.passed is not None
+        for word in changed_words(other.failed.command, other.passed.command)
+    ]
+    error = signature(fix.failed.output)
+    return stopgap(run, fix.failed.command, fix.passed.command, error, others=elsewhere)
 
 
 def _where(fix: Fix, homes: Mapping[str, str] | None) -> tuple[str, str]:
@@ -630,7 +668,9 @@ def _failure_blocks(failed_item: Evidence, sig: str) -> list[str]:
     return blocks
 
 
-def fix_body(fix: Fix, sig: str, *, with_diffs: bool, decision: str = "") -> str:
+def fix_body(
+    fix: Fix, sig: str, *, with_diffs: bool, decision: str = "", gap: Stopgap | None = None
+) -> str:
     context = fix.failed.output
     blocks = _failure_blocks(fix.failed, sig)
     steps: list[str] = []
@@ -651,6 +691,12 @@ def fix_body(fix: Fix, sig: str, *, with_diffs: bool, decision: str = "") -> str
             steps.append("run the commands below")
         sentence = "When it fails this way, " + (" and ".join(steps) + ", then " if steps else "")
         sentence += f"run it as {code(commands[-1])} instead: that passes."
+        if gap is not None:
+            sentence = (
+                "Until it is fixed, " + " and ".join(steps) + ", then " if steps else ""
+            ) + f"{code(commands[-1])} passes, but it only works around the failure."
+            if not steps:
+                sentence = sentence[0].upper() + sentence[1:]
     else:
         if shown_apart:
             steps.append("run the commands below")
@@ -666,6 +712,8 @@ def fix_body(fix: Fix, sig: str, *, with_diffs: bool, decision: str = "") -> str
         if fix.workaround:
             sentence = "The fix: " + sentence.removeprefix("When it fails this way, ")
     blocks.append(sentence)
+    if gap is not None:
+        blocks += _gap_blocks(gap, context)
     if decision:
         blocks.append(f"Decided in the run: {placeholders(decision, context)}.")
     for item in fix.files:
@@ -677,6 +725,20 @@ def fix_body(fix: Fix, sig: str, *, with_diffs: bool, decision: str = "") -> str
     # The run is named in the commit's trailers, not here: the same lesson from another run
     # must render the same bytes, so indexing it again changes nothing.
     return "\n\n".join(blocks)
+
+
+def _gap_blocks(gap: Stopgap, context: str) -> list[str]:
+    blocks = [f"The run says so: {_quoted(gap.said, context)}"]
+    if gap.cause:
+        blocks.append(f"Why it fails, as the run found: {_quoted(gap.cause, context)}")
+    if gap.todo:
+        blocks.append(f"Still to do: {_quoted(gap.todo, context)}")
+    return blocks
+
+
+def _quoted(sentence: str, context: str) -> str:
+    text = placeholders(sentence, context)
+    return text if text.endswith((".", "!", "?", "…", ".)")) else text.rstrip(";:,") + "."
 
 
 def _as_below(fix: Fix, with_diffs: bool) -> str:
@@ -757,12 +819,23 @@ def signature(output: str) -> str:
             or next((line for line in lines if _KEYWORD.search(line)), None)
             or lines[-1]
         )
+    at = lines.index(line)
+    if _heading(line) and at + 1 < len(lines):
+        line = lines[at + 1]  # `● Test suite failed to run`, `Extension error:`: the next line says
     if re.fullmatch(r"[A-Z0-9_]{3,}", _LABEL.sub("", line).strip()):  # `npm ERR! code E...`
         after = lines[lines.index(line) + 1 :]
         more = next((x for x in after if _LABELLED.match(x)), "")
         if more:
             line = f"{line}\n{more}"
     return "\n".join(one_line(_PYTEST_MARK.sub("", x), SIGNATURE_MAX) for x in line.split("\n"))
+
+
+def _heading(line: str) -> bool:
+    """A line that only announces the error below it: jest's `● Test suite failed to run`, a
+    short `Extension error:`."""
+    text = line.strip()
+    short = len(text.split()) <= 6
+    return short and (text.startswith("●") or (text.endswith(":") and not text.endswith("::")))
 
 
 def _decoration(line: str) -> bool:

@@ -1,0 +1,154 @@
+"""What a run says of its own fix: that a changed command is a stopgap, and what is left to do.
+
+A run that makes a failure pass by running the command differently (`pytest -n 0` for `pytest -n
+auto`) and says so only "until the fixture gives each worker its own database" has found a
+workaround, not the fix. Stored as "run it as `-n 0` instead", the next agent would narrow its
+tests for good. The offline rules read the run's own words for this: a sentence of the result
+(or a note) that names the changed part of the command beside a word of impermanence, and a
+`Follow-up:`/`TODO:` note or sentence for what remains. The lesson then says the command only
+works around the failure, why the run says it fails, and what is still to do.
+
+Invariant: pure functions of the run's text; nothing is invented, every quoted sentence is the
+run's own, bounded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from wikimem.indexing.shell import main_segment
+from wikimem.intake.record import RunRecord
+
+SENTENCE_MAX = 240
+_IMPERMANENT = re.compile(
+    r"\b(?:until|for now|for the time being|temporar(?:y|ily)|stop-?gap|interim|"
+    r"in the meantime|work(?:s|ed)?[- ]?arounds?|short[- ]term)\b",
+    re.IGNORECASE,
+)
+_TODO = re.compile(r"^\s*(?:follow[- ]?up|todo|fixme|next step|still to do)\s*[:\-]\s*(\S.*)", re.I)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(\"'])|;\s+")
+_CAUSE = re.compile(
+    r"\b(?:because|since|shares?|shared|at once|concurrent(?:ly)?|race|clash|both write|"
+    r"caused by|due to|means|so that)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Stopgap:
+    """The run's words: why the changed command is only a workaround, and what is left."""
+
+    said: str  # the sentence that calls it temporary
+    cause: str  # up to two sentences of the result that say why it fails, or ""
+    todo: str  # what is left to do, or ""
+
+
+def stopgap(
+    run: RunRecord, failed: str, passed: str, error: str, *, others: Sequence[str] = ()
+) -> Stopgap | None:
+    """The run's statement that `passed` (the changed `failed`) is a stopgap, or None.
+
+    A sentence counts when it calls something temporary and names what changed in the command
+    (`-n 0`); a run with one lesson only may say it without naming the change, since nothing
+    else could be meant. The cause is what the run's sentences say of this failure: a sentence
+    that names its error's or its command's words (`database is locked`). A sentence naming
+    what another lesson of the run changed (`others`: their changed words) is that lesson's."""
+    changed = changed_words(failed, passed)
+    alone = not others
+    sentences = [s for s in _sentences(run) if not _names(s, others)]
+    said = ""
+    for sentence in sentences:
+        if not _IMPERMANENT.search(sentence) or _TODO.match(sentence):
+            continue
+        if _names(sentence, changed):
+            said = sentence
+            break
+        if alone and not said:
+            said = sentence
+    todo = next((m.group(1) for m in map(_TODO.match, sentences) if m), "")
+    if not said:
+        return None
+    named, about = _words(error), _words(f"{failed} {error}")
+    causes = [
+        s
+        for s in sentences
+        if s != said
+        and not _TODO.match(s)
+        and (_words(s) & named or (_CAUSE.search(s) and _words(s) & about))
+    ]
+    return Stopgap(_bounded(said), _bounded(" ".join(causes[:2])), _bounded(todo.rstrip(".")))
+
+
+def changed_words(failed: str, passed: str) -> tuple[str, ...]:
+    """What the changed command says that the failing one does not, a flag with its value:
+    `-n 0` for `pytest -n auto` run as `pytest -n 0`."""
+    _, old = main_segment(failed)
+    _, new = main_segment(passed)
+    words: list[str] = []
+    for k, word in enumerate(new):
+        if word in old:
+            continue
+        before = new[k - 1] if k else ""
+        words.append(f"{before} {word}" if before.startswith("-") and "=" not in before else word)
+    return tuple(words)
+
+
+_COMMON = frozenset(
+    {
+        "error",
+        "errors",
+        "fail",
+        "fails",
+        "failed",
+        "failure",
+        "test",
+        "tests",
+        "with",
+        "from",
+        "that",
+        "this",
+        "when",
+        "then",
+        "have",
+        "into",
+        "file",
+        "files",
+        "line",
+        "code",
+        "exit",
+        "exited",
+        "exception",
+        "none",
+        "true",
+        "false",
+    }
+)
+
+
+def _words(text: str) -> set[str]:
+    """The telling words of a text: four letters or more, not a word every failure has."""
+    return {w for w in re.findall(r"[a-z][a-z0-9_]{3,}", text.lower()) if w not in _COMMON}
+
+
+def _names(sentence: str, changed: Sequence[str]) -> bool:
+    text = " " + re.sub(r"[`'\"()]", " ", sentence) + " "
+    text = re.sub(r"\s+", " ", text)
+    return any(len(w) >= 2 and f" {w} " in text for w in changed)
+
+
+def _sentences(run: RunRecord) -> list[str]:
+    texts = [run.result] + [e.text for e in run.evidence if e.kind == "note" and e.text]
+    out: list[str] = []
+    for text in texts:
+        for line in text.splitlines():
+            out += [s.strip() for s in _SENTENCE.split(line) if s.strip()]
+    return out
+
+
+def _bounded(text: str) -> str:
+    text = " ".join(text.split())
+    if len(text) <= SENTENCE_MAX:
+        return text
+    return text[: SENTENCE_MAX - 1].rsplit(" ", 1)[0] + "…"
