@@ -106,7 +106,9 @@ _GENERIC_HINT = re.compile(
 _OURS = re.compile(
     r"(?:`.*` fails with exit code \d+[.:]|The output says why: |When it fails this way, "
     r"|`[^`\n]+`:$|`.*` passes, but only works around it\.$|The fix: |Decided in the run: "
-    r"|Still open: the run ended failed|Tried without success: |Tried, and it still fails: )"
+    r"|Still open: the run ended failed|Tried without success: |Tried, and it still fails: "
+    r"|(?:Until it is fixed, .*)?`.*` passes, but it only works around the failure\.$"
+    r"|The run says so: |Why it fails, as the run found: |Still to do: )"
 )
 _FENCED = re.compile(r"^(`{3,})[^\n]*\n.*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _HINT = re.compile(r"^(?i:note|hint|help|tip|caused by|reason)\s*:\s*\S")

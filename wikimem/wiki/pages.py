@@ -440,6 +440,9 @@ class Wiki:
             return markdown.replace_entry(page, edit.entry, entry.title, entry.body, confirmed)
         if edit.action == "update":
             merged = {**entry.meta, **meta} if meta else dict(entry.meta)
+            was = entry.meta.get("type") or leaf_type
+            if was == "working" and edit.type not in ("", "working") and "review-by" not in meta:
+                merged.pop("review-by", None)  # a working note's review date goes once settled
             return markdown.replace_entry(
                 page, edit.entry, edit.title or entry.title, edit.body, merged
             )
