@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import example_run, git
+from tests.conftest import example_run, git, run_wikimem
 from wikimem.indexing.stopgap import changed_words, stopgap
 from wikimem.intake.record import normalise
 
@@ -69,6 +69,30 @@ def test_a_stopgap_is_kept_as_one_then_the_real_fix_settles_it(workspace: Path, 
     assert "only works around" not in text and "review-by" not in text
     subjects = git("log", "--format=%s", cwd=workspace / WIKI).splitlines()
     assert subjects[0].startswith("Update testing/pytest: pytest fails: database is locked")
+
+
+def test_the_failure_hook_hands_a_stopgap_over_as_one(workspace: Path, cli) -> None:
+    cli("init")
+    first = workspace / "first.json"
+    first.write_text(json.dumps(example_run("02-xdist")))
+    assert cli("enqueue", str(first)).code == 0
+    assert cli("index").code == 0
+    payload = {
+        "session_id": "s-1",
+        "cwd": str(workspace),
+        "hook_event_name": "PostToolUseFailure",
+        "tool_name": "Bash",
+        "tool_input": {"command": "pytest -n auto tests/integration -q"},
+        "error": "Exit code 1\nE       sqlite3.OperationalError: database is locked\n3 failed",
+    }
+
+    proc = run_wikimem("deliver", "--runner", "claude", cwd=workspace, input=json.dumps(payload))
+
+    assert proc.returncode == 0, proc.stderr
+    context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "testing/pytest#pytest-fails-database-is-locked" in context
+    assert "only works around the failure" in context and "Still to do:" in context
+    assert "the fix recorded" not in context  # a stopgap is not handed over as the fix
 
 
 def _run(result: str, notes: tuple[str, ...] = ()) -> object:

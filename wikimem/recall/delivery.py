@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 
 DEFAULT_BUDGET = 2000
 LEADS = {
-    "failure": "Project memory (wikimem) knows this failure; the fix recorded before:\n",
+    # not "the fix": a stopgap or an open failure is recorded too, and its entry says which
+    "failure": "Project memory (wikimem) has met this failure before; what it recorded:\n",
     "prompt": "Project memory (wikimem) that bears on this prompt:\n",
 }
 MORE = "\n(Read more: wikimem show PATH#ENTRY)\n"
