@@ -475,3 +475,27 @@ def test_context_and_search_callers_show_identity_only_as_the_standing_vouches(t
     with SearchIndex(places.wiki, places.state / "search.sqlite") as index:
         changed = build_context(places.wiki, index, query="owner reviews", state=places.state)
     assert "Ada reviews" not in changed.text
+
+
+def test_the_first_start_after_a_pass_names_where_the_new_entry_came_from(
+    workspace: Path, cli
+) -> None:  # type: ignore[no-untyped-def]
+    """The pass brings the standing up to date while git is loaded, so the start that follows
+    it (the next session's) already says an entry is an offline rule's, from which run."""
+    from tests.conftest import example_run, run_wikimem
+
+    cli("init")
+    source = workspace / "run.json"
+    source.write_text(json.dumps(example_run("02-xdist")))
+    assert cli("enqueue", str(source)).code == 0
+    assert cli("index").code == 0
+
+    started = run_wikimem("start", cwd=workspace)
+
+    assert started.returncode == 0, started.stderr
+    out = started.stdout.decode()
+    assert (
+        "testing/pytest#pytest-fails-database-is-locked — offline rule, run local-2026-12-02-a"
+        in out
+    )
+    assert "origin not recorded yet" not in out

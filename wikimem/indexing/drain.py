@@ -10,12 +10,13 @@ retry still ends in failed/ after `queue.max_attempts`.
 from __future__ import annotations
 
 import signal
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
 
 from wikimem.config import Places, Settings
-from wikimem.errors import LockBusy
+from wikimem.errors import LockBusy, WikimemError
 from wikimem.fsio import workspace_lock
 from wikimem.indexing.indexer import Pass, PassReport, Progress, Warn
 from wikimem.intake.background import RETRY_LOCK
@@ -50,8 +51,26 @@ def drain(
         reports += _stay(places, settings, queue, progress, warn, after_commits)
         if busy and not reports:
             raise LockBusy("a pass is already running in this workspace")
+    if any(r.commit for r in reports):
+        _refresh_standing(places, settings, warn)
     queue.prune_done(settings.queue.done_days, settings.queue.done_max)
     return reports
+
+
+def _refresh_standing(places: Places, settings: Settings, warn: Warn) -> None:
+    """Bring the standing in step with what the passes wrote, while git is loaded anyway: else
+    the next session start quotes the new entries with "origin not recorded yet" and leaves
+    the refresh to a process of its own. Derived state: a refresh that cannot run is left to
+    that start."""
+    from wikimem.recall import standing
+
+    try:
+        with workspace_lock(places.state / standing.LOCK, busy="a refresh is running"):
+            standing.refresh(places, settings)
+    except LockBusy:
+        pass  # the one running brings it up to date
+    except (OSError, sqlite3.Error, WikimemError) as error:
+        warn(f"wikimem: the entries' standing was not refreshed ({error}); the next start will")
 
 
 def _passes(
