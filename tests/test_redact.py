@@ -1342,3 +1342,68 @@ def test_a_client_side_key_in_its_documented_slot_stays_and_a_server_key_there_g
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # ssh-keygen's -N (new passphrase) and -P (old); `-N ''` is no passphrase
+        (
+            "ssh-keygen -t ed25519 -N '' -f ~/.ssh/id_ed25519",
+            "ssh-keygen -p -f ~/.ssh/id_rsa -P 'old7Hq!x2Lm' -N 'Vw3#kP9zRt2q'",
+            "Vw3#kP9zRt2q",
+        ),
+        # pk12util's -W is the file's password; -w names a file holding it
+        (
+            "pk12util -o out.p12 -n cert -w p12.pw -d sql:/etc/pki/nssdb",
+            "pk12util -o out.p12 -n cert -W 'Rk8#Lq2vPz4m' -d sql:/etc/pki/nssdb",
+            "Rk8#Lq2vPz4m",
+        ),
+        # schtasks' /rp is the run-as password; `/rp *` prompts for it
+        (
+            "schtasks /create /tn Backup /tr backup.cmd /sc daily /ru CORP\\svc /rp *",
+            "schtasks /create /tn Backup /tr backup.cmd /sc daily /ru CORP\\svc /rp Hq7!mLw2Zx9p",
+            "Hq7!mLw2Zx9p",
+        ),
+        # Sybase's isql takes -P glued to its password, as sqlcmd does; a variable stays
+        (
+            "isql -Usa -P$SYBASE_PASSWORD -SASE01 -i nightly.sql",
+            "isql -Usa -PTn4#kW8qLz2r -SASE02 -i nightly.sql",
+            "Tn4#kW8qLz2r",
+        ),
+        # Oracle's Data Pump takes user/password@db as sqlplus does; user@db prompts
+        (
+            "expdp system@ORCLPDB1 schemas=HR directory=DP_DIR dumpfile=hr.dmp",
+            "impdp hr_owner/Pq9!zXw4Lm2k@ORCLPDB1 directory=DP_DIR dumpfile=hr.dmp",
+            "Pq9!zXw4Lm2k",
+        ),
+        # -u USER -p 'PW' with the password quoted; a variable there stays
+        (
+            'evil-winrm -i 10.0.0.5 -u admin -p "$WINRM_PASSWORD"',
+            "evil-winrm -i 10.0.0.5 -u admin -p 'Zr5#nQ8wLk3t'",
+            "Zr5#nQ8wLk3t",
+        ),
+        # HTTPie's and xh's -a USER:PW, transmission-remote's -n/--auth USER:PW; USER alone
+        # (the client prompts) stays
+        (
+            "http -a ops PUT https://api.acme.io/v2/flags/beta enabled:=true",
+            "xh -a deploy:Mk4!vR9qZt2w get https://api.acme.io/v2/health",
+            "Mk4!vR9qZt2w",
+        ),
+        (
+            "transmission-remote nas:9091 -ne -l",
+            "transmission-remote nas:9091 --auth admin:Lw7#pQ2zRk9m -t all --start",
+            "Lw7#pQ2zRk9m",
+        ),
+        # osslsigncode's -pass, even when the password starts with a dash; -readpass names a file
+        (
+            "osslsigncode sign -pkcs12 c.pfx -readpass pfx.pw -in a.exe -out b.exe",
+            "osslsigncode sign -pkcs12 c.pfx -pass -8kQ#zW2mLp -in a.exe -out b.exe",
+            "-8kQ#zW2mLp",
+        ),
+    ],
+)
+def test_batch_h_password_flags_go_and_the_flags_look_alikes_stay(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

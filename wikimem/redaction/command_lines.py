@@ -111,8 +111,8 @@ RULES: list[Rule] = [
     ),
     rule(
         "cli-password",
-        r"(?:sqlcmd|bcp|osql)\b[^\n|;&]{0,200}?[ \t]-P(?:[ \t]+|(?=[^\s-]))" + QUOTED_OR_BARE,
-        "sqlcmd bcp osql",
+        r"(?:sqlcmd|bcp|osql|isql)\b[^\n|;&]{0,200}?[ \t]-P(?:[ \t]+|(?=[^\s-]))" + QUOTED_OR_BARE,
+        "sqlcmd bcp osql isql",
         _PASSWORD,
         True,
     ),

@@ -304,6 +304,11 @@ _TOOL_FLAGS = [
     ("i", "obsutil", r"\bobsutil(?:\.exe)?[ \t]+config\b"),  # Huawei OBS access key ID
     ("k", "obsutil", r"\bobsutil(?:\.exe)?[ \t]+config\b"),  # Huawei OBS secret access key
     ("w", "vsql", r"\bvsql\b"),  # Vertica's vsql: -w is the password (-W prompts for it)
+    ("N", "ssh-keygen", r"\bssh-keygen\b"),  # the new passphrase (`-N ''` is none)
+    ("P", "ssh-keygen", r"\bssh-keygen\b"),  # the old passphrase, with -p
+    ("W", "pk12util", r"\bpk12util\b"),  # the PKCS #12 file's password (-w names a file)
+    ("K", "pk12util", r"\bpk12util\b"),  # the key database's password (-k names a file)
+    ("pass", "osslsigncode", r"\bosslsigncode\b"),  # the PKCS #12 file's password
 ]
 # (call, needles): client constructors whose arguments are an application id, then a key.
 _ID_KEY_CONSTRUCTORS = [
@@ -314,6 +319,8 @@ _ID_KEY_CONSTRUCTORS = [
 # Windows tools take options after a slash; these slash flags take a password.
 _SLASH_FLAGS = [
     ("p", "signtool", r"\bsigntool(?:\.exe)?\b"),  # the .pfx file's password
+    ("rp", "schtasks", r"\bschtasks(?:\.exe)?\b"),  # the run-as user's password (`/rp *` prompts)
+    ("p", "schtasks", r"\bschtasks(?:\.exe)?\b"),  # the remote user's password, with /s and /u
 ]
 # fmt: on
 
@@ -388,7 +395,7 @@ RULES: list[Rule] = [
     rule("webhook-url", r"/api/webhooks/\d{6,20}/(?P<v>[A-Za-z0-9_-]{30,100})", "/api/webhooks/"),
     # --- connection strings without :// -------------------------------------------------------
     rule("connection-password", r":thin:[A-Za-z0-9_$#.-]{1,60}/(?P<v>[^@\s\"']{1,200})@", ":thin:", _real("connection-password")),
-    rule("connection-password", r"\bsqlplus[ \t]+(?:-\S{1,20}[ \t]+){0,4}[A-Za-z0-9_$#.-]{1,60}/(?P<v>[^@\s\"'/]{1,200})@", "sqlplus", _real("connection-password")),
+    rule("connection-password", r"\b(?:sqlplus|expdp|impdp|sqlldr|dgmgrl|rman[ \t]+target)[ \t]+(?:-\S{1,20}[ \t]+){0,4}(?:userid=)?[A-Za-z0-9_$#.-]{1,60}/(?P<v>[^@\s\"'/]{1,200})@", "sqlplus expdp impdp sqlldr dgmgrl rman", _real("connection-password")),
     rule(
         "connection-password",
         r"(?<![A-Za-z0-9_.])(?i:pwd|password|passwd|pass)[ \t]*=[ \t]*(?:\{(?P<vb>[^}\n]{1,200})\}|\"(?P<vd>[^\"\n]{1,200})\"|'(?P<vs>[^'\n]{1,200})'|(?P<v>[^\s\"'`<>;,&|{}()]{3,200}))",
@@ -412,7 +419,7 @@ RULES: list[Rule] = [
     rule("cli-password", r"[ \t]-P[ \t]+(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "zip", _on_line(r"\b(?:un)?zip\b")),
     # short flags that take a password only for some tools, from each tool's manual page
     *[
-        rule("cli-password", r"[ \t]-" + flag + r"(?:[ \t]+|=)(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{2,200}))", needles, _tool_flag(tool))
+        rule("cli-password", r"[ \t]-" + flag + r"(?:[ \t]+|=)(?:" + _Q[3:-1] + r"|(?P<vb>(?:[^\s\"'`<>|;&$-]|-(?![A-Za-z-]))[^\s\"'`<>|;&]{2,200}))", needles, _tool_flag(tool))
         for flag, needles, tool in _TOOL_FLAGS
     ],
     *[
@@ -420,10 +427,12 @@ RULES: list[Rule] = [
         for flag, needles, tool in _SLASH_FLAGS
     ],
     rule("cli-password", r"[ \t]-[wsy][ \t]+(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "ldap", _on_line(r"\bldap[a-z]{0,12}\b")),
-    rule("cli-password", r"(?:^|\s)-(?:u|-username|-user)[ \t]+[^\s-]\S{0,60}[ \t]+-p[ \t]+(?P<v>[^\s\"'`<>|;&$][^\s\"'`<>|;&]{3,200})", "-p", _strong("cli-password")),
+    rule("cli-password", r"(?:^|\s)-(?:u|-username|-user)[ \t]+[^\s-]\S{0,60}[ \t]+-p[ \t]+(?:" + _Q[3:-1] + r"|(?P<v>[^\s\"'`<>|;&$][^\s\"'`<>|;&]{3,200}))", "-p", _strong("cli-password")),
     rule("cli-password", r"\b(?:7z|7za|unrar|rar)[ \t][^\n]{0,200}?[ \t]-p(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "7z rar", _strong("cli-password")),
     rule("cli-password", r"\bsshpass[ \t]+-p[ \t]*(?P<v>[^\s\"'`<>|;&$][^\s\"'`<>|;&]{2,200})", "sshpass", _real("cli-password")),
     rule("cli-password", r"(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"'$]{0,60}:(?P<v>[^\s\"'$][^\s\"']{3,400})", "-u --user", _strong("cli-password")),
+    rule("cli-password", r"\b(?:https?|xhs?)(?:[ \t][^\n|;&]{0,200}?)?[ \t](?:-a|--auth)(?:=|[ \t]+)[\"']?[^\s:\"'$-][^\s:\"']{0,60}:(?P<v>[^\s\"'$][^\s\"']{2,400})", "http xh", _real("cli-password")),
+    rule("cli-password", r"\btransmission-remote\b[^\n|;&]{0,200}?[ \t](?:-n|--auth)(?:=|[ \t]+)[\"']?[^\s:\"'$-][^\s:\"']{0,60}:(?P<v>[^\s\"'$][^\s\"']{2,400})", "transmission-remote", _real("cli-password")),
     rule("cli-password", r"\blftp[ \t]+(?:-\S{1,10}[ \t]+){0,4}-u[ \t]+[^\s,]{1,60},(?P<v>[^\s\"']{3,200})", "lftp", _real("cli-password")),
     rule("cli-password", r"[ \t]/p:(?P<v>[^\s\"']{3,200})", "/p:", _strong("cli-password")),
     # the password by position: `rabbitmqctl add_user NAME PW`, `wpa_passphrase SSID PW`,
