@@ -1407,3 +1407,88 @@ def test_batch_h_password_flags_go_and_the_flags_look_alikes_stay(
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # a PHP statement assigning a literal to a secret's name; a lookup there stays
+        (
+            "$wgSecretKey = getenv('MW_SECRET_KEY');",
+            '$wgSecretKey = "9b1d7e3f5a2c4086b8e0d2f4a6c8e1b3";',
+            "9b1d7e3f5a2c4086b8e0d2f4a6c8e1b3",
+        ),
+        (
+            "$dbpasswd = '';",
+            "$dbuser = 'forum';\n$dbpasswd = 'Kq7#vTm2Lp9z';",
+            "Kq7#vTm2Lp9z",
+        ),
+        # a typed property named `key` holds a key when it looks generated, not a label
+        (
+            "public string $key = 'default';",
+            "public string $key = 'hex2bin:7c4e1a9d3b5f2086e4c1a7d9b3f5e2081c4a6e8d0b2f4a6c8e0d2b"
+            "4f6a8c0e2d';",
+            "hex2bin:7c4e1a9d3b5f2086e4c1a7d9b3f5e2081c4a6e8d0b2f4a6c8e0d2b4f6a8c0e2d",
+        ),
+        # a list of signing keys (Koa's app.keys); a list of field names stays
+        (
+            "const keys = ['id', 'name', 'email'];",
+            "app.keys = ['Vd8kR2mQz7LpX4nWs9TbY3cF', 'rotated-later'];",
+            "Vd8kR2mQz7LpX4nWs9TbY3cF",
+        ),
+        # the default of an environment lookup under a salt's or secret's name; a blank stays
+        (
+            "'salt' => env('SECURITY_SALT', null),",
+            "'salt' => env('SECURITY_SALT', "
+            "'b7e2c9a4f1d8306e5c2a9f7b4d1e8c3a6f0b9d2e5a8c1f4b7e0d3a6c9f2b5e8d'),",
+            "b7e2c9a4f1d8306e5c2a9f7b4d1e8c3a6f0b9d2e5a8c1f4b7e0d3a6c9f2b5e8d",
+        ),
+        (
+            'api_key = os.getenv("WEATHER_API_KEY", "")',
+            'api_key = os.getenv("WEATHER_API_KEY", "Qm4tZx8RvL2pNk7W")',
+            "Qm4tZx8RvL2pNk7W",
+        ),
+        # a salt setting that is a number is not a secret
+        (
+            "SALT_ROUNDS=12",
+            "SECURITY_SALT=Zq8vLm2pRzWx4nKsT6yB",
+            "Zq8vLm2pRzWx4nKsT6yB",
+        ),
+        # a password in its documented argument slot; a variable there stays
+        (
+            'auth := smtp.PlainAuth("", user, pass, host)',
+            'auth := smtp.PlainAuth("", "ops@acme.io", "Wn3#qL8vRt2k", "smtp.acme.io")',
+            "Wn3#qL8vRt2k",
+        ),
+        (
+            "return new PasswordAuthentication(user, password.toCharArray());",
+            'return new PasswordAuthentication("proxy", "Hv9!kP3mZq7t".toCharArray());',
+            "Hv9!kP3mZq7t",
+        ),
+        (
+            "Net::SMTP.start(host, 587, domain, user, secret, :plain)",
+            "Net::SMTP.start('smtp.acme.io', 587, 'acme.io', 'ops', 'Tz6#mW2qLk8v', :login)",
+            "Tz6#mW2qLk8v",
+        ),
+        (
+            "server.login(user, os.environ['SMTP_PASSWORD'])",
+            'server.login("ops@acme.io", "Rb5!nX8wQz3m")',
+            "Rb5!nX8wQz3m",
+        ),
+        (
+            "conn = DriverManager.getConnection(url, user, password);",
+            'conn = DriverManager.getConnection(url, "app", "Lp2#vK9qWz4n");',
+            "Lp2#vK9qWz4n",
+        ),
+        # reqwest's basic_auth(user, Some(password)); `None` (no password) stays
+        (
+            'client.get(url).basic_auth("exporter", None::<&str>)',
+            'client.get(url).basic_auth("exporter", Some("Mz7!qR4vLt9k"))',
+            "Mz7!qR4vLt9k",
+        ),
+    ],
+)
+def test_batch_h_source_literals_go_and_their_look_alikes_stay(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

@@ -15,7 +15,7 @@ _SECRET_SEGMENTS = frozenset({
     "TOKEN", "SECRET", "SECRETS", "PASSWORD", "PASSWD", "PASSPHRASE", "PASS", "PWD", "APIKEY",
     "ACCESSKEY", "SECRETKEY", "PRIVATEKEY", "PRIVKEY", "CREDENTIAL", "CREDENTIALS", "CREDS",
     "AUTH", "AUTHTOKEN", "ACCESSTOKEN", "PAT", "KEY", "PRIVATE", "SIGNATURE", "PSK", "AUTHTOK",
-    "PW", "COMMUNITY", "COOKIE",
+    "PW", "COMMUNITY", "COOKIE", "SALT",
 })
 # fmt: on
 # Names ending so describe a secret (its id, file, lifetime) without holding it.
@@ -49,7 +49,9 @@ _WEAK_NAMES = frozenset({"AUTH", "PASS", "KEY", "PRIVATE", "PAT", "SIGNATURE", "
 # A name with one of these holds a secret only when its value looks generated: a licence key, an
 # SNMP community or an Erlang cookie is a credential when it is `6o8aiqeaZfsEBBTL`, a label when
 # it is `MIT` (`COOKIE_SAMESITE=Lax`).
-_GENERATED_ONLY = frozenset({"LICENSE", "LICENCE", "COMMUNITY", "COOKIE"})
+# An application's salt (`SECURITY_SALT`, `hash_salt`) is a secret when it is generated, a
+# setting when it is not (`SALT_ROUNDS=10`).
+_GENERATED_ONLY = frozenset({"LICENSE", "LICENCE", "COMMUNITY", "COOKIE", "SALT"})
 # Words ending in PASS or PW that are not a password (`BYPASS`, `COMPASS`, `getpass()`).
 _NOT_PASS_WORDS = frozenset(
     {"BYPASS", "COMPASS", "SURPASS", "OVERPASS", "UNDERPASS", "TRESPASS", "GETPASS", "NOPASS"}
@@ -176,7 +178,7 @@ def _named_rules(name: str) -> tuple[tuple[re.Pattern[str] | None, str], ...]:
 # A key name is looked at only when it holds one of these.
 KEYWORDS = (
     "pass", "pwd", "secret", "token", "key", "cred", "auth", "priv", "pat", "signature", "psk",
-    "pw", "community", "cookie",
+    "pw", "community", "cookie", "salt",
 )  # fmt: skip
 
 

@@ -316,6 +316,16 @@ _ID_KEY_CONSTRUCTORS = [
     (r"\bsearch\.NewClient", "search.newclient"),  # Algolia's Go client
     (r"\bSearchClient(?:\.create|::create|\.Create)?", "searchclient"),  # Algolia's other clients
 ]
+# (call, needles, arguments before the password): calls that take a password by position.
+_PASSWORD_ARGUMENTS = [
+    (r"\bsmtp\.PlainAuth", "plainauth", 2),  # Go: PlainAuth(identity, username, password, host)
+    (r"\bPasswordAuthentication", "passwordauthentication", 1),  # Java: (user, password chars)
+    (r"\bNet::SMTP\.start", "net::smtp", 4),  # Ruby: start(address, port, helo, user, secret, ...)
+    (r"\bDriverManager\.getConnection", "drivermanager", 2),  # Java: (url, user, password)
+    (r"\bnew[ \t]+PDO", "pdo", 2),  # PHP: new PDO($dsn, $user, $password)
+    (r"\b(?:mysqli_connect|new[ \t]+mysqli)", "mysqli", 2),  # PHP: (host, user, password, db)
+    (r"\.login", ".login", 1),  # smtplib, imaplib, poplib, ftplib: login(user, password)
+]
 # Windows tools take options after a slash; these slash flags take a password.
 _SLASH_FLAGS = [
     ("p", "signtool", r"\bsigntool(?:\.exe)?\b"),  # the .pfx file's password
@@ -323,6 +333,23 @@ _SLASH_FLAGS = [
     ("p", "schtasks", r"\bschtasks(?:\.exe)?\b"),  # the remote user's password, with /s and /u
 ]
 # fmt: on
+
+
+# One literal argument before the one that matters: a string, a number or a name.
+_ARGUMENT = r"(?:\"[^\"\n]{0,200}\"|'[^'\n]{0,200}'|[\w.$:@]{1,100})"
+
+
+def _keyed(kind: str, names: tuple[str, ...], named: bool) -> Check:
+    """A literal under one of `names` when it looks generated (Koa's `app.keys = ['...']`,
+    CodeIgniter's `public string $key = '...'`), or, when `named`, under a name that says secret."""
+    by_name = _named(kind)
+
+    def check(value: str, m: re.Match[str], text: str) -> str | None:
+        if m.group("name").rsplit(".", 1)[-1].lower() in names:
+            return kind if is_random(value) and not is_placeholder(value) else None
+        return by_name(value, m, text) if named else None
+
+    return check
 
 
 def _tool_flag(tool: str) -> Check:
@@ -502,6 +529,17 @@ RULES: list[Rule] = [
     # `let apiKey: String = "..."`, `const API_KEY: &str = "..."`
     rule("secret-assignment", r"#[ \t]*define[ \t]+(?P<name>[A-Za-z_][A-Za-z0-9_]{0,60})[ \t]+(?:L|u8|u|U)?(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`<>;,&|(]{4,400})(?=[ \t]*(?:$|\n|//|/\*)))", "define", _named_literal("secret-assignment")),
     rule("secret-assignment", r"(?:[ \t]+As[ \t]+[A-Za-z_][\w.]{0,40}|[ \t]*:[ \t]*&?(?:'static[ \t]+)?[A-Za-z_][\w.<>\[\]]{0,40}\??)[ \t]*=[ \t]*" + _Q, ": as", _declared("secret-assignment")),
+    # PHP: `$dbpasswd = '...';`, `public string $key = '...';` (a statement, not a comparison)
+    rule("secret-assignment", r"(?m)(?:^|[;{])[ \t]*(?:(?:public|private|protected|var|static|readonly)[ \t]+)*(?:\??[A-Za-z_][\w\\]{0,40}[ \t]+)?\$(?P<name>[A-Za-z_]\w{0,60})[ \t]*=[ \t]*" + _Q + r"[ \t]*;", "$", _keyed("secret-assignment", ("key",), True)),
+    # a list of signing keys under a secret's name (Koa's `app.keys = ['...', ...]`)
+    rule("secret-assignment", r"(?P<name>[A-Za-z_][\w.]{0,60})[\"']?[ \t]*[=:][ \t]*\[[ \t]*" + _Q, "keys secrets", _keyed("secret-assignment", ("keys", "secrets"), False)),
+    # the default of an environment lookup: `env('SECURITY_SALT', '...')`, `os.getenv("X", "...")`
+    rule("secret-assignment", r"\b(?:env|getenv|os\.getenv|os\.environ\.get|ENV\.fetch|System\.getenv|Deno\.env\.get)\([ \t]*[\"'](?P<name>[A-Za-z_][\w.]{0,60})[\"'][ \t]*,[ \t]*" + _Q, "env(", _named("secret-assignment")),
+    # a password in its documented argument slot of a client call (Go's smtp.PlainAuth, ...)
+    *[
+        rule("secret-assignment", call + r"\([ \t]*(?:" + _ARGUMENT + r"[ \t]*,[ \t]*){" + str(index) + r"}" + _Q, needles, _real("secret-assignment"))
+        for call, needles, index in _PASSWORD_ARGUMENTS
+    ],
     # --- config files --------------------------------------------------------------------------
     rule("secret-assignment", r"\bnpmAuth(?:Ident|Token)[ \t]*:[ \t]*[\"']?(?P<v>[^\s\"']{4,400})", "npmauth", _real("secret-assignment")),
     rule("secret-assignment", r"\blicense_key[ \t]*[:=][ \t]*[\"']?(?P<v>[A-Za-z0-9_-]{20,80})", "license_key", _random("secret-assignment")),
@@ -515,7 +553,7 @@ RULES: list[Rule] = [
     rule("secret-assignment", r"echo(?:[ \t]+-[neE]{1,3})?[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`$<>|;&-][^\s\"'`<>|;&]{3,200}))[ \t]*>>?[ \t]*(?P<file>[^\s;&|<>]{1,300})", "echo", _into_secret_file, bounded=True),
     rule("secret-assignment", r"printf(?:[ \t]+-[neE]{1,3})?[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`$<>|;&-][^\s\"'`<>|;&]{3,200}))[ \t]*>>?[ \t]*(?P<file>[^\s;&|<>]{1,300})", "printf", _into_secret_file, bounded=True),
     # Ruby's Net::HTTP `req.basic_auth USER, PASSWORD`, with or without parentheses
-    rule("secret-assignment", r"basic_auth[ \t(]+(?:\"[^\"\n]{0,100}\"|'[^'\n]{0,100}'|[\w.@]{1,100})[ \t]*,[ \t]*" + _Q, "basic_auth", _real("secret-assignment")),
+    rule("secret-assignment", r"basic_auth[ \t(]+(?:\"[^\"\n]{0,100}\"|'[^'\n]{0,100}'|[\w.@]{1,100})[ \t]*,[ \t]*(?:Some\([ \t]*)?" + _Q, "basic_auth", _real("secret-assignment")),
     # a JAAS login module's `user_NAME="PASSWORD"` (Kafka's PlainLoginModule): each user's password
     rule("secret-assignment", r"user_[A-Za-z0-9_.-]{1,60}[ \t]*=[ \t]*" + _Q, "loginmodule", _in_jaas, bounded=True),
     # a value under an ID that is the credential itself: Consul's and Nomad's `SecretID`, Vault
