@@ -1492,3 +1492,81 @@ def test_batch_h_source_literals_go_and_their_look_alikes_stay(
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # an id by its name (Matrix's sigilled event id); a session token there goes
+        (
+            '{"event_id": "$Qk3vT9mZp2LxR7nWc4Yb8HsD1fGj6KaE0uVo5tNq", "type": "m.room"}',
+            '{"session_token": "Qk3vT9mZp2LxR7nWc4Yb8HsD1fGj6KaE0uVo5tNq", "type": "login"}',
+            "Qk3vT9mZp2LxR7nWc4Yb8HsD1fGj6KaE0uVo5tNq",
+        ),
+        # a captcha site key is public; the secret key beside it goes
+        (
+            '<div class="g-recaptcha" data-sitekey="6LcR8vTqAAAAAKp3mZx7Lw2Nb9Yd4HsQe1Fj6Tu">',
+            "RECAPTCHA_SECRET_KEY=6LcR8vTqAAAAAHq5nWy2Kz8Mc3Xe7JsRf0Gk4Vb",
+            "6LcR8vTqAAAAAHq5nWy2Kz8Mc3Xe7JsRf0Gk4Vb",
+        ),
+        # a name ending in PUBLIC_KEY is published; its private half goes
+        (
+            "VAPID_PUBLIC_KEY=BNq7vKp2Lm9xRt4Wz8Yc3Hs6Df1Gj5Ka0Eu-Vo_TnQbZr2Lx7Mw4Pc9Ys3Hd6Fg1Jk5",
+            "VAPID_PRIVATE_KEY=Tq8vLm2pRzWx4nKs6Yb9Hc3Df7Gj1Ka5Eu0Vo",
+            "Tq8vLm2pRzWx4nKs6Yb9Hc3Df7Gj1Ka5Eu0Vo",
+        ),
+        # a property list's public key under its <key>; a token under another key goes
+        (
+            "<key>SUPublicEDKey</key>\n<string>pX7vKq2Lm9RtW4zY8c3Hs6Df1Gj5Ka0EuVoTnQbZr2L=</string>",
+            "<key>APIToken</key>\n<string>pX7vKq2Lm9RtW4zY8c3Hs6Df1Gj5Ka0EuVoTnQbZr2L=</string>",
+            "pX7vKq2Lm9RtW4zY8c3Hs6Df1Gj5Ka0EuVoTnQbZr2L=",
+        ),
+        # Firebase's web config key ships in the page; the same key shape elsewhere goes
+        (
+            'const firebaseConfig = {\n  apiKey: "AIzaSyB7vKq2Lm9RtW4zY8c3Hs6Df1Gj5Ka0Eu",\n'
+            '  authDomain: "shop.firebaseapp.com",',
+            'const maps = {\n  apiKey: "AIzaSyB7vKq2Lm9RtW4zY8c3Hs6Df1Gj5Ka0Eu",\n  region: "eu",',
+            "AIzaSyB7vKq2Lm9RtW4zY8c3Hs6Df1Gj5Ka0Eu",
+        ),
+        # Sparkle's appcast signature is over a public file; its signing key goes
+        (
+            '<enclosure url="https://dl.acme.io/App-3.1.dmg" sparkle:edSignature='
+            '"Rt4Wz8Yc3Hs6Df1Gj5Ka0EuVoTnQbZr2Lx7Mw4Pc9Ys3Hd6Fg1Jk5pX7vKq2Lm9+/==" length="4821"/>',
+            "SPARKLE_PRIVATE_KEY=Rt4Wz8Yc3Hs6Df1Gj5Ka0EuVoTnQbZr2Lx7Mw4Pc9Ys3Hd6Fg1=",
+            "Rt4Wz8Yc3Hs6Df1Gj5Ka0EuVoTnQbZr2Lx7Mw4Pc9Ys3Hd6Fg1=",
+        ),
+        # references by their tool's syntax: Cloud Build's `$$NAME`, Telegraf's `@{store:key}`,
+        # Dagger's `env:NAME`, a secrets manager's `path:key`; a literal there goes
+        (
+            "args: ['-c', 'npm publish --//registry.npmjs.org/:_authToken=$$NPM_TOKEN']",
+            "args: ['-c', 'npm publish --//registry.npmjs.org/:_authToken="
+            "npm_Kq7vTm2Lp9zXw4Rn8Yc3Hs6Df1Gj5Ka0Eu']",
+            "npm_Kq7vTm2Lp9zXw4Rn8Yc3Hs6Df1Gj5Ka0Eu",
+        ),
+        (
+            '  token = "@{vault:influx_token}"',
+            '  token = "Zx8vLm2pRqWt4nKs6Yb9Hc3Df7Gj1Ka5"',
+            "Zx8vLm2pRqWt4nKs6Yb9Hc3Df7Gj1Ka5",
+        ),
+        (
+            "dagger call publish --token=env:REGISTRY_TOKEN",
+            "dagger call publish --token=Vn4!qR8zLw2mXk7T",
+            "Vn4!qR8zLw2mXk7T",
+        ),
+        (
+            "env:\n  secrets-manager:\n    API_TOKEN: staging/payments/api:token",
+            "env:\n  variables:\n    API_TOKEN: Hq7!mLw2Zx9pKv3R",
+            "Hq7!mLw2Zx9pKv3R",
+        ),
+        # a log's `(removed)` mask; a key in that query parameter goes
+        (
+            "[Info] RssSyncService: GET https://indexer.lan/api?t=search&apikey=(removed)",
+            "[Info] RssSyncService: GET https://indexer.lan/api?t=search&apikey=4f9c2e7a1b8d3f6e0c5a9b2d7e4f1a8c",
+            "4f9c2e7a1b8d3f6e0c5a9b2d7e4f1a8c",
+        ),
+    ],
+)
+def test_batch_h_look_alikes_stay_and_a_secret_in_their_place_goes(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

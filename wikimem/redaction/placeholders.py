@@ -24,19 +24,23 @@ _REFERENCE = re.compile(
     |<[^<>]*>|\[(?:REDACTED|FILTERED|MASKED|HIDDEN)[:\]]|.*(?:\.\.\.|…)|\#\{|@[A-Za-z_]+@|![A-Za-z][A-Za-z:]*(?:\s|\Z)|.*(?:\.\.\.|…)$
     |\.{0,2}/[\w.@-]+/|~/|\.\.?/|[A-Za-z]:\\|file:
     |%\{|credentialsJSON:|[\w.@-]{1,60}:/(?!/)[\w.@-]+/|\{[A-Za-z0-9+/]{10,}={0,2}\}$
-    |@(?:vault|format|jinja|get)(?:[ \t]|$)|op://[^/\s]{1,100}/|[A-Za-z][\w-]{0,40}=\$[A-Za-z_{(]""",
+    |@(?:vault|format|jinja|get)(?:[ \t]|$)|op://[^/\s]{1,100}/|[A-Za-z][\w-]{0,40}=\$[A-Za-z_{(]
+    |\$\$[A-Za-z_{]|@\{[\w-]{1,60}:[\w.-]{1,100}\}|env:[A-Za-z_]\w{0,100}\Z
+    |[a-z][\w-]{0,60}(?:/[\w-]{1,60}){1,8}:[a-z][\w-]{0,60}\Z""",
     re.X,
 )
 # A reference is also dynaconf's `@vault path#key` (and its `@format`, `@jinja`, `@get`
 # tokens), a 1Password `op://vault/item/field`, and a scheme or name whose value is a variable
-# (Proxmox's `PVEAPIToken=$PVE_TOKEN`).
+# (Proxmox's `PVEAPIToken=$PVE_TOKEN`). Also Cloud Build's escaped `$$NAME`, Telegraf's
+# secret-store `@{store:key}`, Dagger's `env:NAME` provider, and a secrets manager's
+# `path/to/secret:json-key` (CodeBuild's `secrets-manager:` entries).
 # fmt: off
 _LITERALS = frozenset({
     "none", "null", "nil", "undefined", "true", "false", "yes", "no", "on", "off", "empty",
     "n/a", "na", "tbd", "todo", "redacted", "masked", "hidden", "sensitive", "placeholder",
     "secret", "password", "token", "str", "string", "bytes", "int", "bool", "number", "any",
     "secretstr", "optional", "object", "unknown", "required", "inherit", "default", "auto",
-    "enabled", "disabled", "example", "dummy", "sample", "filtered", "read", "write",
+    "enabled", "disabled", "example", "dummy", "sample", "filtered", "read", "write", "removed",
 })
 # fmt: on
 _STANDIN = re.compile(

@@ -654,8 +654,9 @@ _NOT_SECRET_BEFORE = re.compile(
     r"|sk-[a-z0-9-]{1,20}@openssh\.com |enc\[[a-z0-9_]{2,20},(?:data:)?"
     r"|\b(?:id|ids|hash|digest|checksum|sum|etag|nonce|build"
     r"|commit|trace|span|request|revision|rev|fingerprint|integrity|uid|guid|uuid|ref|version"
-    r"|sourcemappingurl|public[ _-]?key|pubkey|pub|peer(?:[ \t]+[\w.-]{1,30})?)\b[^A-Za-z0-9\n]{0,4})"
-    r"[\"'(]?\Z"
+    r"|(?:event|room|message|correlation)[_-]?id|site[_-]?key"
+    r"|sourcemappingurl|public[ _-]?key|pubkey|pub|peer(?:[ \t]+[\w.-]{1,30})?)\b[^A-Za-z0-9\n]{0,4}"
+    r"|(?<=_)public[_-]?key[^A-Za-z0-9\n]{0,4})[\"'(]?[$!]?\Z"
 )
 _JWK_PUBLIC = re.compile(r"\"(?:n|e|x|y|x5c|x5t|x5t#S256)\"[ \t]*:[ \t]*\[?\"\Z")
 _DIGEST_PREFIX = re.compile(r"(?i)(?:sha\d{1,3}|md5|h1|blake2b?)[-:]")
@@ -740,10 +741,12 @@ _PUBLIC_WORDS = (".pub", "pubkey", "public")
 
 def _printed_public(text: str, start: int) -> bool:
     """A token alone on the line after a command that prints a public key (`cat wg0.pub`,
-    `wg pubkey < privatekey`)."""
-    if start == 0 or text[start - 1] != "\n":
+    `wg pubkey < privatekey`), or in a property list's `<string>` under a `<key>` saying public
+    (Sparkle's `SUPublicEDKey`)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if line_start == 0 or text[line_start:start].strip() not in ("", "<string>"):
         return False
-    previous = text[text.rfind("\n", 0, start - 1) + 1 : start - 1].lower()
+    previous = text[text.rfind("\n", 0, line_start - 1) + 1 : line_start - 1].lower()
     return "pub" in previous and any(word in previous for word in _PUBLIC_WORDS)
 
 

@@ -154,11 +154,22 @@ _PADDLE_SLOT = re.compile(
     r"\bPaddle\.(?:Initialize|Setup)\([^)\n]{0,200}\btoken[ \t]*:[ \t]*[\"']\Z"
 )
 _PADDLE_CLIENT_TOKEN = re.compile(r"(?:live|test)_[a-z0-9]{20,40}")
+# Firebase's web config: its `apiKey` only identifies the project to Google, its documentation
+# says, and ships in every page beside `authDomain`; an `apiKey` in any other object still goes.
+_FIREBASE_SLOT = re.compile(r"\bapiKey[\"']?[ \t]*:[ \t]*[\"']\Z")
+_FIREBASE_CONFIG = re.compile(r"\bauthDomain\b|\.firebaseapp\.com\b")
+# Sparkle's appcast signs each download with `sparkle:edSignature` (or the older DSA one): a
+# signature over a public file, checked with the public key the app ships.
+_APPCAST_SIGNATURE = re.compile(r"\bsparkle:(?:ed|dsa)Signature=[\"']\Z")
 
 
 def _client_key(text: str, before: str, start: int, end: int) -> bool:
     if _FLAGSMITH_SLOT.search(before):
         return not text.startswith("ser.", start)
+    if _APPCAST_SIGNATURE.search(before):
+        return True
+    if _FIREBASE_SLOT.search(before) and text.startswith("AIza", start):
+        return _FIREBASE_CONFIG.search(text, max(start - 400, 0), end + 400) is not None
     return bool(_PADDLE_SLOT.search(before) and _PADDLE_CLIENT_TOKEN.fullmatch(text, start, end))
 
 
