@@ -1570,3 +1570,44 @@ def test_batch_h_look_alikes_stay_and_a_secret_in_their_place_goes(
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # French guillemets with their inner spaces; the sentence saying where it is kept stays
+        (
+            "Le mot de passe du compte de service est « dans le coffre ».",
+            "Le mot de passe du compte de service est « Rk7#vQ2mLz9p ».",
+            "Rk7#vQ2mLz9p",
+        ),
+        # a name in another language, two words, then a colon; a word there stays
+        (
+            "mật khẩu quản trị: xem trong Vault",
+            "mật khẩu quản trị: Tz4!nW8qKv2m",
+            "Tz4!nW8qKv2m",
+        ),
+        # Czech `k` (to) and `je` (is)
+        (
+            "heslo k databázi je uloženo v trezoru",
+            "heslo k databázi je Hm6#pL3vXq8z",
+            "Hm6#pL3vXq8z",
+        ),
+        # an English name with words before the colon names a thing, not a value
+        (
+            "password manager: 1Password",
+            "password for root: Wq5!zK8mRv3n",
+            "Wq5!zK8mRv3n",
+        ),
+        # a generated `appid=` query parameter is a key (OpenWeatherMap's); a numeric app id stays
+        (
+            "https://graph.acme.io/v1/app?appid=123456789012",
+            "https://api.weather.corp/v1/now?appid=3c9f1e7a5b2d8f4e0a6c2b9d7f3e1a5c",
+            "3c9f1e7a5b2d8f4e0a6c2b9d7f3e1a5c",
+        ),
+    ],
+)
+def test_batch_h_prose_in_other_languages_and_app_ids_go_and_their_look_alikes_stay(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

@@ -49,19 +49,24 @@ _NAMES_SCRIPT = (
 )  # fmt: skip
 # Between the name and the verb: a preposition and up to six words (`for root`, `de la base de
 # datos de producción`, `für den alten Server`, French elision `de l'API`), or one word in a
-# non-Latin script and up to two Latin ones it governs (`администратора`, `пользователя sa`).
+# non-Latin script and up to two Latin ones it governs (`администратора`, `пользователя sa`), or,
+# for a name in another language, up to two words before a colon (`mật khẩu quản trị: ...`).
 _QUALIFIER = (
     r"(?P<qual>[ \t]+(?i:for|of|to|de|del|da|do|di|du|des|para|pour|für|fur|van|voor|för|dla|для|от"
-    r"|на|za|na)(?:[ \t]+(?:[lLdD]')?[^\s:=：,.;!?\"'`()]{1,24}){1,6}"
+    r"|на|za|na|k|ke|pro)(?:[ \t]+(?:[lLdD]')?[^\s:=：,.;!?\"'`()]{1,24}){1,6}"
+    r"|(?P<qualc>(?:[ \t]+[^\s:=：,.;!?\"'`()]{1,24}){1,2}(?=[ \t]*[:：]))"
     r"|[ \t]+[^\x00-\u024f\s:=：,.;!?\"'`()]{1,24}(?:[ \t]+[A-Za-z0-9_.-]{1,24}){0,2})?"
 )
 # The verb or separator, then the value (quoted or bare).
 _COPULA = (
     r"(?:[ \t]*(?P<colon>[:：=])[ \t]*|[ \t]*(?:은|는|は|是|为|為|：)[ \t]*"
     r"|[ \t]+(?i:is now|was set to|has been set to|is set to|set to|is|was|are|es|era|será"
-    r"|ist|lautet|war|est|était|é|è|jest|är|er|on|это|—)[ \t]*:?[ \t]+)"
+    r"|ist|lautet|war|est|était|é|è|jest|je|är|er|on|это|—)[ \t]*:?[ \t]+)"
 )
-_VALUE = r"(?:[\"'`«“„](?P<vq>[^\s\"'`»”“]{4,200})[\"'`»”“]|(?P<v>[^\s\"'`<>»”“&]{4,200}))"
+_VALUE = (
+    r"(?:«[ \t\u00a0\u202f]?(?P<vg>[^\s»]{4,200})[ \t\u00a0\u202f]?»"
+    r"|[\"'`«“„](?P<vq>[^\s\"'`»”“]{4,200})[\"'`»”“]|(?P<v>[^\s\"'`<>»”“&]{4,200}))"
+)
 _AFTER_NAME = _lazy(r"(?:e?s)?" + _QUALIFIER + _COPULA + _VALUE)
 # A name then the value in backticks, as chat and Markdown write it (``password `...` ``,
 # ``token: `...` ``).
@@ -106,12 +111,16 @@ def scan_prose(text: str) -> Iterator[tuple[str, int, int]]:
             m = _AFTER_NAME().match(text, end)
             if m and name in _ENGLISH and m.group("colon") and m.group("qual") is None:
                 m = None  # `password: ...` is an assignment: the assignment scanners decide
+            if m and name in _ENGLISH and m.group("qualc"):
+                m = None  # `password manager: 1Password` names a product, not a value
             if m is None and name not in _ENGLISH:
                 m = _EQUALS().match(text, end) or _SPACED().match(text, end)
             if m is None:
                 m = _BACKTICKED().match(text, end)
             if m:
-                group = "vq" if "vq" in m.re.groupindex and m.group("vq") is not None else "v"
+                group = next(
+                    g for g in ("vg", "vq", "v") if g in m.re.groupindex and m.group(g) is not None
+                )
                 start, stop = m.span(group)
                 if group == "v":
                     start, stop = trim(text, start, stop)

@@ -52,7 +52,9 @@ def _sentry_host(value: str, m: re.Match[str], text: str) -> str | None:
 def _url_param(value: str, m: re.Match[str], text: str) -> str | None:
     if is_placeholder(value):
         return None
-    if m.group("name").lower() in ("key", "auth", "sig", "signature") and not is_random(value):
+    if m.group("name").lower() in ("key", "auth", "sig", "signature", "appid") and not is_random(
+        value
+    ):
         return None
     return "url-secret-param"
 
@@ -340,7 +342,7 @@ RULES = [
     ),
     rule(
         "url-secret-param",
-        r"[?&](?P<name>(?i:access_token|refresh_token|id_token|token|api_key|apikey|api-key|key|cl"
+        r"[?&](?P<name>(?i:access_token|refresh_token|id_token|token|api_key|apikey|api-key|appid|key|cl"
         r"ient_secret|secret|password|passwd|pwd|sig|signature|x-amz-signature|x-amz-security-toke"
         r"n|session_token|private_token|auth))=(?P<v>[^&\s#\"'<>]+)",
         "=",
