@@ -1611,3 +1611,76 @@ def test_batch_h_prose_in_other_languages_and_app_ids_go_and_their_look_alikes_s
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # BTEQ's .LOGON with a password after the comma; without it BTEQ prompts
+        (".LOGON tdprod/dbc", ".logon tdtest/etl_user,Vq8#mZ2kLw4p;", "Vq8#mZ2kLw4p"),
+        # ZooKeeper's addauth takes the password; an ACL's digest is a hash
+        (
+            "setAcl /app digest:super:xQJmxLMiHGwaqBvst5y6rkB6HQs=:cdrwa",
+            "addauth digest ops:Lz7!kQ3vWm9t",
+            "Lz7!kQ3vWm9t",
+        ),
+        # pgbouncer's auth_file: a plain password goes, a stored md5 hash stays
+        (
+            '"metrics" "md5' + "3f9c1e7a5b2d8f4e0a6c2b9d7f3e1a5c" + '"',
+            '"reporting" "Nx4#qR9zLm2v"',
+            "Nx4#qR9zLm2v",
+        ),
+        # kickstart's rootpw: a password goes, `--lock` sets none
+        (
+            "rootpw --lock",
+            "rootpw Kp3!vZ8mQw2x",
+            "Kp3!vZ8mQw2x",
+        ),
+        # unattended setup's password <Value>; Windows Setup's own mask stays
+        (
+            "<AdministratorPassword>\n    <Value>*SENSITIVE*DATA*DELETED*</Value>",
+            "<Password>\n    <Value>Wm2#kR7vQz4p</Value>\n    <PlainText>true</PlainText>",
+            "Wm2#kR7vQz4p",
+        ),
+        # a generated key beside a username in one object; a label there stays
+        (
+            '{"username": "jdoe", "key": "display-name"}',
+            '{"username":"ana","key":"9c2f7e1a4b8d3f6e0a5c9b2d7e4f1a8c"}',
+            "9c2f7e1a4b8d3f6e0a5c9b2d7e4f1a8c",
+        ),
+        # a network's signing keys in hardhat's accounts; an address (40 hex digits) stays
+        (
+            'networks: { hardhat: { accounts: ["0x5FbDB2315678afecb367f032d93F642f64180aa3"] } }',
+            'networks: { sepolia: { accounts: ["0x'
+            + "8d2f4a6c1e9b7d3f5a0c2e8b4d6f1a3c9e7b5d2f4a6c8e0b1d3f5a7c9e2b4d6f"
+            + '"] } }',
+            "0x8d2f4a6c1e9b7d3f5a0c2e8b4d6f1a3c9e7b5d2f4a6c8e0b1d3f5a7c9e2b4d6f",
+        ),
+        # upload and auth tokens in their CLI slots; a variable there stays
+        (
+            "./codecov -t ${CODECOV_TOKEN} -f coverage.xml",
+            "./codecov -t 7d3f9a1c-2b4e-4c8d-9f6a-1e5b7c3d9a2f -f coverage.xml",
+            "7d3f9a1c-2b4e-4c8d-9f6a-1e5b7c3d9a2f",
+        ),
+        (
+            "snyk auth --auth-type=token $SNYK_TOKEN",
+            "snyk auth 1f8e3c7a-9b2d-4e6f-8a1c-5d7b9e3f2a4c",
+            "1f8e3c7a-9b2d-4e6f-8a1c-5d7b9e3f2a4c",
+        ),
+        # push services whose key is a path segment (Bark, Server酱's SENDKEY.send)
+        (
+            "curl https://api.day.app/ping",
+            "curl https://api.day.app/Zx8vLm2pRqWt4nKs6Yb9Hc/build%20done",
+            "Zx8vLm2pRqWt4nKs6Yb9Hc",
+        ),
+        (
+            "requests.post('https://api.acme.io/mail.send', json=body)",
+            "requests.get('https://sctapi.ftqq.com/SCT123456TqW8zLm2pRx4nKs6Yb9Hc3Df.send')",
+            "SCT123456TqW8zLm2pRx4nKs6Yb9Hc3Df",
+        ),
+    ],
+)
+def test_batch_h_connection_config_cli_and_push_url_secrets_go_and_their_look_alikes_stay(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

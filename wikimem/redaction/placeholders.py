@@ -96,7 +96,9 @@ _FUNCTION_WORDS = frozenset({
 # A masked value keeps a prefix or a last few characters around its mask (`APP_USR-****-7f3e`,
 # `tskey-api-XXXXXX`); a word repeated (`SECRETKEYSECRETKEY...`) is a stand-in typed to length
 # (letters only: a test key may repeat a hex block, and is still a key).
-_MASKED = re.compile(r"\*{3,}|•{3,}|[-_.](?:X{4,}|x{4,})\Z")
+# Upper-case words between asterisks are a mask too (`*SENSITIVE*DATA*DELETED*`, what Windows
+# Setup writes in place of an unattend file's passwords).
+_MASKED = re.compile(r"\*{3,}|•{3,}|[-_.](?:X{4,}|x{4,})\Z|\*(?:[A-Z]{3,12}\*){2,4}\Z")
 _REPEATED = re.compile(r"([A-Za-z]{2,12}?)\1{2,}[A-Za-z]{0,11}")
 
 

@@ -261,6 +261,16 @@ def _into_secret_file(value: str, m: re.Match[str], text: str) -> str | None:
     return "secret-assignment"
 
 
+_STORED_HASH = re.compile(r"md5[0-9a-f]{32}|SCRAM-SHA-256\$")
+
+
+def _auth_file_password(value: str, m: re.Match[str], text: str) -> str | None:
+    """pgbouncer's `"user" "password"` line: a password, unless it is the stored hash."""
+    if _STORED_HASH.match(value) or not is_strong(value):
+        return None
+    return _real("connection-password")(value, m, text)
+
+
 def _in_jaas(value: str, m: re.Match[str], text: str) -> str | None:
     """Inside a JAAS section (`KafkaServer { ...LoginModule required ... };`)."""
     if "LoginModule" not in text[max(m.start() - 2000, 0) : m.start()] or is_placeholder(value):
@@ -304,6 +314,7 @@ _TOOL_FLAGS = [
     ("i", "obsutil", r"\bobsutil(?:\.exe)?[ \t]+config\b"),  # Huawei OBS access key ID
     ("k", "obsutil", r"\bobsutil(?:\.exe)?[ \t]+config\b"),  # Huawei OBS secret access key
     ("w", "vsql", r"\bvsql\b"),  # Vertica's vsql: -w is the password (-W prompts for it)
+    ("t", "codecov", r"\bcodecov(?:cli)?\b"),  # the upload token (a UUID)
     ("N", "ssh-keygen", r"\bssh-keygen\b"),  # the new passphrase (`-N ''` is none)
     ("P", "ssh-keygen", r"\bssh-keygen\b"),  # the old passphrase, with -p
     ("W", "pk12util", r"\bpk12util\b"),  # the PKCS #12 file's password (-w names a file)
@@ -419,6 +430,8 @@ RULES: list[Rule] = [
     rule("webhook-url", r"hook\.[a-z0-9]{2,8}\.make\.com/(?P<v>[a-z0-9]{20,40})", "make.com"),
     rule("webhook-url", r"/open-apis/bot/v2/hook/(?P<v>[A-Za-z0-9-]{20,60})", "/open-apis/bot/"),
     rule("webhook-url", r"/bot(?P<v>\d{6,12}:[A-Za-z0-9_-]{30,40})", "/bot", _real("webhook-url")),
+    rule("webhook-url", r"\bapi\.day\.app/(?P<v>[A-Za-z0-9]{16,40})(?=[/?#\s\"']|$)", "api.day.app", _real("webhook-url")),
+    rule("webhook-url", r"https?://[A-Za-z0-9.-]{1,200}/(?P<v>[A-Za-z0-9_-]{20,100})\.send\b", ".send", _random("webhook-url")),
     rule("webhook-url", r"/api/webhooks/\d{6,20}/(?P<v>[A-Za-z0-9_-]{30,100})", "/api/webhooks/"),
     # --- connection strings without :// -------------------------------------------------------
     rule("connection-password", r":thin:[A-Za-z0-9_$#.-]{1,60}/(?P<v>[^@\s\"']{1,200})@", ":thin:", _real("connection-password")),
@@ -430,6 +443,12 @@ RULES: list[Rule] = [
     ),
     rule("connection-password", r"(?m)^[A-Za-z0-9_.*\[\]:-]{1,200}:(?:\d{1,5}|\*):[^\s:#]{1,100}:[^\s:]{1,100}:(?P<v>[^\s]{1,200})$", ":", _real("connection-password")),
     rule("connection-password", r"(?m)(?:^|> ?)[ \t]*AUTH[ \t]+(?:[A-Za-z0-9_.-]{1,60}[ \t]+)?(?P<v>[^\s<>]{1,200})[ \t]*$", "auth", _real("connection-password")),
+    # Teradata BTEQ's `.LOGON tdpid/user,password;` (without the password BTEQ prompts for it)
+    rule("connection-password", r"(?im)^[ \t]*\.logon[ \t]+(?:[\w.-]{1,100}/)?[\w$#.-]{1,60},(?P<v>[^\s;]{1,200})", ".logon", _real("connection-password")),
+    # ZooKeeper's `addauth digest user:password` (`setAcl ... digest:user:HASH:cdrwa` is a hash)
+    rule("connection-password", r"\baddauth[ \t]+digest[ \t]+[^\s:]{1,60}:(?P<v>[^\s]{1,200})", "addauth", _real("connection-password")),
+    # pgbouncer's auth_file: a line of `"user" "password"`; a stored md5 or SCRAM hash stays
+    rule("connection-password", r"(?m)^\"[A-Za-z0-9_.@-]{1,63}\"[ \t]+\"(?P<v>[^\"\n]{6,200})\"[ \t]*$", "\"", _auth_file_password),
     # --- CLI flags that take a password --------------------------------------------------------
     rule(
         "cli-password",
@@ -470,6 +489,7 @@ RULES: list[Rule] = [
     # `wandb login [--relogin] KEY`, `steamcmd +login USER PASSWORD`, SAP HANA's
     # `hdbuserstore SET KEY HOST:PORT USER PASSWORD`: each synopsis puts the secret last
     rule("cli-password", r"\bb2[ \t]+(?:account[ \t]+authorize|authorize-account|authorize_account)[ \t]+[^\s\"'$-]\S{0,60}[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'$-][^\s\"']{7,200}))", "b2", _positional("cli-password")),
+    rule("cli-password", r"\bsnyk[ \t]+auth(?:[ \t]+--[\w-]{1,30}(?:=\S{1,60})?)*[ \t]+(?P<v>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b", "snyk", _positional("cli-password")),
     rule("cli-password", r"\bwandb[ \t]+login(?:[ \t]+--?(?:relogin|anonymously|verify|cloud)\b)*[ \t]+(?P<v>[A-Za-z0-9_-]{32,120})(?![^\s;&|])", "wandb", _positional("cli-password")),
     rule("cli-password", r"\bsteamcmd[^\n]{0,300}?[ \t]\+login[ \t]+[^\s+\"'$]\S{0,60}[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s+\"'$][^\s\"']{2,200}))", "steamcmd", _positional("cli-password")),
     rule("cli-password", r"\bhdbuserstore(?:[ \t]+-\S{1,20})*[ \t]+(?i:set)[ \t]+\S{1,60}[ \t]+\S{1,300}[ \t]+\S{1,100}[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'$][^\s\"']{2,200}))", "hdbuserstore", _positional("cli-password")),
@@ -541,6 +561,15 @@ RULES: list[Rule] = [
         for call, needles, index in _PASSWORD_ARGUMENTS
     ],
     # --- config files --------------------------------------------------------------------------
+    # kickstart's `rootpw [--plaintext] PW` (`--iscrypted` gives a hash, `--lock` none)
+    rule("secret-assignment", r"(?m)^[ \t]*rootpw[ \t]+(?:--(?:plaintext|allow-ssh)[ \t]+)*(?P<v>[^\s-][^\s]{2,200})", "rootpw", _real("secret-assignment")),
+    # Windows unattended setup: `<AdministratorPassword><Value>PW</Value>` (base64 when
+    # `<PlainText>false`, which decodes back to the password, so it goes too)
+    rule("secret-assignment", r"<(?P<name>[A-Za-z]{0,40}Password)>\s{0,200}<Value>(?P<v>[^<\s][^<]{0,400})</Value>", "password>", _real("secret-assignment")),
+    # a `key` beside a `username` in one JSON object (kaggle.json's API credentials)
+    rule("secret-assignment", r"\"username\"[ \t]*:[ \t]*\"[^\"\n]{1,100}\"[ \t]*,[ \t\n]*\"key\"[ \t]*:[ \t]*" + _Q, "username", _random("secret-assignment")),
+    # hardhat's and foundry's `accounts: ["0x..."]`: a network's signing private keys
+    rule("secret-assignment", r"\baccounts[\"']?[ \t]*:[ \t]*\[[ \t]*[\"'](?P<v>(?:0x)?[0-9a-fA-F]{64})[\"']", "accounts", _real("secret-assignment")),
     rule("secret-assignment", r"\bnpmAuth(?:Ident|Token)[ \t]*:[ \t]*[\"']?(?P<v>[^\s\"']{4,400})", "npmauth", _real("secret-assignment")),
     rule("secret-assignment", r"\blicense_key[ \t]*[:=][ \t]*[\"']?(?P<v>[A-Za-z0-9_-]{20,80})", "license_key", _random("secret-assignment")),
     rule("secret-assignment", r"\bmachine[ \t]+\S{1,200}(?:[ \t\n]+(?:login|account)[ \t]+\S{1,200})?[ \t\n]+password[ \t]+(?P<v>\S{1,200})", "machine", _real("secret-assignment")),
