@@ -1684,3 +1684,46 @@ def test_batch_h_connection_config_cli_and_push_url_secrets_go_and_their_look_al
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+def _b64(text: str, encoding: str = "utf-8") -> str:
+    import base64
+
+    return base64.b64encode(text.encode(encoding)).decode()
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # PowerShell's -EncodedCommand is UTF-16LE base64: a command holding a password goes
+        # whole, one without stays
+        (
+            "pwsh -NoProfile -EncodedCommand "
+            + _b64("Get-Service | Sort-Object Name", "utf-16-le"),
+            "powershell.exe -enc "
+            + _b64("$c = ConvertTo-SecureString 'Qv8#nL2zWk5m' -AsPlainText -Force", "utf-16-le"),
+            _b64("$c = ConvertTo-SecureString 'Qv8#nL2zWk5m' -AsPlainText -Force", "utf-16-le"),
+        ),
+        # base64 piped to a decoder: a password inside goes whole, a message stays
+        (
+            "echo " + _b64("deploy finished on web03") + " | base64 -d",
+            "echo " + _b64("password=Tm4!kZ9vRq2x") + " | base64 --decode > ~/.pw",
+            _b64("password=Tm4!kZ9vRq2x"),
+        ),
+        # a bind DN then a literal: the bind's password; the DN alone (or a variable) stays
+        (
+            'conn.simple_bind_s("cn=admin,dc=corp,dc=io", os.environ["LDAP_PW"])',
+            'conn.simple_bind_s("cn=admin,dc=corp,dc=io", "Zk3#vQ7mLw9p")',
+            "Zk3#vQ7mLw9p",
+        ),
+        (
+            '"exception":{"args":["uid=svc-sync,ou=svc,dc=corp"]}',
+            '"exception":{"args":["uid=svc-sync,ou=svc,dc=corp","Rw6!pX2qLm8z"]}',
+            "Rw6!pX2qLm8z",
+        ),
+    ],
+)
+def test_batch_h_encoded_and_bind_passwords_go_and_their_look_alikes_stay(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

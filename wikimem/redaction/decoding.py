@@ -1,7 +1,9 @@
 """Views of a text with its escapes decoded, each character mapped back to where it came from.
 
 Owns decoding before scanning: JSON and `\\u`/`\\x` escapes, backslash-escaped quotes at any depth,
-HTML entities and URL encoding (up to three rounds, for double encoding). A rule then sees
+HTML entities and URL encoding (up to three rounds, for double encoding), and base64 handed to a
+decoder (PowerShell's `-EncodedCommand`, `echo ... | base64 -d`), whose decoded characters all map
+to the whole encoded value. A rule then sees
 `{"password": "..."}` however the log escaped it, and the span it reports is mapped back to the
 encoded text so that exactly the encoded value is replaced. Invariant: one regex pass per round,
 so decoding is linear in the text.
@@ -98,3 +100,51 @@ def decoded_views(text: str) -> list[tuple[str, list[int], list[int]]]:
         if not _HINT.search(current):
             break
     return views
+
+
+# Base64 handed to something that decodes it: PowerShell's -EncodedCommand takes UTF-16LE, a pipe
+# into `base64 -d` gives bytes (read as UTF-8).
+_ENCODED = re.compile(
+    r"\b(?:pwsh|powershell)(?:\.exe)?\b[^\n|;&]{0,200}?[ \t]-(?i:encodedcommand|enc|ec|e)[ \t]+"
+    r"(?P<ps>[A-Za-z0-9+/]{16,8000}={0,2})"
+    r"|(?:echo|printf)(?:[ \t]+-n)?[ \t]+[\"']?(?P<b64>[A-Za-z0-9+/]{12,8000}={0,2})[\"']?[ \t]*"
+    r"\|[ \t]*base64[ \t]+(?:-d|--decode|-D)\b"
+)
+_ENCODED_HINT = re.compile(r"(?i)pwsh|powershell")
+
+
+def encoded_views(text: str) -> list[tuple[str, list[int], list[int]]]:
+    """`text` with each base64 value handed to a decoder replaced by what it decodes to; every
+    decoded character maps to the whole encoded value, so a secret inside replaces all of it."""
+    if "base64" not in text and not _ENCODED_HINT.search(text):
+        return []
+    import base64  # only for a text that hands base64 to a decoder
+
+    parts: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    pos = 0
+    for m in _ENCODED.finditer(text):
+        group = "ps" if m.group("ps") else "b64"
+        a, b = m.span(group)
+        value = m.group(group)
+        try:
+            raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+            plain = raw.decode("utf-16-le" if group == "ps" else "utf-8")
+        except ValueError:  # binascii.Error and UnicodeDecodeError are ValueErrors
+            continue
+        if not all(c.isprintable() or c in "\n\r\t" for c in plain):
+            continue  # bytes, not text: nothing a rule could read
+        parts.append(text[pos:a])
+        starts.extend(range(pos, a))
+        ends.extend(range(pos + 1, a + 1))
+        parts.append(plain)
+        starts.extend([a] * len(plain))
+        ends.extend([b] * len(plain))
+        pos = b
+    if not parts:
+        return []
+    parts.append(text[pos:])
+    starts.extend(range(pos, len(text)))
+    ends.extend(range(pos + 1, len(text) + 1))
+    return [("".join(parts), starts, ends)]

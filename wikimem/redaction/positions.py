@@ -560,6 +560,9 @@ RULES: list[Rule] = [
         rule("secret-assignment", call + r"\([ \t]*(?:" + _ARGUMENT + r"[ \t]*,[ \t]*){" + str(index) + r"}" + _Q, needles, _real("secret-assignment"))
         for call, needles, index in _PASSWORD_ARGUMENTS
     ],
+    # a bind DN then a literal in one argument list: the bind's password (python-ldap's
+    # `simple_bind_s(dn, pw)`, PHP's `ldap_bind($c, dn, pw)`, a log's `"args":[dn, pw]`)
+    rule("secret-assignment", r"[\[(,][ \t]*[\"'](?i:cn|uid)=[^\"'\n]{1,200}[\"'][ \t]*,[ \t]*" + _Q, "cn= uid=", _strong("secret-assignment")),
     # --- config files --------------------------------------------------------------------------
     # kickstart's `rootpw [--plaintext] PW` (`--iscrypted` gives a hash, `--lock` none)
     rule("secret-assignment", r"(?m)^[ \t]*rootpw[ \t]+(?:--(?:plaintext|allow-ssh)[ \t]+)*(?P<v>[^\s-][^\s]{2,200})", "rootpw", _real("secret-assignment")),

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wikimem.redaction import command_lines, config_lines, positions, prose, vendored
-from wikimem.redaction.decoding import decoded_views
+from wikimem.redaction.decoding import decoded_views, encoded_views
 from wikimem.redaction.key_names import KEYWORDS, is_weak_name, named_kind, secret_name_kind
 from wikimem.redaction.layouts import (
     READ_FILE_NEEDLES,
@@ -118,7 +118,7 @@ def find_secrets(text: str) -> list[Finding]:
     found: list[Finding] = []
     for kind, start, end in _scan(text):
         _add(found, starts, ends, text, kind, start, end)
-    for view, origin_starts, origin_ends in decoded_views(text):
+    for view, origin_starts, origin_ends in decoded_views(text) + encoded_views(text):
         for kind, start, end in _scan(view):
             if not _MARKER_RE.fullmatch(view, start, end):
                 _add(found, starts, ends, text, kind, origin_starts[start], origin_ends[end - 1])
