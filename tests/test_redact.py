@@ -1727,3 +1727,15 @@ def test_batch_h_encoded_and_bind_passwords_go_and_their_look_alikes_stay(
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+def test_only_the_encoded_value_holding_a_secret_goes_among_several() -> None:
+    kept = _b64("deploy finished on web03")
+    secret = _b64("token=Lq8#vZ3mKw7p")
+    text = (
+        f"step 1\necho {kept} | base64 -d\nstep 2\n"
+        f"echo {secret} | base64 -d | sh; echo {kept} | base64 -d\ndone"
+    )
+    redacted, kinds = redact(text)
+    assert secret not in redacted and len(kinds) == 1, redacted
+    assert redacted.count(kept) == 2 and redacted.endswith("base64 -d\ndone"), redacted

@@ -114,8 +114,9 @@ _ENCODED_HINT = re.compile(r"(?i)pwsh|powershell")
 
 
 def encoded_views(text: str) -> list[tuple[str, list[int], list[int]]]:
-    """`text` with each base64 value handed to a decoder replaced by what it decodes to; every
-    decoded character maps to the whole encoded value, so a secret inside replaces all of it."""
+    """The lines of `text` that hand base64 to a decoder, each value replaced by what it decodes
+    to; every decoded character maps to the whole encoded value, so a secret inside replaces all
+    of it. Only those lines are in the view, as in `decoded_views`."""
     if "base64" not in text and not _ENCODED_HINT.search(text):
         return []
     import base64  # only for a text that hands base64 to a decoder
@@ -123,7 +124,14 @@ def encoded_views(text: str) -> list[tuple[str, list[int], list[int]]]:
     parts: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
+
+    def keep(a: int, b: int) -> None:  # text[a:b] as it is
+        parts.append(text[a:b])
+        starts.extend(range(a, b))
+        ends.extend(range(a + 1, b + 1))
+
     pos = 0
+    line_end = -1  # end of the line the view has reached
     for m in _ENCODED.finditer(text):
         group = "ps" if m.group("ps") else "b64"
         a, b = m.span(group)
@@ -135,16 +143,23 @@ def encoded_views(text: str) -> list[tuple[str, list[int], list[int]]]:
             continue
         if not all(c.isprintable() or c in "\n\r\t" for c in plain):
             continue  # bytes, not text: nothing a rule could read
-        parts.append(text[pos:a])
-        starts.extend(range(pos, a))
-        ends.extend(range(pos + 1, a + 1))
+        if a < line_end:  # another value on the line already in the view
+            keep(pos, a)
+        else:
+            if parts:  # close the previous line; a newline joins it to this one
+                keep(pos, line_end)
+                parts.append("\n")
+                starts.append(ends[-1])
+                ends.append(ends[-1])
+            line_start = text.rfind("\n", 0, a) + 1
+            found = text.find("\n", b)
+            line_end = len(text) if found < 0 else found
+            keep(line_start, a)
         parts.append(plain)
         starts.extend([a] * len(plain))
         ends.extend([b] * len(plain))
         pos = b
     if not parts:
         return []
-    parts.append(text[pos:])
-    starts.extend(range(pos, len(text)))
-    ends.extend(range(pos + 1, len(text) + 1))
+    keep(pos, line_end)
     return [("".join(parts), starts, ends)]

@@ -552,7 +552,7 @@ RULES: list[Rule] = [
     # PHP: `$dbpasswd = '...';`, `public string $key = '...';` (a statement, not a comparison)
     rule("secret-assignment", r"(?m)(?:^|[;{])[ \t]*(?:(?:public|private|protected|var|static|readonly)[ \t]+)*(?:\??[A-Za-z_][\w\\]{0,40}[ \t]+)?\$(?P<name>[A-Za-z_]\w{0,60})[ \t]*=[ \t]*" + _Q + r"[ \t]*;", "$", _keyed("secret-assignment", ("key",), True)),
     # a list of signing keys under a secret's name (Koa's `app.keys = ['...', ...]`)
-    rule("secret-assignment", r"(?P<name>[A-Za-z_][\w.]{0,60})[\"']?[ \t]*[=:][ \t]*\[[ \t]*" + _Q, "keys secrets", _keyed("secret-assignment", ("keys", "secrets"), False)),
+    rule("secret-assignment", r"(?P<name>(?i:keys|secrets))[\"']?[ \t]*[=:][ \t]*\[[ \t]*" + _Q, "keys secrets", _keyed("secret-assignment", ("keys", "secrets"), False), bounded=True),
     # the default of an environment lookup: `env('SECURITY_SALT', '...')`, `os.getenv("X", "...")`
     rule("secret-assignment", r"\b(?:env|getenv|os\.getenv|os\.environ\.get|ENV\.fetch|System\.getenv|Deno\.env\.get)\([ \t]*[\"'](?P<name>[A-Za-z_][\w.]{0,60})[\"'][ \t]*,[ \t]*" + _Q, "env(", _named("secret-assignment")),
     # a password in its documented argument slot of a client call (Go's smtp.PlainAuth, ...)
