@@ -1739,3 +1739,22 @@ def test_only_the_encoded_value_holding_a_secret_goes_among_several() -> None:
     redacted, kinds = redact(text)
     assert secret not in redacted and len(kinds) == 1, redacted
     assert redacted.count(kept) == 2 and redacted.endswith("base64 -d\ndone"), redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a search filter or a DN after a bind DN is not a password
+        'conn.search_s("cn=Users,dc=corp,dc=io", ldap.SCOPE_SUBTREE, "(objectClass=person)")',
+        'conn.search("cn=Users,dc=corp,dc=io", "(&(objectClass=user)(sAMAccountName=jdoe))")',
+        # two quoted words with a blank between them are not an auth file's line
+        '"title" "Quarterly report 2026"',
+    ],
+)
+def test_batch_h_position_rules_leave_their_near_misses_alone(text: str) -> None:
+    assert find_secrets(text) == [], redact(text)[0]
+
+
+def test_a_password_starting_with_two_dollars_is_not_taken_for_a_cloud_build_reference() -> None:
+    redacted, kinds = redact("DB_PASSWORD='$$Mz7!qR4vLt9k'")
+    assert "Mz7!qR4vLt9k" not in redacted and kinds, redacted

@@ -261,6 +261,13 @@ def _into_secret_file(value: str, m: re.Match[str], text: str) -> str | None:
     return "secret-assignment"
 
 
+def _bind_password(value: str, m: re.Match[str], text: str) -> str | None:
+    """The literal after a bind DN, unless it is a search filter or another DN (`(uid=bob)`)."""
+    if "=" in value or value.startswith("("):
+        return None
+    return _strong("secret-assignment")(value, m, text)
+
+
 _STORED_HASH = re.compile(r"md5[0-9a-f]{32}|SCRAM-SHA-256\$")
 
 
@@ -448,7 +455,7 @@ RULES: list[Rule] = [
     # ZooKeeper's `addauth digest user:password` (`setAcl ... digest:user:HASH:cdrwa` is a hash)
     rule("connection-password", r"\baddauth[ \t]+digest[ \t]+[^\s:]{1,60}:(?P<v>[^\s]{1,200})", "addauth", _real("connection-password")),
     # pgbouncer's auth_file: a line of `"user" "password"`; a stored md5 or SCRAM hash stays
-    rule("connection-password", r"(?m)^\"[A-Za-z0-9_.@-]{1,63}\"[ \t]+\"(?P<v>[^\"\n]{6,200})\"[ \t]*$", "\"", _auth_file_password),
+    rule("connection-password", r"(?m)^\"[A-Za-z0-9_.@-]{1,63}\"[ \t]+\"(?P<v>[^\"\s]{6,200})\"[ \t]*$", "\"", _auth_file_password),
     # --- CLI flags that take a password --------------------------------------------------------
     rule(
         "cli-password",
@@ -562,7 +569,7 @@ RULES: list[Rule] = [
     ],
     # a bind DN then a literal in one argument list: the bind's password (python-ldap's
     # `simple_bind_s(dn, pw)`, PHP's `ldap_bind($c, dn, pw)`, a log's `"args":[dn, pw]`)
-    rule("secret-assignment", r"[\[(,][ \t]*[\"'](?i:cn|uid)=[^\"'\n]{1,200}[\"'][ \t]*,[ \t]*" + _Q, "cn= uid=", _strong("secret-assignment")),
+    rule("secret-assignment", r"[\[(,][ \t]*[\"'](?i:cn|uid)=[^\"'\n]{1,200}[\"'][ \t]*,[ \t]*" + _Q, "cn= uid=", _bind_password),
     # --- config files --------------------------------------------------------------------------
     # kickstart's `rootpw [--plaintext] PW` (`--iscrypted` gives a hash, `--lock` none)
     rule("secret-assignment", r"(?m)^[ \t]*rootpw[ \t]+(?:--(?:plaintext|allow-ssh)[ \t]+)*(?P<v>[^\s-][^\s]{2,200})", "rootpw", _real("secret-assignment")),
