@@ -449,3 +449,41 @@ def test_a_cursor_conversation_that_quit_mid_turn_is_recorded_at_a_later_start(
     assert not late.get("status")  # its outcome unknown
     assert "no Cursor stop hook" in late["evidence"][0]["text"]
     assert [e.get("command") for e in late["evidence"] if e["kind"] == "command"] == ["npm test"]
+
+
+def test_a_conversation_that_quit_in_its_first_turn_is_recorded_at_a_later_start(
+    workspace: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """Cursor quit during a conversation's first turn (its prompt, a command and an edit
+    gathered; no stop, no sessionEnd): no turn of it was ever queued, yet the next start of any
+    runner once the scratch file has been still for 30 minutes hands it on once, and the turn
+    is queued once, said to be unreported."""
+    from tests.test_real_sessions import an_hour_on, handed_on, new_session
+    from wikimem import config
+    from wikimem.cli import start
+    from wikimem.intake.accept import accept
+
+    places = config.places(workspace, {})
+    session_start, *gathering, _reply, _stop = turn(workspace)
+    start.context({"--runner": "cursor"}, session_start, False)
+    for payload in gathering:
+        assert accept(places, {}, json.dumps(payload).encode()).job is None  # gathered only
+    (scratch,) = (workspace / ".clarvis" / "state" / "cursor").glob("*.jsonl")
+    handed = handed_on(monkeypatch)
+
+    start.context({}, new_session(workspace, tmp_path), False)
+    assert handed == []  # written a moment ago: Cursor may still be running the turn
+    an_hour_on(monkeypatch, scratch)
+    start.context({}, new_session(workspace, tmp_path), False)
+    start.context({}, new_session(workspace, tmp_path, "b9c3e2d1-another"), False)
+
+    assert [(h["hook_event_name"], h["conversation_id"]) for h in handed] == [
+        ("sessionEnd", "conv-123")
+    ]
+    done = accept(places, {}, json.dumps(handed[0]).encode())
+    assert done.job and not done.duplicate and done.run_id == "conv-123:gen-456"
+    assert accept(places, {}, json.dumps(handed[0]).encode()).job is None
+    (run,) = queued_runs(workspace / ".clarvis" / "state" / "queue")
+    assert run["task"] == "Fix the bug in main.ts" and not run.get("status")
+    assert "no Cursor stop hook" in run["evidence"][0]["text"]
+    assert [e["kind"] for e in run["evidence"][1:]] == ["command", "file"]

@@ -95,18 +95,23 @@ class Cursor:
     def add(self, keys: Iterable[str], payload: Mapping[str, Any] | None = None) -> None:
         """Add the keys of turns just queued (durably) and write the cursor atomically, with
         where the session's transcript is when the hook `payload` says, and when a SessionEnd
-        came (even one that had nothing left to record: the session ended, it did not crash)."""
+        came (even one that had nothing left to record: the session ended, it did not crash).
+        A session's first hook writes its cursor even with nothing queued yet, when the payload
+        says where to read it again: a crash in its first turn is then picked up like any other
+        (a Cursor conversation's first `beforeSubmitPrompt`, before any `stop`)."""
         new = [k for k in keys if k not in self.recorded]
-        ended = (payload or {}).get("hook_event_name") == "SessionEnd"
-        if not new and not (ended and self._data):
+        ended = (payload or {}).get("hook_event_name") in ("SessionEnd", "sessionEnd")
+        where = origin(payload or {}, self.path)
+        if not new and not (ended and self._data) and (self._data or not where):
             return
         self.recorded = (self.recorded + new)[-KEEP:]
         first = not self.path.exists()
         data = {**self._data, "session": self.session, "recorded": self.recorded}
-        data["updated_at" if new else "ended_at"] = time.time()
-        if new and ended:
-            data["ended_at"] = data["updated_at"]
-        where = origin(payload or {}, self.path)
+        now = time.time()
+        if new:
+            data["updated_at"] = now
+        if ended:
+            data["ended_at"] = now
         if where:
             data["origin"] = where
         atomic_write_text(self.path, json.dumps(data, ensure_ascii=False) + "\n")
