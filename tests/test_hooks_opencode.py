@@ -7,9 +7,11 @@ once."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -125,6 +127,24 @@ def test_every_turn_once_and_a_running_turn_waits() -> None:
     done = [key for key, _ in records_from_payload(idle(), {})]
     assert records_from_payload(idle(), {}, done) == []
     assert [k for k, _ in records_from_payload(idle(), {}, done[:1])] == done[1:]
+
+
+def test_a_turn_left_unfinished_is_over_once_a_later_prompt_went_on() -> None:
+    """OpenCode crashed in the first turn (its last step never finished), then the session was
+    taken up again: at the next session.idle that turn is over, recorded with a note and no
+    status; a compaction mid-turn leaves it alone (it may be the turn the compaction continues),
+    and a step that finished with tool calls is not a turn's end, except at session.idle."""
+    messages = export()["messages"]
+    del messages[2]["info"]["time"]["completed"]
+    (key, crashed), *rest = records_from_payload(idle(messages=messages), {})
+    assert key == "msg_955200000001AAAAAAAAAAAAAA" and len(rest) == 2
+    assert "status" not in crashed and "no OpenCode event" in crashed["evidence"][0]["text"]
+    compacted = idle(messages=messages) | {"hook_event_name": "session.compacted"}
+    assert [k for k, _ in records_from_payload(compacted, {})][0] != key
+    stepped = export()["messages"][:3]
+    stepped[2]["info"]["finish"] = "tool-calls"
+    assert records_from_payload(compacted | {"messages": stepped}, {}) == []
+    assert records_from_payload(idle(messages=stepped), {})[0][1]["status"] == "succeeded"
 
 
 def test_the_export_reads_the_same_and_odd_parts_are_skipped() -> None:
@@ -436,14 +456,15 @@ INTERRUPTION = REAL / "kimaki-real-session-task-user-interruption.jsonl"
 PARALLEL = REAL / "kimaki-real-session-task-three-parallel-sleeps.jsonl"
 
 
-def bus_session(path: Path) -> dict:
+def bus_session(path: Path, upto: int | None = None) -> dict:
     """The session's document (`{"info", "messages"}`, as `opencode export` and the SDK give
-    it) from the captured events of its bus."""
+    it) from the captured events of its bus (the first `upto` of them: what OpenCode had
+    stored when it stopped there)."""
     info: dict = {}
     messages: dict[str, dict] = {}
     parts: dict[str, dict] = {}
     order: dict[str, list[str]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8").splitlines()[:upto]:
         event = json.loads(line)["event"]
         kind, props = event["type"], event.get("properties", {})
         if kind in ("session.created", "session.updated") and not props["info"].get("parentID"):
@@ -542,3 +563,165 @@ def test_the_installed_plugin_queues_a_real_session_once(
     assert run["agent"] == {"name": "opencode", "instance_id": real}
     assert run["task"].startswith("REAL_FIXTURE_TASK_INTERRUPT_START.")
     assert run["status"] == "succeeded"
+
+
+def moved(session: dict, to: float) -> dict:
+    """The session as if it had last written at `to` (seconds): every time in its messages and
+    parts moved by the same amount."""
+    text = json.dumps(session)
+    stamps = [int(n) for n in re.findall(r'"(?:created|completed|start|end)": (\d{13})', text)]
+    shift = int(to * 1000) - max(stamps)
+
+    def move(value: object) -> object:
+        if isinstance(value, dict):
+            return {
+                k: (v + shift if k in TIMES and isinstance(v, int) else move(v))
+                for k, v in value.items()
+            }
+        if isinstance(value, list):
+            return [move(v) for v in value]
+        return value
+
+    return move(session)  # type: ignore[return-value]
+
+
+TIMES = {"created", "completed", "start", "end"}
+
+
+def cuts(path: Path) -> list[int]:
+    """Where OpenCode may stop in the session: after each event that stores a message or a part."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    stores = ("message.updated", "message.part.updated")
+    return [n + 1 for n, line in enumerate(lines) if json.loads(line)["event"]["type"] in stores]
+
+
+def ended(session: dict) -> bool:
+    """Whether the session's last message is an answer OpenCode's loop ends a turn with."""
+    last = session["messages"][-1]["info"] if session["messages"] else {}
+    finish = last.get("finish")
+    return "completed" in last.get("time", {}) and finish not in (None, "tool-calls", "unknown")
+
+
+@pytest.mark.parametrize("path", [INTERRUPTION, PARALLEL], ids=["1.2.15", "1.2.20"])
+def test_a_real_session_opencode_stopped_anywhere_is_recorded_once_at_a_later_start(
+    path: Path, tmp_path: Path
+) -> None:
+    """OpenCode quit or crashed after any stored event of a real session, so no session.idle
+    came. The plugin hands the session on at the next start: a turn that had ended is recorded
+    then; one cut mid-way only once the session has been still for 30 minutes (it may be running
+    in another OpenCode), with no status and a note. Every turn is queued once, whatever fires
+    after (more starts, the session's idle and compaction had it gone on)."""
+    from wikimem import config
+    from wikimem.intake.accept import accept
+    from wikimem.runners.opencode import UNREPORTED
+
+    full = bus_session(path)
+    (turn,) = records_from_payload(plugin_payload(full), {})
+    end = next(n for n in cuts(path) if ended(bus_session(path, n)))
+    for n in cuts(path):
+        stopped = bus_session(path, n)
+        answered = any(m["info"]["role"] == "assistant" for m in stopped["messages"])
+        folder = tmp_path / str(n)
+        (folder / ".clarvis").mkdir(parents=True)
+        places = config.places(folder, {})
+        pickup = plugin_payload(stopped) | {"hook_event_name": "session.pickup"}
+        just = accept(places, {}, json.dumps(moved(pickup, time.time())).encode())
+        later = accept(places, {}, json.dumps(pickup).encode())  # the real times: months ago
+        for again in ("session.pickup", "session.idle", "session.compacted"):
+            assert (
+                accept(places, {}, json.dumps(pickup | {"hook_event_name": again}).encode()).job
+                is None
+            )
+        queue = folder / ".clarvis" / "state" / "queue"
+        assert len(queued_runs(queue)) == (1 if answered else 0), n
+        # had it gone on to its end: its idle records the turn only if nothing did before
+        assert bool(accept(places, {}, json.dumps(plugin_payload(full)).encode()).job) != answered
+        (run,) = queued_runs(queue)
+        if not answered:
+            continue
+        assert run["run_id"] == turn[1]["run_id"] and run["task"] == turn[1]["task"]
+        if n >= end:  # the turn had ended: recorded at the first start
+            assert just.job and later.job is None, n
+            assert run["status"] == "succeeded" and run["result"] == turn[1]["result"]
+        else:  # cut mid-way: only once the session has been still, its outcome unknown
+            assert just.job is None and later.job, n
+            assert not run["status"] and run["evidence"][0]["text"] == UNREPORTED
+
+
+PICKUP_HARNESS = """
+import { readFileSync } from "node:fs"
+const [plugin, fixture, directory, created] = process.argv.slice(2)
+const { WikimemPlugin } = await import(plugin)
+const sessions = JSON.parse(readFileSync(fixture, "utf8")) // [{ info, messages }], as stored
+const byId = Object.fromEntries(sessions.map((s) => [s.info.id, s]))
+const asked = []
+const client = { session: {
+  list: async (args) => (asked.push(["list"]), { data: sessions.map((s) => s.info) }),
+  messages: async (args) => (asked.push(["messages", args.path.id]), {
+    data: (byId[args.path.id] || { messages: [] }).messages,
+  }),
+  get: async (args) => ({ data: (byId[args.path.id] || {}).info }),
+} }
+process.on("exit", () => console.log(JSON.stringify(asked))) // once the hand-on is done
+const hooks = await WikimemPlugin({ client, directory, project: {}, worktree: directory })
+if (created) {
+  const info = { id: created, directory, time: { created: Date.now(), updated: Date.now() } }
+  await hooks.event({ event: { type: "session.created", properties: { info } } })
+}
+"""
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_the_installed_plugin_records_a_real_session_opencode_crashed_in_at_its_next_start(
+    workspace: Path, isolated_env: Path, cli
+) -> None:
+    """The real 1.2.15 session, stopped while its subagent ran (the `task` call `running`):
+    no session.idle came. When OpenCode starts again the plugin, run by node from a bare
+    environment, lists the folder's sessions and hands on the ones written last (not a
+    subagent's, not another folder's); the installed `wikimem hook` queues the stopped turn once,
+    and the next start (and a new session's creation) queues nothing more."""
+    assert cli("install", "opencode").code == 0
+    module = isolated_env / "wikimem.mjs"
+    shutil.copy(workspace / ".opencode" / "plugins" / "wikimem.js", module)
+    harness = isolated_env / "pickup.mjs"
+    harness.write_text(PICKUP_HARNESS)
+    lines = INTERRUPTION.read_text(encoding="utf-8").splitlines()
+    running = next(n for n, line in enumerate(lines) if '"status":"running"' in line) + 1
+    stopped = bus_session(INTERRUPTION, running)
+    real = stopped["info"]["id"]
+    stopped = json.loads(json.dumps(stopped).replace(stopped["info"]["directory"], str(workspace)))
+    child = {"info": {"id": "ses_child", "parentID": real, "directory": str(workspace)}}
+    elsewhere = {"info": {"id": "ses_elsewhere", "directory": "/srv/other"}, "messages": []}
+    fixture = isolated_env / "sessions.json"
+    fixture.write_text(json.dumps([child | {"messages": []}, elsewhere, stopped]))
+    bare = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(isolated_env),
+        "WIKIMEM_HOME": str(isolated_env / ".clarvis"),
+        "WIKIMEM_LINGER": "0",
+    }
+
+    def start(*created: str) -> list:
+        done = subprocess.run(
+            ["/usr/bin/env", "-i", *(f"{k}={v}" for k, v in bare.items()), NODE, str(harness)]
+            + [str(module), str(fixture), str(workspace), *created],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=isolated_env,
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    asked = start()
+
+    assert asked == [["list"], ["messages", real]]  # neither the subagent's nor elsewhere
+    queue = workspace / ".clarvis" / "state" / "queue"
+    (run,) = queued_runs(queue)
+    assert run["run_id"] == f"{real}:msg_cb9b0ba6c001i3YH7bGffdB6BF"
+    assert run["task"].startswith("REAL_FIXTURE_TASK_INTERRUPT_START.")
+    assert not run["status"] and "no OpenCode event reported" in run["evidence"][0]["text"]
+    assert run["source"]["event"] == "session.pickup"
+    assert start() == asked
+    assert start("ses_new") in (asked, asked * 2)  # at its start, and at the new session
+    assert len(queued_runs(queue)) == 1

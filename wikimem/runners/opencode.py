@@ -9,14 +9,18 @@ OpenCode's own client for the session's messages (`client.session.messages`) and
 `{"hook_event_name", "session_id", "cwd", "messages"}` to `wikimem hook` on stdin. Each message
 is `{"info", "parts"}` as OpenCode's SDK gives it: a turn is a user message and the assistant
 messages after it, keyed by the user message's id, so every turn is recorded once whichever
-events fire (the session's cursor holds the keys). An assistant's `tool` parts give the
-evidence: `bash` calls become commands (the exit code is the call's `metadata.exit`), `edit`,
-`write` and `patch` calls file changes; its text parts the result. A turn whose last assistant
-message ended with `MessageAbortedError` has status `interrupted`, another error `failed`, one
-still running is left to the next event. `opencode export` output (`{"info", "messages"}`) is
-read the same way. OpenCode takes no context from a plugin's event; for a project the plugin
-writes `wikimem start`'s context to a file the project's OpenCode config lists in its
-`instructions`, when OpenCode starts and when a session is created.
+events fire (the session's cursor holds the keys). OpenCode fires nothing for a session it quit
+or crashed in, so when it starts (and when a session is created) the plugin also hands on the
+folder's sessions written last (`session.pickup`): their finished turns are recorded then, and a
+turn cut mid-way once the session has been still for IDLE_SECONDS, with a note. An assistant's
+`tool` parts give the evidence: `bash` calls become commands (the exit code is the call's
+`metadata.exit`), `edit`, `write` and `patch` calls file changes; its text parts the result. A
+turn whose last assistant message ended with `MessageAbortedError` has status `interrupted`,
+another error `failed`; one still running (its last step finished with tool calls, or not
+finished) is left to a later event. `opencode export` output (`{"info", "messages"}`) is read
+the same way. OpenCode takes no context from a plugin's event; for a project the plugin writes
+`wikimem start`'s context to a file the project's OpenCode config lists in its `instructions`,
+when OpenCode starts and when a session is created.
 
 Invariant: never raises on a malformed payload; standard library only (the hook's path).
 """
@@ -30,10 +34,19 @@ from collections.abc import Collection, Mapping
 from pathlib import PurePath
 from typing import Any
 
+from wikimem.runners.cursor import IDLE_SECONDS
 from wikimem.runners.transcripts import clip, marked_lines, nonempty_string, relative_to_cwd
 
 RUNNER = "opencode"
-EVENTS = frozenset({"session.idle", "session.compacted"})
+PICKUP = (
+    "session.pickup"  # not OpenCode's: the plugin's, at a start, for sessions it did not see end
+)
+EVENTS = frozenset({"session.idle", "session.compacted", PICKUP})
+GOES_ON = ("tool-calls", "unknown")  # a step's `finish` after which OpenCode's loop goes on
+UNREPORTED = (
+    "no OpenCode event reported the end of this turn (OpenCode quit or crashed, or its hook "
+    "failed): recorded from the session's messages later, its outcome unknown"
+)
 SHELL_TOOLS = {"bash"}
 PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
 NOT_RUN = ("rejected", "aborted", "denied", "cancel")
@@ -68,15 +81,63 @@ def records_from_opencode(
     event = nonempty_string(payload.get("hook_event_name")) or "export"
     found = payload.get("subagents")
     subagents: dict[str, Any] = found if isinstance(found, dict) else {}
+    messages = payload.get("messages") or []
+    turns = _turns(messages if isinstance(messages, list) else [])
+    still = time.time() - _latest(messages, subagents) >= IDLE_SECONDS
     out: list[tuple[str | None, dict[str, Any]]] = []
-    for turn in _turns(payload.get("messages") or []):
+    for n, turn in enumerate(turns):
         key = nonempty_string(turn[0].get("id"))
         if key and key in recorded:
             continue
-        record = _record(turn, session, cwd, event, subagents)
+        record = _record(turn, session, cwd, event, subagents, n < len(turns) - 1, still)
         if record is not None:
             out.append((key, record))
     return out
+
+
+def _ending(last: Mapping[str, Any], event: str, later: bool, still: bool) -> str | None:
+    """How a turn whose last answer is `last` ended: "error", "done", "unreported" (its end
+    unknown, and nothing of it can still be running), or None while it may still run.
+
+    OpenCode's loop ends a turn at a step whose `finish` is not GOES_ON; a step that
+    finished with tool calls is followed by the next. At `session.idle` the loop has ended, so
+    a finished step ends the turn, and a turn a later prompt followed is over. A session the
+    plugin hands on at a start (PICKUP) that has been `still` for IDLE_SECONDS (the longest a
+    live turn goes without writing a message or a part, as for the other runners' crashed
+    sessions) runs nothing: its last turn ended when OpenCode quit or crashed."""
+    if last.get("error"):
+        return "error"
+    completed = _time(last, "completed") is not None
+    if completed and last.get("finish") not in GOES_ON:
+        return "done"
+    if event == "session.idle" and completed:
+        return "done"
+    if (event == "session.idle" and later) or (event == PICKUP and still):
+        return "unreported"
+    return None
+
+
+def _latest(messages: Any, subagents: Mapping[str, Any]) -> float:
+    """When the session (or a subagent's session) last wrote a message or a part, in seconds;
+    0 when no time is given."""
+    newest = 0.0
+    for group in [messages, *subagents.values()]:
+        for message in group if isinstance(group, list) else []:
+            if not isinstance(message, dict):
+                continue
+            parts = message.get("parts")
+            for holder in [message.get("info"), *(parts if isinstance(parts, list) else [])]:
+                if not isinstance(holder, dict):
+                    continue
+                state = holder.get("state")
+                for times in (
+                    holder.get("time"),
+                    state.get("time") if isinstance(state, dict) else None,
+                ):
+                    for value in times.values() if isinstance(times, dict) else ():
+                        if isinstance(value, (int, float)) and not isinstance(value, bool):
+                            newest = max(newest, value / 1000)
+    return newest
 
 
 def _turns(messages: list[Any]) -> list[list[dict[str, Any]]]:
@@ -104,13 +165,16 @@ def _record(
     cwd: str | None,
     event: str,
     subagents: Mapping[str, Any],
+    later: bool = False,
+    still: bool = False,
 ) -> dict[str, Any] | None:
     user, answers = turn[0], [m for m in turn[1:] if not m.get("summary")]
     if not answers:
         return None  # a compaction's own request, or a prompt not answered yet
     prompt = _text(user["parts"])
     last = answers[-1]
-    if not last.get("error") and not _time(last, "completed"):
+    ending = _ending(last, event, later, still)
+    if ending is None:
         return None  # still running: the next session.idle records it
     name = PurePath(cwd or ".").name or cwd or "a project"
     record: dict[str, Any] = {
@@ -127,8 +191,10 @@ def _record(
         message = data.get("message") if isinstance(data, dict) else None
         if kind != "MessageAbortedError":
             notes.append({"kind": "note", "text": clip(f"{kind}: {message or ''}".strip(": "))})
-    else:
+    elif ending == "done":
         record["status"] = "succeeded"
+    else:
+        notes.append({"kind": "note", "text": UNREPORTED})
     result = ""
     for answer in reversed(answers):
         result = _text(answer["parts"])
@@ -137,6 +203,8 @@ def _record(
     if result:
         record["result"] = result
     started, ended = _time(user, "created"), _time(last, "completed") or _time(last, "created")
+    if ending == "unreported":
+        ended = _latest([{"info": m, "parts": m["parts"]} for m in answers], {}) or ended
     if started:
         record["started_at"] = _iso(started)
     if ended:
@@ -297,7 +365,9 @@ PLUGIN = (
 // or is compacted, it hands the session's messages to `wikimem hook` on stdin, which records
 // each turn not recorded yet in this project's memory. When OpenCode starts and when a session
 // is created it writes `wikimem start`'s context to CONTEXT, a file OpenCode reads through its
-// `instructions`. It never throws: memory must never break the agent.
+// `instructions`, and hands on the sessions written last the same way, so that the turns of a
+// session OpenCode quit or crashed in are recorded too. It never throws: memory must never
+// break the agent.
 import { spawn } from "node:child_process"
 import { rename, writeFile } from "node:fs/promises"
 
@@ -307,10 +377,14 @@ const CONTEXT = __CONTEXT__ // null: no context file (an install for all project
 const EVENTS = new Set(["session.idle", "session.compacted"])
 const LAST = 400 // messages sent at most: older turns were recorded at earlier events
 const CHILDREN = 20 // subagent sessions whose messages are sent with the turn
+const PICK_UP = 3 // sessions handed on at a start, the ones written last
 
 // OpenCode's client answers { data } (or the value itself, by its responseStyle)
 async function ask(method, id, directory, wanted) {
-  for (const args of [{ path: { id }, query: { directory } }, { sessionID: id }]) {
+  const forms = id
+    ? [{ path: { id }, query: { directory } }, { sessionID: id }]
+    : [{ query: { directory } }, { directory }] // a list of sessions
+  for (const args of forms) {
     try {
       const reply = await method(args)
       const value = reply && typeof reply === "object" && "data" in reply ? reply.data : reply
@@ -361,13 +435,59 @@ async function refresh(directory) {
   await rename(temporary, CONTEXT)
 }
 
+// the session's messages (the last LAST) and its subagents' sessions, to `wikimem hook` as `type`
+async function report(client, id, directory, type) {
+  const messages = await messagesOf(client, id, directory)
+  if (!messages) return
+  const recent = messages.slice(-LAST)
+  const subagents = {}
+  for (const message of recent) {
+    for (const part of (message && message.parts) || []) {
+      const meta = part && part.tool === "task" && part.state && part.state.metadata
+      const child = meta && (meta.sessionId || meta.sessionID)
+      if (!child || child in subagents || Object.keys(subagents).length >= CHILDREN) continue
+      subagents[child] = ((await messagesOf(client, child, directory)) || []).slice(-LAST)
+    }
+  }
+  const payload = { hook_event_name: type, session_id: id, cwd: directory, messages: recent }
+  payload.subagents = subagents
+  await send(COMMAND, payload, directory)
+}
+
+// OpenCode fires no event for a session it quit or crashed in: when it starts, and when a
+// session is created, the PICK_UP sessions of this folder written last (but `except`) go to
+// `wikimem hook`, whose cursor records what of them no session.idle did (a turn still running
+// is left alone until it has been still for 30 minutes). One pass at a time.
+let picking = null
+function pickUp(client, directory, except) {
+  if (picking || !client.session.list) return picking
+  picking = (async () => {
+    const listed = await ask((args) => client.session.list(args), null, directory, Array.isArray)
+    const ours = (s) => s && s.id && !s.parentID && (!s.directory || s.directory === directory)
+    const roots = (listed || []).filter((s) => ours(s) && s.id !== except)
+    const updated = (s) => (s.time && typeof s.time.updated === "number" ? s.time.updated : 0)
+    roots.sort((a, b) => updated(b) - updated(a))
+    for (const session of roots.slice(0, PICK_UP)) {
+      await report(client, session.id, directory, "session.pickup").catch(() => {})
+    }
+  })()
+    .catch(() => {})
+    .finally(() => {
+      picking = null
+    })
+  return picking
+}
+
 export const WikimemPlugin = async ({ client, directory }) => {
   await refresh(directory).catch(() => {})
+  pickUp(client, directory, null) // not awaited: OpenCode's start never waits for memory
   return { event: async ({ event }) => {
     try {
       if (event && event.type === "session.created") {
         const info = event.properties && event.properties.info
-        if (!(info && info.parentID)) await refresh(directory)
+        if (info && info.parentID) return // a subagent's session
+        await refresh(directory)
+        pickUp(client, directory, info && info.id)
         return
       }
       if (!event || !EVENTS.has(event.type)) return
@@ -375,26 +495,7 @@ export const WikimemPlugin = async ({ client, directory }) => {
       if (!id) return
       const session = await sessionOf(client, id, directory)
       if (session && session.parentID) return // a subagent's session: its parent's turn has it
-      const messages = await messagesOf(client, id, directory)
-      if (!messages) return
-      const recent = messages.slice(-LAST)
-      const subagents = {}
-      for (const message of recent) {
-        for (const part of (message && message.parts) || []) {
-          const meta = part && part.tool === "task" && part.state && part.state.metadata
-          const child = meta && (meta.sessionId || meta.sessionID)
-          if (!child || child in subagents || Object.keys(subagents).length >= CHILDREN) continue
-          subagents[child] = ((await messagesOf(client, child, directory)) || []).slice(-LAST)
-        }
-      }
-      const payload = {
-        hook_event_name: event.type,
-        session_id: id,
-        cwd: directory,
-        messages: recent,
-        subagents,
-      }
-      await send(COMMAND, payload, directory)
+      await report(client, id, directory, event.type)
     } catch {}
   } }
 }
