@@ -431,3 +431,36 @@ def test_every_real_fixture_is_replayed_above() -> None:
     exec_streams = set(REAL.glob("codex-exec-*.jsonl"))  # one run each, read whole above
     replayed = {*REAL_CLAUDE, *REAL_CODEX, *exec_streams}
     assert {p.stem for p in kept - replayed} == set(OTHER_REAL)
+
+
+def test_a_session_that_crashed_in_its_first_turn_is_picked_up_too(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real two-turn session crashed in its first turn (a Write and a Bash call written,
+    no Stop): no hook had queued any turn of it, but its SessionStart ran `wikimem start`, which
+    notes where its transcript is. The next session's start, once it has been still, hands it
+    on once, and its first turn is queued once."""
+    from wikimem.cli import start
+
+    real = REAL / "claude-2.1.14-hello-world.jsonl"
+    lines = real.read_text().splitlines(keepends=True)
+    session = json.loads(lines[1])["sessionId"]
+    transcript = tmp_path / f"{session}.jsonl"
+    begun = new_session(workspace, tmp_path, session) | {"transcript_path": str(transcript)}
+    handed = handed_on(monkeypatch)
+    start.context({}, begun, False)  # Claude Code writes the transcript after its start
+    transcript.write_text("".join(lines[:6]))  # the prompt, both calls and results: the crash
+
+    start.context({}, new_session(workspace, tmp_path), False)
+    assert handed == []  # written a moment ago: the session may still be running
+    an_hour_on(monkeypatch, transcript)
+    start.context({}, new_session(workspace, tmp_path), False)
+    start.context({}, new_session(workspace, tmp_path, "b9c3e2d1-another"), False)
+
+    assert [(h["session_id"], h["source"]) for h in handed] == [(session, "resume")]
+    places = config.places(workspace, {})
+    assert accept(places, {}, json.dumps(handed[0]).encode()).job
+    assert accept(places, {}, json.dumps(handed[0]).encode()).job is None
+    (run,) = queued_runs(workspace / ".clarvis" / "state" / "queue")
+    assert run["run_id"] == f"{session}:{json.loads(lines[1])['uuid']}"
+    assert [e["command"] for e in run["evidence"] if e["kind"] == "command"]

@@ -187,12 +187,16 @@ def pick_up_crashed(places: Places, payload: dict[str, Any]) -> None:
     """Other sessions of this workspace that stopped with turns no hook recorded (crashed: no
     SessionEnd came) and have been still since: each goes to a detached `wikimem hook` as if
     resumed, which records those turns through its cursor (wikimem.runners.cursor says when a
-    session counts as stopped). A few stats at most here; the reading is the hook's."""
+    session counts as stopped). A few stats at most here; the reading is the hook's. The
+    session starting gets its cursor now, so that it is found the same way should it crash in
+    its first turn."""
     from wikimem.runners import session_of
-    from wikimem.runners.cursor import left_behind
+    from wikimem.runners.cursor import begin, left_behind
 
-    for left in left_behind(places.state, session_of(payload)):
+    current = session_of(payload)
+    for left in left_behind(places.state, current):
         record_left_turns(places, left)
+    begin(places.state, current, payload)  # its own first turn, should it crash
 
 
 def elsewhere(places: Places, settings: Settings, words: str, budget: int, as_json: bool) -> str:

@@ -139,6 +139,16 @@ def origin(payload: Mapping[str, Any], cursor: Path | None = None) -> dict[str, 
     return {k: v for k, v in fields.items() if isinstance(v, str) and v}
 
 
+def begin(state: Path, session: str | None, payload: Mapping[str, Any]) -> None:
+    """A session's start: write its cursor, with where its transcript is, before any hook of
+    it queues a turn, so that a crash in its first turn is picked up by a later start like a
+    crash in any other (a stat when the cursor is there already)."""
+    if not session or cursor_path(state, session).exists() or not origin(payload, None):
+        return
+    with contextlib.suppress(OSError), Cursor(state, session) as cursor:
+        cursor.add((), payload)
+
+
 def _load(path: Path) -> dict[str, Any]:
     """A cursor's data; an unreadable cursor counts as empty (the queue dedups)."""
     try:
