@@ -464,3 +464,15 @@ def test_a_session_that_crashed_in_its_first_turn_is_picked_up_too(
     (run,) = queued_runs(workspace / ".clarvis" / "state" / "queue")
     assert run["run_id"] == f"{session}:{json.loads(lines[1])['uuid']}"
     assert [e["command"] for e in run["evidence"] if e["kind"] == "command"]
+
+
+def test_a_start_in_a_folder_of_no_project_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from wikimem.cli import start
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    monkeypatch.chdir(plain)
+    start.context({}, new_session(plain, tmp_path), False)
+    assert list(plain.iterdir()) == []

@@ -196,7 +196,8 @@ def pick_up_crashed(places: Places, payload: dict[str, Any]) -> None:
     current = session_of(payload)
     for left in left_behind(places.state, current):
         record_left_turns(places, left)
-    begin(places.state, current, payload)  # its own first turn, should it crash
+    if places.found:  # a folder of no project gets no state, as the hook records nothing there
+        begin(places.state, current, payload)  # its own first turn, should it crash
 
 
 def elsewhere(places: Places, settings: Settings, words: str, budget: int, as_json: bool) -> str:
