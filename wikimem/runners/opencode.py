@@ -38,9 +38,8 @@ from wikimem.runners.cursor import IDLE_SECONDS
 from wikimem.runners.transcripts import clip, marked_lines, nonempty_string, relative_to_cwd
 
 RUNNER = "opencode"
-PICKUP = (
-    "session.pickup"  # not OpenCode's: the plugin's, at a start, for sessions it did not see end
-)
+# not OpenCode's event: the plugin's, at a start, for the sessions it did not see end
+PICKUP = "session.pickup"
 EVENTS = frozenset({"session.idle", "session.compacted", PICKUP})
 GOES_ON = ("tool-calls", "unknown")  # a step's `finish` after which OpenCode's loop goes on
 UNREPORTED = (
