@@ -725,3 +725,33 @@ def test_the_installed_plugin_records_a_real_session_opencode_crashed_in_at_its_
     assert start() == asked
     assert start("ses_new") in (asked, asked * 2)  # at its start, and at the new session
     assert len(queued_runs(queue)) == 1
+
+
+def test_the_plugin_s_start_picks_up_another_runner_s_crashed_session(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the plugin sends `wikimem start` when OpenCode loads it (a project install) is a
+    start like any other runner's: a real Claude Code session of the workspace that crashed
+    after its first turn is handed on once."""
+    from tests.test_real_sessions import CLAUDE, an_hour_on, handed_on
+    from tests.test_real_sessions import SESSION as CLAUDE_SESSION
+    from wikimem import config
+    from wikimem.cli import start
+    from wikimem.intake.accept import accept
+
+    lines = CLAUDE.read_text().splitlines(keepends=True)
+    second = next(i for i, ln in enumerate(lines) if "e6e29cbd-ee75-4ba7" in ln and '"uuid"' in ln)
+    transcript = tmp_path / f"{CLAUDE_SESSION}.jsonl"
+    transcript.write_text("".join(lines[:second]))
+    stop = {"session_id": CLAUDE_SESSION, "transcript_path": str(transcript), "cwd": "/tmp/x"}
+    places = config.places(workspace, {})
+    assert accept(places, {}, json.dumps(stop | {"hook_event_name": "Stop"}).encode()).job
+    transcript.write_text("".join(lines))  # its later turns, then the crash
+    handed = handed_on(monkeypatch)
+    an_hour_on(monkeypatch, transcript)
+    loaded = {"hook_event_name": "SessionStart", "source": "startup", "cwd": str(workspace)}
+
+    start.context({"--runner": "opencode"}, loaded, False)
+    start.context({"--runner": "opencode"}, loaded, False)
+
+    assert [(h["session_id"], h["source"]) for h in handed] == [(CLAUDE_SESSION, "resume")]
