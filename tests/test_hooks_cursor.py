@@ -83,7 +83,10 @@ def test_every_turn_once_whichever_events_fire(workspace: Path) -> None:
     assert [e["command"] for e in stopped["evidence"] if e["kind"] == "command"] == ["npm test"]
     # a compaction mid-turn leaves the running turn to its stop; sessionEnd has nothing left
     assert replay(third[1:3] + [{**third[-1], "hook_event_name": "preCompact"}], recorded) == []
-    assert [k for k, _ in replay([third[-1]], recorded)] == ["gen-458"]
+    # completed with no reply gathered: it waits for its reply's hook, or the next event
+    assert replay([third[-1]], recorded) == []
+    ((key, quiet),) = replay([{**third[-1], "hook_event_name": "sessionEnd"}], recorded)
+    assert key == "gen-458" and quiet["status"] == "succeeded"  # as its stop said
     assert replay([{**third[-1], "hook_event_name": "sessionEnd"}], recorded) == []
     assert replay([first[-1], second[-1]], recorded) == []  # a repeated stop: already queued
     # the scratch file holds only turns not queued yet: none
@@ -487,3 +490,49 @@ def test_a_conversation_that_quit_in_its_first_turn_is_recorded_at_a_later_start
     assert run["task"] == "Fix the bug in main.ts" and not run.get("status")
     assert "no Cursor stop hook" in run["evidence"][0]["text"]
     assert [e["kind"] for e in run["evidence"][1:]] == ["command", "file"]
+
+
+def test_a_reply_whose_hook_ends_after_the_stop_s_is_the_turn_s_result(workspace: Path) -> None:
+    """Cursor starts afterAgentResponse and stop at the end of a turn without waiting for the
+    first: in a turn's first hooks (no warm listener yet) the stop's hook often takes the
+    session's lock first. The completed turn is then recorded when its reply comes, with the
+    stop's outcome, once; a turn whose reply never comes is recorded at the next stop."""
+    session_start, *gathering, reply, stop = turn(workspace)
+    recorded: list[str] = []
+
+    assert replay([*gathering, stop], recorded) == []  # completed, and no reply yet: it waits
+    ((key, record),) = replay([reply], recorded)
+
+    assert key == "gen-456" and record["status"] == "succeeded"
+    assert record["result"] == "Fixed: foo is now 2, and express is installed."
+    assert record["source"]["event"] == "afterAgentResponse"
+    assert [e["kind"] for e in record["evidence"]] == ["command", "file"]  # no note: reported
+    assert replay([reply, stop], recorded) == []  # late and repeated hooks: queued already
+    second = turn(workspace, generation_id="gen-457")
+    assert replay([second[1], second[-1]], recorded) == []  # no reply either, so far
+    third = turn(workspace, generation_id="gen-458")
+    ((k2, quiet), (k3, _)) = replay(third[1:], recorded)
+    assert (k2, k3) == ("gen-457", "gen-458")
+    assert quiet["status"] == "succeeded" and "result" not in quiet
+    assert [e["kind"] for e in quiet["evidence"]] == []  # reported by its stop: no note
+
+
+def test_the_installed_hooks_keep_the_reply_when_the_stop_s_hook_ends_first(
+    workspace: Path, isolated_env: Path, cli
+) -> None:
+    """The docs' first turn through the installed commands from a bare shell, the stop's hook
+    before the reply's (as a race of the two often ends when no listener is warm yet): one run,
+    with the reply as its result and the stop's outcome."""
+    git("init", "-q", cwd=workspace)
+    assert cli("install", "cursor").code == 0
+    hooks = workspace / ".cursor" / "hooks.json"
+    _start, *gathering, reply, stop = turn(workspace)
+    for payload in [*gathering, stop, reply]:
+        for command in commands(hooks, payload["hook_event_name"]):
+            done = cursor_shell(command, workspace, isolated_env, json.dumps(payload))
+            assert done.returncode == 0, done.stderr
+
+    (run,) = queued_runs(workspace / ".clarvis" / "state" / "queue")
+    assert run["result"] == "Fixed: foo is now 2, and express is installed."
+    assert run["status"] == "succeeded"
+    assert [e["kind"] for e in run["evidence"]] == ["command", "file"]

@@ -1,8 +1,8 @@
 """Cursor adapter: its agent hooks' payloads, gathered turn by turn, become run records.
 
-Cursor's `stop` hook says only how a turn ended (`status`: completed, aborted, error); what
-the turn did comes in hooks of its own, each naming the conversation (`conversation_id`) and
-the turn (`generation_id`, new for each user message): `beforeSubmitPrompt` (the `prompt`),
+Cursor's `stop` hook says only how a turn ended (`status`: completed, aborted, error); what the
+turn did comes in hooks of its own, each naming the conversation (`conversation_id`) and the
+turn (`generation_id`, new for each user message): `beforeSubmitPrompt` (the `prompt`),
 `afterShellExecution` (`command`, `output`, `duration`; Cursor reports no exit code),
 `afterFileEdit` (`file_path`, `edits` of `old_string`/`new_string`) and `afterAgentResponse`
 (the reply's `text`). Each of those appends what it carries to the conversation's scratch file,
@@ -10,8 +10,11 @@ the turn (`generation_id`, new for each user message): `beforeSubmitPrompt` (the
 `stop` turns its turn into a run record (aborted: status `interrupted`), and every turn the
 session's cursor does not hold yet with it, so a turn whose `stop` never fired (Cursor quit, a
 hook timed out) is recorded at the next `stop`, at `preCompact` or at `sessionEnd`, with a note
-and no status. A turn is keyed by its generation id; lines of turns the cursor holds (durably
-queued) are dropped from the scratch file at the next event, and the file goes with them.
+and no status. Cursor starts the reply's hook and the stop's at once: a completed turn whose
+reply is not in the scratch file yet is left there with the stop's outcome (a `stop` line), and
+its reply's hook records it; should no reply come, the next turn event does. A turn is keyed by
+its generation id; lines of turns the cursor holds (durably queued) are dropped from the scratch
+file at the next event, and the file goes with them.
 
 Cursor's transcript (`transcript_path`) is not read: its format is undocumented and it leaves
 tool results out, which the hooks carry.
@@ -38,6 +41,7 @@ GATHER = {
     "afterFileEdit": ("file_path", "edits"),
     "afterAgentResponse": ("text",),
 }
+STOP_FIELDS = ("status", "loop_count")  # what a stop leaves in the scratch file
 TURN_EVENTS = frozenset({"stop", "preCompact", "sessionEnd"})
 # Cursor's agent events (camelCase; Claude Code's and Gemini CLI's are capitalised)
 EVENTS = frozenset(
@@ -87,40 +91,75 @@ def records_from_cursor(
     conversation = _conversation(payload) or ""
     root = _root(payload, env)
     scratch = _scratch(root, conversation, env) if conversation else None
+    current = nonempty_string(payload.get("generation_id"))
     if event in GATHER:
         if scratch is not None:
             _append(scratch, event, payload, recorded)
-        return []
+        if event != "afterAgentResponse" or scratch is None or not current:
+            return []
+        # the reply of a turn whose stop came first (Cursor starts both hooks at once)
+        turns = _gathered(_read(scratch, recorded))
+        items = turns.get(current, [])
+        if _stop_of(items) is None or current in recorded:
+            return []
+        record = _record(payload, conversation, current, items, True, root)
+        return [(current, record)] if record is not None else []
     if event not in TURN_EVENTS:
         return []
-    lines = _read(scratch, recorded) if scratch is not None else []
-    current = nonempty_string(payload.get("generation_id"))
-    turns: dict[str, list[dict[str, Any]]] = {}
-    seen: set[str] = set()
-    for line in lines:
-        # the same event twice (project and user hooks.json both installed): once
-        same = json.dumps({k: v for k, v in line.items() if k != "t"}, sort_keys=True)
-        if same not in seen:
-            seen.add(same)
-            turns.setdefault(line["g"], []).append(line)
+    if event == "stop" and scratch is not None and current and current not in recorded:
+        _append(scratch, "stop", payload, recorded)  # its outcome, should its reply come later
+    turns = _gathered(_read(scratch, recorded) if scratch is not None else [])
     if event == "stop":
         if current is None and turns:
             current = list(turns)[-1]  # no generation id (an old Cursor): the newest turn
         turns.setdefault(current or "", [])
+        if payload.get("status") == "completed" and current and _waits(turns[current]):
+            del turns[current]  # its reply's hook has not ended yet: it records the turn
     elif event == "preCompact" and current in turns:
         del turns[current]  # still running: its stop records it
     out: list[tuple[str | None, dict[str, Any]]] = []
     for generation, items in turns.items():
         if generation and generation in recorded:
             continue
-        # stop reports its turn; sessionEnd the last one, its `final_status` (Cursor 2.7+)
-        reported = generation == (current or "") and (
-            event == "stop" or (event == "sessionEnd" and bool(payload.get("final_status")))
+        # stop reports its turn (now or before); sessionEnd the last one, its `final_status`
+        # (Cursor 2.7+)
+        reported = _stop_of(items) is not None or (
+            generation == (current or "")
+            and (event == "stop" or (event == "sessionEnd" and bool(payload.get("final_status"))))
         )
         record = _record(payload, conversation, generation, items, reported, root)
         if record is not None:
             out.append((generation or None, record))
     return out
+
+
+def _gathered(lines: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The scratch file's lines by turn, in order; the same event twice (project and user
+    hooks.json both installed) once."""
+    turns: dict[str, list[dict[str, Any]]] = {}
+    seen: set[str] = set()
+    for line in lines:
+        same = json.dumps({k: v for k, v in line.items() if k != "t"}, sort_keys=True)
+        if same not in seen:
+            seen.add(same)
+            turns.setdefault(line["g"], []).append(line)
+    return turns
+
+
+def _stop_of(items: list[dict[str, Any]]) -> str | None:
+    """The outcome a turn's stop gave (its line in the scratch file), or None: no stop yet."""
+    for item in items:
+        if item["e"] == "stop":
+            return str(item.get("status") or "")
+    return None
+
+
+def _waits(items: list[dict[str, Any]]) -> bool:
+    """Whether a completed turn waits for its reply: its prompt was gathered (the hooks
+    write the scratch file) and no reply yet, and its stop is in the file to say how it
+    ended."""
+    kinds = {i["e"] for i in items}
+    return "beforeSubmitPrompt" in kinds and "stop" in kinds and "afterAgentResponse" not in kinds
 
 
 def _record(
@@ -161,7 +200,7 @@ def _record(
         "evidence": evidence,
     }
     outcome = payload.get("status") if payload.get("hook_event_name") == "stop" else None
-    outcome = outcome or payload.get("final_status")
+    outcome = _stop_of(items) or outcome or payload.get("final_status")
     status = STATUS.get(str(outcome or "")) if reported else None
     if status:
         record["status"] = status
@@ -192,7 +231,7 @@ def _append(path: str, event: str, payload: Mapping[str, Any], recorded: Collect
     if line["g"] and line["g"] in recorded:
         return  # a late event of a turn already queued
     line["t"] = time.time()
-    for name in GATHER[event]:
+    for name in GATHER.get(event, STOP_FIELDS):
         value = payload.get(name)
         if isinstance(value, str):
             value = clip(value)
