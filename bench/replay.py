@@ -11,8 +11,11 @@ replays:
 
 - failure: each command that failed in the case, as a Claude Code PostToolUseFailure payload
   (`Exit code N` and the output): the entries the case taught must come back;
-- prompt: the case's task as a UserPromptSubmit prompt: the same; for a real session's later
-  turn, with the paths its earlier turns' tool calls named as the recent paths;
+- prompt: the case's task as a UserPromptSubmit prompt: the same; for a real session's turn,
+  with the workspace's state the hook read when that prompt was submitted (the branch, and the
+  recent paths `recall.events.recent_paths` finds in the transcript as it stood then:
+  `tests/fixtures/eval/real_state.json`, built from the published sessions by
+  `tests/fixtures/eval/build_state.py`); without it, the paths the earlier turns' cases name;
 - success: each command that succeeded, as a PostToolUse payload: nothing must come back.
 
 An entry is relevant to an event when the event's case taught it, or a case about the same
@@ -68,6 +71,9 @@ from wikimem.recall.symptoms import SEPARATORS, programs
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "offline_lessons"
 REAL = ROOT / "wikimem" / "data" / "eval" / "real.jsonl"
+# What the prompt hook read at each real turn's prompt (branch, recent paths), taken from the
+# published transcripts by tests/fixtures/eval/build_state.py.
+STATE = ROOT / "tests" / "fixtures" / "eval" / "real_state.json"
 # A real 180 KB Claude Code transcript: the prompt hook reads its tail for the recent paths.
 TRANSCRIPT = ROOT / "tests/fixtures/runners/real/claude-2.1.14-python-to-rust-subagent.jsonl"
 TARGETS = {"recall": 0.8, "precision": 0.7, "failure_p99_ms": 100.0, "prompt_p99_ms": 150.0}
@@ -195,6 +201,18 @@ def learn(
     return taught
 
 
+def workspace_state() -> dict[tuple[str, int], tuple[str, list[str]]]:
+    """(branch, recent paths) by (session, turn): what the hook read at that turn's prompt."""
+    if not STATE.is_file():
+        return {}
+    found = json.loads(STATE.read_text(encoding="utf-8"))
+    return {
+        (session, int(turn)): (str(state["branch"]), [str(p) for p in state["paths"]])
+        for session, turns in found.items()
+        for turn, state in turns.items()
+    }
+
+
 def touched(runs: list[dict[str, object]]) -> list[str]:
     """The paths a session's earlier tool calls named: edited files, and the path-like words
     of its commands, as the prompt hook reads them from the transcript."""
@@ -272,11 +290,13 @@ def replay(
     seen_failures: set[tuple[str, str]] = set()
     # by (tally prefix, turn): whether its prompt needs an entry, and whether one came in time
     turns: dict[tuple[str, str], list[bool]] = {}
+    state_at = workspace_state()
     with tempfile.TemporaryDirectory() as scratch:
         state = Path(scratch)  # the replay's injection log: each event in a fresh session
         for case in cases:
             needed = needed_by(case, cases, taught)
             paths: list[str] = []
+            branch = ""
             if case.corpus == "real":
                 turn = [c for c in cases if c.corpus == "real" and c.session == case.session
                         and c.turn == case.turn]  # fmt: skip
@@ -285,6 +305,9 @@ def replay(
                            and case.turn is not None and c.turn is not None
                            and c.turn < case.turn]  # fmt: skip
                 paths = touched([run for c in earlier for run in c.runs])
+                if case.turn is not None and (case.session, case.turn) in state_at:
+                    # what the hook read from the real transcript, not the cases' windows
+                    branch, paths = state_at[(case.session, case.turn)]
             for n, run in enumerate(case.runs):
                 for kind, data in events(case, n, run):
                     want = needed
@@ -316,7 +339,7 @@ def replay(
                     )
                     event = read_event(data)
                     if kind == "prompt":
-                        event.paths = paths
+                        event.paths, event.branch = paths, branch
                     for _ in range(REPEATS):
                         event.session = f"{data['session_id']}-{time.perf_counter_ns()}"
                         began, cpu = time.perf_counter(), time.process_time()

@@ -68,6 +68,12 @@ def test_the_delivery_replay_runs_on_both_corpora_and_keeps_its_held_apart_part(
         keys = {c.key for c in mine}
         assert len({c.key for c in held}) == -(-len(keys) // 3)  # a third of the keys, rounded up
     assert replay.held_apart(["b", "a", "c"]) == replay.held_apart(["c", "b", "a"])
+    # each real turn's prompt gets the state the hook read from its transcript at that prompt;
+    # before a session's first prompt no tool call had named anything
+    state = replay.workspace_state()
+    turns = {(c.session, c.turn) for c in cases if c.corpus == "real" and c.turn is not None}
+    assert turns and all(turn in state for turn in turns)
+    assert all(state[(session, 0)][1] == [] for session, _ in turns)
 
     picked = ["01-bun-lockfile", "06-fly-port", "push-upstream-gqc", "quiet-did-you-push"]
     args = ["--leaves", "20", "--process-runs", "2"]
