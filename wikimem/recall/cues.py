@@ -211,6 +211,10 @@ FOCUS = 8  # of the prompt's rarest words looked up
 # 10,000 leaves `database` matched 17,000 rows, and ranking them was most of the prompt hook's
 # in-process CPU: p50 21-23 -> 2.6 ms, p99 31-35 -> 11-12 ms, the same entries delivered.
 LOOKED = 0.2
+# An entry citing this many of the files the session is working on is a lead on the workspace's
+# state alone, whatever the prompt says (`continue until all are done`): one file is often a
+# hub every change touches (`mix.exs`), two name the same piece of work.
+STATE_FILES = 2
 
 
 def branch_terms(branch: str) -> list[str]:
@@ -220,6 +224,17 @@ def branch_terms(branch: str) -> list[str]:
         return []
     found = [t for t in telling(re.sub(r"[/_.-]+", " ", branch)) if t not in BRANCH_PREFIXES]
     return [t for t in found if not any(c.isdigit() for c in t)]
+
+
+def files_cited(paths: list[str], text: str) -> int:
+    """How many of the session's paths `text` names whole: files (a last part with an
+    extension, `lib/app/router.ex`, `.beads/issues.jsonl`), not folders."""
+    return sum(1 for p in paths if is_file(p) and p in text)
+
+
+def is_file(path: str) -> bool:
+    """Whether a path names a file by its extension (`router.ex`, not `assets` nor `.git`)."""
+    return "." in path.rsplit("/", 1)[-1].lstrip(".")
 
 
 def cited(paths: list[str], text: str) -> float:
@@ -343,7 +358,8 @@ def prompt_entries(
     quoted_commands = commands_named(prompt)
     recent = [p.strip("./") for p in prompt_paths(prompt) + (paths or [])[-PATHS:]]
     recent = list(dict.fromkeys(p for p in recent if "/" in p and len(p) >= 6))
-    if not asked and not given_names:
+    files = [p for p in recent if is_file(p)]
+    if not asked and not given_names and len(files) < STATE_FILES:
         return []
     db = open_index(index_file)
     if db is None:
@@ -360,9 +376,11 @@ def prompt_entries(
         parts = [quoted([stem(t) for t in looked], "OR")] if looked else []
         parts += [f'"{" ".join(words(p))}"' for p in recent if words(p)]
         parts += [f'"{" ".join(WORD.findall(n))}"' for n in given_names]
-        if not parts:
-            return []
-        items = candidates(db, " OR ".join(parts))
+        items = candidates(db, " OR ".join(parts)) if parts else []
+        if len(files) >= STATE_FILES:  # the entries citing what the session works on
+            ids = {f.ref for f in items}
+            phrases = " OR ".join(f'"{" ".join(words(p))}"' for p in files if words(p))
+            items += [f for f in candidates(db, phrases) if f.ref not in ids]
     except sqlite3.Error:
         return []
     finally:
@@ -379,6 +397,7 @@ def prompt_entries(
         strong = list(dict.fromkeys(titled + paged))
         weak = [t for t in shared(terms, item.body) if t not in strong]
         on_paths = cited(recent, item.body) / 2 if recent else 0.0
+        by_state = len(files) >= STATE_FILES and files_cited(files, item.body) >= STATE_FILES
         commands = [c for _, c in quoted_commands if f" {c} " in f" {said} "]
         cites = named_in(given_names, item.body) if given_names else []
         evidence = (
@@ -393,7 +412,7 @@ def prompt_entries(
         )
         if len(asked) == 1 and titled and paged:
             pieces += 1  # a one-topic prompt naming both the page and the entry's title
-        if (
+        if by_state or (
             pieces >= 2
             and evidence >= ENOUGH
             and (strong or on_paths or commands or cites)
