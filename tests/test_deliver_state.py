@@ -25,6 +25,9 @@ HOOK_CHECK = (
     "lib/app/web/session_controller.ex before committing; `--no-verify` hides it."
 )
 ROUTER = "The router lives in lib/app/web/router.ex; scopes are declared there."
+SPLIT = "The web layer was split in eight files, one controller each: " + ", ".join(
+    f"lib/app/web/{name}.ex" for name in "abcdefgh"
+)
 
 
 @pytest.fixture
@@ -39,6 +42,7 @@ def state_wiki(workspace: Path, isolated_env: Path) -> config.Places:
         [("git commit fails: pre-commit validation failed", HOOK_CHECK)],
     )
     write_leaf(places.wiki, "web/router", "Router", "Routes.", [("Where routes go", ROUTER)])
+    write_leaf(places.wiki, "web/layout", "Layout", "Files.", [("The split controllers", SPLIT)])
     write_leaf(
         places.wiki,
         "build/bun",
@@ -109,3 +113,10 @@ def test_the_workspace_state_rule_counts_files_cited_whole_not_folders(
         prompt="bun install says the lockfile had changes",
     )
     assert set(found) == {"tools/git", "build/bun"}
+    # many files cited on the side never push out what the prompt's own words point to
+    split = [f"lib/app/web/{name}.ex" for name in "abcdefgh"]
+    assert refs(split) == ["web/layout"]
+    assert set(refs(split, prompt="the bun lockfile")) == {
+        "web/layout",
+        "build/bun",
+    }

@@ -237,6 +237,12 @@ def is_file(path: str) -> bool:
     return "." in path.rsplit("/", 1)[-1].lstrip(".")
 
 
+def phrase(path: str) -> str:
+    """A path as an FTS5 phrase of all its tokens: `lib/a/is.ex` is "lib a is ex" (the
+    tokenizer keeps one-letter parts and stopwords, so the phrase must too)."""
+    return '"' + " ".join(WORD.findall(path.lower())) + '"'
+
+
 def cited(paths: list[str], text: str) -> float:
     """How strongly `text` names the session's paths: 2 for a path itself, 1 for its folder
     (of two parts or more, `priv/static/assets` for `priv/static/assets/app.css`)."""
@@ -345,11 +351,13 @@ def prompt_entries(
     folder). An entry needs two pieces of it weighing ENOUGH together, as much as one word that
     names that entry alone, one piece in its title, page, paths or commands, and one a word of
     the prompt itself: so a prompt unrelated to everything gets nothing, whatever the branch and
-    the paths, and common words (`function`, `test`) add up to little however many. A word
+    the paths, and common words (`function`, `test`) add up to little however many. The one
+    exception is the workspace's state: an entry citing STATE_FILES of those paths whole, as
+    files, is a lead whatever the prompt says (`continue until all are done`). A word
     naming both the entry's title and its page counts in each (and as two pieces when it is
     the prompt's one word). A URL's words and the parts of a snake_case symbol are not the
     prompt's words (`mix_audit` is not about `mix`). Then the entries scoring under CLOSE of
-    the best are left out."""
+    the best one the prompt's words point to (of the best of all when none) are left out."""
     asked = [t for t in telling(URL.sub(" ", prompt)) if t not in ASKING and stem(t) not in ASKING]
     inside = symbol_parts(prompt) - set(words(NAME.sub(" ", URL.sub(" ", prompt))))
     asked = [t for t in asked if t not in inside]
@@ -374,12 +382,12 @@ def prompt_entries(
         if 2 * sum(weight[t] for t in common) >= ENOUGH:
             looked += common  # together they could be enough: an entry may hold only them
         parts = [quoted([stem(t) for t in looked], "OR")] if looked else []
-        parts += [f'"{" ".join(words(p))}"' for p in recent if words(p)]
+        parts += [phrase(p) for p in recent if WORD.search(p)]
         parts += [f'"{" ".join(WORD.findall(n))}"' for n in given_names]
         items = candidates(db, " OR ".join(parts)) if parts else []
         if len(files) >= STATE_FILES:  # the entries citing what the session works on
             ids = {f.ref for f in items}
-            phrases = " OR ".join(f'"{" ".join(words(p))}"' for p in files if words(p))
+            phrases = " OR ".join(phrase(p) for p in files if WORD.search(p))
             items += [f for f in candidates(db, phrases) if f.ref not in ids]
     except sqlite3.Error:
         return []
@@ -388,6 +396,7 @@ def prompt_entries(
     terms = focus + also
     programs = {program for program, _ in quoted_commands}
     found = []
+    bar = 0.0
     for item in items:
         page_text = f"{item.leaf_title}\n{item.path.replace('/', ' ')}"
         said = " ".join(words(f"{item.title}\n{page_text}\n{item.body}"))
@@ -412,13 +421,18 @@ def prompt_entries(
         )
         if len(asked) == 1 and titled and paged:
             pieces += 1  # a one-topic prompt naming both the page and the entry's title
-        if by_state or (
+        worded = (
             pieces >= 2
             and evidence >= ENOUGH
             and (strong or on_paths or commands or cites)
             and (cites or any(t in asked for t in strong + weak))
-        ):
+        )
+        if worded or by_state:
             item.score = round(evidence, 6)
             found.append(item)
+            bar = max(bar, item.score) if worded else bar
     found.sort(key=lambda f: (-f.score, f.path, f.entry))
-    return [f for f in found if f.score >= found[0].score * CLOSE][:limit]
+    # the best lead of the prompt's own words sets the bar: files cited on the side (scoring
+    # 1 each) never push it out
+    bar = bar or (found[0].score if found else 0.0)
+    return [f for f in found if f.score >= bar * CLOSE][:limit]
