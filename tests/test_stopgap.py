@@ -45,12 +45,16 @@ def _later_real_fix() -> dict:
     }
 
 
+def _index(workspace: Path, cli, run: dict) -> None:  # type: ignore[no-untyped-def]
+    source = workspace / f"{run['run_id']}.json"
+    source.write_text(json.dumps(run))
+    assert cli("enqueue", str(source)).code == 0
+    assert cli("index").code == 0
+
+
 def test_a_stopgap_is_kept_as_one_then_the_real_fix_settles_it(workspace: Path, cli) -> None:
     cli("init")
-    first = workspace / "first.json"
-    first.write_text(json.dumps(example_run("02-xdist")))
-    assert cli("enqueue", str(first)).code == 0
-    assert cli("index").code == 0
+    _index(workspace, cli, example_run("02-xdist"))
     page = workspace / WIKI / "testing/pytest/MEMORY.md"
     text = page.read_text()
     assert "`pytest -n 0 tests/integration -q` passes, but it only works around the failure" in text
@@ -58,10 +62,7 @@ def test_a_stopgap_is_kept_as_one_then_the_real_fix_settles_it(workspace: Path, 
     assert "Still to do: give each xdist worker its own database file" in text
     assert "review-by=2026-12-16" in text
 
-    later = workspace / "later.json"
-    later.write_text(json.dumps(_later_real_fix()))
-    assert cli("enqueue", str(later)).code == 0
-    assert cli("index").code == 0
+    _index(workspace, cli, _later_real_fix())
 
     text = page.read_text()
     assert text.count("## pytest fails: database is locked") == 1  # the same entry, updated
@@ -73,10 +74,7 @@ def test_a_stopgap_is_kept_as_one_then_the_real_fix_settles_it(workspace: Path, 
 
 def test_the_failure_hook_hands_a_stopgap_over_as_one(workspace: Path, cli) -> None:
     cli("init")
-    first = workspace / "first.json"
-    first.write_text(json.dumps(example_run("02-xdist")))
-    assert cli("enqueue", str(first)).code == 0
-    assert cli("index").code == 0
+    _index(workspace, cli, example_run("02-xdist"))
     payload = {
         "session_id": "s-1",
         "cwd": str(workspace),
