@@ -7,8 +7,10 @@ import json
 from pathlib import Path
 
 from tests.conftest import example_run, git, run_wikimem
+from wikimem.indexing.offline import offline_plan, rules_wrote
 from wikimem.indexing.stopgap import changed_words, stopgap
 from wikimem.intake.record import normalise
+from wikimem.intake.snapshot import take
 
 WIKI = Path(".clarvis/memory")
 
@@ -114,3 +116,36 @@ def test_a_stopgap_sentence_about_another_lessons_change_is_not_this_ones() -> N
 def test_the_changed_part_of_a_command_is_a_flag_with_its_value() -> None:
     assert changed_words("pytest -n auto tests -q", "pytest -n 0 tests -q") == ("-n 0",)
     assert changed_words("npm ci", "npm ci --legacy-peer-deps") == ("--legacy-peer-deps",)
+
+
+def test_a_stopgap_after_setup_steps_names_them_and_stays_the_rules_own() -> None:
+    run = {
+        "run_id": "ci-311-2",
+        "task": "Get the e2e job green.",
+        "status": "succeeded",
+        "result": "The proxy blocks the webkit download, so for now CI runs chromium only "
+        "(`--project=chromium`) until the proxy allows the CDN.",
+        "evidence": [
+            {
+                "kind": "command",
+                "command": "npx playwright test",
+                "exit_code": 1,
+                "output": "Error: browserType.launch: Executable doesn't exist\n",
+            },
+            {"kind": "command", "command": "npx playwright install chromium", "exit_code": 0},
+            {
+                "kind": "command",
+                "command": "npx playwright test --project=chromium",
+                "exit_code": 0,
+            },
+        ],
+    }
+
+    (edit,) = offline_plan([take(normalise(run, "t"))[0]]).edits
+
+    assert edit["type"] == "working"
+    assert (
+        "Run `npx playwright install chromium`, then `npx playwright test --project=chromium`:"
+        " that passes, but it only works around the failure." in edit["body"]
+    )
+    assert rules_wrote(edit["body"])  # so the run that fixes it may update it

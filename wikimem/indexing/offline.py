@@ -107,7 +107,7 @@ _OURS = re.compile(
     r"(?:`.*` fails with exit code \d+[.:]|The output says why: |When it fails this way, "
     r"|`[^`\n]+`:$|`.*` passes, but only works around it\.$|The fix: |Decided in the run: "
     r"|Still open: the run ended failed|Tried without success: |Tried, and it still fails: "
-    r"|(?:Until it is fixed, .*)?`.*` passes, but it only works around the failure\.$"
+    r"|(?:Run .*: that|`.*`) passes, but it only works around the failure\.$"
     r"|The run says so: |Why it fails, as the run found: |Still to do: )"
 )
 _FENCED = re.compile(r"^(`{3,})[^\n]*\n.*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
@@ -694,11 +694,11 @@ def fix_body(
         sentence = "When it fails this way, " + (" and ".join(steps) + ", then " if steps else "")
         sentence += f"run it as {code(commands[-1])} instead: that passes."
         if gap is not None:
-            sentence = (
-                "Until it is fixed, " + " and ".join(steps) + ", then " if steps else ""
-            ) + f"{code(commands[-1])} passes, but it only works around the failure."
-            if not steps:
-                sentence = sentence[0].upper() + sentence[1:]
+            sentence = f"{code(commands[-1])} passes, but it only works around the failure."
+            if steps:
+                first = " and ".join(steps)
+                sentence = f"{first[0].upper()}{first[1:]}, then {code(commands[-1])}: that passes,"
+                sentence += " but it only works around the failure."
     else:
         if shown_apart:
             steps.append("run the commands below")
