@@ -7,13 +7,15 @@ Run with WIKIMEM_WEAK_MODEL_URL=http://127.0.0.1:PORT/v1 (the server prints it).
 about 30 s on an idle 2-core machine with two threads (minutes on a busy one), so
 WIKIMEM_WEAK_MODEL_CASES bounds how many (default 10; `all` for the whole corpus), and
 WIKIMEM_WEAK_MODEL_LOG names a file that gets one JSON line per case as it finishes, so an
-hours-long run that is cut short still leaves its figures."""
+hours-long run that is cut short still leaves its figures; WIKIMEM_WEAK_MODEL_SKIP names a file of
+case ids (one per line, such a log's ids) to leave out, so a later run measures the rest."""
 
 from __future__ import annotations
 
 import json
 import os
 from dataclasses import asdict
+from pathlib import Path
 
 import pytest
 
@@ -29,6 +31,10 @@ pytestmark = pytest.mark.skipif(
 
 def test_a_weak_model_makes_no_wrong_write() -> None:
     cases = [*harness.load_cases(corpus="real"), *harness.load_cases()]
+    skip = os.environ.get("WIKIMEM_WEAK_MODEL_SKIP", "")
+    if skip:
+        done = set(Path(skip).read_text(encoding="utf-8").split())
+        cases = [c for c in cases if c.id not in done]
     wanted = os.environ.get("WIKIMEM_WEAK_MODEL_CASES", "10")
     count = len(cases) if wanted == "all" else int(wanted)
     chosen = cases[:: max(1, len(cases) // count)][:count]
