@@ -330,3 +330,52 @@ def test_the_wiki_finds_a_leafs_namesakes_under_other_topics(tmp_path: Path) -> 
     assert wiki.namesakes("build/terraform") == ["ci/cloud/terraform", "infra/terraform"]
     assert wiki.namesakes("infra/terraform") == ["ci/cloud/terraform"]
     assert wiki.namesakes("build/make") == []
+
+
+def test_date_fields_filled_with_words_refuse_the_edit_and_a_real_date_is_kept(
+    workspace: Path, openai_server
+) -> None:
+    """Two answers the weak model gave for no-change runs (a flaky retry; a fix the wiki
+    already held), each a plausible add with every date field filled with a word: refused."""
+    flaky = {
+        "run_id": "eval-nc-12",
+        "task": "Re-run the CI job that failed on a network blip",
+        "status": "succeeded",
+        "result": "The job failed once on a registry timeout and passed on the re-run; "
+        "nothing changed.",
+        "evidence": [
+            {
+                "kind": "command",
+                "command": "npm ci",
+                "exit_code": 1,
+                "output": "npm ERR! network request to https://registry.npmjs.org/react failed, "
+                "reason: ETIMEDOUT\n",
+            },
+            {"kind": "command", "command": "npm ci", "exit_code": 0, "output": "added 812\n"},
+        ],
+    }
+    said = "The npm ci task failed on a registry timeout and passed on the re-run; nothing changed."
+    plan = {
+        "summary": "The task failed on a registry timeout and passed on the re-run.",
+        "edits": [
+            {
+                "action": "add",
+                "leaf": "build/npm",
+                "entry": "npm ci",
+                "title": "npm ci",
+                "type": "working",
+                "body": said,
+                "reason": said,
+                "meta": {"review-by": "npm ci", "expires": "npm ci"},
+            }
+        ],
+    }
+    places, outcome = drain_one(workspace, openai_server, plan, flaky)
+
+    assert outcome.outcome == "no change" and outcome.edits == 0
+    reasons = [n["reason"] for n in outcome.rejected]
+    assert reasons == ["meta review-by 'npm ci' is not a date (YYYY-MM-DD)"], reasons
+
+    dated = junk(meta={"review-by": "2027-01-15"})
+    checked = validate(RawPlan("s", (dated,)), lambda _: None, strict=True)
+    assert [dict(e.meta) for e in checked.edits] == [{"review-by": "2027-01-15"}]

@@ -158,6 +158,18 @@ def clean_meta(raw: Any) -> tuple[tuple[str, str], ...]:
     return tuple((k, str(raw[k])) for k in META_KEYS if k in raw and DATE.match(str(raw[k])))
 
 
+def wordy_date(raw: Any) -> str:
+    """A date field filled with words (`"review-by": "npm ci"`), as `key 'value'`, or "": what a
+    model writes when it fills every field it is shown, not a date it meant."""
+    if not isinstance(raw, Mapping):
+        return ""
+    for key in META_KEYS:
+        value = raw.get(key)
+        if value not in (None, "") and not DATE.match(str(value)):
+            return f"{key} {quoted(value)!r}"
+    return ""
+
+
 @dataclass(frozen=True)
 class TopicSummary:
     topic: str
@@ -699,6 +711,8 @@ class _Checker:
             )
         if strict and copies_schema(body):
             return reject("body copies the plan's schema, not a lesson")
+        if strict and wordy_date(raw.get("meta")):
+            return reject(f"meta {wordy_date(raw.get('meta'))} is not a date (YYYY-MM-DD)")
         if strict and (repeats_itself(body) or loops(body)):
             return reject("body says one sentence over and over, not a lesson")
         if strict and self.run_text and unrelated(body, self.run_text):
