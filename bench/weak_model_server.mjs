@@ -53,7 +53,7 @@ async function grammarFor(schema) {
 
 let busy = Promise.resolve();
 
-async function answer(body) {
+async function answer(body, signal) {
   const messages = body.messages ?? [];
   const system = messages.filter((m) => m.role === "system").map((m) => m.content).join("\n\n");
   const user = messages.filter((m) => m.role !== "system").map((m) => m.content).join("\n\n");
@@ -61,7 +61,7 @@ async function answer(body) {
   const sequence = context.getSequence();
   try {
     const session = new LlamaChatSession({ contextSequence: sequence, systemPrompt: system });
-    const options = { maxTokens: Number(process.env.WEAK_MODEL_MAX_TOKENS ?? 600), temperature: 0 };
+    const options = { maxTokens: Number(process.env.WEAK_MODEL_MAX_TOKENS ?? 600), temperature: 0, signal };
     if (schema) options.grammar = await grammarFor(schema);
     const text = await session.prompt(user, options);
     // WEAK_MODEL_DUMP: append each prompt and raw answer as a JSON line, for regression fixtures
@@ -87,9 +87,15 @@ const server = http.createServer((req, res) => {
       return;
     }
     const body = JSON.parse(raw || "{}");
+    // a client that gave up (its timeout) must not keep the model busy: the answers queued
+    // behind it would time out in turn
+    const gone = new AbortController();
+    res.on("close", () => { if (!res.writableEnded) gone.abort(); });
     busy = busy.then(async () => {
+      if (gone.signal.aborted) return;
       try {
-        const out = await answer(body);
+        const out = await answer(body, gone.signal);
+        if (gone.signal.aborted) return;
         res.writeHead(200, { "content-type": "application/json" });
         res.end(JSON.stringify({
           id: "chatcmpl-weak", object: "chat.completion", created: Math.floor(Date.now() / 1000),

@@ -8,7 +8,9 @@ about 30 s on an idle 2-core machine with two threads (minutes on a busy one), s
 WIKIMEM_WEAK_MODEL_CASES bounds how many (default 10; `all` for the whole corpus), and
 WIKIMEM_WEAK_MODEL_LOG names a file that gets one JSON line per case as it finishes, so an
 hours-long run that is cut short still leaves its figures; WIKIMEM_WEAK_MODEL_SKIP names a file of
-case ids (one per line, such a log's ids) to leave out, so a later run measures the rest."""
+case ids (one per line, such a log's ids) to leave out, so a later run measures the rest;
+WIKIMEM_WEAK_MODEL_TIMEOUT is the seconds a case may take (default 300). The server drops the
+answer a client gave up on, so one timeout does not make the cases queued behind it time out."""
 
 from __future__ import annotations
 
@@ -39,7 +41,12 @@ def test_a_weak_model_makes_no_wrong_write() -> None:
     count = len(cases) if wanted == "all" else int(wanted)
     chosen = cases[:: max(1, len(cases) // count)][:count]
     model = ModelSettings(
-        model="smollm2-135m", base_url=URL, api_key="sk-local-0000", max_retries=0, timeout=300
+        model="smollm2-135m",
+        base_url=URL,
+        api_key="sk-local-0000",
+        max_retries=0,
+        # seconds a case may take; raise it on a busy machine rather than count timeouts
+        timeout=float(os.environ.get("WIKIMEM_WEAK_MODEL_TIMEOUT", "300")),
     )
     log = os.environ.get("WIKIMEM_WEAK_MODEL_LOG", "")
 
