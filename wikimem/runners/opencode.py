@@ -7,9 +7,11 @@ OpenCode runs no commands as hooks: it loads JavaScript plugins from `.opencode/
 `session.idle` event (the agent finished, or was stopped) and on `session.compacted` it asks
 OpenCode's own client for the session's messages (`client.session.messages`) and pipes
 `{"hook_event_name", "session_id", "cwd", "messages"}` to `wikimem hook` on stdin. Each message
-is `{"info", "parts"}` as OpenCode's SDK gives it: a turn is a user message and the assistant
-messages after it, keyed by the user message's id, so every turn is recorded once whichever
-events fire (the session's cursor holds the keys). OpenCode fires nothing for a session it quit
+is `{"info", "parts"}` as OpenCode's SDK gives it: a turn is one run of OpenCode's loop, a user
+message and the assistant messages after it, with the user messages the person sent while it
+ran (OpenCode answers them in the same run: see `_joins`; recorded as notes of the turn), keyed
+by the first user message's id, so every turn is recorded once whichever events fire (the
+session's cursor holds the keys). OpenCode fires nothing for a session it quit
 or crashed in, so when it starts (and when a session is created) the plugin also hands on the
 folder's sessions written last (`session.pickup`): their finished turns are recorded then, and a
 turn cut mid-way once the session has been still for IDLE_SECONDS, with a note. An assistant's
@@ -81,7 +83,7 @@ def records_from_opencode(
     found = payload.get("subagents")
     subagents: dict[str, Any] = found if isinstance(found, dict) else {}
     messages = payload.get("messages") or []
-    turns = _turns(messages if isinstance(messages, list) else [])
+    turns = _turns(messages if isinstance(messages, list) else [], payload.get("before"))
     still = time.time() - _latest(messages, subagents) >= IDLE_SECONDS
     out: list[tuple[str | None, dict[str, Any]]] = []
     for n, turn in enumerate(turns):
@@ -139,10 +141,15 @@ def _latest(messages: Any, subagents: Mapping[str, Any]) -> float:
     return newest
 
 
-def _turns(messages: list[Any]) -> list[list[dict[str, Any]]]:
-    """Each user message's info, then (info, parts) of the assistant messages after it; the
-    user message's parts are kept under "parts" in its info copy."""
+def _turns(messages: list[Any], before: Any = None) -> list[list[dict[str, Any]]]:
+    """Each turn: its user message's info, then (info, parts) of the messages of the same run of
+    OpenCode's loop after it: the assistant messages and the user messages the person sent while
+    it ran (see `_joins`); the parts are kept under "parts" in each info copy. `before` is the
+    info of the message before the first one given (the plugin sends the session's last
+    messages): a run that began before them is no turn here, its head was recorded earlier."""
     turns: list[list[dict[str, Any]]] = []
+    if isinstance(before, dict) and before.get("role") == "assistant":
+        turns.append([{}, {**before, "parts": []}])  # a run whose user message is not given
     for message in messages:
         if not isinstance(message, dict):
             continue
@@ -152,10 +159,45 @@ def _turns(messages: list[Any]) -> list[list[dict[str, Any]]]:
             continue
         entry = {**info, "parts": parts if isinstance(parts, list) else []}
         if info.get("role") == "user":
-            turns.append([entry])
-        elif info.get("role") == "assistant" and turns:
+            if turns and _joins(turns[-1], entry):
+                turns[-1].append(entry)
+            else:
+                turns.append([entry])
+        elif info.get("role") == "assistant":
+            if not turns:
+                turns.append([{}])
             turns[-1].append(entry)
-    return turns
+    return [turn for turn in turns if turn[0].get("role") == "user"]
+
+
+def _joins(turn: list[dict[str, Any]], user: Mapping[str, Any]) -> bool:
+    """Whether OpenCode's loop was still running `turn` when the person sent `user`, so that
+    the same run takes it up. A prompt sent while the session is busy is stored at once and
+    joins the running loop, which reads the messages again before each step and answers the
+    newest user message (that step's assistant message names it as `parentID`); the loop ends,
+    and the session goes idle, only after a step that finished with no tool calls and no newer
+    user message. (sst/opencode `packages/opencode/src/session/prompt.ts` at
+    `00d0a710e3c90c3661126ded4df5302d54a8c6e6`: `prompt` calls `loop`, which joins a running
+    one through `state.ensureRunning`, and `runLoop` breaks only when the last assistant's
+    `finish` is not "tool-calls"/"unknown" and its `parentID` is the last user message's id;
+    at anomalyco/opencode `c47941910e12e2af43c3feb3f81b6e3b676d375f` a busy session's prompt
+    is queued, and the loop goes on while a queued message is newer than the last answer.)
+    So the message joins when the turn's last answer was still being written when it came
+    (finished later than the message's `time.created`), or had finished with a step the loop
+    goes on from. An answer not finished yet is decided once it is: a live step completes
+    before the next one starts, and one never completed was cut off by a crash, after which a
+    message begins a new run."""
+    answers = [m for m in turn[1:] if m.get("role") == "assistant" and not m.get("summary")]
+    if not answers:
+        return False  # no step of the run yet (or no run): the message is the next prompt
+    last = answers[-1]
+    completed = _time(last, "completed")
+    if completed is None:
+        return False
+    sent = _time(user, "created")
+    if sent is not None and sent <= completed:
+        return True
+    return not last.get("error") and last.get("finish") in GOES_ON
 
 
 def _record(
@@ -167,7 +209,8 @@ def _record(
     later: bool = False,
     still: bool = False,
 ) -> dict[str, Any] | None:
-    user, answers = turn[0], [m for m in turn[1:] if not m.get("summary")]
+    user, rest = turn[0], turn[1:]
+    answers = [m for m in rest if m.get("role") == "assistant" and not m.get("summary")]
     if not answers:
         return None  # a compaction's own request, or a prompt not answered yet
     prompt = _text(user["parts"])
@@ -194,6 +237,11 @@ def _record(
         record["status"] = "succeeded"
     else:
         notes.append({"kind": "note", "text": UNREPORTED})
+    notes.extend(
+        {"kind": "note", "text": clip(f"Message the person sent during the turn: {text}")}
+        for text in (_text(m["parts"]) for m in rest if m.get("role") == "user")
+        if text
+    )
     result = ""
     for answer in reversed(answers):
         result = _text(answer["parts"])
@@ -450,6 +498,9 @@ async function report(client, id, directory, type) {
   }
   const payload = { hook_event_name: type, session_id: id, cwd: directory, messages: recent }
   payload.subagents = subagents
+  // the message before them, without its parts: whether the first one continues a turn
+  const earlier = messages[messages.length - recent.length - 1]
+  if (earlier && earlier.info) payload.before = earlier.info
   await send(COMMAND, payload, directory)
 }
 
