@@ -454,6 +454,13 @@ def test_the_plugin_keeps_the_context_file_in_step(
 REAL = FIXTURES / "real"
 INTERRUPTION = REAL / "kimaki-real-session-task-user-interruption.jsonl"
 PARALLEL = REAL / "kimaki-real-session-task-three-parallel-sleeps.jsonl"
+# The 1.2.15 session edited as OpenCode writes a message the person sends while the turn runs
+# (see the folder's README): sent while the `task` call ran, beside which the first step ran
+# `git status --short`; the next step answers it (its `parentID`), runs `pnpm vitest run`,
+# and the last one the real answer.
+MIDTURN = FIXTURES / "mid-turn-message.jsonl"
+PROMPT, QUEUED = "msg_cb9b0ba6c001i3YH7bGffdB6BF", "msg_cb9b14b10001Qm7dTz2LpXw9Rk"
+SENT = "Message the person sent during the turn: When the task is done, also run the unit tests."
 
 
 def bus_session(path: Path, upto: int | None = None) -> dict:
@@ -511,6 +518,62 @@ def test_a_real_session_with_a_subagent_is_one_turn_with_its_report() -> None:
     assert "<task_result>" in note["text"]
 
 
+def test_a_message_sent_mid_turn_joins_the_turn_opencode_answers_it_in() -> None:
+    session = bus_session(MIDTURN)
+    answers = [m["info"] for m in session["messages"] if m["info"]["role"] == "assistant"]
+    assert [a["parentID"] for a in answers] == [PROMPT, QUEUED, QUEUED]  # as OpenCode writes it
+
+    ((key, run),) = records_from_payload(plugin_payload(session), {})
+
+    assert key == PROMPT and run["run_id"].endswith(f":{PROMPT}")
+    assert run["task"].startswith("REAL_FIXTURE_TASK_INTERRUPT_START.")
+    assert run["status"] == "succeeded"
+    assert run["result"].startswith("Here are the extensive notes from the long analysis")
+    assert run["ended_at"] == "2026-03-04T16:32:40Z"  # the last step's end, after the message
+    assert [(e["command"], e["exit_code"]) for e in run["evidence"] if e["kind"] == "command"] == [
+        ("git status --short", 0),
+        ("pnpm vitest run", 0),
+    ]  # the call before the message and the one after it
+    notes = [e["text"] for e in run["evidence"] if e["kind"] == "note"]
+    assert notes[0] == SENT  # the person's text, not the part the client added
+    assert len(notes) == 2 and "task_id: ses_3464f3a1dffeBBD0d15EqnGjAh" in notes[1]
+
+
+def test_a_message_is_a_turn_of_its_own_once_the_run_had_ended() -> None:
+    """Sent after the last step finished with an answer, or after the turn was stopped, the
+    message starts the next run; sent after a step that finished with tool calls, the run it
+    joins goes on; after a step never finished (OpenCode crashed), it starts a new run."""
+    session = bus_session(MIDTURN)
+    queued = next(m for m in session["messages"] if m["info"]["id"] == QUEUED)
+    first = next(m for m in session["messages"] if m["info"]["role"] == "assistant")
+    queued["info"]["time"]["created"] = first["info"]["time"]["completed"] + 1
+    joined = records_from_payload(plugin_payload(session), {})
+    assert [k for k, _ in joined] == [PROMPT]  # the step had finished with tool calls
+    first["info"]["finish"] = "stop"
+    assert [k for k, _ in records_from_payload(plugin_payload(session), {})] == [PROMPT, QUEUED]
+    first["info"].update(finish="tool-calls", error={"name": "MessageAbortedError", "data": {}})
+    (_, stopped), (_, after) = records_from_payload(plugin_payload(session), {})
+    assert stopped["status"] == "interrupted" and after["task"] == SENT.split(": ", 1)[1]
+    del first["info"]["time"]["completed"], first["info"]["error"]
+    keys = [k for k, _ in records_from_payload(plugin_payload(session), {})]
+    assert keys == [PROMPT, QUEUED]  # the first run crashed; the message began the next
+
+
+def test_the_last_messages_sent_begin_mid_turn_and_record_nothing_twice() -> None:
+    """The plugin sends a long session's last messages, and the one before them without its
+    parts (`before`): a run that began before them was recorded from an earlier event, so the
+    message sent mid-turn that opens them makes no turn, nor do answers that open them."""
+    payload = plugin_payload(bus_session(MIDTURN))
+    messages = payload["messages"]
+    at = next(n for n, m in enumerate(messages) if m["info"]["id"] == QUEUED)
+    cut = payload | {"messages": messages[at:], "before": messages[at - 1]["info"]}
+    assert records_from_payload(cut, {}) == []
+    assert records_from_payload(payload | {"messages": messages[at + 1 :]}, {}) == []
+    # the message before is another prompt's (no step of its run yet): this one is a prompt
+    prompt = payload | {"messages": messages[at:], "before": messages[0]["info"]}
+    assert [k for k, _ in records_from_payload(prompt, {})] == [QUEUED]
+
+
 def test_three_parallel_real_subagents_are_three_reports_in_one_turn() -> None:
     session = bus_session(PARALLEL)
     ((_, run),) = records_from_payload(plugin_payload(session), {})
@@ -528,13 +591,14 @@ def test_three_parallel_real_subagents_are_three_reports_in_one_turn() -> None:
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
+@pytest.mark.parametrize("path", [INTERRUPTION, MIDTURN], ids=["real", "mid-turn message"])
 def test_the_installed_plugin_queues_a_real_session_once(
-    workspace: Path, isolated_env: Path, cli
+    workspace: Path, isolated_env: Path, cli, path: Path
 ) -> None:
     assert cli("install", "opencode").code == 0
     module = isolated_env / "wikimem.mjs"
     shutil.copy(workspace / ".opencode" / "plugins" / "wikimem.js", module)
-    session = bus_session(INTERRUPTION)
+    session = bus_session(path)
     real, child = session["info"]["id"], "ses_3464f3a1dffeBBD0d15EqnGjAh"
     harness = isolated_env / "harness.mjs"
     harness.write_text(HARNESS.replace(SESSION, real).replace(CHILD, child))
@@ -563,6 +627,84 @@ def test_the_installed_plugin_queues_a_real_session_once(
     assert run["agent"] == {"name": "opencode", "instance_id": real}
     assert run["task"].startswith("REAL_FIXTURE_TASK_INTERRUPT_START.")
     assert run["status"] == "succeeded"
+    commands = [e["command"] for e in run["evidence"] if e["kind"] == "command"]
+    assert commands == ([] if path == INTERRUPTION else ["git status --short", "pnpm vitest run"])
+    notes = [e["text"] for e in run["evidence"] if e["kind"] == "note"]
+    assert (SENT in notes) == (path == MIDTURN)
+
+
+def filler(after: dict, turns: int) -> list[dict]:
+    """`turns` short turns (a prompt and its answer) after the message `after`, then a prompt
+    not answered yet, each a millisecond after the one before."""
+    at, base = after["info"]["time"]["completed"], {"sessionID": after["info"]["sessionID"]}
+    messages = []
+    for n in range(2 * turns + 1):
+        at += 1
+        info = {**base, "id": f"msg_{at * 4096 & (2**48 - 1):012x}Filler{n:08d}"}
+        if n % 2:
+            info |= {"role": "assistant", "parentID": messages[-1]["info"]["id"], "finish": "stop"}
+            info["time"] = {"created": at, "completed": at}
+        else:
+            info |= {"role": "user", "time": {"created": at}}
+        text = {"id": f"prt_{n}", "type": "text", "text": f"reply {n}" if n % 2 else f"ask {n}"}
+        messages.append({"info": info, "parts": [text]})
+    return messages
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_the_plugin_sends_the_message_before_its_window_so_a_turn_is_not_split(
+    workspace: Path, isolated_env: Path, cli
+) -> None:
+    """A session longer than the 400 messages the plugin sends, whose window opens on the
+    message sent mid-turn: the installed plugin under node hands on the message before it too,
+    and the turn recorded at its own idle is not recorded again, nor split."""
+    assert cli("install", "opencode").code == 0
+    module = isolated_env / "wikimem.mjs"
+    shutil.copy(workspace / ".opencode" / "plugins" / "wikimem.js", module)
+    session = bus_session(MIDTURN)
+    real = session["info"]["id"]
+    session = json.loads(json.dumps(session).replace(session["info"]["directory"], str(workspace)))
+    harness = isolated_env / "harness.mjs"
+    harness.write_text(
+        HARNESS.replace(SESSION, real).replace(CHILD, "ses_3464f3a1dffeBBD0d15EqnGjAh")
+    )
+    sub = isolated_env / "subagent.json"
+    sub.write_text(json.dumps({"info": {"id": "ses_3464f3a1dffeBBD0d15EqnGjAh"}, "messages": []}))
+    bare = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(isolated_env),
+        "WIKIMEM_HOME": str(isolated_env / ".clarvis"),
+        "WIKIMEM_LINGER": "0",
+    }
+    fixture = isolated_env / "session.json"
+
+    def idle(document: dict) -> None:
+        fixture.write_text(json.dumps(document), encoding="utf-8")
+        done = subprocess.run(
+            ["/usr/bin/env", "-i", *(f"{k}={v}" for k, v in bare.items()), NODE, str(harness)]
+            + [str(module), str(fixture), str(sub), str(workspace), "v1"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=isolated_env,
+        )
+        assert done.returncode == 0, done.stderr
+
+    idle(session)  # the turn's own idle
+    at = next(n for n, m in enumerate(session["messages"]) if m["info"]["id"] == QUEUED)
+    later = filler(session["messages"][-1], (400 - (len(session["messages"]) - at) - 1) // 2)
+    longer = session | {"messages": session["messages"] + later}
+    assert longer["messages"][-400]["info"]["id"] == QUEUED  # the window opens on it
+    idle(longer)
+
+    runs = queued_runs(workspace / ".clarvis" / "state" / "queue")
+    assert len(runs) == 1 + len(later) // 2  # the turn once, each short turn once
+    (turn,) = [r for r in runs if r["run_id"].endswith(PROMPT)]
+    assert [e["command"] for e in turn["evidence"] if e["kind"] == "command"] == [
+        "git status --short",
+        "pnpm vitest run",
+    ]
+    assert not [r for r in runs if QUEUED in r["run_id"]]
 
 
 def moved(session: dict, to: float) -> dict:
@@ -602,7 +744,9 @@ def ended(session: dict) -> bool:
     return "completed" in last.get("time", {}) and finish not in (None, "tool-calls", "unknown")
 
 
-@pytest.mark.parametrize("path", [INTERRUPTION, PARALLEL], ids=["1.2.15", "1.2.20"])
+@pytest.mark.parametrize(
+    "path", [INTERRUPTION, PARALLEL, MIDTURN], ids=["1.2.15", "1.2.20", "mid-turn message"]
+)
 def test_a_real_session_opencode_stopped_anywhere_is_recorded_once_at_a_later_start(
     path: Path, tmp_path: Path
 ) -> None:
@@ -610,13 +754,17 @@ def test_a_real_session_opencode_stopped_anywhere_is_recorded_once_at_a_later_st
     came. The plugin hands the session on at the next start: a turn that had ended is recorded
     then; one cut mid-way only once the session has been still for 30 minutes (it may be running
     in another OpenCode), with no status and a note. Every turn is queued once, whatever fires
-    after (more starts, the session's idle and compaction had it gone on)."""
+    after (more starts, the session's idle and compaction had it gone on). A message the person
+    sent mid-turn never makes a turn of its own: the turn is one run, and its commands are
+    those of the steps stored by then, before and after the message."""
     from wikimem import config
     from wikimem.intake.accept import accept
     from wikimem.runners.opencode import UNREPORTED
 
     full = bus_session(path)
     (turn,) = records_from_payload(plugin_payload(full), {})
+    everything = [e["command"] for e in turn[1]["evidence"] if e["kind"] == "command"]
+    assert len(everything) == (2 if path == MIDTURN else 0)
     end = next(n for n in cuts(path) if ended(bus_session(path, n)))
     for n in cuts(path):
         stopped = bus_session(path, n)
@@ -640,9 +788,12 @@ def test_a_real_session_opencode_stopped_anywhere_is_recorded_once_at_a_later_st
         if not answered:
             continue
         assert run["run_id"] == turn[1]["run_id"] and run["task"] == turn[1]["task"]
+        ran = [e["command"] for e in run["evidence"] if e["kind"] == "command"]
+        assert ran == everything[: len(ran)], n  # none lost in between, none twice
         if n >= end:  # the turn had ended: recorded at the first start
             assert just.job and later.job is None, n
             assert run["status"] == "succeeded" and run["result"] == turn[1]["result"]
+            assert ran == everything and run["evidence"] == turn[1]["evidence"], n
         else:  # cut mid-way: only once the session has been still, its outcome unknown
             assert just.job is None and later.job, n
             assert not run["status"] and run["evidence"][0]["text"] == UNREPORTED
