@@ -15,7 +15,7 @@ from tests.conftest import git, queued_runs
 from tests.test_install_cli import ENTRY, PROFILE
 from wikimem.runners import record_from_payload, records_from_payload, session_of
 from wikimem.runners.claude import is_claude_payload
-from wikimem.runners.cursor_agent import is_cursor_payload, records_from_cursor
+from wikimem.runners.cursor_agent import EARLIER, is_cursor_payload, records_from_cursor
 
 FIXTURES = Path(__file__).parent / "fixtures" / "runners" / "cursor"
 DOCS_ROOT = "/path/to/project"  # the docs' example workspace root
@@ -40,11 +40,19 @@ def replay(payloads: list[dict], recorded: list[str]) -> list[tuple[str | None, 
     return out
 
 
-def test_the_docs_turn_becomes_one_run_at_its_stop(workspace: Path) -> None:
-    *gathering, stop = turn(workspace)
-    assert replay(gathering, []) == []  # each only adds to its turn
+def next_prompt(root: Path, generation: str = "gen-999") -> dict:
+    """The first hook of a later turn: it closes the turns before it."""
+    payload = turn(root, generation_id=generation)[1]
+    return {**payload, "prompt": "and now the docs"}
 
-    ((key, record),) = records_from_payload(stop, {})
+
+def test_the_docs_turn_becomes_one_run_once_a_later_turn_begins(workspace: Path) -> None:
+    *gathering, stop = turn(workspace)
+    recorded: list[str] = []
+    assert replay(gathering, recorded) == []  # each only adds to its turn
+    assert replay([stop], recorded) == []  # a reply of the turn may still come
+
+    ((key, record),) = records_from_payload(next_prompt(workspace), {})
 
     assert key == "gen-456" and record["run_id"] == "conv-123:gen-456"
     assert record["task"] == "Fix the bug in main.ts"
@@ -56,7 +64,7 @@ def test_the_docs_turn_becomes_one_run_at_its_stop(workspace: Path) -> None:
         {"kind": "file", "path": "main.ts", "diff": "-const foo = 1\n+const foo = 2\n"},
     ]
     assert record["source"]["cursor_version"] == "2.0.77"
-    assert record["source"]["event"] == "stop"
+    assert record["source"]["event"] == "beforeSubmitPrompt"
     assert record["started_at"] <= record["ended_at"]
 
 
@@ -70,20 +78,20 @@ def test_every_turn_once_whichever_events_fire(workspace: Path) -> None:
     third[1]["prompt"] = "try again"
     recorded: list[str] = []
 
-    # the first turn's stop never fires (Cursor quit); the second is stopped by the person
+    # the first turn's stop never fires (Cursor quit); the second is stopped by the person:
+    # its stop records the first, unreported, and leaves its own turn open
     done = replay(first[1:-1] + second[1:], recorded)
 
-    assert [(k, r["task"]) for k, r in done] == [
-        ("gen-456", "Fix the bug in main.ts"),
-        ("gen-457", "now run the tests"),
-    ]
-    unreported, stopped = (r for _, r in done)
+    assert [(k, r["task"]) for k, r in done] == [("gen-456", "Fix the bug in main.ts")]
+    ((_, unreported),) = done
     assert "status" not in unreported and "no Cursor stop hook" in unreported["evidence"][0]["text"]
-    assert stopped["status"] == "interrupted"
+    # the third turn's prompt closes the second
+    ((key, stopped),) = replay(third[1:3], recorded)
+    assert key == "gen-457" and stopped["status"] == "interrupted"
     assert [e["command"] for e in stopped["evidence"] if e["kind"] == "command"] == ["npm test"]
-    # a compaction mid-turn leaves the running turn to its stop; sessionEnd has nothing left
-    assert replay(third[1:3] + [{**third[-1], "hook_event_name": "preCompact"}], recorded) == []
-    # completed with no reply gathered: it waits for its reply's hook, or the next event
+    assert stopped["result"] == "Fixed: foo is now 2, and express is installed."
+    # a compaction mid-turn leaves the running turn open, and so does its stop
+    assert replay([{**third[-1], "hook_event_name": "preCompact"}], recorded) == []
     assert replay([third[-1]], recorded) == []
     ((key, quiet),) = replay([{**third[-1], "hook_event_name": "sessionEnd"}], recorded)
     assert key == "gen-458" and quiet["status"] == "succeeded"  # as its stop said
@@ -141,18 +149,22 @@ def test_a_payload_outside_any_project_costs_only_the_evidence(tmp_path: Path) -
 
 def test_a_broken_scratch_file_is_skipped_not_fatal(workspace: Path) -> None:
     *gathering, stop = turn(workspace)
-    replay(gathering, [])
+    replay([*gathering, stop], [])
     (scratch,) = (workspace / ".clarvis" / "state" / "cursor").glob("*.jsonl")
     with scratch.open("a") as handle:
         handle.write('{"e": "afterShellExecution", "g": "gen-456", "command": \n[1]\n{"g": 3}\n')
-    ((_, record),) = records_from_payload(stop, {})
+    ((_, record),) = records_from_payload({**stop, "hook_event_name": "sessionEnd"}, {})
     assert [e["kind"] for e in record["evidence"]] == ["command", "file"]
 
 
 def test_detection_and_dispatch(workspace: Path) -> None:
-    stop = turn(workspace)[-1]
+    *gathering, stop = turn(workspace)
     assert is_cursor_payload(stop) and session_of(stop) == "cursor-conv-123"
-    assert record_from_payload(stop, {})["agent"]["name"] == "cursor"
+    replay(gathering, [])
+    assert record_from_payload({**stop, "hook_event_name": "sessionEnd"}, {})["agent"] == {
+        "name": "cursor",
+        "instance_id": "conv-123",
+    }
     # sessionStart, and events wikimem does not install, record nothing
     for event in ("sessionStart", "beforeShellExecution", "afterAgentThought"):
         assert records_from_cursor({**stop, "hook_event_name": event}, {}) == []
@@ -162,8 +174,8 @@ def test_detection_and_dispatch(workspace: Path) -> None:
     assert not is_cursor_payload(copilot)
 
 
-def test_the_hook_path_imports_no_heavy_dependency(workspace: Path) -> None:
-    stop = turn(workspace)[-1]
+def test_the_hook_path_imports_no_heavy_dependency(tmp_path: Path) -> None:
+    stop = turn(tmp_path / "nowhere")[-1]  # no workspace to keep the turn open in: recorded
     code = (
         "import json, sys\n"
         "from wikimem.runners import record_from_payload\n"
@@ -368,7 +380,17 @@ def test_a_cursor_session_is_never_handed_on_as_another_runner_s(
 
     start.context({}, new_session(workspace, tmp_path), False)
 
-    assert handed == []
+    # its last turn, stopped but never closed, is handed on as the conversation's end, once
+    assert handed == [
+        {
+            "hook_event_name": "sessionEnd",
+            "conversation_id": "conv-123",
+            "workspace_roots": [str(workspace)],
+            "reason": "picked up at a later start",
+        }
+    ]
+    ((_, record),) = records_from_payload(handed[0], {})
+    assert record["task"] == "Fix the bug in main.ts" and record["status"] == "succeeded"
 
 
 def test_cursor_s_session_start_picks_up_a_crashed_session_as_claude_code_s_does(
@@ -410,9 +432,10 @@ def test_a_cursor_conversation_that_quit_mid_turn_is_recorded_at_a_later_start(
     workspace: Path, tmp_path: Path, monkeypatch
 ) -> None:
     """The docs' turn stopped; a second turn gathered its prompt and a command, then Cursor
-    quit (no stop, no sessionEnd). Once its scratch file has been still for 30 minutes, the
-    next start of any runner hands the conversation on once, as its end: the second turn is
-    queued once, said to be unreported, and a later start hands on nothing."""
+    quit (no stop, no sessionEnd). The second turn's prompt closes the first; once the scratch
+    file has been still for 30 minutes, the next start of any runner hands the conversation on
+    once, as its end: the second turn is queued once, said to be unreported, and a later start
+    hands on nothing."""
     from tests.test_real_sessions import an_hour_on, handed_on, new_session
     from wikimem import config
     from wikimem.cli import start
@@ -426,8 +449,8 @@ def test_a_cursor_conversation_that_quit_mid_turn_is_recorded_at_a_later_start(
         {**first[1], "generation_id": "gen-2", "prompt": "Now run the tests"},
         {**first[2], "generation_id": "gen-2", "command": "npm test", "output": "1 failing"},
     ]
-    for payload in second:
-        assert accept(places, {}, json.dumps(payload).encode()).job is None  # gathered only
+    assert accept(places, {}, json.dumps(second[0]).encode()).run_id == "conv-123:gen-456"
+    assert accept(places, {}, json.dumps(second[1]).encode()).job is None  # gathered only
     (scratch,) = (workspace / ".clarvis" / "state" / "cursor").glob("*.jsonl")
     handed = handed_on(monkeypatch)
 
@@ -492,47 +515,188 @@ def test_a_conversation_that_quit_in_its_first_turn_is_recorded_at_a_later_start
     assert [e["kind"] for e in run["evidence"][1:]] == ["command", "file"]
 
 
-def test_a_reply_whose_hook_ends_after_the_stop_s_is_the_turn_s_result(workspace: Path) -> None:
-    """Cursor starts afterAgentResponse and stop at the end of a turn without waiting for the
-    first: in a turn's first hooks (no warm listener yet) the stop's hook often takes the
-    session's lock first. The completed turn is then recorded when its reply comes, with the
-    stop's outcome, once; a turn whose reply never comes is recorded at the next stop."""
-    session_start, *gathering, reply, stop = turn(workspace)
-    recorded: list[str] = []
-
-    assert replay([*gathering, stop], recorded) == []  # completed, and no reply yet: it waits
-    ((key, record),) = replay([reply], recorded)
-
-    assert key == "gen-456" and record["status"] == "succeeded"
-    assert record["result"] == "Fixed: foo is now 2, and express is installed."
-    assert record["source"]["event"] == "afterAgentResponse"
-    assert [e["kind"] for e in record["evidence"]] == ["command", "file"]  # no note: reported
-    assert replay([reply, stop], recorded) == []  # late and repeated hooks: queued already
-    second = turn(workspace, generation_id="gen-457")
-    assert replay([second[1], second[-1]], recorded) == []  # no reply either, so far
-    third = turn(workspace, generation_id="gen-458")
-    ((k2, quiet), (k3, _)) = replay(third[1:], recorded)
-    assert (k2, k3) == ("gen-457", "gen-458")
-    assert quiet["status"] == "succeeded" and "result" not in quiet
-    assert [e["kind"] for e in quiet["evidence"]] == []  # reported by its stop: no note
+REPLIES = (
+    "Looking at main.ts first.",
+    "foo was 1; setting it to 2 and installing express.",
+    "Fixed: foo is now 2, and express is installed.",
+)
 
 
-def test_the_installed_hooks_keep_the_reply_when_the_stop_s_hook_ends_first(
+def conversation(root: Path, name: str, replies: int) -> tuple[list, list, list]:
+    """The docs' turn in conversation `name` with its last `replies` messages (Cursor fires
+    afterAgentResponse after each): what comes before the turn's end, its end (the last
+    reply's hook and the stop's, which Cursor starts at once), and a second turn, closed by
+    the conversation's sessionEnd."""
+    _start, prompt, shell, edit, reply, stop = turn(root, conversation_id=name)
+    said = [{**reply, "text": text} for text in REPLIES[-replies:]]
+    second = {"generation_id": f"{name}-2"}
+    later = [
+        {**prompt, **second, "prompt": "and now the docs"},
+        {**reply, **second, "text": "The docs say so now."},
+        {**stop, **second},
+        {**stop, **second, "hook_event_name": "sessionEnd", "final_status": "completed"},
+    ]
+    return [prompt, said[0], shell, *said[1:-1], edit], [said[-1], stop], later
+
+
+def test_a_turn_with_several_replies_keeps_every_one_whichever_hook_ends_first(
+    workspace: Path,
+) -> None:
+    """Neither a stop nor a reply says whether another reply of its turn is to come, so the
+    turn stays open through both, in either order, and the next turn's prompt records it:
+    every message once (the last as the result, the earlier as notes), with the stop's
+    outcome; a reply whose hook ends after that adds nothing."""
+    for replies in (1, 2, 3):
+        for order in ("stop first", "reply first"):
+            name = f"conv-{replies}-{order.split()[0]}"
+            before, (last, stop), later = conversation(workspace, name, replies)
+            recorded: list[str] = []
+            end = [stop, last] if order == "stop first" else [last, stop]
+            assert replay([*before, *end], recorded) == [], (replies, order)
+            ((key, record),) = replay(later[:1], recorded)
+
+            assert key == "gen-456" and record["status"] == "succeeded"
+            assert record["result"] == REPLIES[-1]
+            notes = [e["text"] for e in record["evidence"] if e["kind"] == "note"]
+            assert notes == [f"{EARLIER}{text}" for text in REPLIES[-replies:-1]]
+            assert [e["kind"] for e in record["evidence"] if e["kind"] != "note"] == [
+                "command",
+                "file",
+            ]
+            assert replay([last, stop], recorded) == []  # late, repeated: queued already
+            assert [k for k, _ in replay(later[1:], recorded)] == [f"{name}-2"]
+
+
+def hook_process(command: str, cwd: Path, home: Path) -> subprocess.Popen:
+    """`command` started as Cursor starts a hook (see cursor_shell), its payload not written
+    yet: it waits on its stdin, so that hooks started one after the other read theirs at once."""
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(home),
+        "WIKIMEM_HOME": str(home / ".clarvis"),
+        "WIKIMEM_LINGER": "0",
+        "CURSOR_PROJECT_DIR": str(cwd),
+    }
+    return subprocess.Popen(
+        ["/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items()), "/bin/sh", "-c", command],
+        cwd=cwd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
+def fire(hooks: Path, payloads: list[dict], cwd: Path, home: Path, together: bool) -> None:
+    """Each payload through its installed command: one after the other, or `together`: every
+    process started, then every payload written (the processes race for the session's lock,
+    as hooks Cursor starts at once do)."""
+    if not together:
+        for payload in payloads:
+            for command in commands(hooks, payload["hook_event_name"]):
+                done = cursor_shell(command, cwd, home, json.dumps(payload))
+                assert done.returncode == 0, done.stderr
+        return
+    started = [
+        (hook_process(command, cwd, home), payload)
+        for payload in payloads
+        for command in commands(hooks, payload["hook_event_name"])
+    ]
+    for process, payload in started:
+        assert process.stdin is not None
+        process.stdin.write(json.dumps(payload).encode())
+        process.stdin.close()
+    for process, _ in started:
+        assert process.stderr is not None
+        err = process.stderr.read()
+        assert process.wait(timeout=120) == 0, err
+
+
+RACES = int(os.environ.get("WIKIMEM_CURSOR_RACES", "1"))  # runs of each concurrent case
+
+
+def test_the_installed_hooks_record_every_reply_once_in_any_order_and_together(
     workspace: Path, isolated_env: Path, cli
 ) -> None:
-    """The docs' first turn through the installed commands from a bare shell, the stop's hook
-    before the reply's (as a race of the two often ends when no listener is warm yet): one run,
-    with the reply as its result and the stop's outcome."""
+    """Turns of 1, 2 and 3 replies through the installed commands from a bare shell, the
+    turn's end (its last reply's hook and its stop's) in both orders and started together
+    (RACES times each), then a second turn and the conversation's end: every reply is in
+    exactly one run, every turn queued once, with its stop's outcome."""
     git("init", "-q", cwd=workspace)
     assert cli("install", "cursor").code == 0
     hooks = workspace / ".cursor" / "hooks.json"
-    _start, *gathering, reply, stop = turn(workspace)
-    for payload in [*gathering, stop, reply]:
-        for command in commands(hooks, payload["hook_event_name"]):
-            done = cursor_shell(command, workspace, isolated_env, json.dumps(payload))
-            assert done.returncode == 0, done.stderr
+    cases = []
+    for replies in (1, 2, 3):
+        for order in ("stop first", "reply first", "together"):
+            for race in range(RACES if order == "together" else 1):
+                name = f"conv-{replies}-{order.split()[0]}-{race}"
+                before, (last, stop), later = conversation(workspace, name, replies)
+                fire(hooks, before, workspace, isolated_env, False)
+                end = [stop, last] if order == "stop first" else [last, stop]
+                fire(hooks, end, workspace, isolated_env, order == "together")
+                fire(hooks, later, workspace, isolated_env, False)
+                cases.append((name, replies))
 
-    (run,) = queued_runs(workspace / ".clarvis" / "state" / "queue")
-    assert run["result"] == "Fixed: foo is now 2, and express is installed."
-    assert run["status"] == "succeeded"
-    assert [e["kind"] for e in run["evidence"]] == ["command", "file"]
+    runs = queued_runs(workspace / ".clarvis" / "state" / "queue")
+    lost = duplicated = unrecorded = 0
+    for name, replies in cases:
+        mine = {r["run_id"]: r for r in runs if r["agent"]["instance_id"] == name}
+        assert len(mine) == len([r for r in runs if r["agent"]["instance_id"] == name])
+        unrecorded += len({f"{name}:gen-456", f"{name}:{name}-2"} - set(mine))
+        first = mine.get(f"{name}:gen-456", {})
+        assert first.get("status", "succeeded") == "succeeded"
+        said = [
+            [r.get("result", "")] + [e.get("text", "") for e in r["evidence"]]
+            for r in mine.values()
+        ]
+        for text in REPLIES[-replies:]:
+            holding = sum(any(text in part for part in parts) for parts in said)
+            lost += holding == 0
+            duplicated += holding > 1
+            if holding != 1:
+                print(f"{name}: {'last' if text == REPLIES[-1] else 'earlier'} reply {holding}")
+    print(
+        f"cursor races: {len(cases)} conversations, {lost} replies lost, {duplicated} twice,"
+        f" {unrecorded} turns unrecorded"
+    )
+    assert (lost, duplicated, unrecorded) == (0, 0, 0)
+
+
+def test_a_last_turn_cursor_left_open_is_recorded_at_a_later_start(
+    workspace: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """Cursor quit after a second turn's prompt (no stop, no sessionEnd): the prompt's hook
+    queued the first turn, and its own line went into the scratch file before the cursor
+    moved, so the file is older than the cursor; a later start still hands the conversation
+    on, once, and its second turn is queued once, unreported."""
+    from types import SimpleNamespace
+
+    from tests.test_real_sessions import handed_on, new_session
+    from wikimem import config
+    from wikimem.cli import start
+    from wikimem.intake.accept import accept
+    from wikimem.runners import cursor
+
+    places = config.places(workspace, {})
+    before, end, later = conversation(workspace, "conv-123", 2)
+    for payload in [*before, *end]:
+        assert accept(places, {}, json.dumps(payload).encode()).job is None  # kept open
+    assert accept(places, {}, json.dumps(later[0]).encode()).run_id == "conv-123:gen-456"
+    (scratch,) = (workspace / ".clarvis" / "state" / "cursor").glob("*.jsonl")
+    (state,) = (workspace / ".clarvis" / "state" / "sessions").glob("*.json")
+    moved = json.loads(state.read_text())["updated_at"]
+    os.utime(scratch, (moved - 5, moved - 5))
+    handed = handed_on(monkeypatch)
+    monkeypatch.setattr(cursor, "time", SimpleNamespace(time=lambda: moved + 3600))
+
+    start.context({}, new_session(workspace, tmp_path), False)
+    start.context({}, new_session(workspace, tmp_path, "b9c3e2d1-another"), False)
+
+    assert [(h["hook_event_name"], h["conversation_id"]) for h in handed] == [
+        ("sessionEnd", "conv-123")
+    ]
+    assert accept(places, {}, json.dumps(handed[0]).encode()).run_id == "conv-123:conv-123-2"
+    assert accept(places, {}, json.dumps(handed[0]).encode()).job is None
+    runs = queued_runs(workspace / ".clarvis" / "state" / "queue")
+    assert sorted(r["run_id"] for r in runs) == ["conv-123:conv-123-2", "conv-123:gen-456"]
+    (late,) = (r for r in runs if r["run_id"] == "conv-123:conv-123-2")
+    assert late["task"] == "and now the docs" and not late.get("status")

@@ -24,7 +24,11 @@ without output; a Claude Code subagent writes its own transcript, which counts t
 is three times that; turns of a crashed session are then recorded at the first start after it.
 Cursor's transcript is not read: for a Cursor conversation the scratch file its hooks append to
 (`state/cursor/`) stands for the transcript, and the start hands it on as the conversation's
-`sessionEnd`, which records the turns no `stop` reported.
+`sessionEnd`, which records the turns still open: those no `stop` reported, and the last one,
+which only a later turn or a `sessionEnd` closes (a stop cannot tell whether more of its turn's
+replies are to come). The hook that queues turns appends its own turn's line first, so a Cursor
+scratch file older than its cursor is still handed on when it holds a line of a turn the cursor
+does not.
 """
 
 from __future__ import annotations
@@ -197,8 +201,14 @@ def _left(path: Path, current: str | None, now: float) -> dict[str, Any] | None:
     written = _written(transcript)
     seen = max(_number(data.get("updated_at")), _number(data.get("picked_at")))
     seen = max(seen, _number(data.get("ended_at")) + CLOSING) if data.get("ended_at") else seen
-    if written is None or written <= seen or now - written < IDLE_SECONDS:
-        return None  # nothing new since a hook read it, or the session may still be running
+    if written is None or now - written < IDLE_SECONDS:
+        return None  # gone, or the session may still be running
+    if written <= seen and not (
+        where.get("runner") == "cursor"
+        and written > _number(data.get("picked_at"))
+        and _unrecorded(transcript, data.get("recorded"))
+    ):
+        return None  # nothing new since a hook read it
     if not _mark(path, now):
         return None  # a hook of that session holds its cursor: it is alive, or next time
     if where.get("runner") == "cursor":  # Cursor quit or crashed: as if its session ended
@@ -209,6 +219,26 @@ def _left(path: Path, current: str | None, now: float) -> dict[str, Any] | None:
             "reason": "picked up at a later start",
         }
     return {"hook_event_name": "SessionStart", "source": "resume", **where}
+
+
+def _unrecorded(scratch: str, recorded: Any) -> bool:
+    """Whether a Cursor scratch file holds a line of a turn the cursor does not: the hook that
+    queued the turns before appends its own turn's line first, so the file can be older than
+    the cursor and still hold a turn (the last one, when Cursor quit after its stop)."""
+    keys = set(recorded) if isinstance(recorded, list) else set()
+    try:
+        with open(scratch, "rb") as handle:
+            data = handle.read(32 * 1024 * 1024)
+    except OSError:
+        return False
+    for raw in data.splitlines():
+        try:
+            line = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(line, dict) and isinstance(line.get("g"), str) and line["g"] not in keys:
+            return True
+    return False
 
 
 def _written(transcript: str) -> float | None:

@@ -7,14 +7,26 @@ turn (`generation_id`, new for each user message): `beforeSubmitPrompt` (the `pr
 `afterFileEdit` (`file_path`, `edits` of `old_string`/`new_string`) and `afterAgentResponse`
 (the reply's `text`). Each of those appends what it carries to the conversation's scratch file,
 `state/cursor/<conversation>.jsonl` in the workspace of the payload's first `workspace_roots`;
-`stop` turns its turn into a run record (aborted: status `interrupted`), and every turn the
-session's cursor does not hold yet with it, so a turn whose `stop` never fired (Cursor quit, a
-hook timed out) is recorded at the next `stop`, at `preCompact` or at `sessionEnd`, with a note
-and no status. Cursor starts the reply's hook and the stop's at once: a completed turn whose
-reply is not in the scratch file yet is left there with the stop's outcome (a `stop` line), and
-its reply's hook records it; should no reply come, the next turn event does. A turn is keyed by
-its generation id; lines of turns the cursor holds (durably queued) are dropped from the scratch
-file at the next event, and the file goes with them.
+`stop` adds how its turn ended (a `stop` line: aborted is status `interrupted`).
+
+A turn is recorded once it is closed, not at its stop. Cursor fires `afterAgentResponse` after
+each assistant message, and starts the last one's hook and the stop's at once, so either may run
+first; and neither says how many messages the turn had (the reply's hook carries only `text` and
+the common fields, no index or timestamp; the stop only `status` and `loop_count`, the count of
+follow-ups a stop hook sent). A stop therefore cannot know whether a reply of its turn is still
+on its way, and no reply's hook whether it is the last. What closes a turn is what Cursor does
+after it: the first hook of a later turn (`generation_id` changes with every user message; a
+stopped turn is recorded there, a turn with no stop at the later turn's `stop` or `preCompact`,
+with a note and no status, as one whose stop never fired: Cursor quit, a hook timed out), the
+conversation's `sessionEnd` (every turn left, the last one with its `final_status`), or, when
+Cursor quit after the last turn, a later start of any runner in the workspace, which hands the
+conversation on as its `sessionEnd` once the scratch file has been still for 30 minutes
+(`wikimem.runners.cursor`). So a conversation's last turn is recorded at its `sessionEnd` or at
+that later start. The record's result is the turn's last message; the earlier ones are notes. A
+turn is keyed by its generation id; a hook of a turn already queued adds nothing (a reply whose
+hook ends after the turn was recorded is dropped, never a second record), and lines of queued
+turns are dropped from the scratch file at the next event, and the file goes with them. A Cursor
+that sends no generation id gets its turn recorded at its stop: its turns cannot be told apart.
 
 Cursor's transcript (`transcript_path`) is not read: its format is undocumented and it leaves
 tool results out, which the hooks carry.
@@ -64,6 +76,7 @@ EVENTS = frozenset(
 STATUS = {"completed": "succeeded", "aborted": "interrupted", "error": "failed"}
 SCRATCH_MAX = 16 * 1024 * 1024  # bytes of a conversation's scratch file; past it, no more lines
 STALE_SECONDS = 30 * 86400  # a scratch file untouched this long goes when a new one is made
+EARLIER = "The agent's message before its last in this turn: "
 UNREPORTED = (
     "no Cursor stop hook reported this turn (Cursor quit, or a hook failed): gathered from its "
     "other hooks, its outcome unknown"
@@ -88,46 +101,49 @@ def records_from_cursor(
     """(cursor key, run record) of each turn of the conversation not in `recorded`, oldest
     first; [] for an event that only adds to its turn (or reports none)."""
     event = payload.get("hook_event_name")
+    if event not in GATHER and event not in TURN_EVENTS:
+        return []
     conversation = _conversation(payload) or ""
     root = _root(payload, env)
     scratch = _scratch(root, conversation, env) if conversation else None
     current = nonempty_string(payload.get("generation_id"))
-    if event in GATHER:
-        if scratch is not None:
-            _append(scratch, event, payload, recorded)
-        if event != "afterAgentResponse" or scratch is None or not current:
-            return []
-        # the reply of a turn whose stop came first (Cursor starts both hooks at once)
-        turns = _gathered(_read(scratch, recorded))
-        items = turns.get(current, [])
-        if _stop_of(items) is None or current in recorded:
-            return []
-        record = _record(payload, conversation, current, items, True, root)
-        return [(current, record)] if record is not None else []
-    if event not in TURN_EVENTS:
-        return []
-    if event == "stop" and scratch is not None and current and current not in recorded:
-        _append(scratch, "stop", payload, recorded)  # its outcome, should its reply come later
+    if scratch is not None and (event in GATHER or (event == "stop" and current)):
+        _append(scratch, event, payload, recorded)  # a stop leaves its outcome (STOP_FIELDS)
     turns = _gathered(_read(scratch, recorded) if scratch is not None else [])
-    if event == "stop":
-        if current is None and turns:
-            current = list(turns)[-1]  # no generation id (an old Cursor): the newest turn
-        turns.setdefault(current or "", [])
-        if payload.get("status") == "completed" and current and _waits(turns[current]):
-            del turns[current]  # its reply's hook has not ended yet: it records the turn
-    elif event == "preCompact" and current in turns:
-        del turns[current]  # still running: its stop records it
+    if event == "stop" and (current is None or scratch is None):
+        # no generation id (a Cursor before them): turns cannot be told apart, so the stop
+        # records what there is, the newest turn as the one it reports; and with no scratch
+        # file (no workspace) there is nowhere to keep the turn open
+        current = current or (list(turns)[-1] if turns else "")
+        turns.setdefault(current, [])
+        reported = {current}
+    elif current is None and event in GATHER:
+        return []
+    elif current and current in recorded and event != "sessionEnd":
+        return []  # a late hook of a turn queued already closes none begun after it
+    else:
+        reported = set()
+    order = list(turns)  # as the turns began: a turn's prompt hook ends before it runs
+    begun = order.index(current) if current in turns else len(order)
     out: list[tuple[str | None, dict[str, Any]]] = []
-    for generation, items in turns.items():
+    for n, (generation, items) in enumerate(turns.items()):
         if generation and generation in recorded:
             continue
-        # stop reports its turn (now or before); sessionEnd the last one, its `final_status`
-        # (Cursor 2.7+)
-        reported = _stop_of(items) is not None or (
-            generation == (current or "")
-            and (event == "stop" or (event == "sessionEnd" and bool(payload.get("final_status"))))
-        )
-        record = _record(payload, conversation, generation, items, reported, root)
+        stopped = _stop_of(items) is not None
+        if event == "sessionEnd":
+            # the conversation ended: every turn, the last one with `final_status` (Cursor 2.7+)
+            told = stopped or (generation == current and bool(payload.get("final_status")))
+        elif generation in reported:
+            told = True
+        elif n >= begun:
+            continue  # the event's own turn (more replies may come, even after its stop) or later
+        elif stopped:
+            told = True  # stopped, and a later turn has begun: closed
+        elif event in TURN_EVENTS:
+            told = False  # a later turn's stop or compaction, and no stop for this one
+        else:
+            continue  # its stop may still come (a later turn's first hooks)
+        record = _record(payload, conversation, generation, items, told, root)
         if record is not None:
             out.append((generation or None, record))
     return out
@@ -154,14 +170,6 @@ def _stop_of(items: list[dict[str, Any]]) -> str | None:
     return None
 
 
-def _waits(items: list[dict[str, Any]]) -> bool:
-    """Whether a completed turn waits for its reply: its prompt was gathered (the hooks
-    write the scratch file) and no reply yet, and its stop is in the file to say how it
-    ended."""
-    kinds = {i["e"] for i in items}
-    return "beforeSubmitPrompt" in kinds and "stop" in kinds and "afterAgentResponse" not in kinds
-
-
 def _record(
     payload: Mapping[str, Any],
     conversation: str,
@@ -171,10 +179,13 @@ def _record(
     root: str | None,
 ) -> dict[str, Any] | None:
     prompts = [i["prompt"] for i in items if isinstance(i.get("prompt"), str) and i["prompt"]]
-    replies = [i["text"] for i in items if isinstance(i.get("text"), str) and i["text"]]
+    said = [i for i in items if i["e"] == "afterAgentResponse" and _text(i)]
     evidence: list[dict[str, Any]] = [] if reported else [{"kind": "note", "text": UNREPORTED}]
     for item in items:
-        if item["e"] == "afterShellExecution":
+        if item["e"] == "afterAgentResponse" and said and item is not said[-1] and _text(item):
+            # a message before the turn's last: the result is the last, none is left out
+            evidence.append({"kind": "note", "text": f"{EARLIER}{item['text']}"})
+        elif item["e"] == "afterShellExecution":
             command = nonempty_string(item.get("command"))
             if command:
                 step: dict[str, Any] = {"kind": "command", "command": command}
@@ -190,7 +201,7 @@ def _record(
                 if diff:
                     change["diff"] = clip(diff)
                 evidence.append(change)
-    if not reported and not (prompts or replies or len(evidence) > 1):
+    if not reported and not (prompts or said or len(evidence) > 1):
         return None
     name = PurePath(root or ".").name or root or "a workspace"
     record: dict[str, Any] = {
@@ -204,12 +215,15 @@ def _record(
     status = STATUS.get(str(outcome or "")) if reported else None
     if status:
         record["status"] = status
-    if replies:
-        record["result"] = replies[-1]
+    if said:
+        record["result"] = said[-1]["text"]
     stamps = [i["t"] for i in items if isinstance(i.get("t"), (int, float))]
+    stopped = [i["t"] for i in items if i["e"] == "stop" and isinstance(i.get("t"), (int, float))]
     if stamps:
         record["started_at"] = _iso(min(stamps))
-        record["ended_at"] = _iso(time.time() if reported else max(stamps))
+        # when its stop came; a turn the event reports itself ends now
+        end = stopped[0] if stopped else time.time() if reported else max(stamps)
+        record["ended_at"] = _iso(max(end, min(stamps)))
     record["source"] = {
         k: v
         for k, v in {
@@ -360,6 +374,10 @@ def _diff(edits: Any) -> str:
                 if isinstance(text, str):
                     parts.append("".join(f"{mark}{line}\n" for line in text.splitlines()))
     return "".join(parts)
+
+
+def _text(item: Mapping[str, Any]) -> bool:
+    return isinstance(item.get("text"), str) and bool(item["text"])
 
 
 def _conversation(payload: Mapping[str, Any]) -> str | None:
