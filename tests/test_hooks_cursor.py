@@ -700,3 +700,23 @@ def test_a_last_turn_cursor_left_open_is_recorded_at_a_later_start(
     assert sorted(r["run_id"] for r in runs) == ["conv-123:conv-123-2", "conv-123:gen-456"]
     (late,) = (r for r in runs if r["run_id"] == "conv-123:conv-123-2")
     assert late["task"] == "and now the docs" and not late.get("status")
+
+
+def test_a_scratch_file_older_than_its_cursor_is_read_from_its_end(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """What a start reads of such a file is bounded: its newest lines, where the line appended
+    before the cursor moved is; a line cut by the bound is skipped, not misread."""
+    from wikimem.runners import cursor
+
+    monkeypatch.setattr(cursor, "TAIL", 200)
+    scratch = tmp_path / "conv.jsonl"
+    queued = "".join(json.dumps({"e": "stop", "g": f"gen-{n}"}) + "\n" for n in range(40))
+    scratch.write_text(queued + json.dumps({"e": "beforeSubmitPrompt", "g": "gen-new"}) + "\n")
+    everything = [f"gen-{n}" for n in range(40)]
+
+    assert cursor._unrecorded(str(scratch), everything)
+    assert not cursor._unrecorded(str(scratch), [*everything, "gen-new"])
+    scratch.write_text(json.dumps({"e": "stop", "g": "gen-old"}) + "\n" + queued)
+    assert not cursor._unrecorded(str(scratch), everything)  # past the bound: not read
+    assert not cursor._unrecorded(str(tmp_path / "gone.jsonl"), [])

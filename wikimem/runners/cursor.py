@@ -56,6 +56,7 @@ HAND_ON = 3  # sessions a start hands on at most (the rest wait for the next sta
 LIST_MAX = 4096  # cursor files listed at most (prune keeps 90 days of sessions)
 CURSOR_FIELDS = ("conversation_id", "workspace_roots", "cursor_version")  # Cursor's payloads
 CLOSING = 60  # seconds after its SessionEnd in which a runner still writes its closing lines
+TAIL = 4 * 1024 * 1024  # bytes of a Cursor scratch file read for turns its cursor lacks
 
 
 def cursor_path(state: Path, session: str) -> Path:
@@ -224,14 +225,18 @@ def _left(path: Path, current: str | None, now: float) -> dict[str, Any] | None:
 def _unrecorded(scratch: str, recorded: Any) -> bool:
     """Whether a Cursor scratch file holds a line of a turn the cursor does not: the hook that
     queued the turns before appends its own turn's line first, so the file can be older than
-    the cursor and still hold a turn (the last one, when Cursor quit after its stop)."""
+    the cursor and still hold that turn (when Cursor quit after that hook). Only the file's
+    newest TAIL bytes are read: those lines were written last."""
     keys = set(recorded) if isinstance(recorded, list) else set()
     try:
         with open(scratch, "rb") as handle:
-            data = handle.read(32 * 1024 * 1024)
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - TAIL))
+            data = handle.read(TAIL)  # the newest lines: those appended before the cursor moved
     except OSError:
         return False
-    for raw in data.splitlines():
+    lines = data.splitlines()
+    for raw in lines[1:] if size > TAIL else lines:  # the first may be cut
         try:
             line = json.loads(raw)
         except ValueError:
