@@ -619,8 +619,9 @@ def test_the_installed_hooks_record_every_reply_once_in_any_order_and_together(
 ) -> None:
     """Turns of 1, 2 and 3 replies through the installed commands from a bare shell, the
     turn's end (its last reply's hook and its stop's) in both orders and started together
-    (RACES times each), then a second turn and the conversation's end: every reply is in
-    exactly one run, every turn queued once, with its stop's outcome."""
+    (RACES times each), then a second turn and the conversation's end, and the last reply's
+    hook once more, late: every reply is in exactly one run, every turn queued once, with its
+    stop's outcome."""
     git("init", "-q", cwd=workspace)
     assert cli("install", "cursor").code == 0
     hooks = workspace / ".cursor" / "hooks.json"
@@ -634,6 +635,7 @@ def test_the_installed_hooks_record_every_reply_once_in_any_order_and_together(
                 end = [stop, last] if order == "stop first" else [last, stop]
                 fire(hooks, end, workspace, isolated_env, order == "together")
                 fire(hooks, later, workspace, isolated_env, False)
+                fire(hooks, [last], workspace, isolated_env, False)  # late again: adds nothing
                 cases.append((name, replies))
 
     runs = queued_runs(workspace / ".clarvis" / "state" / "queue")
