@@ -229,6 +229,52 @@ WORDS = (
     "column",
 )
 TYPES = ("procedural", "semantic", "semantic", "episodic", "procedural", "working", "identity")
+# Files a project's notes cite (`build(..., cites=True)`): the hubs every change touches, in
+# the layouts of the replay's corpora (a Phoenix app, a Python package, a web front end), and
+# files named by the entry's tool and aspect. The delivery replay's distractors cite them, so a
+# rule that reads the session's paths meets entries naming the same files, not about them.
+HUBS = (
+    "mix.exs",
+    "mix.lock",
+    "config/config.exs",
+    "config/test.exs",
+    "config/dev.exs",
+    "config/runtime.exs",
+    "lib/spotter/application.ex",
+    "lib/spotter_web/router.ex",
+    "lib/spotter_web/endpoint.ex",
+    "lib/spotter/repo.ex",
+    "test/test_helper.exs",
+    "test/support/conn_case.ex",
+    ".beads/issues.jsonl",
+    ".pre-commit-config.yaml",
+    ".github/workflows/ci.yml",
+    "assets/js/app.js",
+    "assets/css/app.css",
+    "assets/package.json",
+    "priv/repo/seeds.exs",
+    "package.json",
+    "web/package.json",
+    "web/bun.lock",
+    "pyproject.toml",
+    "alembic.ini",
+    "tests/conftest.py",
+    "Dockerfile",
+    "docker-compose.yml",
+    "Makefile",
+    "README.md",
+)
+CITING = (
+    "lib/spotter/{aspect}.ex",
+    "lib/spotter/services/{tool}_{aspect}.ex",
+    "lib/spotter_web/live/{aspect}_live.ex",
+    "test/spotter/{aspect}_test.exs",
+    "src/{tool}/{aspect}.py",
+    "tests/test_{aspect}.py",
+    "web/src/{aspect}.ts",
+    "config/{tool}.yml",
+    "scripts/{tool}-{aspect}.sh",
+)
 
 
 @dataclass(frozen=True)
@@ -258,8 +304,23 @@ def _paragraph(rng: random.Random, chars: int) -> str:
     return " ".join(out)
 
 
-def _body(rng: random.Random, tool: str) -> str:
+def _cited(rng: random.Random, tool: str) -> str:
+    """A sentence naming 1-3 files, as notes do (`mix.exs`, `lib/spotter/caching.ex`)."""
+    files = []
+    for _ in range(rng.randint(1, 3)):
+        if rng.random() < 0.5:
+            files.append(rng.choice(HUBS))
+        else:
+            aspect = rng.choice(ASPECTS).replace("-", "_")
+            files.append(rng.choice(CITING).format(tool=tool, aspect=aspect))
+    named = ", ".join(f"`{f}`" for f in dict.fromkeys(files))
+    return f"{_sentence(rng, 4, 9)[:-1]} in {named}."
+
+
+def _body(rng: random.Random, tool: str, citer: random.Random | None = None) -> str:
     parts = [_paragraph(rng, rng.choice((150, 250, 400, 600, 900)))]
+    if citer is not None and citer.random() < 0.6:
+        parts.append(_cited(citer, tool))
     roll = rng.random()
     if roll < 0.3:
         parts.append(
@@ -277,8 +338,11 @@ def _body(rng: random.Random, tool: str) -> str:
     return "\n\n".join(parts)
 
 
-def leaf_text(rng: random.Random, title: str, tool: str) -> tuple[str, int]:
-    """A MEMORY.md: frontmatter, a short head, then 1-8 entries; returns (text, entries)."""
+def leaf_text(
+    rng: random.Random, title: str, tool: str, citer: random.Random | None = None
+) -> tuple[str, int]:
+    """A MEMORY.md: frontmatter, a short head, then 1-8 entries; returns (text, entries).
+    With `citer`, most entries also name files of the project (`_cited`)."""
     count = min(1 + int(rng.expovariate(0.6)), 8)
     kind = rng.choice(TYPES)
     lines = [
@@ -303,7 +367,7 @@ def leaf_text(rng: random.Random, title: str, tool: str) -> tuple[str, int]:
         lines += [f"## {heading}", ""]
         if rng.random() < 0.15:
             lines += [f"<!-- wikimem: type={rng.choice(TYPES)} review-by=2027-03-01 -->", ""]
-        lines += [_body(rng, tool), ""]
+        lines += [_body(rng, tool, citer), ""]
     return "\n".join(lines), count
 
 
@@ -342,9 +406,11 @@ def git(*args: str, cwd: Path) -> str:
     ).stdout
 
 
-def build(workspace: Path, leaves: int, seed: int = 0) -> Generated:
-    """Write a wiki of `leaves` leaves into `workspace` (created) and commit it."""
+def build(workspace: Path, leaves: int, seed: int = 0, cites: bool = False) -> Generated:
+    """Write a wiki of `leaves` leaves into `workspace` (created) and commit it; with `cites`,
+    its entries name files (a separate stream of choices: the rest is the same wiki)."""
     rng = random.Random(f"{seed}-{leaves}")
+    citer = random.Random(f"{seed}-{leaves}-cites") if cites else None
     workspace.mkdir(parents=True, exist_ok=True)
     places = config.Places(workspace=workspace, global_dir=workspace.parent / "global")
     settings = config.load(places, {})
@@ -367,7 +433,7 @@ def build(workspace: Path, leaves: int, seed: int = 0) -> Generated:
             if rng.random() < 1 / 7 and count > 4:
                 relpath = f"{topic}/{rng.choice(ASPECTS)}/{name}"
             title = name.replace("-", " ").capitalize()
-            text, n = leaf_text(rng, title, tool)
+            text, n = leaf_text(rng, title, tool, citer)
             target = places.wiki / relpath / "MEMORY.md"
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
@@ -401,16 +467,16 @@ def build(workspace: Path, leaves: int, seed: int = 0) -> Generated:
     )
 
 
-def cached(leaves: int, seed: int = 0, cache: Path = CACHE) -> Generated:
+def cached(leaves: int, seed: int = 0, cache: Path = CACHE, cites: bool = False) -> Generated:
     """The generated wiki of this size from `cache` (bench/.cache/), built on first use."""
-    folder = cache / f"wiki-{leaves}-s{seed}-g{GENERATOR_VERSION}"
+    folder = cache / f"wiki-{leaves}-s{seed}-g{GENERATOR_VERSION}{'-cites' if cites else ''}"
     info = folder / "info.txt"
     if not info.is_file():
         if folder.exists():
             shutil.rmtree(folder)
         cache.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f"gen-{leaves}-", dir=cache))
-        made = build(tmp / "ws", leaves, seed)
+        made = build(tmp / "ws", leaves, seed, cites)
         (tmp / "info.txt").write_text(
             "\n".join(
                 str(v)

@@ -22,7 +22,12 @@ An entry is relevant to an event when the event's case taught it, or a case abou
 thing did (lessons: the same leaves, `expect.lessons[].leaf` and the pages its `wiki` held;
 real: a lesson that must hold the same words, `expect.must_contain`; a real turn's prompt, or a
 failure two cases' windows share, needs what either taught); a case that expects nothing still
-replays, and whatever it gets counts against precision. Recall is the share of events needing
+replays, and whatever it gets counts against precision. The "prompt_seen" rows label a real
+turn's prompt per turn, with what the hook could know there (`seen_at_prompt`: the prompt, the
+branch or the transcript's recent paths name one of the lesson's `must_contain` strings or a
+file its window works on); the "prompt" rows keep the first labelling, every lesson the turn met
+later (a session's first prompt, `Implement spotter-gqc`, needing the `git push` lesson met at
+its end). Both are reported; the lessons' prompts are labelled the same way in both. Recall is the share of events needing
 an entry that got at least one of them; precision the share of delivered entries that were
 relevant; chars/turn the mean context length over all events of the kind. *In time* (the
 "turn" rows) asks the question end to end: of the turns whose prompt needs an entry, the share
@@ -62,7 +67,7 @@ from bench import generate
 from wikimem import config
 from wikimem.indexing.drain import drain
 from wikimem.intake.accept import enqueue
-from wikimem.recall.cues import Found, candidates, open_index, words
+from wikimem.recall.cues import Found, candidates, is_file, open_index, words
 from wikimem.recall.delivery import answer
 from wikimem.recall.events import PATHISH, read_event
 from wikimem.recall.search import SearchIndex
@@ -142,6 +147,7 @@ class Case:
     session: str = ""
     turn: int | None = None
     part: str = "tuned"
+    marks: tuple[str, ...] = ()  # a real lesson's `must_contain`: the words its entry must hold
 
 
 def lesson_cases() -> list[Case]:
@@ -169,7 +175,8 @@ def real_cases() -> list[Case]:
         turn = source.get("turn")
         found.append(
             Case(data["id"], "real", [data["run"]], session, about, session,
-                 turn if isinstance(turn, int) else None)
+                 turn if isinstance(turn, int) else None,
+                 marks=tuple(must) if data.get("category") == "lesson" and must else ())
         )  # fmt: skip
     return found
 
@@ -254,6 +261,26 @@ def events(case: Case, n: int, run: dict[str, object]) -> list[tuple[str, dict[s
     return found
 
 
+def same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file, one of them perhaps absolute (`/home/u/app/lib/x.ex`
+    and `lib/x.ex`)."""
+    a, b = a.strip("./"), b.strip("./")
+    return a == b or a.endswith("/" + b) or b.endswith("/" + a)
+
+
+def seen_at_prompt(case: Case, prompt: str, branch: str, paths: list[str]) -> bool:
+    """Whether what the prompt hook sees when the turn begins (the prompt, the branch, the
+    transcript's recent paths) names what this real lesson is about: one of its `must_contain`
+    strings (`mix format`, `config/test.exs`), or a file its window works on that the session
+    had already worked on. Else the turn learns the lesson later, at a step of its own (a
+    failure: labelled there, and counted by the in-time rows)."""
+    said = f"{prompt}\n{branch}\n" + "\n".join(paths)
+    if any(mark.lower() in said.lower() for mark in case.marks):
+        return True
+    files = [p for p in touched(case.runs) if is_file(p)]
+    return any(same_file(f, p) for f in files for p in paths if is_file(p))
+
+
 def needed_by(case: Case, cases: list[Case], taught: dict[str, set[str]]) -> set[str]:
     """The entries relevant to a case: what it or a case about the same thing taught."""
     return {
@@ -265,6 +292,9 @@ def needed_by(case: Case, cases: list[Case], taught: dict[str, set[str]]) -> set
 
 
 KINDS = ("failure", "prompt", "success")
+# The prompt rows as labelled per turn (see `seen_at_prompt`); "prompt" keeps the labels as
+# first written: every lesson a real turn met, needed by its prompt.
+SEEN = "prompt_seen"
 TURN = "turn"  # the in-time figure: one event per turn whose prompt needs an entry
 
 
@@ -308,6 +338,11 @@ def replay(
                 if case.turn is not None and (case.session, case.turn) in state_at:
                     # what the hook read from the real transcript, not the cases' windows
                     branch, paths = state_at[(case.session, case.turn)]
+                prompt = str(case.runs[0].get("task", ""))
+                prompt_seen = set().union(
+                    *(needed_by(c, cases, taught) for c in turn
+                      if seen_at_prompt(c, prompt, branch, paths))
+                )  # fmt: skip
             for n, run in enumerate(case.runs):
                 for kind, data in events(case, n, run):
                     want = needed
@@ -325,11 +360,12 @@ def replay(
                     if kind != "prompt":  # what a PreToolUse hook would have said before it ran
                         pretool(tallies, f"{case.corpus}/{case.part}", data, index_file,
                                 want if kind == "failure" else set())  # fmt: skip
+                    want_seen = want
                     if case.corpus == "real" and kind == "prompt":
                         if (case.session, case.turn) in seen_turns and case.turn is not None:
                             continue
                         seen_turns.add((case.session, case.turn))
-                        want = prompt_needed
+                        want, want_seen = prompt_needed, prompt_seen
                     tally = tallies.setdefault(f"{case.corpus}/{case.part}/{kind}", Tally())
                     turn_key = (
                         f"{case.session}#{case.turn}" if case.turn is not None else case.id
@@ -347,6 +383,7 @@ def replay(
                         tally.times.append(time.perf_counter() - began)
                         tally.cpu.append(time.process_time() - cpu)
                     tally.events += 1
+                    before_chars = tally.chars
                     tally.chars += (
                         len(json.loads(text)["hookSpecificOutput"]["additionalContext"])
                         if text
@@ -358,6 +395,16 @@ def replay(
                     if want and kind != "success":
                         tally.needing += 1
                         tally.recalled += bool(hits)
+                    if kind == "prompt":
+                        seen = tallies.setdefault(f"{case.corpus}/{case.part}/{SEEN}", Tally())
+                        seen.events += 1
+                        seen.chars += tally.chars - before_chars
+                        seen.delivered += len(given)
+                        seen_hits = [ref for ref in given if ref in want_seen]
+                        seen.relevant += len(seen_hits)
+                        if want_seen:
+                            seen.needing += 1
+                            seen.recalled += bool(seen_hits)
                     if kind == "prompt":
                         in_time[0] = bool(want)
                     if kind != "success" and hits:
@@ -551,12 +598,14 @@ def measure(
     only: str = "",
     ids: frozenset[str] = frozenset(),
     runs: int = PROCESS_RUNS,
+    cites: bool = True,
 ) -> dict[str, dict[str, float | int | None]]:
     """One replay on a generated wiki of `leaves` leaves: rows by "corpus/part/kind", both
-    corpora together by "all/part/kind", and the whole process by "process/kind"."""
+    corpora together by "all/part/kind", and the whole process by "process/kind". With
+    `cites` (the default since 2026-12-03) the generated entries name files, as real notes do."""
     cases = [c for c in corpus() if (not only or c.corpus == only) and (not ids or c.id in ids)]
     with tempfile.TemporaryDirectory() as tmp:
-        generated = generate.copy(generate.cached(leaves), Path(tmp) / "ws")
+        generated = generate.copy(generate.cached(leaves, cites=cites), Path(tmp) / "ws")
         places = config.Places(workspace=generated.workspace, global_dir=Path(tmp) / "global")
         settings = config.load(places, {})  # no model: the offline rules learn
         taught = learn(places, settings, cases)
@@ -567,7 +616,7 @@ def measure(
             data: dict[str, object] = {"tool_input": {"command": command}}
             pretool(tallies, "transcripts/all", data, places.state / "search.sqlite", set())
         for part in ("tuned", "held"):
-            for kind in (*KINDS, "pretool", TURN):
+            for kind in (*KINDS, SEEN, "pretool", TURN):
                 rows = [t for k, t in tallies.items() if k.endswith(f"/{part}/{kind}")]
                 tallies[f"all/{part}/{kind}"] = merged(rows)
         result = {key: tally.row() for key, tally in sorted(tallies.items())}
@@ -587,9 +636,15 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     parser.add_argument("--only", choices=("lessons", "real"), default="")
     parser.add_argument("--case", action="append", default=[], help="replay only these ids")
     parser.add_argument("--process-runs", type=int, default=PROCESS_RUNS)
+    parser.add_argument(
+        "--plain-distractors", action="store_true",
+        help="generated entries that cite no files (the replay before 2026-12-03)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
-    ids, runs = frozenset(args.case), args.process_runs
-    report = {str(n): measure(n, args.misses, args.only, ids, runs) for n in args.leaves or [20]}
+    ids, runs, cites = frozenset(args.case), args.process_runs, not args.plain_distractors
+    report = {
+        str(n): measure(n, args.misses, args.only, ids, runs, cites) for n in args.leaves or [20]
+    }
     print(json.dumps({"targets": TARGETS, "results": report}, indent=2))
     return report
 

@@ -276,6 +276,9 @@ def test_a_word_matches_its_own_forms_not_any_longer_word() -> None:
 
     text = "Lockfiles drift; the library stubs; go build"
     assert shared(["lockfile", "lib", "stub", "build"], text) == ["lockfile", "stub", "build"]
+    # a longer word is a form only by an ending that makes one (`migrate`), not another word
+    text = "listen EADDRINUSE; migrate the schema; configure it"
+    assert shared(["list", "migrations", "config"], text) == ["migrations", "config"]
 
 
 def test_status_says_what_reached_the_agents(

@@ -165,17 +165,23 @@ def stem(word: str) -> str:
     return root
 
 
+# What may follow a stem of 4+ letters in another form of the same word (`migr` + `ate`,
+# `config` + `ure`, `stag` + `e`): endings that make a form of a word, not another word
+# (`list` + `en` is `listen`, `test` + `er` is a stem of its own).
+ENDINGS = frozenset({"e", "y", "ate", "ize", "ise", "ure", "ion", "ive", "ic", "al", "ly"})
+
+
 def alike(term: str, word: str) -> bool:
     """Whether `word` is a form of `term`: the same stem, or for stems of 4+ letters one that
-    begins with the other and is at most 3 letters longer (`migrate` is a form of `migrations`,
-    `lib` never of `library`, `main` never of `maintain`)."""
+    begins with the other and goes on by an ENDING (`migrate` is a form of `migrations`,
+    `listen` never of `list`, `lib` never of `library`, `main` never of `maintain`)."""
     if term == word:
         return True
     a, b = stem(term), stem(word)
     if a == b:
         return True
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-    return len(short) >= 4 and long_.startswith(short) and len(long_) - len(short) <= 3
+    return len(short) >= 4 and long_.startswith(short) and long_[len(short) :] in ENDINGS
 
 
 def shared(terms: list[str], text: str) -> list[str]:
@@ -198,6 +204,7 @@ ASKING_LIST = (
     " implement work sure thing things way something anything everything ask doing going"
     " tell know think like go went let's lets good well right wrong still again back same"
     " report why what's it's don't doesn't isn't can't seems seem maybe really very much"
+    " each every off step steps create clear"
 )
 ASKING = frozenset(ASKING_LIST.split())
 BRANCH_PREFIXES = frozenset({"feature", "feat", "fix", "bugfix", "hotfix", "chore", "topic"})
