@@ -18,24 +18,24 @@ replays:
   `tests/fixtures/eval/build_state.py`); without it, the paths the earlier turns' cases name;
 - success: each command that succeeded, as a PostToolUse payload: nothing must come back.
 
-An entry is relevant to an event when the event's case taught it, or a case about the same
-thing did (lessons: the same leaves, `expect.lessons[].leaf` and the pages its `wiki` held;
-real: a lesson that must hold the same words, `expect.must_contain`; a real turn's prompt, or a
-failure two cases' windows share, needs what either taught); a case that expects nothing still
-replays, and whatever it gets counts against precision. The "prompt_seen" rows label a real
-turn's prompt per turn, with what the hook could know there (`seen_at_prompt`: the prompt, the
-branch or the transcript's recent paths name one of the lesson's `must_contain` strings or a
-file its window works on); the "prompt" rows keep the first labelling, every lesson the turn met
-later (a session's first prompt, `Implement spotter-gqc`, needing the `git push` lesson met at
-its end). Both are reported; the lessons' prompts are labelled the same way in both. Recall is the share of events needing
-an entry that got at least one of them; precision the share of delivered entries that were
-relevant; chars/turn the mean context length over all events of the kind. *In time* (the
-"turn" rows) asks the question end to end: of the turns whose prompt needs an entry, the share
-in which one of the needed entries reached the agent at the prompt or at a command of that turn
-that failed, the step a lesson about a failure is needed at (a session's first prompt naming a
-tracker item gets nothing, but the `git push` lesson comes when `git push` fails). Hook time is the
-in-process answer (warm: the index file in the page cache), wall and CPU, and the whole
-`wikimem deliver` process as a runner starts it (a prompt with a real 180 KB transcript to
+An entry is relevant to an event when the event's case taught it, or a case about the same thing
+did (lessons: the same leaves, `expect.lessons[].leaf` and the pages its `wiki` held; real: a
+lesson that must hold the same words, `expect.must_contain`; a real turn's prompt, or a failure
+two cases' windows share, needs what either taught); a case that expects nothing still replays,
+and whatever it gets counts against precision. The "prompt_seen" rows label a real turn's prompt
+per turn, with what the hook could know there (`seen_at_prompt`: the prompt, the branch or the
+transcript's recent paths name one of the lesson's `must_contain` strings or a file its window
+works on); the "prompt" rows keep the first labelling, every lesson the turn met later (a
+session's first prompt, `Implement spotter-gqc`, needing the `git push` lesson met at its end).
+Both are reported; the lessons' prompts are labelled the same way in both. Recall is the share
+of events needing an entry that got at least one of them; precision the share of delivered
+entries that were relevant; chars/turn the mean context length over all events of the kind. *In
+time* (the "turn" rows) asks the question end to end: of the turns whose prompt needs an entry,
+the share in which one of the needed entries reached the agent at the prompt or at a command of
+that turn that failed, the step a lesson about a failure is needed at (a session's first prompt
+naming a tracker item gets nothing, but the `git push` lesson comes when `git push` fails). Hook
+time is the in-process answer (warm: the index file in the page cache), wall and CPU, and the
+whole `wikimem deliver` process as a runner starts it (a prompt with a real 180 KB transcript to
 read recent paths from), wall and the child's CPU: on a loaded machine the wall time is mostly
 the wait for a core.
 

@@ -120,3 +120,44 @@ def test_the_workspace_state_rule_counts_files_cited_whole_not_folders(
         "web/layout",
         "build/bun",
     }
+
+
+def test_a_prompt_word_asks_for_the_commands_that_do_it_but_never_alone(
+    workspace: Path, isolated_env: Path
+) -> None:
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    write_leaf(
+        places.wiki,
+        "database/alembic",
+        "Alembic",
+        "Schema changes.",
+        [("alembic upgrade fails: DATABASE_URL is not set", "`alembic upgrade head` fails.")],
+    )
+    write_leaf(
+        places.wiki,
+        "build/python",
+        "Python packaging",
+        "Wheels.",
+        [("python -m build fails: No module named build", "Run `pip install build`.")],
+    )
+    write_leaf(
+        places.wiki,
+        "build/poetry",
+        "Poetry",
+        "The lock.",
+        [("poetry install fails: pyproject changed", "Run `poetry lock`, commit it.")],
+    )
+    with SearchIndex(places.wiki, places.state / "search.sqlite") as index:
+        index.refresh()
+
+    def refs(prompt: str) -> list[str]:
+        found = prompt_entries(places.state / "search.sqlite", prompt)
+        return [f.ref.split("#")[0] for f in found]
+
+    # "migrations" asks for `alembic upgrade`; "database" is the entry's own word
+    assert refs("Run the database migrations on the staging preview") == ["database/alembic"]
+    # "wheel" asks for `python -m build`, quoted in the entry's title, not `build/poetry`'s name
+    assert refs("Build the wheel") == ["build/python"]
+    # a command asked for is one piece: the prompt must also share a word with the entry
+    assert refs("Run the migrations") == []

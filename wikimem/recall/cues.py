@@ -319,6 +319,38 @@ def commands_named(prompt: str) -> list[tuple[str, str]]:
     return found
 
 
+# What a prompt's word asks for, as the commands that do it (in their words: `python -m build`
+# is "python build"): a person asks to "run the migrations" or "build the wheel", the wiki's
+# entry quotes `alembic upgrade head` or `python -m build`. Keyed by the word's beginning.
+# Only commands two words long or a program's own name, never a word of everyday prose.
+COMMANDS_FOR: dict[str, tuple[str, ...]] = {
+    "migrat": (
+        *("alembic upgrade", "alembic downgrade", "ecto migrate", "ecto rollback", "db migrate"),
+        *("manage py migrate", "prisma migrate", "flyway migrate", "knex migrate", "sqlx migrate"),
+    ),
+    "wheel": ("python build", "pip wheel", "poetry build", "hatch build", "uv build"),
+    "sdist": ("python build", "poetry build", "hatch build", "uv build"),
+    "lint": ("ruff check", "mix credo", "eslint", "flake8", "pylint", "golangci lint", "rubocop"),
+    "typecheck": ("mypy", "pyright", "mix dialyzer", "tsc noemit"),
+    "format": ("mix format", "ruff format", "prettier", "cargo fmt", "gofmt", "black check"),
+    "dependenc": (
+        *("pip install", "npm install", "npm ci", "bun install", "yarn install", "pnpm install"),
+        *("mix deps get", "poetry install", "uv sync", "bundle install", "cargo fetch"),
+    ),
+}
+
+
+def commands_meant(asked: list[str]) -> list[str]:
+    """The commands the prompt's words ask for (`COMMANDS_FOR`: "migrations" asks for
+    `alembic upgrade`, `mix ecto.migrate`, ...), as words."""
+    found: list[str] = []
+    for term in asked:
+        for start, commands in COMMANDS_FOR.items():
+            if term.startswith(start):
+                found += commands
+    return list(dict.fromkeys(found))
+
+
 def weights(db: sqlite3.Connection, terms: list[str]) -> dict[str, float]:
     """Each term's rarity over the index's rows, as evidence: ln(N/df) / ln(N), where df counts
     the rows holding any form `alike` accepts (its stem, up to 3 letters shorter). A word in
@@ -351,8 +383,10 @@ def prompt_entries(
     Evidence, each piece weighed by how rare it is in the wiki (`weights`: a word in one row
     of N weighs 1, one in every row 0): the prompt's telling words (in full in the entry's title,
     leaf or path, half in its body), the branch's words (the same, but never alone), a command
-    the prompt quotes (`npm ci`) found in the entry (1), a name the prompt gives (`lazy_html`,
-    `Spotter.Router`, `conftest.py`) that the entry's commands or file names give whole
+    the prompt quotes (`npm ci`) found in the entry (1), or one the prompt's words ask for
+    (`commands_meant`: "run the migrations" asks for `alembic upgrade`; 1, once), a name the
+    prompt gives (`lazy_html`, `Spotter.Router`, `conftest.py`) that the entry's commands or
+    file names give whole
     (`named_in`: 1, and it counts as a word of the prompt), and the paths the prompt or the
     session's recent tool calls named that the entry cites (`cited`: 1 for a path, 1/2 for its
     folder). An entry needs two pieces of it weighing ENOUGH together, as much as one word that
@@ -371,6 +405,7 @@ def prompt_entries(
     given_names = [n for n in names(prompt) if len(n) >= 4 and "/" not in n]
     named = [t for t in branch_terms(branch) if t not in asked]
     quoted_commands = commands_named(prompt)
+    meant = [c for c in commands_meant(asked) if c not in {q for _, q in quoted_commands}]
     recent = [p.strip("./") for p in prompt_paths(prompt) + (paths or [])[-PATHS:]]
     recent = list(dict.fromkeys(p for p in recent if "/" in p and len(p) >= 6))
     files = [p for p in recent if is_file(p)]
@@ -391,6 +426,8 @@ def prompt_entries(
         parts = [quoted([stem(t) for t in looked], "OR")] if looked else []
         parts += [phrase(p) for p in recent if WORD.search(p)]
         parts += [f'"{" ".join(WORD.findall(n))}"' for n in given_names]
+        # "python build" is `python -m build`: the index keeps the `m`, so not as a phrase
+        parts += ["(" + " AND ".join(f'"{w}"' for w in c.split()) + ")" for c in meant]
         items = candidates(db, " OR ".join(parts)) if parts else []
         if len(files) >= STATE_FILES:  # the entries citing what the session works on
             ids = {f.ref for f in items}
@@ -415,6 +452,9 @@ def prompt_entries(
         on_paths = cited(recent, item.body) / 2 if recent else 0.0
         by_state = len(files) >= STATE_FILES and files_cited(files, item.body) >= STATE_FILES
         commands = [c for _, c in quoted_commands if f" {c} " in f" {said} "]
+        if meant:  # in the entry's title or body, not across its page's name (`build/poetry`)
+            quoting = (" ".join(words(item.title)), " ".join(words(item.body)))
+            commands += [c for c in meant if any(f" {c} " in f" {q} " for q in quoting)][:1]
         cites = named_in(given_names, item.body) if given_names else []
         evidence = (
             sum(weight[t] for t in titled + paged)
