@@ -161,3 +161,34 @@ def test_a_prompt_word_asks_for_the_commands_that_do_it_but_never_alone(
     assert refs("Build the wheel") == ["build/python"]
     # a command asked for is one piece: the prompt must also share a word with the entry
     assert refs("Run the migrations") == []
+
+
+def test_files_every_note_cites_are_no_lead_on_their_own(
+    workspace: Path, isolated_env: Path
+) -> None:
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    hubs = "lib/app/application.ex and lib/app_web/router.ex"
+    for n in range(12):
+        write_leaf(
+            places.wiki,
+            f"notes/topic{n}",
+            f"Topic {n}",
+            "Notes.",
+            [(f"Note {n} on {word}", f"Seen in {hubs}.") for word in ("caching", "timeouts")],
+        )
+    write_leaf(places.wiki, "tools/git", "Git", "Commits.", [("git commit fails", HOOK_CHECK)])
+    with SearchIndex(places.wiki, places.state / "search.sqlite") as index:
+        index.refresh()
+    index_file = places.state / "search.sqlite"
+
+    def refs(*paths: str) -> list[str]:
+        found = prompt_entries(index_file, "continue until all are done", paths=list(paths))
+        return [f.ref.split("#")[0] for f in found]
+
+    # 24 of 25 entries cite the two hubs: the session working on them points nowhere
+    assert refs("lib/app/application.ex", "lib/app_web/router.ex") == []
+    # the two files only the pre-commit entry cites point to it, the hubs beside them or not
+    rare = ("lib/app/web/hooks_controller.ex", "lib/app/web/session_controller.ex")
+    assert refs(*rare) == ["tools/git"]
+    assert refs("lib/app/application.ex", "lib/app_web/router.ex", *rare) == ["tools/git"]

@@ -222,6 +222,10 @@ LOOKED = 0.2
 # state alone, whatever the prompt says (`continue until all are done`): one file is often a
 # hub every change touches (`mix.exs`), two name the same piece of work.
 STATE_FILES = 2
+# ... and together they must be rare in the wiki (`path_weights`): two hubs many notes cite
+# (`lib/app/application.ex`, `lib/app_web/router.ex`) are no lead, two files of one piece of
+# work are (a file one entry of 10,000 leaves cites weighs about 0.9).
+STATE_WEIGHT = 1.2
 
 
 def branch_terms(branch: str) -> list[str]:
@@ -231,12 +235,6 @@ def branch_terms(branch: str) -> list[str]:
         return []
     found = [t for t in telling(re.sub(r"[/_.-]+", " ", branch)) if t not in BRANCH_PREFIXES]
     return [t for t in found if not any(c.isdigit() for c in t)]
-
-
-def files_cited(paths: list[str], text: str) -> int:
-    """How many of the session's paths `text` names whole: files (a last part with an
-    extension, `lib/app/router.ex`, `.beads/issues.jsonl`), not folders."""
-    return sum(1 for p in paths if is_file(p) and p in text)
 
 
 def is_file(path: str) -> bool:
@@ -250,17 +248,19 @@ def phrase(path: str) -> str:
     return '"' + " ".join(WORD.findall(path.lower())) + '"'
 
 
-def cited(paths: list[str], text: str) -> float:
+def cited(paths: list[str], text: str, rarity: dict[str, float] | None = None) -> float:
     """How strongly `text` names the session's paths: 2 for a path itself, 1 for its folder
-    (of two parts or more, `priv/static/assets` for `priv/static/assets/app.css`)."""
+    (of two parts or more, `priv/static/assets` for `priv/static/assets/app.css`), each times
+    the path's rarity when given (`path_weights`)."""
     strength = 0.0
     for path in paths:
+        scale = rarity.get(path, 1.0) if rarity is not None else 1.0
         if path in text:
-            strength += 2
+            strength += 2 * scale
             continue
         folder = path.rsplit("/", 1)[0] if "/" in path else ""
         if folder.count("/") >= 1 and re.search(re.escape(folder) + r"(?:/|\b)", text):
-            strength += 1
+            strength += scale
     return strength
 
 
@@ -351,6 +351,23 @@ def commands_meant(asked: list[str]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def path_weights(db: sqlite3.Connection, paths: list[str]) -> dict[str, float]:
+    """Each path's rarity over the index's rows, as `weights` has it for words, with the rows
+    holding its rarest part as its df (an upper bound of the rows citing it): a hub every
+    note names (`lib/app/router.ex`, `mix.exs`) weighs little, a file one lesson cites ~1."""
+    db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, fts, row)")
+    rows = db.execute("SELECT count(*) FROM docs").fetchone()[0] or 1
+    scale = math.log(rows) if rows > 1 else 1.0
+    found: dict[str, float] = {}
+    for path in dict.fromkeys(paths):
+        df = rows
+        for part in dict.fromkeys(WORD.findall(path.lower())):
+            got = db.execute("SELECT doc FROM vocab WHERE term = ?", (part,)).fetchone()
+            df = min(df, got[0] if got else 0)
+        found[path] = max(0.0, min(1.0, math.log(rows / max(df, 1)) / scale))
+    return found
+
+
 def weights(db: sqlite3.Connection, terms: list[str]) -> dict[str, float]:
     """Each term's rarity over the index's rows, as evidence: ln(N/df) / ln(N), where df counts
     the rows holding any form `alike` accepts (its stem, up to 3 letters shorter). A word in
@@ -416,6 +433,7 @@ def prompt_entries(
         return []
     try:
         weight = weights(db, asked + named)
+        rarity = path_weights(db, recent) if recent else {}
         by_rarity = sorted(weight, key=lambda t: -weight[t])
         focus = [t for t in by_rarity if t in asked][:FOCUS]
         also = [t for t in by_rarity if t in named][:4] if focus or recent else []
@@ -449,8 +467,10 @@ def prompt_entries(
         titled, paged = shared(terms, item.title), shared(terms, page_text)
         strong = list(dict.fromkeys(titled + paged))
         weak = [t for t in shared(terms, item.body) if t not in strong]
-        on_paths = cited(recent, item.body) / 2 if recent else 0.0
-        by_state = len(files) >= STATE_FILES and files_cited(files, item.body) >= STATE_FILES
+        raw = cited(recent, item.body) / 2 if recent else 0.0  # pieces: how many paths
+        on_paths = cited(recent, item.body, rarity) / 2 if recent else 0.0  # their weight
+        state = [p for p in files if p in item.body] if len(files) >= STATE_FILES else []
+        by_state = len(state) >= STATE_FILES and sum(rarity[p] for p in state) >= STATE_WEIGHT
         commands = [c for _, c in quoted_commands if f" {c} " in f" {said} "]
         if meant:  # in the entry's title or body, not across its page's name (`build/poetry`)
             quoting = (" ".join(words(item.title)), " ".join(words(item.body)))
@@ -463,9 +483,7 @@ def prompt_entries(
             + len(commands)
             + len(cites)
         )
-        pieces = (
-            len(strong) + len(weak) + (on_paths > 0) + (on_paths >= 1) + len(commands) + len(cites)
-        )
+        pieces = len(strong) + len(weak) + (raw > 0) + (raw >= 1) + len(commands) + len(cites)
         if len(asked) == 1 and titled and paged:
             pieces += 1  # a one-topic prompt naming both the page and the entry's title
         worded = (
