@@ -192,3 +192,33 @@ def test_files_every_note_cites_are_no_lead_on_their_own(
     rare = ("lib/app/web/hooks_controller.ex", "lib/app/web/session_controller.ex")
     assert refs(*rare) == ["tools/git"]
     assert refs("lib/app/application.ex", "lib/app_web/router.ex", *rare) == ["tools/git"]
+
+
+def test_a_note_citing_mix_exs_is_not_about_a_failing_mix_command(
+    workspace: Path, isolated_env: Path
+) -> None:
+    from wikimem.recall.symptoms import failure_entries
+
+    places = config.places(workspace, {})
+    init(places, config.load(places, {}))
+    design = "Nested modules could be aliased at the top of the invoking module"
+    write_leaf(
+        places.wiki,
+        "design/modules",
+        "Modules",
+        "Layout.",
+        [("Module layout", f"{design}, we agreed; the deps are pinned in `mix.exs`.")],
+    )
+    write_leaf(
+        places.wiki,
+        "tools/credo",
+        "Credo",
+        "The linter.",
+        [("mix credo fails: nested modules", f"{FENCE}text\n{design}.\n{FENCE}\nAdd an alias.")],
+    )
+    with SearchIndex(places.wiki, places.state / "search.sqlite") as index:
+        index.refresh()
+
+    error = f"Exit code 2\nChecking 1 source file ...\n[D] {design}.\n"
+    found = failure_entries(places.state / "search.sqlite", "mix credo --strict lib/a.ex", error)
+    assert [f.ref.split("#")[0] for f in found] == ["tools/credo"]

@@ -3,7 +3,8 @@
 An entry holds a symptom when it names the failing program and quotes (or paraphrases) the
 error: `bun install --frozen-lockfile` failing with `lockfile had changes` matches the entry
 that says so, in its title or the output it quotes (the words of its fix are not a symptom).
-Lexical and deterministic: the command's program must be in the entry, and the error must share
+Lexical and deterministic: the command's program must be in the entry (not as a file's name:
+`mix.exs` does not name `mix`), and the error must share
 with it a run of three words or at least three telling words (COMMON words such as "error" or
 "failed" never count), so an error the wiki does not know gets nothing.
 
@@ -43,6 +44,9 @@ PLUMBING = frozenset(
 SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
 EXIT_LINE = re.compile(r"^\s*(?:Exit code:?|Process exited with code)\s*-?\d+\s*$", re.I | re.M)
 FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.S)
+# A file's name (`mix.exs`, `assets/build.js`, `package.json`): naming it is not naming the
+# program its first part spells (a note citing `mix.exs` is not about running `mix`).
+FILE_NAME = re.compile(r"[\w./-]*[\w-]\.[A-Za-z][\w]*\b")
 ERROR_TERMS = 10
 LOOKED = 40  # of the error's telling words, and of the command's, counted in the index
 CLOSE = 0.5  # a match scoring under this share of the best one is a weaker lead: left out
@@ -114,8 +118,8 @@ def score(
     kept = []
     for item in items:
         text = f"{item.title}\n{item.body}"
-        if not set(names) & set(words(text)):
-            continue  # the leaf's name alone is not a symptom: the entry must say it
+        if not set(names) & set(words(FILE_NAME.sub(" ", text))):
+            continue  # the leaf's name, or a file's, is not a symptom: the entry must say it
         quoted_error = FENCE.findall(item.body)  # the error it quotes, not its fix's words
         symptom = f"{item.title}\n" + "\n".join(quoted_error) if quoted_error else text
         common_runs = len(runs & trigrams(symptom))
