@@ -226,6 +226,7 @@ STATE_FILES = 2
 # (`lib/app/application.ex`, `lib/app_web/router.ex`) are no lead, two files of one piece of
 # work are (a file one entry of 10,000 leaves cites weighs about 0.9).
 STATE_WEIGHT = 1.2
+SOUGHT = 0.5  # a path weighing less is not looked up (`prompt_entries`)
 
 
 def branch_terms(branch: str) -> list[str]:
@@ -442,15 +443,19 @@ def prompt_entries(
         if 2 * sum(weight[t] for t in common) >= ENOUGH:
             looked += common  # together they could be enough: an entry may hold only them
         parts = [quoted([stem(t) for t in looked], "OR")] if looked else []
-        parts += [phrase(p) for p in recent if WORD.search(p)]
+        # a hub many notes cite is not looked up (at 10,000 leaves its rows filled the
+        # CANDIDATES, pushing out the one entry citing two rare files); it still counts,
+        # weighed, in an entry found otherwise
+        sought = [p for p in recent if WORD.search(p) and rarity[p] >= SOUGHT]
+        parts += [phrase(p) for p in sought]
         parts += [f'"{" ".join(WORD.findall(n))}"' for n in given_names]
         # "python build" is `python -m build`: the index keeps the `m`, so not as a phrase
         parts += ["(" + " AND ".join(f'"{w}"' for w in c.split()) + ")" for c in meant]
         items = candidates(db, " OR ".join(parts)) if parts else []
         if len(files) >= STATE_FILES:  # the entries citing what the session works on
             ids = {f.ref for f in items}
-            phrases = " OR ".join(phrase(p) for p in files if WORD.search(p))
-            items += [f for f in candidates(db, phrases) if f.ref not in ids]
+            phrases = " OR ".join(phrase(p) for p in files if p in sought)
+            items += [f for f in candidates(db, phrases) if f.ref not in ids] if phrases else []
     except sqlite3.Error:
         return []
     finally:
