@@ -8,7 +8,7 @@ from, and for look-alikes a `reason`. A context with two secrets gives two rows 
 context. Every value is random (fixed seed) and fake; only values documented as examples by their
 vendor (and marked so in `reason`) are copied, because they are the look-alike being tested.
 
-Measure it with `python -m tests.test_redaction_batch_c` (add `-v` for every miss); it is measured,
+Measure it with `python -m tests.test_redaction_batches c` (add `-v` for every miss); it is measured,
 never fitted to: when a rule changes because of a row here, write a batch D from other pages.
 """
 

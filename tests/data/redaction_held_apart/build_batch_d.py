@@ -16,7 +16,7 @@ Every secret is random (fixed seed) and fake, of the documented alphabet and len
 from a page are only look-alikes documented as public, placeholders or examples (the `reason` says
 which), because they are the look-alike being tested.
 
-Measure it with `python -m tests.test_redaction_batch_d` (add `-v` for every miss); it is measured,
+Measure it with `python -m tests.test_redaction_batches d` (add `-v` for every miss); it is measured,
 never fitted to: when a rule changes because of a row here, write a batch E from other pages.
 """
 
