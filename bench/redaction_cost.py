@@ -1,10 +1,12 @@
 """Cost of redaction per megabyte on three kinds of text, in MB/s of CPU time (best of N).
 
-    python -m bench.redaction_cost [--repeat 3] [--without-vendored]
+    python -m bench.redaction_cost [--repeat 3] [--without-vendored] [--only NAME,...]
 
 - log: the corpus contexts (tests/data/redaction) between plain log lines, 1 MB;
 - base64: random base64 lines (the entropy detector's worst case), 1 MB;
-- code: this project's Python and Markdown files, whole.
+- code: this project's Python and Markdown files, whole;
+- packed: 2,000 secrets in 200 KB, one per line (tokens, flags, env and JSON pairs, URLs);
+- packed-line: the same 2,000 secrets on one line, as minified JSON or a joined log holds them.
 `--without-vendored` leaves gitleaks' rules out (the cost before they were added).
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+import string
 import sys
 import time
 from pathlib import Path
@@ -39,7 +42,37 @@ def texts() -> dict[str, str]:
         for p in sorted(ROOT.glob(pattern))
         if "vendored_rules" not in p.name
     )
-    return {"log": (chunk * (1_000_000 // len(chunk) + 1))[:1_000_000], "base64": b64, "code": code}
+    packed = _packed(rng)
+    return {
+        "log": (chunk * (1_000_000 // len(chunk) + 1))[:1_000_000],
+        "base64": b64,
+        "code": code,
+        "packed": "\n".join(packed),
+        "packed-line": " ".join(packed),
+    }
+
+
+def _packed(rng: random.Random, count: int = 2000, size: int = 200_000) -> list[str]:
+    """`count` lines of about `size / count` characters, each holding one secret."""
+    alphabet = string.ascii_letters + string.digits
+
+    def token(n: int) -> str:
+        return "".join(rng.choice(alphabet) for _ in range(n))
+
+    shapes = (
+        lambda: f"export SERVICE_{rng.randrange(10**4)}_API_TOKEN={token(32)}",
+        lambda: f"mysql -h db{rng.randrange(99)} -u app --password={token(16)} -e 'select 1'",
+        lambda: f'{{"name": "svc{rng.randrange(10**4)}", "client_secret": "{token(40)}"}}',
+        lambda: f"git clone https://deploy:{token(20)}@git.internal/team/repo{rng.randrange(99)}",
+        lambda: f"INFO auth ok token=ghp_{token(36)} user=build",
+        lambda: f"curl -H 'Authorization: Bearer {token(48)}' https://api.internal/v1",
+    )
+    lines = []
+    for _ in range(count):
+        line = rng.choice(shapes)()
+        padding = f" request_id={token(8)} status=200 bytes=512" * 4
+        lines.append((line + padding)[: max(size // count - 1, len(line))])
+    return lines
 
 
 def main(argv: list[str]) -> int:
@@ -48,7 +81,10 @@ def main(argv: list[str]) -> int:
         redact_module._FINDERS[:] = [
             f for f in redact_module._FINDERS if f[1].__name__ != "scan_vendored"
         ]
+    only = argv[argv.index("--only") + 1].split(",") if "--only" in argv else None
     for name, text in texts().items():
+        if only and name not in only:
+            continue
         best = float("inf")
         for _ in range(repeat):
             t0 = time.process_time()
