@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 from wikimem.redaction.key_names import secret_name_kind
 from wikimem.redaction.placeholders import is_placeholder, is_random
-from wikimem.redaction.scanners import QUOTED_OR_BARE, Rule, rule
+from wikimem.redaction.scanners import QUOTED_OR_BARE, Rule, occurrences, rule
 
 _ARG = r"(?:[ \t]+(?:-[-\w]+(?:=\S+)?|[\w.@:/%-]+))"  # one other argument of the same command
 
@@ -183,16 +183,13 @@ def _sql() -> re.Pattern[str]:
 def scan_sql(text: str) -> Iterator[tuple[str, int, int]]:
     lowered = text.lower()
     done = 0
-    for word in _SQL_WORDS:
-        pos = lowered.find(word)
-        while pos >= 0:
-            start = max(
-                pos - (_SQL_BACK if word == "password" else 0), done if word == "identified" else 0
-            )
-            m = _sql().search(text, start, pos + 400)
-            if m and m.start() <= pos:
-                group = next(g for g in ("vs", "vd", "vb") if m.group(g) is not None)
-                kind = _sql_password(m.group(group), m, text)
-                if kind:
-                    yield kind, *m.span(group)
-            pos = lowered.find(word, pos + len(word))
+    for word, pos in occurrences(lowered, _SQL_WORDS):
+        start = max(
+            pos - (_SQL_BACK if word == "password" else 0), done if word == "identified" else 0
+        )
+        m = _sql().search(text, start, pos + 400)
+        if m and m.start() <= pos:
+            group = next(g for g in ("vs", "vd", "vb") if m.group(g) is not None)
+            kind = _sql_password(m.group(group), m, text)
+            if kind:
+                yield kind, *m.span(group)

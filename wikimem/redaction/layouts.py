@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from wikimem.redaction.key_names import is_weak_name, secret_name_kind
 from wikimem.redaction.placeholders import is_mask, is_placeholder, is_random
-from wikimem.redaction.scanners import QUOTED_OR_BARE
+from wikimem.redaction.scanners import QUOTED_OR_BARE, occurrences
 
 
 @functools.cache
@@ -181,14 +181,12 @@ _TYPED = r":[ \t]*(?P<v>[^\s\"'`<>]{4,400})[ \t]*(?:\r?\n|$)"
 
 
 def scan_prompts(text: str) -> Iterator[tuple[str, int, int]]:
-    pos = text.find("]:")
-    while pos >= 0:
+    for _, pos in occurrences(text, ("]:",)):
         line_start = text.rfind("\n", max(pos - 120, 0), pos) + 1
         prompt = _re(_PROMPT).fullmatch(text, line_start, pos + 1)
         typed = _re(_TYPED).match(text, pos + 1) if prompt else None
         if prompt and typed and _secret_name(prompt["name"].replace(" ", "_"), typed["v"]):
             yield "secret-assignment", *typed.span("v")
-        pos = text.find("]:", pos + 2)
 
 
 # --- armoured key material other than PEM private keys ----------------------------------------
@@ -255,17 +253,14 @@ def _commands(text: str) -> Iterator[re.Match[str]]:
     if len(lowered) != len(text):
         return  # a character that lengthens when lowered: positions would not line up
     starts: set[int] = set()
-    for word in READ_FILE_NEEDLES:
-        pos = lowered.find(word)
-        while pos >= 0:
-            start = text.rfind("\n", 0, pos) + 1
-            end = text.find("\n", pos)
-            if start not in starts and any(c in text[start : start + 42] for c in "$#>%"):
-                starts.add(start)  # a prompt mark near the line's start, or no command line
-                m = _re(_READ_FILE).fullmatch(text, start, len(text) if end < 0 else end)
-                if m:
-                    yield m
-            pos = lowered.find(word, pos + len(word))
+    for _, pos in occurrences(lowered, READ_FILE_NEEDLES):
+        start = text.rfind("\n", 0, pos) + 1
+        end = text.find("\n", pos)
+        if start not in starts and any(c in text[start : start + 42] for c in "$#>%"):
+            starts.add(start)  # a prompt mark near the line's start, or no command line
+            m = _re(_READ_FILE).fullmatch(text, start, len(text) if end < 0 else end)
+            if m:
+                yield m
 
 
 def scan_file_output(text: str) -> Iterator[tuple[str, int, int]]:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from wikimem.redaction.key_names import is_weak_name, secret_name_kind
 from wikimem.redaction.layouts import is_secret_file
 from wikimem.redaction.placeholders import is_code, is_placeholder, is_random, is_strong
-from wikimem.redaction.scanners import WORD, Check, Rule, line_before, rule
+from wikimem.redaction.scanners import WORD, Check, Rule, line_before, occurrences, rule
 
 # Documentation examples that look real (the Telegram Bot API's sample token, AWS's example keys).
 _EXAMPLES = ("123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11", "T00000000", "B00000000")
@@ -845,8 +845,7 @@ def scan_notifier_urls(text: str) -> Iterator[tuple[str, int, int]]:
     """A notification service URL (Shoutrrr's and Apprise's `slack://bot@T.../B.../TOKEN`,
     `discord://ID/TOKEN`): each generated part of its path is a credential. Found from each
     `://` by `str.find`, the scheme read before it."""
-    pos = text.find("://")
-    while pos >= 0:
+    for _, pos in occurrences(text, ("://",)):
         scheme = _SCHEME_AT_END().search(text, max(pos - 13, 0), pos)
         rest = _NOTIFIER_REST().match(text, pos + 3) if scheme else None
         # the scheme as written (`teams`) or with a TLS `s` (`slacks`): a lazy match took `team`
@@ -858,7 +857,6 @@ def scan_notifier_urls(text: str) -> Iterator[tuple[str, int, int]]:
                 word = part.group()
                 if len(word) >= 16 and is_random(word) and not is_placeholder(word):
                     yield "webhook-url", base + part.start(), base + part.end()
-        pos = text.find("://", pos + 3)
 
 
 # --- a password passed by position to a call that authenticates -----------------------------
@@ -984,15 +982,13 @@ def scan_connects(text: str) -> Iterator[tuple[str, int, int]]:
     lowered = text.lower()
     if len(lowered) != len(text):
         return  # a character that lengthens when lowered: positions would not line up
-    pos = lowered.find("conn")
-    while pos >= 0:
+    for _, pos in occurrences(lowered, ("conn",)):
         m = None if pos and text[pos - 1] in WORD else _CONNECT().match(text, pos)
         if m:
             group = next(g for g in ("v", "vd", "vs", "vb") if m.group(g) is not None)
             start, end = m.span(group)
             if _connect_check(text[start:end], m, text):
                 yield "connection-password", start, end
-        pos = lowered.find("conn", pos + 4)
 
 
 # --- a block under a secret name: Consul's `tokens { agent = "..." }` ---------------------------

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from wikimem.redaction.placeholders import is_code, is_placeholder, is_strong
-from wikimem.redaction.scanners import trim
+from wikimem.redaction.scanners import occurrences, trim
 
 
 def _lazy(source: str) -> Callable[[], re.Pattern[str]]:
@@ -101,35 +101,31 @@ def scan_prose(text: str) -> Iterator[tuple[str, int, int]]:
         return  # a character that lengthens when lowered: positions would not line up
     names = _NAMES_LATIN if text.isascii() else _NAMES_LATIN + _NAMES_SCRIPT
     covered = -1
-    for name in names:
-        pos = lowered.find(name)
-        while pos >= 0:
-            end = pos + len(name)
-            if (pos and _WORD_CHARS().match(text, pos - 1) and name.isascii()) or pos < covered:
-                pos = lowered.find(name, end)
-                continue
-            m = _AFTER_NAME().match(text, end)
-            if m and name in _ENGLISH and m.group("colon") and m.group("qual") is None:
-                m = None  # `password: ...` is an assignment: the assignment scanners decide
-            if m and name in _ENGLISH and m.group("qualc"):
-                m = None  # `password manager: 1Password` names a product, not a value
-            if m is None and name not in _ENGLISH:
-                m = _EQUALS().match(text, end) or _SPACED().match(text, end)
-            if m is None:
-                m = _BACKTICKED().match(text, end)
-            if m:
-                group = next(
-                    g for g in ("vg", "vq", "v") if g in m.re.groupindex and m.group(g) is not None
-                )
-                start, stop = m.span(group)
-                if group == "v":
-                    start, stop = trim(text, start, stop)
-                    while stop > start and text[stop - 1] in ",;!?":
-                        stop -= 1
-                if _value_counts(text[start:stop]):
-                    covered = stop
-                    yield "prose-secret", start, stop
-            pos = lowered.find(name, end)
+    for name, pos in occurrences(lowered, names):
+        end = pos + len(name)
+        if (pos and _WORD_CHARS().match(text, pos - 1) and name.isascii()) or pos < covered:
+            continue
+        m = _AFTER_NAME().match(text, end)
+        if m and name in _ENGLISH and m.group("colon") and m.group("qual") is None:
+            m = None  # `password: ...` is an assignment: the assignment scanners decide
+        if m and name in _ENGLISH and m.group("qualc"):
+            m = None  # `password manager: 1Password` names a product, not a value
+        if m is None and name not in _ENGLISH:
+            m = _EQUALS().match(text, end) or _SPACED().match(text, end)
+        if m is None:
+            m = _BACKTICKED().match(text, end)
+        if m:
+            group = next(
+                g for g in ("vg", "vq", "v") if g in m.re.groupindex and m.group(g) is not None
+            )
+            start, stop = m.span(group)
+            if group == "v":
+                start, stop = trim(text, start, stop)
+                while stop > start and text[stop - 1] in ",;!?":
+                    stop -= 1
+            if _value_counts(text[start:stop]):
+                covered = stop
+                yield "prose-secret", start, stop
 
 
 # --- standard input ---------------------------------------------------------------------------
@@ -169,14 +165,11 @@ def _line_end(text: str, pos: int) -> int:
 
 def _producers(text: str) -> Iterator[re.Match[str]]:
     """`echo ... |` and `printf ... |`, found by `str.find` rather than a scan of the text."""
-    for word in ("echo", "printf"):
-        pos = text.find(word)
-        while pos >= 0:
-            if not (pos and _WORD_CHARS().match(text, pos - 1)):
-                m = _PRODUCER().match(text, pos)
-                if m:
-                    yield m
-            pos = text.find(word, pos + len(word))
+    for _, pos in occurrences(text, ("echo", "printf")):
+        if not (pos and _WORD_CHARS().match(text, pos - 1)):
+            m = _PRODUCER().match(text, pos)
+            if m:
+                yield m
 
 
 def scan_stdin(text: str) -> Iterator[tuple[str, int, int]]:

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 
 from wikimem.redaction.placeholders import is_mask, is_placeholder
+from wikimem.redaction.scanners import occurrences
 from wikimem.redaction.vendored_rules import GLOBAL_ALLOW, GLOBAL_STOPWORDS, RULES
 
 _BEFORE = 256  # how far before a keyword a match may start (`[\w.-]{0,50}?name ... = `)
@@ -43,8 +44,7 @@ def _windows(text: str, lowered: str, keyword: str) -> list[tuple[int, int]]:
     own scanners, linear in the text, still read all of it (curl's `-u`/`-H` credentials are
     theirs too)."""
     spans: list[tuple[int, int]] = []
-    pos = lowered.find(keyword)
-    while pos >= 0:
+    for _, pos in occurrences(lowered, (keyword,)):
         if len(spans) >= _DENSE:
             break
         start = max(pos - _BEFORE, 0)
@@ -53,7 +53,6 @@ def _windows(text: str, lowered: str, keyword: str) -> list[tuple[int, int]]:
         end = min(pos + len(keyword) + _AFTER, len(text))
         newline = text.find("\n", pos, end)
         spans.append((start, newline + 1 if newline >= 0 else end))
-        pos = lowered.find(keyword, pos + len(keyword))
     return spans
 
 
