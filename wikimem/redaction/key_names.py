@@ -63,7 +63,10 @@ _PUBLISHED = frozenset({"PUBLIC", "PUBLISHABLE", "PUB", "MOBILE"})
 # A first segment that makes the name a reference to a secret held elsewhere (Drone's
 # `from_secret: NAME`, Kubernetes' `valueFrom`), or a verb (`read_secret('db/root')`).
 _REFERENCE_HEADS = frozenset({"FROM", "GET", "READ", "FETCH", "LOAD", "LOOKUP", "FIND", "HAS"})
-_SEGMENT_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
+# Segments split at ASCII punctuation and blanks, not at letters of other scripts (whose vowel
+# signs `\W` would split at: `पासवर्ड`).
+_SEPARATORS = r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f\s]+"
+_SEGMENT_SPLIT = re.compile(_SEPARATORS + r"|(?<=[a-z0-9])(?=[A-Z])")
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*")
 
 
@@ -71,11 +74,79 @@ def _segments(name: str) -> list[str]:
     return [s.upper() for s in _SEGMENT_SPLIT.split(name) if s]
 
 
+# The words for a password, a passphrase, a token, a secret or a credential in the most spoken
+# languages (Spanish, Portuguese, French, German, Russian and Ukrainian, Chinese, Japanese,
+# Korean, Indonesian and Malay, Turkish, Dutch, Polish, Italian and Romanian, Vietnamese, Thai,
+# Arabic, Persian, Urdu, Hindi, Bengali, Tamil, Swedish, Danish and Norwegian, Finnish,
+# Hungarian, Czech and Slovak, Serbo-Croatian, Bulgarian, Greek, Hebrew, Swahili), as a key name
+# writes them (lowercase, words joined by `_`). Latin-script words match a whole segment of the
+# name or its end (`datenbank_passwort`, `adminwachtwoord`); words of other scripts match
+# anywhere, as those scripts compound without separators (`数据库密码`).
+# fmt: off
+FOREIGN_PASSWORDS = (
+    "contraseña", "contrasena", "senha", "mot_de_passe", "motdepasse", "passwort", "kennwort",
+    "kata_sandi", "katasandi", "kata_laluan", "katalaluan", "şifre", "sifre", "şifresi",
+    "wachtwoord", "hasło", "haslo", "parola", "parolă", "mật_khẩu", "mat_khau", "matkhau",
+    "lösenord", "losenord", "adgangskode", "passord", "salasana", "jelszó", "jelszo", "heslo",
+    "lozinka", "nenosiri", "palavra_passe", "clave_de_acceso", "contrasinal", "pasahitza",
+    "пароль", "парола", "лозинка", "密码", "密碼", "口令", "パスワード", "暗証番号", "비밀번호",
+    "รหัสผ่าน", "كلمة_المرور", "كلمة_السر", "رمز_عبور", "گذرواژه", "پاس_ورڈ", "पासवर्ड",
+    "कूटशब्द", "পাসওয়ার্ড", "கடவுச்சொல்", "κωδικός", "κωδικος", "συνθηματικό", "סיסמה", "סיסמא",
+)
+FOREIGN_SECRETS = (
+    "jeton", "geheimnis", "zugangsschlüssel", "zugriffstoken", "secreto", "segredo", "segreto",
+    "sekret", "gizli_anahtar", "kunci_rahasia", "rahasia", "bí_mật", "clé_secrète",
+    "clave_secreta", "chave_secreta", "chave_de_acesso", "clave_api", "chave_api", "clé_api",
+    "токен", "секрет", "секретный_ключ", "令牌", "密钥", "秘钥", "密鑰", "秘密鍵", "トークン",
+    "シークレット", "토큰", "비밀_키", "비밀키", "توكن", "رمز_مميز", "मुख्य_कुंजी", "टोकन",
+)
+# A key in another language is a credential only when its value looks generated (`clave: MIT`).
+FOREIGN_KEYS = (
+    "clave", "chave", "schlüssel", "clé", "chiave", "sleutel", "klucz", "nyckel", "anahtar",
+    "kunci", "khóa", "ключ", "キー", "키", "مفتاح", "कुंजी",
+)
+# fmt: on
+_FOREIGN_SEPARATORS = re.compile(_SEPARATORS)
+
+
+@functools.lru_cache(maxsize=4096)
+def foreign_name_kind(name: str) -> tuple[str, bool] | None:
+    """(kind, weak) of a key name that says password, secret or key in another language."""
+    norm = "_" + _FOREIGN_SEPARATORS.sub("_", name.lower()).strip("_") + "_"
+    if norm == "__":
+        return None
+    for words, kind, weak in (
+        (FOREIGN_PASSWORDS, "password-assignment", False),
+        (FOREIGN_SECRETS, "secret-assignment", False),
+        (FOREIGN_KEYS, "secret-assignment", True),
+    ):
+        for word in words:
+            if word.isascii() or word[0] <= "\u024f":
+                at = norm.find(word)
+                while at >= 0:
+                    if norm[at + len(word)] == "_" and (norm[at - 1] == "_" or not weak):
+                        return kind, weak
+                    at = norm.find(word, at + 1)
+            elif word in norm:
+                return kind, weak
+    return None
+
+
 def secret_name_kind(name: str) -> str | None:
     """The kind of a key name that holds a secret (`DB_PASSWORD`, `apiKey`), else None."""
     segments = _segments(name)
     if not segments or segments[-1] in _NOT_SECRET_TAILS or _PUBLISHED.intersection(segments):
         return None
+    kind = _english_kind(name, segments)
+    if kind is None:
+        foreign = foreign_name_kind(name)
+        if foreign is None:
+            return None
+        kind = "env-secret" if _ENV_NAME.fullmatch(name) and len(name) > 3 else foreign[0]
+    return kind
+
+
+def _english_kind(name: str, segments: list[str]) -> str | None:
     if segments[0] in _REFERENCE_HEADS and len(segments) > 1:
         return None
     hit = False
@@ -115,8 +186,11 @@ def secret_name_kind(name: str) -> str | None:
 
 def is_weak_name(name: str) -> bool:
     """Whether a value under `name` must also look generated to count (`auth`, `key`,
-    `license_key`, `rocommunity`); `auth_pass` (keepalived) names a password outright."""
+    `license_key`, `rocommunity`, `clave`); `auth_pass` (keepalived) names a password outright."""
     segments = _segments(name)
+    if segments and _english_kind(name, segments) is None:
+        foreign = foreign_name_kind(name)
+        return bool(foreign and foreign[1])
     if _GENERATED_ONLY.intersection(segments) or any(s.endswith("COMMUNITY") for s in segments):
         return True
     return all(s in _WEAK_NAMES for s in segments) and not (
@@ -182,10 +256,16 @@ KEYWORDS = (
 )  # fmt: skip
 
 
+# What a text must hold for a foreign name to be in it: the longest word of each.
+FOREIGN_NEEDLES = tuple(
+    sorted({max(w.split("_"), key=len) for w in FOREIGN_PASSWORDS + FOREIGN_SECRETS + FOREIGN_KEYS})
+)
+
+
 @functools.lru_cache(maxsize=4096)
 def name_info(name: str) -> tuple[bool, str | None, bool]:
     """(has a keyword, kind of the name, weak name) for an assignment's key."""
     lowered = name.lower()
-    if not any(k in lowered for k in KEYWORDS):
+    if not any(k in lowered for k in KEYWORDS) and not any(k in lowered for k in FOREIGN_NEEDLES):
         return False, None, False
     return True, secret_name_kind(name), is_weak_name(name)

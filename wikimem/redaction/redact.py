@@ -17,7 +17,13 @@ from typing import Any
 
 from wikimem.redaction import command_lines, config_lines, positions, prose, vendored
 from wikimem.redaction.decoding import decoded_views, encoded_views
-from wikimem.redaction.key_names import KEYWORDS, is_weak_name, named_kind, secret_name_kind
+from wikimem.redaction.key_names import (
+    FOREIGN_NEEDLES,
+    KEYWORDS,
+    is_weak_name,
+    named_kind,
+    secret_name_kind,
+)
 from wikimem.redaction.layouts import (
     READ_FILE_NEEDLES,
     scan_armoured_keys,
@@ -67,7 +73,7 @@ _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
         (("q~",), scan_azure_secrets),
         (("kind:",), scan_k8s_secrets),
         (("</",), scan_xml),
-        (KEYWORDS, scan_assignments),
+        (KEYWORDS + FOREIGN_NEEDLES, scan_assignments),
         (config_lines.NEEDLES, config_lines.scan_config_lines),
         (config_lines.IPSEC_NEEDLES, config_lines.scan_ipsec_secrets),
         (("createuser",), config_lines.scan_snmp_users),

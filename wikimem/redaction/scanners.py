@@ -194,6 +194,14 @@ _LINE_START = re.compile(
 _REST_OF_LINE = re.compile(r"[ \t,;)}\]\r]*(?:#.*)?")
 
 
+def _letter(c: str) -> bool:
+    """A letter or a mark of another script (`ñ`, `密`, the vowel signs of `पासवर्ड`)."""
+    return c.isalnum() or (not c.isspace() and c.isprintable() and not _PUNCTUATION.match(c))
+
+
+_PUNCTUATION = re.compile(r"[\u2000-\u206f\u3000-\u303f\uff00-\uff0f\uff1a-\uff20«»]")
+
+
 def _name_before(text: str, pos: int) -> tuple[int, int]:
     """Span of the key name that ends just before `pos` (skipping blanks and a closing quote)."""
     end = pos
@@ -208,7 +216,14 @@ def _name_before(text: str, pos: int) -> tuple[int, int]:
     if end and text[end - 1] in "\"'":
         end -= 1
     start = end
-    while start and end - start < 100 and text[start - 1] in _NAME_CHARS:
+    while (
+        start
+        and end - start < 100
+        and (
+            text[start - 1] in _NAME_CHARS
+            or (text[start - 1] > "\x7f" and _letter(text[start - 1]))
+        )
+    ):
         start -= 1
     if start and text[start - 1] == "\\" and text[start] in "nrt":
         start += 1  # JSON-escaped text: `\nPGPASSWORD=` names PGPASSWORD
