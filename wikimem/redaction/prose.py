@@ -19,6 +19,7 @@ import functools
 import re
 from collections.abc import Callable, Iterator
 
+from wikimem.redaction.key_names import FOREIGN_PASSWORDS, FOREIGN_SECRETS
 from wikimem.redaction.placeholders import is_code, is_placeholder, is_strong
 from wikimem.redaction.scanners import occurrences, trim
 
@@ -35,18 +36,30 @@ _NAMES_ENGLISH = (
     "password", "passwd", "passphrase", "passcode", "secret key", "secret", "api key", "api-key",
     "api token", "access token", "access key", "auth token", "token", "private key", "pin code",
 )  # fmt: skip
-_NAMES_FOREIGN = (
+_NAMES_FOREIGN: tuple[str, ...] = (
     "passwort", "kennwort", "contraseña", "contrasena", "clave", "mot de passe", "mot_de_passe",
     "senha", "hasło", "haslo", "wachtwoord", "lösenord", "salasana", "jelszó", "heslo", "parola",
     "chiave", "şifresi", "şifre", "sifre", "schlüssel", "clé privée", "clé api", "clé", "chave",
     "mật khẩu", "mat khau", "khóa api", "zugriffstoken", "secreto",
 )  # fmt: skip
-_NAMES_LATIN = _NAMES_ENGLISH + _NAMES_FOREIGN
-_NAMES_SCRIPT = (
+_NAMES_SCRIPT: tuple[str, ...] = (
     "пароль", "ключ api", "ключ", "токен", "密码", "密碼", "口令", "密钥", "秘密鍵", "令牌",
     "パスワード", "トークン", "コミュニティ", "api 키", "키",
     "비밀번호", "암호", "κωδικός", "كلمة المرور", "סיסמה",
 )  # fmt: skip
+
+
+def _lexicon(words: tuple[str, ...], latin: bool) -> tuple[str, ...]:
+    """The shared lexicon's words (key_names) as prose writes them, longest first so that
+    `kata sandi` is read before `sandi` would be."""
+    spelled = {w.replace("_", " ") for w in words if (w.isascii() or w[0] <= "\u024f") == latin}
+    return tuple(sorted(spelled, key=len, reverse=True))
+
+
+_LEXICON = FOREIGN_PASSWORDS + FOREIGN_SECRETS
+_NAMES_FOREIGN += tuple(w for w in _lexicon(_LEXICON, True) if w not in _NAMES_FOREIGN)
+_NAMES_SCRIPT += tuple(w for w in _lexicon(_LEXICON, False) if w not in _NAMES_SCRIPT)
+_NAMES_LATIN = _NAMES_ENGLISH + _NAMES_FOREIGN
 # Between the name and the verb: a preposition and up to six words (`for root`, `de la base de
 # datos de producción`, `für den alten Server`, French elision `de l'API`), or one word in a
 # non-Latin script and up to two Latin ones it governs (`администратора`, `пользователя sa`), or,
@@ -59,15 +72,18 @@ _QUALIFIER = (
 )
 # The verb or separator, then the value (quoted or bare).
 _COPULA = (
-    r"(?:[ \t]*(?P<colon>[:：=])[ \t]*|[ \t]*(?:은|는|は|是|为|為|：)[ \t]*"
+    r"(?:[ \t]*(?P<colon>[:：=])[ \t]*|[ \t]*(?:은|는|は|是|为|為|：|คือ)[ \t]*"
     r"|[ \t]+(?i:is now|was set to|has been set to|is set to|set to|is|was|are|es|era|será"
-    r"|ist|lautet|war|est|était|é|è|jest|je|är|er|on|это|—)[ \t]*:?[ \t]+)"
+    r"|ist|lautet|war|est|était|é|è|jest|je|är|er|on|это|—|to|là|είναι|هي|هو|היא|הוא|है"
+    r"|হলো|হল|adalah|ialah|este|ni|ndiyo)[ \t]*:?[ \t]+)"
 )
 _VALUE = (
     r"(?:«[ \t\u00a0\u202f]?(?P<vg>[^\s»]{4,200})[ \t\u00a0\u202f]?»"
     r"|[\"'`«“„](?P<vq>[^\s\"'`»”“]{4,200})[\"'`»”“]|(?P<v>[^\s\"'`<>»”“&]{4,200}))"
 )
-_AFTER_NAME = _lazy(r"(?:e?s)?" + _QUALIFIER + _COPULA + _VALUE)
+# A name may carry an ending: a plural, or the article other languages glue to it (Swedish
+# `lösenordet`, Danish `adgangskoden`, Indonesian `sandinya`).
+_AFTER_NAME = _lazy(r"(?:e?s|et|en|nya)?" + _QUALIFIER + _COPULA + _VALUE)
 # A name then the value in backticks, as chat and Markdown write it (``password `...` ``,
 # ``token: `...` ``).
 _BACKTICKED = _lazy(r"(?:e?s)?(?:[ \t]*[:=：][ \t]*|[ \t]+)`(?P<vq>[^\s`]{4,200})`")
