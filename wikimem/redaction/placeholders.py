@@ -26,14 +26,19 @@ _REFERENCE = re.compile(
     |%\{|credentialsJSON:|[\w.@-]{1,60}:/(?!/)[\w.@-]+/|\{[A-Za-z0-9+/]{10,}={0,2}\}$
     |@(?:vault|format|jinja|get)(?:[ \t]|$)|op://[^/\s]{1,100}/|[A-Za-z][\w-]{0,40}=\$[A-Za-z_{(]
     |\$\$(?:[A-Z_][A-Z0-9_]{0,100}\Z|\{)|@\{[\w-]{1,60}:[\w.-]{1,100}\}|env:[A-Za-z_]\w{0,100}\Z
-    |[a-z][\w-]{0,60}(?:/[\w-]{1,60}){1,8}:[a-z][\w-]{0,60}\Z""",
+    |[a-z][\w-]{0,60}(?:/[\w-]{1,60}){1,8}:[a-z][\w-]{0,60}\Z
+    |vault:[\w.-]{1,60}/|projects/[\w.-]{1,100}/secrets/[\w.-]|@Microsoft\.KeyVault\(
+    |(?:vault|awssm|gcpsm|azkv|doppler|infisical|bws|keyring|secretsmanager|ssm)://""",
     re.X,
 )
 # A reference is also dynaconf's `@vault path#key` (and its `@format`, `@jinja`, `@get`
 # tokens), a 1Password `op://vault/item/field`, and a scheme or name whose value is a variable
 # (Proxmox's `PVEAPIToken=$PVE_TOKEN`). Also Cloud Build's escaped `$$NAME`, Telegraf's
 # secret-store `@{store:key}`, Dagger's `env:NAME` provider, and a secrets manager's
-# `path/to/secret:json-key` (CodeBuild's `secrets-manager:` entries).
+# `path/to/secret:json-key` (CodeBuild's `secrets-manager:` entries). And a secret store's
+# address by its documented shape: Vault's `vault:path#key` (Bank-Vaults, external-secrets),
+# Google Secret Manager's `projects/P/secrets/NAME`, App Service's `@Microsoft.KeyVault(...)`,
+# and the `scheme://` of a secrets manager's provider (`vault://`, `awssm://`, `doppler://`).
 # fmt: off
 _LITERALS = frozenset({
     "none", "null", "nil", "undefined", "true", "false", "yes", "no", "on", "off", "empty",

@@ -151,6 +151,7 @@ class _Where:
         self.appcast = "sparkle:" in text
         self.firebase = "apiKey" in text
         self.paddle = "Paddle." in text
+        self.arn = "arn:" in text
         self.examples = (
             [m.start() for m in _EXAMPLE_KEY.finditer(text)] if "EXAMPLE" in text else []
         )
@@ -202,6 +203,9 @@ _PADDLE_CLIENT_TOKEN = re.compile(r"(?:live|test)_[a-z0-9]{20,40}")
 # says, and ships in every page beside `authDomain`; an `apiKey` in any other object still goes.
 _FIREBASE_SLOT = re.compile(r"\bapiKey[\"']?[ \t]*:[ \t]*[\"']\Z")
 _FIREBASE_CONFIG = re.compile(r"\bauthDomain\b|\.firebaseapp\.com\b")
+# An Amazon Resource Name identifies a resource (`arn:aws:secretsmanager:REGION:ACCOUNT:secret:
+# NAME-abc123`): a span inside one is part of a name, not a credential, whatever it says.
+_ARN = re.compile(r"\barn:aws[\w-]{0,12}:[a-z0-9-]{2,40}:[^\s\"'`,;]*\Z")
 # Sparkle's appcast signs each download with `sparkle:edSignature` (or the older DSA one): a
 # signature over a public file, checked with the public key the app ships.
 _APPCAST_SIGNATURE = re.compile(r"\bsparkle:(?:ed|dsa)Signature=[\"']\Z")
@@ -305,6 +309,8 @@ def _add(
     ):
         return
     if _client_key(where, before, start, end):
+        return
+    if where.arn and _ARN.search(before):
         return
     starts.insert(i, start)
     ends.insert(i, end)
