@@ -109,15 +109,20 @@ _ENCODED = re.compile(
     r"(?P<ps>[A-Za-z0-9+/]{16,8000}={0,2})"
     r"|(?:echo|printf)(?:[ \t]+-n)?[ \t]+[\"']?(?P<b64>[A-Za-z0-9+/]{12,8000}={0,2})[\"']?[ \t]*"
     r"\|[ \t]*base64[ \t]+(?:-d|--decode|-D)\b"
+    r"|(?:b64decode|b64_decode|base64_decode|decode64|decodeBase64|atob|FromBase64String"
+    r"|Base64\.decode|getDecoder\(\)\.decode|base64\.StdEncoding\.DecodeString)\("
+    r"[ \t]*[\"'](?P<call>[A-Za-z0-9+/_-]{12,8000}={0,2})[\"']"
 )
-_ENCODED_HINT = re.compile(r"(?i)pwsh|powershell")
+# A decoder named in any language: Python's `b64decode`, PHP's `base64_decode`, Ruby's
+# `decode64`, JavaScript's `atob`, .NET's `FromBase64String`, Java's and Go's decoders.
+_ENCODED_HINT = re.compile(r"(?i)pwsh|powershell|b64|base64|decode64|atob")
 
 
 def encoded_views(text: str) -> list[tuple[str, list[int], list[int]]]:
     """The lines of `text` that hand base64 to a decoder, each value replaced by what it decodes
     to; every decoded character maps to the whole encoded value, so a secret inside replaces all
     of it. Only those lines are in the view, as in `decoded_views`."""
-    if "base64" not in text and not _ENCODED_HINT.search(text):
+    if not _ENCODED_HINT.search(text):
         return []
     import base64  # only for a text that hands base64 to a decoder
 
@@ -133,9 +138,11 @@ def encoded_views(text: str) -> list[tuple[str, list[int], list[int]]]:
     pos = 0
     line_end = -1  # end of the line the view has reached
     for m in _ENCODED.finditer(text):
-        group = "ps" if m.group("ps") else "b64"
+        group = next(g for g in ("ps", "b64", "call") if m.group(g))
         a, b = m.span(group)
         value = m.group(group)
+        if group == "call":
+            value = value.replace("-", "+").replace("_", "/")  # the URL-safe alphabet
         try:
             raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
             plain = raw.decode("utf-16-le" if group == "ps" else "utf-8")

@@ -618,7 +618,12 @@ RULES: list[Rule] = [
 _URL = _lazy(
     r"https?://(?P<host>[A-Za-z0-9.-]{1,253})(?::\d{1,5})?(?P<path>[/#][^\s\"'<>`\\]{0,1000})"
 )
-_HOOKISH = _lazy(r"(?i)hook|integration|incoming|trigger|notif|alert|enqueue|callback|events?[./]")
+# A path word that says the next segment authenticates a push or names a key (Uptime Kuma's
+# `/api/push/TOKEN`, `/token/...`, `/apikey/...`) counts as much as `hook` does.
+_HOOKISH = _lazy(
+    r"(?i)hook|integration|incoming|trigger|notif|alert|enqueue|callback|events?[./]"
+    r"|/push/|/tokens?/|/secrets?/|/api[-_]?keys?/"
+)
 _SEGMENT = _lazy(r"[A-Za-z0-9_-]{20,200}")
 _UUID = _lazy(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 _HEX = _lazy(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a git or SHA-256 digest, not a key
@@ -637,6 +642,10 @@ WEBHOOK_NEEDLES = (
     "enqueue",
     "callback",
     "event",
+    "/push/",
+    "/token",
+    "/secret",
+    "/api",
 )
 
 

@@ -238,6 +238,14 @@ def scan_assignments(text: str) -> Iterator[tuple[str, int, int]]:
         at = sep.start()
         if text[at - 1 : at] == '"' and text[at - 2 : at - 1] == "\\":
             at -= 2  # an escaped quote: `{\"password\":\"...\"}` in a JSON string
+        elif sep.group() == "=" and text[at - 1 : at] in ("|", "?", "+", ".", "&"):
+            # a compound assignment: Ruby's `||=`, JavaScript's and PHP's `??=`, Make's `?=`,
+            # PHP's `.=`, `+=`; the name stands before the operator
+            at -= 2 if text[at - 2 : at] in ("||", "??", "&&") else 1
+        while at and text[at - 1] in " \t":
+            at -= 1
+        if text[at - 1 : at] == "]" and text[at - 2 : at - 1] in ("'", '"'):
+            at -= 1  # an index by a quoted key: `ENV['MAIL_PASSWORD'] ||= ...`
         start, end = _name_before(text, at)
         name = text[start:end].lstrip("-.")
         keyword, name_kind, weak = name_info(name) if name else (False, None, False)
