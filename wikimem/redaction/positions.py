@@ -622,7 +622,7 @@ _URL = _lazy(
 # `/api/push/TOKEN`, `/token/...`, `/apikey/...`) counts as much as `hook` does.
 _HOOKISH = _lazy(
     r"(?i)hook|integration|incoming|trigger|notif|alert|enqueue|callback|events?[./]"
-    r"|/push/|/tokens?/|/secrets?/|/api[-_]?keys?/"
+    r"|/push/|/tokens?/|/secrets?/|/api[-_]?keys?/|/keys?/"
 )
 _SEGMENT = _lazy(r"[A-Za-z0-9_-]{20,200}")
 _UUID = _lazy(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
@@ -702,7 +702,7 @@ _NOT_SECRET_BEFORE = re.compile(
     r"|sk-[a-z0-9-]{1,20}@openssh\.com |enc\[[a-z0-9_]{2,20},(?:data:)?"
     r"|\b(?:id|ids|hash|digest|checksum|sum|etag|nonce|build"
     r"|commit|trace|span|request|revision|rev|fingerprint|integrity|uid|guid|uuid|ref|version"
-    r"|(?:event|room|message|correlation)[_-]?id|site[_-]?key"
+    r"|(?:event|room|message|correlation)[_-]?id|site[_-]?key|kid|x5t"
     r"|sourcemappingurl|public[ _-]?key|pubkey|pub|peer(?:[ \t]+[\w.-]{1,30})?)\b[^A-Za-z0-9\n]{0,4}"
     r"|(?<=_)public[_-]?key[^A-Za-z0-9\n]{0,4})[\"'(]?[$!]?\Z"
 )
@@ -985,6 +985,30 @@ _CONNECT = _lazy(
     + r"|(?P<vb>[^\s\"';$][^\s\"';]{2,200})))"
 )
 _connect_check = _real("connection-password")
+
+
+# --- a flag and its value as two items of an argument list -------------------------------------
+
+# Compose's `command: ["server", "--requirepass", "..."]`, a container's `args:` sequence, a
+# subprocess call's list: the flag names the secret and the next item is its value.
+_LISTED_FLAG = _lazy(
+    r"(?P<q>[\"'])--?(?P<name>[A-Za-z][\w.-]{1,60})(?P=q)[ \t]*,[ \t]*(?P<qv>[\"'])"
+    r"(?P<v>[^\"'\n]{4,400})(?P=qv)"
+    r"|(?m:^[ \t]*-[ \t]+(?P<qs>[\"']?)--?(?P<sname>[A-Za-z][\w.-]{1,60})(?P=qs)[ \t]*\r?\n"
+    r"[ \t]*-[ \t]+(?P<qw>[\"']?)(?P<w>[^\s\"'#][^\s\"']{3,400})(?P=qw)[ \t]*$)"
+)
+
+
+def scan_listed_flags(text: str) -> Iterator[tuple[str, int, int]]:
+    for m in _LISTED_FLAG().finditer(text):
+        group = "v" if m.group("v") is not None else "w"
+        name = (m.group("name") or m.group("sname")).replace("-", "_").replace(".", "_")
+        value = m.group(group)
+        if not secret_name_kind(name) or value.startswith("-") or is_placeholder(value):
+            continue
+        if is_code(value) or (is_weak_name(name) and not is_random(value)):
+            continue
+        yield "cli-password", *m.span(group)
 
 
 def scan_connects(text: str) -> Iterator[tuple[str, int, int]]:

@@ -72,7 +72,7 @@ _QUALIFIER = (
 )
 # The verb or separator, then the value (quoted or bare).
 _COPULA = (
-    r"(?:[ \t]*(?P<colon>[:：=])[ \t]*|[ \t]*(?:은|는|は|是|为|為|：|คือ)[ \t]*"
+    r"(?:[ \t]*(?P<colon>[:：=])[ \t]*|[ \t]*(?:은|는|は|是|为|為|：|คือ|→|⇒)[ \t]*"
     r"|[ \t]+(?i:is now|was set to|has been set to|is set to|set to|is|was|are|es|era|será"
     r"|ist|lautet|war|est|était|é|è|jest|je|är|er|on|это|—|to|là|είναι|هي|هو|היא|הוא|है"
     r"|হলো|হল|adalah|ialah|este|ni|ndiyo)[ \t]*:?[ \t]+)"
@@ -111,6 +111,26 @@ def _value_counts(value: str) -> bool:
     return not value.endswith((":", "…"))
 
 
+# English that puts the value before the name: `use VALUE as the password`, `VALUE is the new
+# admin password`; the value must still have a credential's shape (`_value_counts`).
+_SECRET_NOUN = r"(?i:password|passphrase|passcode|passwd|pin|secret|token|api[ -]key|access key)"
+_VALUE_FIRST = _lazy(
+    r"\b(?i:use|using|with|enter|type|try)[ \t]+[\"'`]?(?P<a>[^\s\"'`]{4,200}?)[\"'`]?[ \t]+"
+    r"(?i:as)[ \t]+(?:(?i:the|my|our|your|a|an)[ \t]+)?(?:[\w-]{1,20}[ \t]+){0,3}"
+    + _SECRET_NOUN
+    + r"\b|(?:^|(?<=[\s(]))[\"'`]?(?P<b>[^\s\"'`]{4,200}?)[\"'`]?[ \t]+(?i:is|was|will be)[ \t]+"
+    r"(?:(?i:the|my|our|your)[ \t]+)?(?:[\w-]{1,20}[ \t]+){0,3}" + _SECRET_NOUN + r"\b"
+)
+
+
+def _values_first(text: str) -> Iterator[tuple[str, int, int]]:
+    for m in _VALUE_FIRST().finditer(text):
+        group = "a" if m.group("a") is not None else "b"
+        start, stop = m.span(group)
+        if _value_counts(text[start:stop]):
+            yield "prose-secret", start, stop
+
+
 def scan_prose(text: str) -> Iterator[tuple[str, int, int]]:
     lowered = text.lower()
     if len(lowered) != len(text):
@@ -142,6 +162,8 @@ def scan_prose(text: str) -> Iterator[tuple[str, int, int]]:
             if _value_counts(text[start:stop]):
                 covered = stop
                 yield "prose-secret", start, stop
+    if text.isascii() or any(name in lowered for name in _ENGLISH):
+        yield from _values_first(text)
 
 
 # --- standard input ---------------------------------------------------------------------------

@@ -81,7 +81,7 @@ _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
     ]
     + [(rule.needles, rule.scan) for rule in positions.RULES]
     + [(("eyj",), positions.scan_wrapped_jwts), (("@tcp", "@unix", "@udp"), positions.scan_go_dsns)]
-    + [(("(",), positions.scan_setter_calls)]
+    + [(("(",), positions.scan_setter_calls), (("--",), positions.scan_listed_flags)]
     + [(("nral",), positions.scan_newrelic_keys), (("conn",), positions.scan_connects)]
     + [(("{\n", "{\r\n", "{ \n"), positions.scan_secret_blocks)]
     + [(positions.AUTH_CALL_NEEDLES, positions.scan_auth_calls)]
@@ -144,7 +144,10 @@ class _Where:
         self.text = text
         self._newlines: list[int] | None = None
         lowered = text.lower()
-        self.envelope = "ENC[" in text or "secure" in text
+        self.envelope = (
+            "ENC[" in text or "secure" in text or "ENC(" in text or "{cipher}" in text
+        ) or "vault:v" in text
+        self.template = "{{" in text
         self.signature = "signature" in lowered
         self.minisign = "minisign" in text
         self.flagsmith = "x-environment-key" in lowered
@@ -186,8 +189,11 @@ _PUBLIC = re.compile(
 # Ciphertext in an envelope that names its cipher: every field of a sops value
 # (`ENC[AES256_GCM,data:...,iv:...,tag:...,type:str]`) and a Travis `secure: "..."` blob are
 # encrypted to a key that is not in the text, so they are safe to keep.
+# So is a value in the other envelopes tools document: Jasypt's `ENC(...)`, Spring Cloud
+# Config's `{cipher}...`, Vault transit's `vault:v1:...`.
 _ENVELOPE = re.compile(
     r"ENC\[[A-Z0-9_]{2,20},[^\]\n]{0,800}\Z|(?:^|[\s{,-])secure[ \t]*:[ \t]*[\"']?\Z"
+    r"|ENC\(\Z|\{cipher\}\Z|\bvault:v\d{1,3}:\Z"
 )
 # minisign's manual: `-P` gives the public key to verify with, as a base64 string.
 _PUBLIC_FLAG = re.compile(r"\bminisign[ \t][^\n]{0,300}[ \t]-P[ \t]+\Z")
@@ -206,6 +212,19 @@ _FIREBASE_CONFIG = re.compile(r"\bauthDomain\b|\.firebaseapp\.com\b")
 # An Amazon Resource Name identifies a resource (`arn:aws:secretsmanager:REGION:ACCOUNT:secret:
 # NAME-abc123`): a span inside one is part of a name, not a credential, whatever it says.
 _ARN = re.compile(r"\barn:aws[\w-]{0,12}:[a-z0-9-]{2,40}:[^\s\"'`,;]*\Z")
+
+
+def _inside_template(text: str, before: str, end: int) -> bool:
+    """Whether the span is inside a `{{ ... }}` expression (CloudFormation's
+    `{{resolve:secretsmanager:NAME:SecretString:KEY}}`, a Helm or Jinja lookup): such an
+    expression names where a value comes from, and the template is rendered elsewhere."""
+    opened = before.rfind("{{")
+    if opened < 0 or before.rfind("}}") > opened:
+        return False
+    close = text.find("}}", end, end + 400)
+    return close >= 0 and "\n" not in text[end:close]
+
+
 # Sparkle's appcast signs each download with `sparkle:edSignature` (or the older DSA one): a
 # signature over a public file, checked with the public key the app ships.
 _APPCAST_SIGNATURE = re.compile(r"\bsparkle:(?:ed|dsa)Signature=[\"']\Z")
@@ -311,6 +330,8 @@ def _add(
     if _client_key(where, before, start, end):
         return
     if where.arn and _ARN.search(before):
+        return
+    if where.template and _inside_template(text, before, end):
         return
     starts.insert(i, start)
     ends.insert(i, end)
