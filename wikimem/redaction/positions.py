@@ -127,7 +127,7 @@ def scan_go_dsns(text: str) -> Iterator[tuple[str, int, int]]:
                 yield "connection-password", start, m.start()
 
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z_-]*")
+_WORD = re.compile(r"[^\W\d](?:[^\W\d]|-)*")  # letters of any script (`hasło`), `_` and `-`
 
 
 def _lazy(source: str) -> Callable[[], re.Pattern[str]]:
