@@ -113,7 +113,18 @@ def _value_counts(value: str) -> bool:
 
 # English that puts the value before the name: `use VALUE as the password`, `VALUE is the new
 # admin password`; the value must still have a credential's shape (`_value_counts`).
-_SECRET_NOUN = r"(?i:password|passphrase|passcode|passwd|pin|secret|token|api[ -]key|access key)"
+_SECRET_NOUN = r"(?i:password|passphrase|passcode|passwd|secret|token|api[ -]key|access key)"
+_NOUNS: tuple[str, ...] = (
+    "password",
+    "passphrase",
+    "passcode",
+    "passwd",
+    "secret",
+    "token",
+    "api key",
+    "api-key",
+)
+_NOUNS += ("access key",)
 _VALUE_FIRST = _lazy(
     r"\b(?i:use|using|with|enter|type|try)[ \t]+[\"'`]?(?P<a>[^\s\"'`]{4,200}?)[\"'`]?[ \t]+"
     r"(?i:as)[ \t]+(?:(?i:the|my|our|your|a|an)[ \t]+)?(?:[\w-]{1,20}[ \t]+){0,3}"
@@ -123,12 +134,17 @@ _VALUE_FIRST = _lazy(
 )
 
 
-def _values_first(text: str) -> Iterator[tuple[str, int, int]]:
-    for m in _VALUE_FIRST().finditer(text):
-        group = "a" if m.group("a") is not None else "b"
-        start, stop = m.span(group)
-        if _value_counts(text[start:stop]):
-            yield "prose-secret", start, stop
+def _values_first(text: str, lowered: str) -> Iterator[tuple[str, int, int]]:
+    """Found back from each noun (`str.find`), in the 260 characters of its line before it: a
+    scan of the whole text would try the value-first pattern at every word."""
+    for _, pos in occurrences(lowered, _NOUNS):
+        line_start = text.rfind("\n", max(pos - 260, 0), pos) + 1 or max(pos - 260, 0)
+        line_end = text.find("\n", pos, pos + 40)
+        for m in _VALUE_FIRST().finditer(text, line_start, line_end if line_end >= 0 else pos + 40):
+            group = "a" if m.group("a") is not None else "b"
+            start, stop = m.span(group)
+            if _value_counts(text[start:stop]):
+                yield "prose-secret", start, stop
 
 
 def scan_prose(text: str) -> Iterator[tuple[str, int, int]]:
@@ -162,8 +178,7 @@ def scan_prose(text: str) -> Iterator[tuple[str, int, int]]:
             if _value_counts(text[start:stop]):
                 covered = stop
                 yield "prose-secret", start, stop
-    if text.isascii() or any(name in lowered for name in _ENGLISH):
-        yield from _values_first(text)
+    yield from _values_first(text, lowered)
 
 
 # --- standard input ---------------------------------------------------------------------------
