@@ -17,7 +17,7 @@ import functools
 import re
 from collections.abc import Callable, Iterator
 
-from wikimem.redaction.key_names import name_info
+from wikimem.redaction.key_names import foreign_name_kind, name_info
 from wikimem.redaction.placeholders import is_code, is_placeholder, is_random, is_strong
 from wikimem.redaction.scanners import WORD, line_before, trim
 
@@ -96,6 +96,9 @@ def _mixed_password(kind: str, value: str) -> bool:
     )  # fmt: skip
 
 
+_WORDS = re.compile(r"[^\W\d_]+[.,:;?!]?")
+
+
 def _value_after(text: str, start: int, end: int) -> tuple[str, int, int] | None:
     if text[start] == "-" or (start and text[start - 1] not in " \t\n#{\"'"):
         return None  # a flag (the flag rules decide) or part of a value (`-method=userpass`)
@@ -120,6 +123,8 @@ def _value_after(text: str, start: int, end: int) -> tuple[str, int, int] | None
     value = text[vstart:vend]
     if is_placeholder(value) or (weak and not is_random(value)):
         return None
+    if group == "vb" and _WORDS.fullmatch(value) and foreign_name_kind(name):
+        return None  # `Passwort vergessen?`: a foreign name, then a word of a sentence
     if group == "vb" and (
         not (is_strong(value) or _mixed_password(kind, value))
         or is_code(value)
