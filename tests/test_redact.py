@@ -1758,3 +1758,47 @@ def test_batch_h_position_rules_leave_their_near_misses_alone(text: str) -> None
 def test_a_password_starting_with_two_dollars_is_not_taken_for_a_cloud_build_reference() -> None:
     redacted, kinds = redact("DB_PASSWORD='$$Mz7!qR4vLt9k'")
     assert "Mz7!qR4vLt9k" not in redacted and kinds, redacted
+
+
+# --- rules by position: each secret beside a look-alike in the same position (written anew, not
+# copied from the development batches) ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("Passwort_Datenbank=Qm7#rTz9vLk2", "Qm7#rTz9vLk2"),  # a foreign name, a segment of it
+        ('{"senha_admin": "Pv4!nWq8sXe1"}', "Pv4!nWq8sXe1"),
+        ("数据库密码=Kd8$wRt2mZq5", "Kd8$wRt2mZq5"),  # another script: anywhere in the name
+        ("lösenordet är Hj6!pLm3qTz8", "Hj6!pLm3qTz8"),  # a glued article, a Swedish copula
+        ('command: ["redis-server", "--requirepass", "Ux5!kNr7pWm2"]', "Ux5!kNr7pWm2"),
+        ("args:\n  - --api-token\n  - Tq8Lm2Vx9Rk4Wp7Zn3Hc6Jd\n", "Tq8Lm2Vx9Rk4Wp7Zn3Hc6Jd"),
+        ("use Rz4!mKq8vTw2 as the password for the lab router", "Rz4!mKq8vTw2"),
+        ("ENV['SMTP_PASSWORD'] ||= 'Wb3!xLq9rMz6'", "Wb3!xLq9rMz6"),
+        (
+            f'token = base64.b64decode("{_b64("password=Ne7!vRq2kLm8")}")',
+            _b64("password=Ne7!vRq2kLm8"),
+        ),
+    ],
+)
+def test_secrets_in_general_positions_go(text: str, secret: str) -> None:
+    assert secret not in redact(text)[0], redact(text)[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Passwort_Datenbank_Länge=16",  # a length, not the password
+        '("senha", "hasło", "heslo")',  # a tuple of words
+        "Passwort vergessen? Bitte zurücksetzen",
+        'command: ["redis-server", "--requirepass", "${REDIS_PASSWORD}"]',
+        'args: ["--password-file", "/run/secrets/db"]',
+        "api_key: vault:secret/data/payments#api_key",
+        "--secret-id arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod/db-AbCdEf",
+        "password: '{{resolve:secretsmanager:prod/db:SecretString:password}}'",
+        "spring.datasource.password=ENC(G6N718UuyPE5bHyWKyuLQSm02auQPUtm)",
+        "use the staging box as the password manager's host",
+    ],
+)
+def test_look_alikes_in_general_positions_stay(text: str) -> None:
+    assert find_secrets(text) == [], redact(text)[0]
