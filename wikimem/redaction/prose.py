@@ -86,6 +86,12 @@ _VALUE = (
 _AFTER_NAME = _lazy(r"(?:e?s|et|en|nya)?" + _QUALIFIER + _COPULA + _VALUE)
 # A name then the value in backticks, as chat and Markdown write it (``password `...` ``,
 # ``token: `...` ``).
+# Or quoted right after the name, as a message quotes what it got (`invalid password '...'`), or
+# in the corner brackets Japanese and Chinese quote with (`パスワード「...」`).
+_QUOTED_NEXT = _lazy(
+    r"(?:e?s)?(?:[ \t]+(?P<q>[\"'])(?P<vq>[^\s\"'`]{4,200})(?P=q)(?![\w])"
+    r"|[ \t]*[「『](?P<vc>[^\s」』]{4,200})[」』])"
+)
 _BACKTICKED = _lazy(r"(?:e?s)?(?:[ \t]*[:=：][ \t]*|[ \t]+)`(?P<vq>[^\s`]{4,200})`")
 # In another language a name may also be assigned to (`Passwort=...`), as config files write it,
 # the name the head of a compound (`コミュニティー文字列 = ...`, community string).
@@ -166,9 +172,13 @@ def scan_prose(text: str) -> Iterator[tuple[str, int, int]]:
             m = _EQUALS().match(text, end) or _SPACED().match(text, end)
         if m is None:
             m = _BACKTICKED().match(text, end)
+        if m is None and not text[pos:end].isupper():  # SQL's `PASSWORD '<hash>'` is a keyword
+            m = _QUOTED_NEXT().match(text, end)
         if m:
             group = next(
-                g for g in ("vg", "vq", "v") if g in m.re.groupindex and m.group(g) is not None
+                g
+                for g in ("vg", "vq", "vc", "v")
+                if g in m.re.groupindex and m.group(g) is not None
             )
             start, stop = m.span(group)
             if group == "v":
