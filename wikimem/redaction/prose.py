@@ -142,11 +142,20 @@ _VALUE_FIRST = _lazy(
 
 def _values_first(text: str, lowered: str) -> Iterator[tuple[str, int, int]]:
     """Found back from each noun (`str.find`), in the 260 characters of its line before it: a
-    scan of the whole text would try the value-first pattern at every word."""
-    for _, pos in occurrences(lowered, _NOUNS):
+    scan of the whole text would try the value-first pattern at every word. Overlapping
+    windows are merged and each is scanned once, so a noun repeated (`token(=` x 30,000) keeps
+    the scan linear."""
+    windows: list[list[int]] = []
+    for _, pos in sorted(occurrences(lowered, _NOUNS), key=lambda hit: hit[1]):
         line_start = text.rfind("\n", max(pos - 260, 0), pos) + 1 or max(pos - 260, 0)
         line_end = text.find("\n", pos, pos + 40)
-        for m in _VALUE_FIRST().finditer(text, line_start, line_end if line_end >= 0 else pos + 40):
+        stop = line_end if line_end >= 0 else min(pos + 40, len(text))
+        if windows and line_start <= windows[-1][1]:
+            windows[-1][1] = max(windows[-1][1], stop)
+        else:
+            windows.append([line_start, stop])
+    for start_at, stop_at in windows:
+        for m in _VALUE_FIRST().finditer(text, start_at, stop_at):
             group = "a" if m.group("a") is not None else "b"
             start, stop = m.span(group)
             if _value_counts(text[start:stop]):
