@@ -276,7 +276,14 @@ def secret(cls: str, context: str, value: str, source: str) -> None:
 
 def benign(cls: str, context: str, value: str, source: str) -> None:
     ROWS.append(
-        {"class": cls, "context": context, "expect": "benign", "secret": value, "source": source}
+        {
+            "class": cls,
+            "context": context,
+            "expect": "benign",
+            "value": value,  # the look-alike that must come through unchanged
+            "reason": "a look-alike in the shape its tool documents",
+            "source": source,
+        }
     )
 
 
@@ -1776,8 +1783,9 @@ PLACEHOLDER = re.compile(r"xxx|<[a-z_ -]*token[a-z_ -]*>|changeme|your[-_ ]?key|
 
 
 def build() -> list[dict[str, str]]:
-    for builder in BUILDERS:
-        builder()
+    if not ROWS:  # built once, at import, as the other batches' builders are
+        for builder in BUILDERS:
+            builder()
     return ROWS
 
 
@@ -1788,11 +1796,12 @@ def render(rows: list[dict[str, str]]) -> str:
 def problems(rows: list[dict[str, str]]) -> list[str]:
     found = []
     keys = {"class", "context", "expect", "secret", "source"}
+    benign_keys = {"class", "context", "expect", "value", "reason", "source"}
     secrets = [row["secret"] for row in rows if row["expect"] == "secret"]
     for n, row in enumerate(rows, 1):
-        if set(row) != keys:
+        if set(row) != (keys if row["expect"] == "secret" else benign_keys):
             found.append(f"row {n}: keys {sorted(row)}")
-        if row["secret"] not in row["context"]:
+        if row.get("secret", row.get("value", "")) not in row["context"]:
             found.append(f"row {n}: its secret is not in its context")
         if row["expect"] not in ("secret", "benign"):
             found.append(f"row {n}: expect {row['expect']!r}")
@@ -1817,6 +1826,9 @@ def problems(rows: list[dict[str, str]]) -> list[str]:
     if len(secrets) < 250 or len(rows) - len(secrets) < 120:
         found.append(f"{len(secrets)} secret and {len(rows) - len(secrets)} benign rows")
     return found
+
+
+build()
 
 
 def main() -> int:
