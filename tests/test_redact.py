@@ -1802,3 +1802,68 @@ def test_secrets_in_general_positions_go(text: str, secret: str) -> None:
 )
 def test_look_alikes_in_general_positions_stay(text: str) -> None:
     assert find_secrets(text) == [], redact(text)[0]
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # a JDBC client's -n USER -p PW (Hive's beeline); -n NAMESPACE -p POD elsewhere stays
+        (
+            "kubectl logs -n payments -p api-7d9f8c2a4b-xk4lp",
+            "beeline -u jdbc:hive2://hs2.corp.lan:10000/default -n etl -p Wq8#vL2m_Rk",
+            "Wq8#vL2m_Rk",
+        ),
+        (
+            'beeline -u jdbc:hive2://hs2.corp.lan:10000/default -n etl -p "$HIVE_PASSWORD"',
+            "beeline -n analyst -p 'Tz4.kQ%%9mLw' -u jdbc:hive2://10.1.2.3:10000/sales",
+            "Tz4.kQ%%9mLw",
+        ),
+        # -u=USER -p=PW; a variable there stays
+        (
+            "oc login -u=developer -p=$OC_PASSWORD -s=https://api.corp.lan:6443",
+            "oc login -u=admin -p='Zk7%qW2mLp9' -s=https://api.corp.lan:6443",
+            "Zk7%qW2mLp9",
+        ),
+        # a help text's upper-case metavariable that the flag names; a password there goes
+        (
+            "--user USER\n--password PASS\n--non-interactive",
+            "svn co https://svn.corp.lan/repo --username ci --password QWZRTPLMKV",
+            "QWZRTPLMKV",
+        ),
+        # a check-in URL: a UUID or slug under a ping host, a token after a heartbeat path word;
+        # the host's documentation pages and a status word there stay
+        (
+            "docs: https://hc-ping.com/docs/MonitoringCronJobs and /api/v1/heartbeat/status",
+            "curl -fsS https://hc-ping.com/0b7d3c2e-9a41-4f6e-8d25-71c4e9f0a3b6/start",
+            "0b7d3c2e-9a41-4f6e-8d25-71c4e9f0a3b6",
+        ),
+        (
+            "curl https://ping.corp.io/heartbeat/status",
+            "curl https://ping.corp.io/Rz8kWq2mVt5nLp7xCb3d",
+            "Rz8kWq2mVt5nLp7xCb3d",
+        ),
+        (
+            "curl https://status.corp.io/api/v1/heartbeat/nightly-backup-job",
+            "curl https://status.corp.io/api/v1/heartbeat/QmzbRtWnKxPvLsHdYcGf4Tj8",
+            "QmzbRtWnKxPvLsHdYcGf4Tj8",
+        ),
+        # a generated key as the only argument of a client constructor; a git digest, a
+        # message or a version there stays
+        (
+            'h := plumbing.NewHash("e8d3ffab552895c19b9fcf7aa264d277cde33881")\n'
+            'err := errors.New("connection refused")\nv := semver.New("1.2.3-rc.1")',
+            'app := pushover.New("u7kq2x9m4vtw8rzp3nb6yc5jd1hfe0")',
+            "u7kq2x9m4vtw8rzp3nb6yc5jd1hfe0",
+        ),
+        # any literal a secret wrapper takes; `String::from` there stays
+        (
+            'let name = String::from("b41c9e07d2f8a3651e7c0d9b2a4f8e3c");',
+            'let key = SecretString::from("4d9a7c1e0b3f8e62a5c9d17f4b0e8a3c");',
+            "4d9a7c1e0b3f8e62a5c9d17f4b0e8a3c",
+        ),
+    ],
+)
+def test_batch_i_flags_check_in_urls_and_constructor_keys_go_and_their_look_alikes_stay(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

@@ -158,18 +158,38 @@ def _name_before(text: str, pos: int) -> str:
     return found.group() if found else ""
 
 
+# A client constructor or a secret wrapper: `pushover.New(...)`, `vendor.NewClient(...)`,
+# `Client::new(...)`, Rust's `SecretString::from(...)`.
+_CONSTRUCTOR = re.compile(r"\b[A-Za-z_]\w{0,40}(?:\.|::)(?:New(?:[A-Z]\w{0,30})?Client|New|new)\Z")
+_SECRET_WRAPPER = re.compile(r"\bSecret(?:String|Box|Vec)?::(?:from|new)\Z")
+_KEY_SHAPE = re.compile(r"[A-Za-z0-9_-]{20,200}")
+
+
+def _constructor_key(text: str, pos: int, value: str) -> bool:
+    """The only argument of a secret wrapper, or of a client constructor when it is shaped as a
+    generated key (a git digest handed to `NewHash`, a message to `errors.New` or a version
+    string stay)."""
+    before = line_before(text, pos)[-60:]
+    if _SECRET_WRAPPER.search(before):
+        return True  # the wrapper says secret, as a setter's name does
+    if _CONSTRUCTOR.search(before) is None:
+        return False
+    if not _KEY_SHAPE.fullmatch(value) or _HEX().fullmatch(value) or _CAMEL.fullmatch(value):
+        return False
+    digits = sum(c.isdigit() for c in value)
+    return 3 <= digits <= len(value) - 3 and _entropy(value) >= 3.2
+
+
 def scan_setter_calls(text: str) -> Iterator[tuple[str, int, int]]:
-    """A literal passed alone to a call named for a secret: `setPassword("...")`."""
+    """A literal passed alone to a call named for a secret (`setPassword("...")`), or a generated
+    key passed alone to a client constructor (`pushover.New("...")`)."""
     for m in _CALL.finditer(text):
         group = "vd" if m.group("vd") is not None else "vs"
         value = m.group(group)
         name = _name_before(text, m.start())
-        if (
-            name
-            and secret_name_kind(name)
-            and not is_placeholder(value)
-            and not _code(value, m, text)
-        ):
+        if not name or is_placeholder(value) or _code(value, m, text):
+            continue
+        if secret_name_kind(name) or _constructor_key(text, m.start(), value):
             yield "secret-assignment", m.start(group), m.end(group)
 
 
@@ -251,6 +271,24 @@ def _after_user(kind: str) -> Check:
         if not _USER_BEFORE().search(text, max(m.start() - 80, 0), m.start()):
             return None
         return real(value, m, text)
+
+    return check
+
+
+_JDBC_LINE = _lazy(r"\bjdbc:|\bbeeline\b")
+
+
+def _after_jdbc_user(kind: str) -> Check:
+    """`-n USER -p PW` names a user and a password only for a JDBC client (elsewhere `-n` is a
+    namespace and `-p` a pod or a port): the line must name one."""
+    strong = _strong(kind)
+
+    def check(value: str, m: re.Match[str], text: str) -> str | None:
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        if not _JDBC_LINE().search(text, start, len(text) if end < 0 else end):
+            return None
+        return strong(value, m, text)
 
     return check
 
@@ -481,6 +519,10 @@ RULES: list[Rule] = [
     ],
     rule("cli-password", r"[ \t]-[wsy][ \t]+(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "ldap", _on_line(r"\bldap[a-z]{0,12}\b")),
     rule("cli-password", r"(?:^|\s)-(?:u|-username|-user)[ \t]+[^\s-]\S{0,60}[ \t]+-p[ \t]+(?:" + _Q[3:-1] + r"|(?P<v>[^\s\"'`<>|;&$][^\s\"'`<>|;&]{3,200}))", "-p", _strong("cli-password")),
+    # `-u=USER -p=PW` (OpenShift's `oc login`), `-n USER -p PW` (a JDBC client's user and
+    # password, Hive's beeline): the password slot after a user flag; `-n NS -p POD` stays weak
+    rule("cli-password", r"(?:^|\s)-u=[^\s=-]\S{0,60}[ \t]+-p=(?:" + _Q[3:-1] + r"|(?P<v>[^\s\"'`<>|;&$][^\s\"'`<>|;&]{3,200}))", "-p=", _strong("cli-password")),
+    rule("cli-password", r"(?:^|\s)-n[ \t]+[^\s-]\S{0,60}[ \t]+-p[ \t]+(?:" + _Q[3:-1] + r"|(?P<v>[^\s\"'`<>|;&$][^\s\"'`<>|;&]{3,200}))", "-p", _after_jdbc_user("cli-password")),
     rule("cli-password", r"\b(?:7z|7za|unrar|rar)[ \t][^\n]{0,200}?[ \t]-p(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "7z rar", _strong("cli-password")),
     rule("cli-password", r"\bsshpass[ \t]+-p[ \t]*(?P<v>[^\s\"'`<>|;&$][^\s\"'`<>|;&]{2,200})", "sshpass", _real("cli-password")),
     rule("cli-password", r"(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"'$]{0,60}:(?P<v>[^\s\"'$][^\s\"']{3,400})", "-u --user", _strong("cli-password")),
@@ -622,8 +664,11 @@ _URL = _lazy(
 # `/api/push/TOKEN`, `/token/...`, `/apikey/...`) counts as much as `hook` does.
 _HOOKISH = _lazy(
     r"(?i)hook|integration|incoming|trigger|notif|alert|enqueue|callback|events?[./]"
-    r"|/push/|/tokens?/|/secrets?/|/api[-_]?keys?/|/keys?/"
+    r"|/push/|/tokens?/|/secrets?/|/api[-_]?keys?/|/keys?/|/heartbeats?/|/ping/"
 )
+# A monitoring host whose name says ping or heartbeat (`hc-ping.com`, `ping.example.net`,
+# `heartbeat.acme.io`): a cron job's check-in URL, whose UUID or slug is its key.
+_PING_HOST = _lazy(r"(?i)(?:^|[.-])(?:ping|heartbeats?)[.-]")
 _SEGMENT = _lazy(r"[A-Za-z0-9_-]{20,200}")
 _UUID = _lazy(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 _HEX = _lazy(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a git or SHA-256 digest, not a key
@@ -646,6 +691,8 @@ WEBHOOK_NEEDLES = (
     "/token",
     "/secret",
     "/api",
+    "ping",
+    "heartbeat",
 )
 
 
@@ -653,14 +700,24 @@ def scan_webhook_urls(text: str) -> Iterator[tuple[str, int, int]]:
     """A URL whose host or path says webhook and whose path holds a UUID or a generated token:
     the path is the credential (PagerDuty, webhook.site, Office 365 connectors...)."""
     for m in _URL().finditer(text):
-        if not _HOOKISH().search(m.group("host")) and not _HOOKISH().search(m.group("path")):
+        host = m.group("host")
+        if (
+            not _HOOKISH().search(host)
+            and not _HOOKISH().search(m.group("path"))
+            and not _PING_HOST().search(host)
+        ):
             continue
         path_start = m.start("path")
         path = m.group("path").split("?", 1)[0]
         first = last = -1
         previous = ""
+        ping_host = _PING_HOST().search(host) is not None
         for seg in re.finditer(r"[^/#!@]+", path):
             word = seg.group()
+            # a check-in slot: the first segment under a ping host, or after a ping path word
+            check_in = (ping_host and first < 0 and seg.start() <= 1) or previous.lower() in (
+                "heartbeat", "heartbeats", "ping"
+            )  # fmt: skip
             credential = (
                 previous.lower() not in _NOT_CREDENTIAL_AFTER
                 and not is_placeholder(word)
@@ -674,6 +731,7 @@ def scan_webhook_urls(text: str) -> Iterator[tuple[str, int, int]]:
                         and (
                             _looks_generated(word)
                             or re.fullmatch(r"[0-9a-f]{32}", word) is not None
+                            or (check_in and not _CAMEL.fullmatch(word))
                         )
                     )
                 )

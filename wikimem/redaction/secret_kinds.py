@@ -121,6 +121,19 @@ def _on_curl_line(value: str, m: re.Match[str], text: str) -> str | None:
 _E = r"(?![A-Za-z0-9_])"  # token end
 _ED = r"(?![A-Za-z0-9_-])"  # token end where the alphabet has '-'
 _CLI = _unless_placeholder("cli-password")
+
+
+def _metavar_flag(value: str, m: re.Match[str], text: str) -> str | None:
+    """`--password PASS`, `--api-key KEY` in a tool's help: a bare upper-case word that the
+    flag's own name holds is the option's metavariable, not its value."""
+    bare = m.group("vb")
+    if bare is not None and bare.isalpha() and bare.isupper():
+        name = m.group().split(bare, 1)[0].strip(" \t=-").replace("-", "").upper()
+        if bare.replace("_", "") in name:
+            return None
+    return _CLI(value, m, text)
+
+
 _UUID = r"[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}"
 
 
@@ -369,7 +382,7 @@ RULES = [
         r"t-secret|secret-key|access-key|api-token|oauth-token|bot-token|private-token)(?:=|[ \t]+"
         r")" + QUOTED_OR_BARE,
         "--",
-        _CLI,
+        _metavar_flag,
     ),
     # `-p PW` and `-p=PW`: the flag library these clients share takes either spelling
     rule(
