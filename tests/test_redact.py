@@ -1867,3 +1867,51 @@ def test_batch_i_flags_check_in_urls_and_constructor_keys_go_and_their_look_alik
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # a typed entry's `type: password` then `value:`; another type's value, or a reference
+        # there, stays
+        (
+            "region:\n  type: string\n  value: eu-west-1-staging\nsmtp:\n  type: password\n"
+            "  value: ${SMTP_PASSWORD}",
+            "smtp-password:\n  type: password\n  value: 'Lq9#vTz2mWk8'",
+            "Lq9#vTz2mWk8",
+        ),
+        # a list of generated keys under a name ending KEYS; a list of words or public keys
+        # there stays
+        (
+            "ALLOWED_KEYS=name,email,phone_number_field\n"
+            "SSH_PUBLIC_KEYS=AAAAC3NzaC1lZDI1NTE5AAAAIK,AAAAC3NzaC1lZDI1NTE5AAAAIL",
+            "SESSION_KEYS=Zq8vLm2pRz+Wx4nKs/T6yB==,Hd3kQ9zLm2Wx8vRt4nBc6y==",
+            "Zq8vLm2pRz+Wx4nKs/T6yB==",
+        ),
+        # a Nordic compound ending in the word for key, then a generated value; a word there,
+        # or a short value, stays
+        (
+            "API-nyckeln för appen är lagrad i valvet sedan 2024. Nyckeln är v2 nu.",
+            "Sentry-nyckeln för appen är 9a1c4e7f2b8d3065e1f4a7c9d2b5e8f1, byt den snart.",
+            "9a1c4e7f2b8d3065e1f4a7c9d2b5e8f1",
+        ),
+        (
+            "API-nøglen til appen er gemt i boksen",
+            "API-nøglen til appen er 7Fq9zL2mWx8kRt4vBn6c",
+            "7Fq9zL2mWx8kRt4vBn6c",
+        ),
+        # a log line's `with apiKey VALUE`; a digest, an identifier or an id's name there stays
+        (
+            "signed with key e8d3ffab552895c19b9fcf7aa264d277cde33881\n"
+            "retrying with token DeploymentTokenForStaging\n"
+            "processing with sessionId 7f3kQ9zLm2Wx8vRt4nBc6yD1",
+            "2026/11/03 05:02:13 Notifying https://notify.acme.io with apiKey "
+            "4b8e1f7a3c9d2065b1e4a8f7c3d9b2e6",
+            "4b8e1f7a3c9d2065b1e4a8f7c3d9b2e6",
+        ),
+    ],
+)
+def test_batch_i_typed_values_key_lists_nordic_keys_and_log_keys_go_and_their_look_alikes_stay(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

@@ -293,6 +293,22 @@ def _after_jdbc_user(kind: str) -> Check:
     return check
 
 
+def _named_generated(value: str, m: re.Match[str], text: str) -> str | None:
+    """A generated value right after a word naming a secret: not a digest, not a word."""
+    if not secret_name_kind(m.group("name")) or _HEX().fullmatch(value) or _CAMEL.fullmatch(value):
+        return None
+    if not is_random(value) or is_placeholder(value) or _entropy(value) < 3.2:
+        return None
+    return "secret-assignment"
+
+
+def _key_list(value: str, m: re.Match[str], text: str) -> str | None:
+    """Each item generated (`k/lyem80a1+vVz...==`), under a name that is not a public one."""
+    if "PUBLIC" in m.group("name") or is_placeholder(value):
+        return None
+    return "env-secret" if all(is_random(item) for item in value.split(",")) else None
+
+
 def _into_secret_file(value: str, m: re.Match[str], text: str) -> str | None:
     if not is_secret_file(m.group("file")) or is_placeholder(value) or value.startswith("$"):
         return None
@@ -650,6 +666,13 @@ RULES: list[Rule] = [
     # offline attack recovers weak passwords from it, so it goes as the password would
     rule("password-hash", r"\$(?:apr1|[156])\$[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{20,90}", "$apr1$ $1$ $5$ $6$", _after_user_colon),
     rule("password-hash", r"\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}", "$2a$ $2b$ $2x$ $2y$", _after_user_colon),
+    # a log line's `with apiKey VALUE` / `using token VALUE`: a secret's name, then a generated value
+    rule("secret-assignment", r"(?:[Ww]ith|[Uu]sing)[ \t]+(?P<name>[A-Za-z][A-Za-z_-]{1,30})[ \t]+(?P<v>[A-Za-z0-9_-]{20,200})(?![\w.-])", "with using", _named_generated, bounded=True),
+    # a typed entry's `type: password` (or secret), then its `value:` on the next line (Buddy's
+    # variables); the value of any other type stays
+    rule("secret-assignment", r"(?m)^(?P<i>[ \t]*)type:[ \t]*[\"']?(?i:password|secret|secret_text|secure)[\"']?[ \t]*\r?\n(?P=i)value:[ \t]*(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'#][^\s]{0,400}))", "type:", _real("secret-assignment")),
+    # a list of generated keys under a name ending KEYS (Strapi's `APP_KEYS=k1,k2,...`)
+    rule("env-secret", r"(?m)(?:^|[ \t])(?:export[ \t]+)?(?P<name>[A-Z][A-Z0-9_]{0,60}_KEYS)[ \t]*=[ \t]*[\"']?(?P<v>[A-Za-z0-9+/_-]{16,200}={0,2}(?:,[A-Za-z0-9+/_-]{16,200}={0,2})+)", "_keys", _key_list),
     # names in other languages: `prose.scan_prose`, which finds each name with `str.find`
 ]
 # fmt: on

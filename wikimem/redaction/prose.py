@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from wikimem.redaction.key_names import FOREIGN_PASSWORDS, FOREIGN_SECRETS
-from wikimem.redaction.placeholders import is_code, is_placeholder, is_strong
+from wikimem.redaction.placeholders import is_code, is_placeholder, is_random, is_strong
 from wikimem.redaction.scanners import occurrences, trim
 
 
@@ -40,8 +40,11 @@ _NAMES_FOREIGN: tuple[str, ...] = (
     "passwort", "kennwort", "contraseña", "contrasena", "clave", "mot de passe", "mot_de_passe",
     "senha", "hasło", "haslo", "wachtwoord", "lösenord", "salasana", "jelszó", "heslo", "parola",
     "chiave", "şifresi", "şifre", "sifre", "schlüssel", "clé privée", "clé api", "clé", "chave",
-    "mật khẩu", "mat khau", "khóa api", "zugriffstoken", "secreto",
+    "mật khẩu", "mat khau", "khóa api", "zugriffstoken", "secreto", "nyckel", "nøgle", "nøkkel",
 )  # fmt: skip
+# The Nordic words for key (Swedish `nyckel`, Danish `nøgle`, Norwegian `nøkkel`) head compounds
+# (`Bugsnag-nyckeln`, `API-nøglen`): a key only when its value looks generated.
+_KEY_WORDS = frozenset(("nyckel", "nøgle", "nøkkel"))
 _NAMES_SCRIPT: tuple[str, ...] = (
     "пароль", "ключ api", "ключ", "токен", "密码", "密碼", "口令", "密钥", "秘密鍵", "令牌",
     "パスワード", "トークン", "コミュニティ", "api 키", "키",
@@ -65,8 +68,8 @@ _NAMES_LATIN = _NAMES_ENGLISH + _NAMES_FOREIGN
 # non-Latin script and up to two Latin ones it governs (`администратора`, `пользователя sa`), or,
 # for a name in another language, up to two words before a colon (`mật khẩu quản trị: ...`).
 _QUALIFIER = (
-    r"(?P<qual>[ \t]+(?i:for|of|to|de|del|da|do|di|du|des|para|pour|für|fur|van|voor|för|dla|для|от"
-    r"|на|za|na|k|ke|pro)(?:[ \t]+(?:[lLdD]')?[^\s:=：,.;!?\"'`()]{1,24}){1,6}"
+    r"(?P<qual>[ \t]+(?i:for|of|to|de|del|da|do|di|du|des|para|pour|für|fur|van|voor|för|til|dla"
+    r"|для|от|на|za|na|k|ke|pro)(?:[ \t]+(?:[lLdD]')?[^\s:=：,.;!?\"'`()]{1,24}){1,6}"
     r"|(?P<qualc>(?:[ \t]+[^\s:=：,.;!?\"'`()]{1,24}){1,2}(?=[ \t]*[:：]))"
     r"|[ \t]+[^\x00-\u024f\s:=：,.;!?\"'`()]{1,24}(?:[ \t]+[A-Za-z0-9_.-]{1,24}){0,2})?"
 )
@@ -82,8 +85,8 @@ _VALUE = (
     r"|[\"'`«“„](?P<vq>[^\s\"'`»”“]{4,200})[\"'`»”“]|(?P<v>[^\s\"'`<>»”“&]{4,200}))"
 )
 # A name may carry an ending: a plural, or the article other languages glue to it (Swedish
-# `lösenordet`, Danish `adgangskoden`, Indonesian `sandinya`).
-_AFTER_NAME = _lazy(r"(?:e?s|et|en|nya)?" + _QUALIFIER + _COPULA + _VALUE)
+# `lösenordet`, `nyckeln`, Danish `adgangskoden`, Indonesian `sandinya`).
+_AFTER_NAME = _lazy(r"(?:e?s|et|en|nya|n)?" + _QUALIFIER + _COPULA + _VALUE)
 # A name then the value in backticks, as chat and Markdown write it (``password `...` ``,
 # ``token: `...` ``).
 # Or quoted right after the name, as a message quotes what it got (`invalid password '...'`), or
@@ -194,7 +197,10 @@ def scan_prose(text: str) -> Iterator[tuple[str, int, int]]:
                 start, stop = trim(text, start, stop)
                 while stop > start and text[stop - 1] in ",;!?":
                     stop -= 1
-            if _value_counts(text[start:stop]):
+            value = text[start:stop]
+            if name in _KEY_WORDS and (len(value) < 16 or not is_random(value)):
+                continue
+            if _value_counts(value):
                 covered = stop
                 yield "prose-secret", start, stop
     yield from _values_first(text, lowered)
