@@ -1915,3 +1915,60 @@ def test_batch_i_typed_values_key_lists_nordic_keys_and_log_keys_go_and_their_lo
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # a placeholder in corner brackets after a scheme; a token there goes
+        (
+            "-H 'Authorization: Bearer 【アクセストークン】'",
+            "-H 'Authorization: Bearer Rz8kWq2mVt5nLp7xCb3dQ9fH'",
+            "Rz8kWq2mVt5nLp7xCb3dQ9fH",
+        ),
+        # a template's word saying the value is still to be set; `changeme`, a password that
+        # works until changed, goes
+        (
+            "API_TOKEN_SALT=tobemodified\nADMIN_JWT_SECRET=to_be_changed",
+            "ADMIN_JWT_SECRET=changeme",
+            "changeme",
+        ),
+        # TypeScript's non-null mark after an environment lookup; a password ending in `!` goes
+        (
+            "const c = createClient({\n  apiKey: process.env.ACME_KEY!,\n"
+            "  apiToken: import.meta.env.VITE_ACME_TOKEN!,\n});",
+            "DB_PASSWORD=Hello.World!",
+            "Hello.World!",
+        ),
+        # OAuth's authorize URL carries the app's public key; a secret in it, or the key in an
+        # API call, goes
+        (
+            "https://trello.com/1/authorize?expiration=1day&scope=read&response_type=token"
+            "&key=5b2e8f1a7c3d9046e2b5a8f1c7d3e9b4",
+            "https://trello.com/1/authorize?response_type=token&key=5b2e8f1a7c3d9046e2b5a8f1c7d3e9b4"
+            "&client_secret=Zq8vLm2pRzWx4nKsT6yB9d",
+            "Zq8vLm2pRzWx4nKsT6yB9d",
+        ),
+        (
+            "https://acme.io/oauth/authorize?client_id=7c3d9046e2b5a8f1&response_type=code",
+            "https://api.acme.io/1/members/me?key=5b2e8f1a7c3d9046e2b5a8f1c7d3e9b4",
+            "5b2e8f1a7c3d9046e2b5a8f1c7d3e9b4",
+        ),
+        # an all-digit key id in a page's hidden form field; a generated key there goes
+        (
+            '<input type="hidden" name="api_key" value="518273649201834"> <!-- signed upload -->',
+            '<input type="hidden" name="api_key" value="7Fq9zL2mWx8kRt4vBn6c">',
+            "7Fq9zL2mWx8kRt4vBn6c",
+        ),
+        # a request signature beside its timestamp; without one, the digest goes
+        (
+            "signature=3f9a1c7e5b2d8f4a6c0e9b1d7f3a5c8e2b4d6f0a&timestamp=1762146131&public_id=x",
+            'curl "https://api.acme.io/v1?signature=3f9a1c7e5b2d8f4a6c0e9b1d7f3a5c8e2b4d6f0a"',
+            "3f9a1c7e5b2d8f4a6c0e9b1d7f3a5c8e2b4d6f0a",
+        ),
+    ],
+)
+def test_batch_i_look_alikes_stay_and_a_secret_in_their_place_goes(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

@@ -21,7 +21,7 @@ import re
 
 _REFERENCE = re.compile(
     r"""\$\{\{.*\}\}|\$\{[^}]*\}|\$[A-Za-z_({]|\{[A-Za-z_][\w.-]{0,60}\}|\{\{.*\}\}|%[A-Za-z_][A-Za-z0-9_]*%|%\([a-z_]+\)s
-    |<[^<>]*>|\[(?:REDACTED|FILTERED|MASKED|HIDDEN)[:\]]|.*(?:\.\.\.|…)|\#\{|@[A-Za-z_]+@|![A-Za-z][A-Za-z:]*(?:\s|\Z)|.*(?:\.\.\.|…)$
+    |<[^<>]*>|【[^【】\n]{1,60}】|〈[^〈〉\n]{1,60}〉|\[(?:REDACTED|FILTERED|MASKED|HIDDEN)[:\]]|.*(?:\.\.\.|…)|\#\{|@[A-Za-z_]+@|![A-Za-z][A-Za-z:]*(?:\s|\Z)|.*(?:\.\.\.|…)$
     |\.{0,2}/[\w.@-]+/|~/|\.\.?/|[A-Za-z]:\\|file:
     |%\{|credentialsJSON:|[\w.@-]{1,60}:/(?!/)[\w.@-]+/|\{[A-Za-z0-9+/]{10,}={0,2}\}$
     |@(?:vault|format|jinja|get)(?:[ \t]|$)|op://[^/\s]{1,100}/|[A-Za-z][\w-]{0,40}=\$[A-Za-z_{(]
@@ -31,14 +31,16 @@ _REFERENCE = re.compile(
     |(?:vault|awssm|gcpsm|azkv|doppler|infisical|bws|keyring|secretsmanager|ssm)://""",
     re.X,
 )
-# A reference is also dynaconf's `@vault path#key` (and its `@format`, `@jinja`, `@get`
-# tokens), a 1Password `op://vault/item/field`, and a scheme or name whose value is a variable
-# (Proxmox's `PVEAPIToken=$PVE_TOKEN`). Also Cloud Build's escaped `$$NAME`, Telegraf's
-# secret-store `@{store:key}`, Dagger's `env:NAME` provider, and a secrets manager's
-# `path/to/secret:json-key` (CodeBuild's `secrets-manager:` entries). And a secret store's
-# address by its documented shape: Vault's `vault:path#key` (Bank-Vaults, external-secrets),
-# Google Secret Manager's `projects/P/secrets/NAME`, App Service's `@Microsoft.KeyVault(...)`,
-# and the `scheme://` of a secrets manager's provider (`vault://`, `awssm://`, `doppler://`).
+# A reference is also a name in the corner brackets Japanese and Chinese documentation
+# frame a placeholder with (`【アクセストークン】`), as English writes `<access-token>`;
+# dynaconf's `@vault path#key` (and its `@format`, `@jinja`, `@get` tokens), a 1Password
+# `op://vault/item/field`, and a scheme or name whose value is a variable (Proxmox's
+# `PVEAPIToken=$PVE_TOKEN`). Also Cloud Build's escaped `$$NAME`, Telegraf's secret-store
+# `@{store:key}`, Dagger's `env:NAME` provider, and a secrets manager's `path/to/secret:json-key`
+# (CodeBuild's `secrets-manager:` entries). And a secret store's address by its documented shape:
+# Vault's `vault:path#key` (Bank-Vaults, external-secrets), Google Secret Manager's
+# `projects/P/secrets/NAME`, App Service's `@Microsoft.KeyVault(...)`, and the `scheme://` of a
+# secrets manager's provider (`vault://`, `awssm://`, `doppler://`).
 # fmt: off
 _LITERALS = frozenset({
     "none", "null", "nil", "undefined", "true", "false", "yes", "no", "on", "off", "empty",
@@ -50,7 +52,10 @@ _LITERALS = frozenset({
 # fmt: on
 _STANDIN = re.compile(
     r"(?i)^(?:your|my|insert|enter|replace|put)[-_ ]|[-_ ](?:here|goes)$|^here[-_ ]your[-_ ]"
+    r"|^to[-_ ]?be[-_ ]?(?:modified|changed|replaced|set|filled|defined|updated|configured)$"
 )
+# A template's `tobemodified` (Strapi's `.env.example`), `to_be_changed`: words saying the value
+# is still to be set. (`changeme` is not one: it is a password that works until changed.)
 # connectionstrings.com's convention: `myPassword`, `myUsername`, `yourApiKey`.
 _CAMEL_STANDIN = re.compile(r"(?:my|your)[A-Z][a-z]{2,}(?:[A-Z][a-z]+){0,3}")
 
@@ -160,9 +165,12 @@ def is_strong(value: str) -> bool:
     )
 
 
-_CODE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|.*[(\[].*")
+_CODE = re.compile(
+    r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|.*[(\[].*|(?:[A-Za-z_$][\w$]*\.)+(?:[A-Z][A-Z0-9_]*|env\.\w+)!"
+)
 
 
 def is_code(value: str) -> bool:
-    """`self.token`, `getpass()`, `Optional[str]`: an expression, not a literal."""
+    """`self.token`, `getpass()`, `Optional[str]`, TypeScript's `process.env.API_KEY!` (its `!`
+    says not null): an expression, not a literal."""
     return bool(_CODE.fullmatch(value))

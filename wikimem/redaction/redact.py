@@ -155,6 +155,8 @@ class _Where:
         self.firebase = "apiKey" in text
         self.paddle = "Paddle." in text
         self.arn = "arn:" in text
+        self.authorize = "authori" in lowered
+        self.hidden = "hidden" in lowered
         self.examples = (
             [m.start() for m in _EXAMPLE_KEY.finditer(text)] if "EXAMPLE" in text else []
         )
@@ -230,8 +232,38 @@ def _inside_template(text: str, before: str, end: int) -> bool:
 _APPCAST_SIGNATURE = re.compile(r"\bsparkle:(?:ed|dsa)Signature=[\"']\Z")
 
 
+# A request signature in a query (`signature=<hex>&timestamp=...`, Cloudinary's signed upload
+# parameters): an HMAC over one request and its timestamp, as a signature header is.
+_SIGNATURE_PARAM = re.compile(r"(?:^|[?&\s\"'])signature=\Z")
+_HEX_RUN = re.compile(r"[0-9a-f]{32,128}(?![\w-])")
+_TIMESTAMP_PARAM = re.compile(r"(?:^|[?&\s])timestamp=\d{9,13}(?![\w.])")
+# OAuth's authorize URL carries the application's public key or client id to every user who
+# signs in (`/1/authorize?...&response_type=token&key=...`, Trello's); its secret never goes
+# there, and a `client_secret=` or a `token=` in it still goes.
+_AUTHORIZE_KEY = re.compile(
+    r"https?://[^\s\"'<>]{1,300}/(?:oauth2?/)?authori[sz]e\?[^\s\"'<>#]{0,800}[?&]"
+    r"(?:key|api_key|client_id)=\Z"
+)
+# A page's hidden form field is served to every visitor: an all-digit key id there (Cloudinary's
+# `api_key`, sent beside the server's signature in a signed upload form) is an account number;
+# a generated key in that slot still goes.
+_HIDDEN_FIELD = re.compile(
+    r"<input\b[^<>]{0,200}\btype=[\"']hidden[\"'][^<>]{0,200}\bvalue=[\"']\Z"
+)
+_DIGITS = re.compile(r"\d{6,20}")
+
+
 def _client_key(where: _Where, before: str, start: int, end: int) -> bool:
     text = where.text
+    if where.signature and _SIGNATURE_PARAM.search(before):
+        hex_run = _HEX_RUN.match(text, start)
+        if hex_run:
+            line_start, line_end = where.line(start)
+            return _TIMESTAMP_PARAM.search(text, line_start, line_end) is not None
+    if where.authorize and _AUTHORIZE_KEY.search(before):
+        return "response_type=" in before or "response_type=" in text[end : where.line(end)[1]]
+    if where.hidden and _HIDDEN_FIELD.search(before):
+        return _DIGITS.fullmatch(text, start, end) is not None
     if where.flagsmith and _FLAGSMITH_SLOT.search(before):
         return not text.startswith("ser.", start)
     if where.appcast and _APPCAST_SIGNATURE.search(before):
