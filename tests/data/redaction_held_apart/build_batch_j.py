@@ -18,6 +18,7 @@ import base64
 import hashlib
 import json
 import random
+import re
 import string
 import sys
 import uuid
@@ -1348,6 +1349,15 @@ benign(
     "password typed as stars in the shell history dump",
     "https://memgraph.com/docs/getting-started/cli",
 )
+
+
+# A random value can spell a placeholder word ("XXX"); the harness refuses such a secret, so
+# its letters are broken up in that row alone, leaving every other row's draw as it was.
+for _row in ROWS:
+    if _row["expect"] == "secret" and "xxx" in _row["secret"].lower():
+        _fixed = re.sub("(?i)(x)(x)(x)", r"\1\2k", _row["secret"])
+        _row["context"] = _row["context"].replace(_row["secret"], _fixed)
+        _row["secret"] = _fixed
 
 
 def check_rows(rows: list[dict[str, str]]) -> list[str]:
