@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +33,31 @@ CLEARED = (
     "GIT_INDEX_FILE",
     "CODEX_HOME",
 )
+
+
+MEMORY_TMP = Path("/dev/shm")  # a tmpfs on Linux: files in memory, fsync costs nothing
+MEMORY_TMP_FREE = 2 << 30  # bytes it must have free for the suite's folders
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Put the suite's temporary folders (tmp_path, tempfile, the processes the tests start) in
+    memory when the machine has a tmpfs and no one chose a place: every pass fsyncs its writes,
+    sqlite fsyncs each schema it creates, and each test's repositories are made and removed,
+    which on a busy disk took over half the suite's time. What a test asserts does not change:
+    no test cuts the power, a SIGKILLed process leaves its writes in the page cache either way.
+    Set TMPDIR (or --basetemp) to keep them on disk."""
+    if hasattr(config, "workerinput") or config.option.basetemp:
+        return  # a worker inherits the environment its controller set
+    if os.environ.get("TMPDIR") or os.environ.get("PYTEST_DEBUG_TEMPROOT"):
+        return
+    try:
+        usable = MEMORY_TMP.is_dir() and os.access(MEMORY_TMP, os.W_OK | os.X_OK)
+        usable = usable and shutil.disk_usage(MEMORY_TMP).free >= MEMORY_TMP_FREE
+    except OSError:
+        usable = False
+    if usable:
+        os.environ["TMPDIR"] = str(MEMORY_TMP)
+        tempfile.tempdir = None  # gettempdir() reads TMPDIR again
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
