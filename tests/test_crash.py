@@ -10,15 +10,19 @@ landed exactly once.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, run_wikimem
+from tests.conftest import ROOT, git, run_wikimem
 from wikimem import config
 from wikimem.cli import run
 from wikimem.intake.accept import enqueue
@@ -102,15 +106,90 @@ def check_whole(ws: Path, ref: Reference) -> None:
         assert text.count(f"## Fact {i}\n") == 1
 
 
-def trial(template: Path, where: Path, n: int, ref: Reference) -> bool:
+# A process with wikimem's pass already imported that forks, for each trial, the process that
+# runs `wikimem index` (the CLI's `main`, as `python -m wikimem` calls it) and kills itself:
+# the kill is real, only the interpreter's start-up (a third of a trial) is shared.
+FORKER = """
+import os, sys, traceback
+from wikimem import fsio
+from wikimem.cli import main
+import wikimem.cli.pipeline  # the modules of a pass, loaded once
+for line in sys.stdin:
+    n, where, err = line.rstrip("\\n").split("\\t")
+    pid = os.fork()
+    if pid == 0:
+        fd = os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(fd, 2)
+        null = os.open(os.devnull, os.O_RDWR)
+        os.dup2(null, 0)
+        os.dup2(null, 1)
+        os.chdir(where)
+        os.environ["WIKIMEM_CRASH_AFTER"] = n
+        fsio._CRASH_AFTER = int(n)
+        code = 1
+        try:
+            main(["index", "-q"])
+            code = 0
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+        except BaseException:
+            traceback.print_exc()
+        sys.stderr.flush()
+        os._exit(code)
+    print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+"""
+
+
+@dataclass
+class Killed:
+    returncode: int
+    stderr: bytes
+
+
+class Forker:
+    def __init__(self) -> None:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env.pop("WIKIMEM_CRASH_AFTER", None)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", FORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            env=env, text=True,
+        )  # fmt: skip
+
+    def index(self, where: Path, n: int) -> Killed:
+        """`wikimem index -q` in `where`, killed at checkpoint `n`."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        err = where.parent / f"{where.name}.stderr"
+        self.proc.stdin.write(f"{n}\t{where}\t{err}\n")
+        self.proc.stdin.flush()
+        code = self.proc.stdout.readline()
+        assert code, "the forking process died"
+        return Killed(int(code), err.read_bytes())
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        assert self.proc.wait(timeout=60) == 0
+
+
+@contextmanager
+def forkers(count: int) -> Iterator[list[Forker]]:
+    started = [Forker() for _ in range(count)]
+    try:
+        yield started
+    finally:
+        for forker in started:
+            forker.close()
+
+
+def trial(template: Path, where: Path, n: int, ref: Reference, forker: Forker) -> bool:
     """Kill a pass at checkpoint `n` and recover; False when the run finished before `n`."""
     shutil.copytree(template, where, symlinks=True)
-    killed = run_wikimem("index", "-q", cwd=where, env={"WIKIMEM_CRASH_AFTER": str(n)})
+    killed = forker.index(where, n)
     if killed.returncode == 0:
         check_whole(where, ref)
         return False
     assert killed.returncode == -9, killed.stderr
-    assert b"crash injected at checkpoint" in killed.stderr
+    assert f"crash injected at checkpoint {n} (".encode() in killed.stderr
     if (where / WIKI / ".git").exists():
         assert head_tree(where) in ref.trees  # before or after a pass, never in between
     # The clean pass runs in-process (the CLI's own entry point): same code, no second start-up.
@@ -126,11 +205,14 @@ def test_pass_killed_at_every_checkpoint_recovers_exactly(tmp_path: Path) -> Non
     assert len(ref.trees) == 4  # start, the person's edit, two passes
     killed = 0
     n = 1
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    with ThreadPoolExecutor(max_workers=2) as pool, forkers(2) as forker:
         while True:
-            batch = (n, n + 1)
+            batch = (n, n + 1)  # one each: a forker runs one trial at a time
             crashed = list(
-                pool.map(lambda k: trial(template, tmp_path / f"kill-{k}", k, ref), batch)
+                pool.map(
+                    lambda k: trial(template, tmp_path / f"kill-{k}", k, ref, forker[k % 2]),
+                    batch,
+                )
             )
             killed += sum(crashed)
             if not all(crashed):
