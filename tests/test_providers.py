@@ -7,12 +7,12 @@ import json
 import os
 import shlex
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, git, trust_config
+from tests.conftest import git, trust_config
+from tests.mcp_forkserver import command
 from wikimem import config
 from wikimem.errors import ConfigError
 from wikimem.indexing.drain import drain
@@ -25,12 +25,7 @@ from wikimem.wiki.edit import Edit
 from wikimem.wiki.workspace import init
 
 pytest.importorskip("mcp")
-SERVER = ROOT / "tests" / "mcp_memory_server.py"
 LOCKFILE = "`bun install --frozen-lockfile` fails when the lockfile drifted; run `bun install`."
-
-
-def command(store: Path, *more: str) -> str:
-    return shlex.join([sys.executable, str(SERVER), str(store), *more])
 
 
 def configure(workspace: Path, text: str) -> tuple[config.Places, config.Settings]:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, git, run_wikimem, trust_config
+from tests.mcp_forkserver import command
 from tests.openai_server import Reply
 from tests.test_pipeline import model_env
 from wikimem import config
@@ -24,14 +25,9 @@ from wikimem.wiki.edit import Edit
 from wikimem.wiki.workspace import init
 
 pytest.importorskip("mcp")
-SERVER = ROOT / "tests" / "mcp_memory_server.py"
 LOCKFILE = "`bun install --frozen-lockfile` fails when the lockfile drifted; run `bun install`."
 ENTRY = "build/bun#lockfile-drift"
 WIKI_ONLY = "works on the wiki provider only"
-
-
-def command(store: Path, *more: str) -> str:
-    return shlex.join([sys.executable, str(SERVER), str(store), *more])
 
 
 def use_mcp(workspace: Path, store: Path, *more: str) -> tuple[config.Places, config.Settings]:
