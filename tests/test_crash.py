@@ -147,8 +147,9 @@ class Killed:
 
 
 class Forker:
-    def __init__(self) -> None:
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    def __init__(self, tmp: Path) -> None:
+        # TMPDIR: what a pass killed mid-commit leaves in its temporary folder goes with tmp_path
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp)}
         env.pop("WIKIMEM_CRASH_AFTER", None)
         self.proc = subprocess.Popen(
             [sys.executable, "-c", FORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -172,8 +173,9 @@ class Forker:
 
 
 @contextmanager
-def forkers(count: int) -> Iterator[list[Forker]]:
-    started = [Forker() for _ in range(count)]
+def forkers(count: int, tmp: Path) -> Iterator[list[Forker]]:
+    tmp.mkdir()
+    started = [Forker(tmp) for _ in range(count)]
     try:
         yield started
     finally:
@@ -205,7 +207,7 @@ def test_pass_killed_at_every_checkpoint_recovers_exactly(tmp_path: Path) -> Non
     assert len(ref.trees) == 4  # start, the person's edit, two passes
     killed = 0
     n = 1
-    with ThreadPoolExecutor(max_workers=2) as pool, forkers(2) as forker:
+    with ThreadPoolExecutor(max_workers=2) as pool, forkers(2, tmp_path / "tmp") as forker:
         while True:
             batch = (n, n + 1)  # one each: a forker runs one trial at a time
             crashed = list(
