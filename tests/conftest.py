@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +19,9 @@ from tests.openai_server import openai_server  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = ROOT / "wikimem" / "data" / "runs"
+GITCONFIG = (
+    "[user]\n\tname = Ada Person\n\temail = ada@example.test\n[init]\n\tdefaultBranch = main\n"
+)
 CLEARED = (
     "WIKIMEM_MODEL",
     "WIKIMEM_WORKSPACE",
@@ -77,9 +80,7 @@ def isolated_env(
     """A developer's own HOME, git identity and model settings never leak into a test."""
     home = tmp_path_factory.mktemp("home")
     gitconfig = home / ".gitconfig"
-    gitconfig.write_text(
-        "[user]\n\tname = Ada Person\n\temail = ada@example.test\n[init]\n\tdefaultBranch = main\n"
-    )
+    gitconfig.write_text(GITCONFIG)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("WIKIMEM_HOME", str(home / ".clarvis"))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
@@ -91,6 +92,50 @@ def isolated_env(
     # nor a background pass staying for a retry (tests/test_due_retries.py asks for one)
     monkeypatch.setenv("WIKIMEM_RETRY_WAIT", "0")
     yield home
+
+
+@pytest.fixture(scope="session")
+def template_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment `isolated_env` gives a test, for a process that makes a template once
+    per worker (a session fixture runs outside any one test's environment)."""
+    home = tmp_path_factory.mktemp("template-home")
+    (home / ".gitconfig").write_text(GITCONFIG)
+    env = {k: v for k, v in os.environ.items() if k not in CLEARED}
+    env.update(
+        HOME=str(home),
+        WIKIMEM_HOME=str(home / ".clarvis"),
+        GIT_CONFIG_GLOBAL=str(home / ".gitconfig"),
+        GIT_CONFIG_NOSYSTEM="1",
+        WIKIMEM_LINGER="0",
+        WIKIMEM_RETRY_WAIT="0",
+        PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    )
+    return env
+
+
+@pytest.fixture(scope="session")
+def init_template(tmp_path_factory: pytest.TempPathFactory, template_env: dict[str, str]) -> Path:
+    """A folder as a real `wikimem init` leaves it, made once per worker. `wikimem init` writes
+    nothing outside the folder and no absolute path into it, so a copy is what a fresh init
+    there would make, but for the time of its first commit."""
+    folder = tmp_path_factory.mktemp("init-template") / "ws"
+    folder.mkdir()
+    proc = subprocess.run(
+        [sys.executable, "-m", "wikimem", "init"], cwd=folder, env=template_env, capture_output=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    return folder
+
+
+@pytest.fixture
+def initialised(init_template: Path) -> Callable[[Path], Path]:
+    """Make `folder` an initialised workspace (a copy of `init_template`); returns it."""
+
+    def copy(folder: Path) -> Path:
+        shutil.copytree(init_template, folder, symlinks=True, dirs_exist_ok=True)
+        return folder
+
+    return copy
 
 
 @pytest.fixture

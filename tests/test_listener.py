@@ -102,11 +102,8 @@ def start() -> Iterator[Callable[..., Listener]]:
 
 
 @pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    folder = tmp_path / "ws"
-    folder.mkdir()
-    assert run_wikimem("init", cwd=folder).returncode == 0
-    return folder
+def ws(tmp_path: Path, initialised: Callable[[Path], Path]) -> Path:
+    return initialised(tmp_path / "ws")  # as `wikimem init` leaves it
 
 
 @pytest.fixture
