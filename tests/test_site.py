@@ -39,19 +39,32 @@ def test_in_ci_the_browser_test_has_a_browser() -> None:
     assert CHROMIUM is not None or not IN_CI, "CI must run the browser test: install chromium"
 
 
-@pytest.fixture
-def served(workspace: Path, tmp_path: Path) -> Iterator[str]:
-    """A workspace with three runs learned (offline rules) and a person's edit, served."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    wikimem = [sys.executable, "-m", "wikimem"]
-    subprocess.run([*wikimem, "init"], cwd=workspace, env=env, check=True, capture_output=True)
+WIKIMEM = [sys.executable, "-m", "wikimem"]
+
+
+@pytest.fixture(scope="module")
+def learned(tmp_path_factory: pytest.TempPathFactory, template_env: dict[str, str]) -> Path:
+    """A workspace with three runs learned (offline rules), made once for the module's tests
+    (each serves a copy of its own)."""
+    env = template_env
+    workspace = tmp_path_factory.mktemp("site") / "ws"
+    workspace.mkdir()
+    subprocess.run([*WIKIMEM, "init"], cwd=workspace, env=env, check=True, capture_output=True)
     for n, name in enumerate(("01", "02", "03")):
-        run = tmp_path / f"{name}.json"
+        run = workspace.parent / f"{name}.json"
         run.write_text(json.dumps(dict(example_run(name), run_id=f"site-run-{n}")))
-        subprocess.run([*wikimem, "enqueue", str(run)], cwd=workspace, env=env, check=True)
-    subprocess.run([*wikimem, "index"], cwd=workspace, env=env, check=True, capture_output=True)
+        subprocess.run([*WIKIMEM, "enqueue", str(run)], cwd=workspace, env=env, check=True)
+    subprocess.run([*WIKIMEM, "index"], cwd=workspace, env=env, check=True, capture_output=True)
+    return workspace
+
+
+@pytest.fixture
+def served(workspace: Path, learned: Path) -> Iterator[str]:
+    """A copy of `learned` in the test's workspace, served."""
+    shutil.copytree(learned, workspace, symlinks=True, dirs_exist_ok=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     server = subprocess.Popen(
-        [*wikimem, "serve", "--port", "0"],
+        [*WIKIMEM, "serve", "--port", "0"],
         cwd=workspace,
         env=env,
         stdout=subprocess.PIPE,
