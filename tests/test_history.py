@@ -693,3 +693,49 @@ def test_own_status_sees_every_kind_of_change_after_writing_back_stat_data(own: 
     assert own.dirty_paths() == []
     write(own.wiki / "build" / "leaf-3" / "deep" / "more.md", "# another\n")
     assert own.dirty_paths() == ["build/leaf-3/deep/more.md"]
+
+
+def test_head_read_from_the_files_is_what_git_says_and_git_is_asked_otherwise(
+    tmp_path: Path,
+) -> None:
+    import zlib
+
+    from wikimem.wiki.history.session import open_session
+
+    def run(*args: str) -> str:
+        who = ["-c", "user.name=Ada Person", "-c", "user.email=ada@example.test"]
+        return subprocess.run(
+            ["git", *who, *args], cwd=tmp_path, check=True, capture_output=True, text=True
+        ).stdout.strip()
+
+    def heads() -> tuple[str | None, str | None]:
+        with open_session(tmp_path, tmp_path, "wiki") as s:
+            return s.loose_head(), s.head()
+
+    run("init", "-q", "-b", "main")
+    assert heads() == (None, None)  # no commit yet
+    (tmp_path / "f").write_text("one\n")
+    run("add", "f")
+    run("commit", "-q", "-m", "one")
+    first = run("rev-parse", "HEAD")
+    assert heads() == (first, first)  # read from the files, no git started
+    run("pack-refs", "--all")
+    assert heads() == (None, first)  # a packed ref: git answers
+    (tmp_path / "f").write_text("two\n")
+    run("commit", "-q", "-a", "-m", "two")
+    second = run("rev-parse", "HEAD")
+    assert heads() == (second, second)
+    run("checkout", "-q", "--detach")
+    assert heads() == (None, second)  # detached: git answers
+    run("checkout", "-q", "main")
+    run("gc", "-q")
+    assert heads() == (None, second)  # a packed object: git answers
+    (tmp_path / "f").write_text("three\n")
+    run("commit", "-q", "-a", "-m", "three")
+    third = run("rev-parse", "HEAD")
+    assert heads() == (third, third)
+    loose = tmp_path / ".git" / "objects" / third[:2] / third[2:]
+    data = zlib.decompress(loose.read_bytes()).replace(b"three", b"thrEE")
+    loose.chmod(0o644)
+    loose.write_bytes(zlib.compress(data))  # a commit whose bytes no longer match its name
+    assert heads() == (None, None)  # as `git rev-parse --verify HEAD^{commit}` finds it

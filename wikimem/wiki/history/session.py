@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import configparser
 import contextlib
+import hashlib
 import os
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -23,6 +25,9 @@ from wikimem.errors import HistoryError, NotFound
 from wikimem.wiki.history.overrides import ALWAYS, check_owner, overrides
 
 BATCH = 500  # pathspecs per git call: far below any platform's command-line limit
+MAX_REF = 1024  # bytes read of HEAD or a ref file: more is no ref git wrote
+HEX = frozenset("0123456789abcdef")
+MAX_COMMIT = 1 << 20  # bytes of a loose commit object read; a larger one is left to git
 
 
 def decode(data: bytes | str) -> str:
@@ -172,8 +177,44 @@ class Session:
         return [p for p in map(self.from_repo, repo_paths) if p is not None]
 
     def head(self) -> str | None:
+        found = self.loose_head()
+        if found is not None:
+            return found
         out = self.probe("rev-parse", "--verify", "-q", "HEAD^{commit}")
         return decode(out).strip() if out else None
+
+    def loose_head(self) -> str | None:
+        """HEAD's commit read from git's own files, without starting git (a pass asks several
+        times): when HEAD names a branch whose loose ref names a loose object that is a
+        commit. None when git keeps it any other way (packed refs or objects, reftable,
+        a detached HEAD, SHA-256, anything unreadable or damaged): then git itself is asked."""
+        try:
+            with open(os.path.join(self.repo.git_dir, "HEAD"), "rb") as file:
+                symbolic = file.read(MAX_REF)
+            if not symbolic.startswith(b"ref: refs/heads/") or not symbolic.endswith(b"\n"):
+                return None
+            parts = symbolic[5:-1].decode("utf-8").split("/")
+            if any(part in ("", ".", "..") or part.endswith(".lock") for part in parts):
+                return None
+            common = self.repo.common_dir
+            with open(os.path.join(common, *parts), "rb") as file:
+                ref = file.read(MAX_REF)
+            sha = ref[:-1].decode("ascii")
+            if len(ref) != 41 or ref[-1:] != b"\n" or not all(c in HEX for c in sha):
+                return None
+            with open(os.path.join(common, "objects", sha[:2], sha[2:]), "rb") as file:
+                packed = file.read(MAX_COMMIT)
+            data = zlib.decompress(packed)
+            kind, _, rest = data.partition(b"\0")
+            # whole and a commit, as `rev-parse --verify HEAD^{commit}` checks it
+            if (
+                kind != b"commit %d" % len(rest)
+                or hashlib.sha1(data, usedforsecurity=False).hexdigest() != sha
+            ):
+                return None
+            return sha
+        except (OSError, ValueError, zlib.error):
+            return None
 
     def resolve(self, rev: str) -> str:
         out = (
