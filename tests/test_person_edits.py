@@ -76,11 +76,11 @@ class Wikis:
     first test of a mode makes it in a folder of its own (its first pass taught by a model of
     its own); every test then works on a copy: the same files, repositories and state."""
 
-    def __init__(self, workspace: Path, server: Any, mode: str, spare: Path) -> None:
+    def __init__(self, workspace: Path, server: Any, mode: str, spare: Path | None = None) -> None:
         self.server = server
         self.passes = 0
         if mode not in TEMPLATES:
-            template = spare / f"template-{mode}"
+            template = (spare or workspace.parent) / f"template-{mode}"
             template.mkdir()
             with serve() as own:  # a model of its own: a test's model sees only its test's asks
                 self.server = own
