@@ -320,7 +320,7 @@ def write(
     try:
         db = sqlite3.connect(tmp)
         try:
-            db.executescript(DDL)
+            db.executescript(f"BEGIN;\n{DDL}\nCOMMIT;")  # one fsync, not one per table
             db.executemany("INSERT INTO marks VALUES (?, ?)", sorted(marks.items()))
             db.executemany(
                 "INSERT INTO leaves VALUES (?, ?, ?)",

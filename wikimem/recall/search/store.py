@@ -72,7 +72,7 @@ def open_index(index_file: Path | None) -> sqlite3.Connection:
             if version == SCHEMA:
                 db.execute("SELECT count(*) FROM pages").fetchone()
             elif tables == 0:
-                db.executescript(DDL)
+                db.executescript(f"BEGIN;\n{DDL}\nCOMMIT;")  # one fsync, not one per table
             else:
                 raise sqlite3.DatabaseError("index schema mismatch")
         except sqlite3.DatabaseError as exc:
