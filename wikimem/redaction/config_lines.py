@@ -56,6 +56,11 @@ _MAX_WORDS_BEFORE = 12  # `set security ike policy NAME pre-shared-key ...`; a s
 _MAX_WORDS_AFTER = 3  # `RO 10` after a community, `127.0.0.1 .1.3.6` in snmpd.conf
 _LINE_MARKS = " \t#>*-"
 _KEY_TYPE = _lazy(r"[ \t]+[07][ \t]+\S")  # IOS writes a key's encoding, 0 or 7, before it
+# A relative or absolute path to a file with an extension (`dist/acme-0.1.tar.gz`): never the
+# secret.
+_FILE_PATH = _lazy(
+    r"(?:~|\.{1,2})?/?(?:[\w.-]{1,100}/){1,20}[\w-]{1,100}(?:[.-][\w]{1,20})*\.[a-z][a-z0-9]{0,5}"
+)
 _ASSIGNMENT = _lazy(
     r"[A-Za-z_][\w.-]{0,60}="
 )  # indentation, a comment sign or a prompt before the first word
@@ -115,6 +120,8 @@ def _value_after(text: str, start: int, end: int) -> tuple[str, int, int] | None
         return None  # a sentence or a log message, which the prose scanner reads
     if before and before[-1].lower() in _RESOURCE_VERBS and _CLUSTER_CLI & set(before):
         return None  # `kubectl describe secret NAME`: the word after `secret` names an object
+    if before and before[-1].startswith("-") and is_placeholder(name):
+        return None  # `cabal upload -p PASSWORD FILE`: the name is a flag's placeholder value
     m = _AFTER_NAME().match(text, end)
     if m is None or len(m.group("rest").split()) > _MAX_WORDS_AFTER:
         return None
@@ -131,6 +138,7 @@ def _value_after(text: str, start: int, end: int) -> tuple[str, int, int] | None
         or "://" in value
         or _ASSIGNMENT().match(value)
         or _OPTION().match(value)
+        or _FILE_PATH().fullmatch(value)
     ):
         return None  # a word, an expression, a URL or another `name=value` is not the value
     return kind, vstart, vend

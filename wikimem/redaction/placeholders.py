@@ -28,11 +28,14 @@ _REFERENCE = re.compile(
     |\$\$(?:[A-Z_][A-Z0-9_]{0,100}\Z|\{)|@\{[\w-]{1,60}:[\w.-]{1,100}\}|env:[A-Za-z_]\w{0,100}\Z
     |[a-z][\w-]{0,60}(?:/[\w-]{1,60}){1,8}:[a-z][\w-]{0,60}\Z
     |vault:[\w.-]{1,60}/|projects/[\w.-]{1,100}/secrets/[\w.-]|@Microsoft\.KeyVault\(
-    |(?:vault|awssm|gcpsm|azkv|doppler|infisical|bws|keyring|secretsmanager|ssm)://""",
+    |(?:vault|awssm|gcpsm|azkv|doppler|infisical|bws|keyring|secretsmanager|ssm)://
+    |[^\s<>]{1,80}[:=\ ]<[A-Za-z][\w\ -]{0,40}>\Z""",
     re.X,
 )
-# A reference is also a name in the corner brackets Japanese and Chinese documentation
-# frame a placeholder with (`【アクセストークン】`), as English writes `<access-token>`;
+# A header or key name, then `<secret>` (`x-rundeck-auth-token:<secret>`): the value's tail
+# names what goes there. A reference is also a name in the corner brackets Japanese and
+# Chinese documentation frame a placeholder with (`【アクセストークン】`), as English
+# writes `<access-token>`;
 # dynaconf's `@vault path#key` (and its `@format`, `@jinja`, `@get` tokens), a 1Password
 # `op://vault/item/field`, and a scheme or name whose value is a variable (Proxmox's
 # `PVEAPIToken=$PVE_TOKEN`). Also Cloud Build's escaped `$$NAME`, Telegraf's secret-store

@@ -258,6 +258,17 @@ def _random(kind: str) -> Check:
     return check
 
 
+def _random_label(kind: str) -> Check:
+    """A host's first label that was generated: letters and digits, not a hex account id."""
+
+    def check(value: str, m: re.Match[str], text: str) -> str | None:
+        if value.isalpha() or value.isdigit() or re.fullmatch(r"[0-9a-f]+", value):
+            return None
+        return kind if is_random(value) else None
+
+    return check
+
+
 _USER_BEFORE = _lazy(
     r"(?:\busername=|\buser=|[ \t]-U[ \t]*|[ \t]--user[= \t])[\"']?[A-Za-z0-9_.\\@-]{1,60}\Z"
 )
@@ -494,6 +505,15 @@ RULES: list[Rule] = [
     rule("webhook-url", r"\bapi\.day\.app/(?P<v>[A-Za-z0-9]{16,40})(?=[/?#\s\"']|$)", "api.day.app", _real("webhook-url")),
     rule("webhook-url", r"https?://[A-Za-z0-9.-]{1,200}/(?P<v>[A-Za-z0-9_-]{20,100})\.send\b", ".send", _random("webhook-url")),
     rule("webhook-url", r"/api/webhooks/\d{6,20}/(?P<v>[A-Za-z0-9_-]{30,100})", "/api/webhooks/"),
+    # an endpoint whose random subdomain is its key (Pipedream's `https://ID.m.pipedream.net`),
+    # under a name that says endpoint or webhook; an account id in hex, or a word, stays
+    rule("webhook-url", r"(?i:endpoint|webhook|hook_url)\w{0,30}[\"']?[ \t]*[=:][ \t]*[\"']?https?://(?P<v>[a-z0-9]{16,40})\.(?:[a-z0-9-]{1,63}\.){1,3}[a-z]{2,24}(?=[/:\"'\s?#]|$)", "endpoint webhook hook_url", _random_label("webhook-url")),
+    # a key's constructor given the key (`AdminApiKey::new("ID:SECRET")`, `Token::from("...")`)
+    rule("secret-assignment", r"\b\w{0,30}(?:Api[Kk]ey|Token|Secret)(?:::|\.)(?:new|from|parse)\([ \t]*\"(?P<v>[^\"\s]{16,400})\"", "key::new key::from key::parse token::new token::from secret::new secret::from key.new token.new", _random("secret-assignment")),
+    # Buildbot's `create-worker BASEDIR MASTER NAME PASSWORD` (and the older `create-slave`)
+    rule("cli-password", r"\bcreate-(?:worker|slave)(?:[ \t]+-[-\w=]{1,40})*(?:[ \t]+[^\s\"'`<>|;&-][^\s|;&]{0,200}){3}[ \t]+(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{2,200})", "create-worker create-slave", _real("cli-password")),
+    # a YAML key that says secret whose only child is its value (DevSpace's `vars: NAME: value:`)
+    rule("password-assignment", r"(?m)^[ \t]*(?P<name>[A-Za-z_][\w.-]{0,60}):[ \t]*\n[ \t]+value:[ \t]*" + _Q, "value:", _named("password-assignment")),
     # --- connection strings without :// -------------------------------------------------------
     rule("connection-password", r":thin:[A-Za-z0-9_$#.-]{1,60}/(?P<v>[^@\s\"']{1,200})@", ":thin:", _real("connection-password")),
     rule("connection-password", r"\b(?:sqlplus|expdp|impdp|sqlldr|dgmgrl|rman[ \t]+target)[ \t]+(?:-\S{1,20}[ \t]+){0,4}(?:userid=)?[A-Za-z0-9_$#.-]{1,60}/(?P<v>[^@\s\"'/]{1,200})@", "sqlplus expdp impdp sqlldr dgmgrl rman", _real("connection-password")),
@@ -684,10 +704,11 @@ _URL = _lazy(
     r"https?://(?P<host>[A-Za-z0-9.-]{1,253})(?::\d{1,5})?(?P<path>[/#][^\s\"'<>`\\]{0,1000})"
 )
 # A path word that says the next segment authenticates a push or names a key (Uptime Kuma's
-# `/api/push/TOKEN`, `/token/...`, `/apikey/...`) counts as much as `hook` does.
+# `/api/push/TOKEN`, `/token/...`, `/apikey/...`), or a receiver or collector's ingest path
+# (Sumo Logic's `/receiver/v1/http/CODE`), counts as much as `hook` does.
 _HOOKISH = _lazy(
     r"(?i)hook|integration|incoming|trigger|notif|alert|enqueue|callback|events?[./]"
-    r"|/push/|/tokens?/|/secrets?/|/api[-_]?keys?/|/keys?/|/heartbeats?/|/ping/"
+    r"|/receivers?/|/collectors?/|/push/|/tokens?/|/secrets?/|/api[-_]?keys?/|/keys?/|/heartbeats?/|/ping/"
 )
 # A monitoring host whose name says ping or heartbeat (`hc-ping.com`, `ping.example.net`,
 # `heartbeat.acme.io`): a cron job's check-in URL, whose UUID or slug is its key.
@@ -710,6 +731,8 @@ WEBHOOK_NEEDLES = (
     "enqueue",
     "callback",
     "event",
+    "/receiver",
+    "/collector",
     "/push/",
     "/token",
     "/secret",
@@ -737,6 +760,8 @@ def scan_webhook_urls(text: str) -> Iterator[tuple[str, int, int]]:
         ping_host = _PING_HOST().search(host) is not None
         for seg in re.finditer(r"[^/#!@]+", path):
             word = seg.group()
+            if word.endswith("=") and len(word) > 22:
+                word = word.rstrip("=")  # a base64 code's padding (`...Dj==`)
             # a check-in slot: the first segment under a ping host, or after a ping path word
             check_in = (ping_host and first < 0 and seg.start() <= 1) or previous.lower() in (
                 "heartbeat", "heartbeats", "ping"

@@ -19,7 +19,7 @@ import functools
 import re
 from collections.abc import Callable, Iterator
 
-from wikimem.redaction.key_names import FOREIGN_PASSWORDS, FOREIGN_SECRETS
+from wikimem.redaction.key_names import FOREIGN_KEYS, FOREIGN_PASSWORDS, FOREIGN_SECRETS
 from wikimem.redaction.placeholders import is_code, is_placeholder, is_random, is_strong
 from wikimem.redaction.scanners import occurrences, trim
 
@@ -62,6 +62,12 @@ def _lexicon(words: tuple[str, ...], latin: bool) -> tuple[str, ...]:
 _LEXICON = FOREIGN_PASSWORDS + FOREIGN_SECRETS
 _NAMES_FOREIGN += tuple(w for w in _lexicon(_LEXICON, True) if w not in _NAMES_FOREIGN)
 _NAMES_SCRIPT += tuple(w for w in _lexicon(_LEXICON, False) if w not in _NAMES_SCRIPT)
+# The lexicon's words for key not yet above (Arabic `مفتاح`, Dutch `sleutel`, Polish `klucz`...):
+# like the Nordic ones, a key only when its value looks generated.
+_NEW_KEYS = tuple(w for w in FOREIGN_KEYS if w not in _NAMES_FOREIGN + _NAMES_SCRIPT)
+_KEY_WORDS |= frozenset(_NEW_KEYS)
+_NAMES_FOREIGN += _lexicon(_NEW_KEYS, True)
+_NAMES_SCRIPT += _lexicon(_NEW_KEYS, False)
 _NAMES_LATIN = _NAMES_ENGLISH + _NAMES_FOREIGN
 # Between the name and the verb: a preposition and up to six words (`for root`, `de la base de
 # datos de producción`, `für den alten Server`, French elision `de l'API`), or one word in a
@@ -75,7 +81,7 @@ _QUALIFIER = (
 )
 # The verb or separator, then the value (quoted or bare).
 _COPULA = (
-    r"(?:[ \t]*(?P<colon>[:：=])[ \t]*|[ \t]*(?:은|는|は|是|为|為|：|คือ|→|⇒)[ \t]*"
+    r"(?:[ \t]*(?P<colon>[:：=])[ \t]*|[ \t]*(?:은|는|は|是|为|為|：|คือ|เป็น|→|⇒)[ \t]*"
     r"|[ \t]+(?i:is now|was set to|has been set to|is set to|set to|is|was|are|es|era|será"
     r"|ist|lautet|war|est|était|é|è|jest|je|är|er|on|это|—|to|là|είναι|هي|هو|היא|הוא|है"
     r"|হলো|হল|adalah|ialah|este|ni|ndiyo)[ \t]*:?[ \t]+)"
@@ -87,6 +93,12 @@ _VALUE = (
 # A name may carry an ending: a plural, or the article other languages glue to it (Swedish
 # `lösenordet`, `nyckeln`, Danish `adgangskoden`, Indonesian `sandinya`).
 _AFTER_NAME = _lazy(r"(?:e?s|et|en|nya|n)?" + _QUALIFIER + _COPULA + _VALUE)
+# A language that inflects instead of a preposition puts one bare word between a Latin name and
+# the verb (Finnish `Salasana tietokantaan on ...`, password into-the-database is); after a name
+# in another script, up to six words of any script (Arabic `مفتاح الإدارة الخاص بـ Ghost هو ...`,
+# Greek `κωδικός του Memgraph για τον χρήστη analyst: ...`).
+_AFTER_WORD = _lazy(r"(?:e?s|et|en|nya|n)?[ \t]+[^\s:=：,.;!?\"'`()]{1,24}" + _COPULA + _VALUE)
+_AFTER_WORDS = _lazy(r"(?:[ \t]+[^\s:=：,.;!?\"'`()]{1,24}){1,6}?" + _COPULA + _VALUE)
 # A name then the value in backticks, as chat and Markdown write it (``password `...` ``,
 # ``token: `...` ``).
 # Or quoted right after the name, as a message quotes what it got (`invalid password '...'`), or
@@ -180,6 +192,9 @@ def scan_prose(text: str) -> Iterator[tuple[str, int, int]]:
             m = None  # `password: ...` is an assignment: the assignment scanners decide
         if m and name in _ENGLISH and m.group("qualc"):
             m = None  # `password manager: 1Password` names a product, not a value
+        if m is None and name not in _ENGLISH:
+            words = _AFTER_WORD if name.isascii() or name[0] <= "\u024f" else _AFTER_WORDS
+            m = words().match(text, end)
         if m is None and name not in _ENGLISH:
             m = _EQUALS().match(text, end) or _SPACED().match(text, end)
         if m is None:
