@@ -1972,3 +1972,112 @@ def test_batch_i_look_alikes_stay_and_a_secret_in_their_place_goes(
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # a receiver or collector's ingest path holds its code; a placeholder or a mask there stays
+        (
+            'url = "https://collectors.acme.test/receiver/v1/http/<UniqueCollectorCode>"',
+            'url = "https://collectors.acme.test/receiver/v1/http/Zk3pQ9vLw2XmT7rB5nCy8dHf4gJs6'
+            'aEu1WoKx0tRi=="',
+            "Zk3pQ9vLw2XmT7rB5nCy8dHf4gJs6aEu1WoKx0tRi",
+        ),
+        # an endpoint's random subdomain is its key; an account id in hex, or a word, stays
+        (
+            "S3_ENDPOINT=https://0a1b2c3d4e5f60718293a4b5c6d7e8f9.r2.cloudflarestorage.com\n"
+            "API_ENDPOINT=https://projectmanagement.acme.test",
+            "HOOK_ENDPOINT=https://q8w2e9r4t7y1u5i3.m.requests.test",
+            "q8w2e9r4t7y1u5i3",
+        ),
+        # prose: Finnish with a bare inflected word before the verb, Thai's `เป็น`, Arabic's key
+        # word with words between it and `هو`, Greek words before a colon; a word stays
+        (
+            "Salasana tietokantaan on vaihdettu.",
+            "Salasana palvelimelle on Wq7#zPm2!vLx9 ja tunnus on admin.",
+            "Wq7#zPm2!vLx9",
+        ),
+        (
+            "ตั้งค่า รหัสผ่าน ของ psql เป็น ค่าเริ่มต้น",
+            "ตั้งค่า รหัสผ่าน ของ psql เป็น Hq4*Zt8pLm2!Vx ก่อน",
+            "Hq4*Zt8pLm2!Vx",
+        ),
+        (
+            "مفتاح الإدارة الخاص بـ Acme هو سري",
+            "مفتاح الإدارة الخاص بـ Acme هو 4f2a9c71e8b3d6054a1f7c2e:9b8d7c6e5f4a3b2c1d0e ويمنح",
+            "4f2a9c71e8b3d6054a1f7c2e:9b8d7c6e5f4a3b2c1d0e",
+        ),
+        (
+            "Ο κωδικός του Acme για τον χρήστη analyst: αλλάζει",
+            "Ο κωδικός του Acme για τον χρήστη analyst: Vz8+qLm3pRt6Wx",
+            "Vz8+qLm3pRt6Wx",
+        ),
+        # Buildbot's create-worker takes the password last; a variable there stays
+        (
+            "buildbot-worker create-worker worker master.acme.test:9989 ci-1 $WORKER_PASSWORD",
+            "buildbot-worker create-worker worker master.acme.test:9989 ci-1 Rt5!kq9Zw2Lm",
+            "Rt5!kq9Zw2Lm",
+        ),
+        # a key's constructor given the key; a placeholder there stays
+        (
+            'let key = AdminApiKey::new("YOUR_ADMIN_API_KEY").unwrap();',
+            'let key = AdminApiKey::new("9a8b7c6d5e4f3a2b1c0d9e8f:1a2b3c4d5e6f7a8b9c0d").unwrap();',
+            "9a8b7c6d5e4f3a2b1c0d9e8f:1a2b3c4d5e6f7a8b9c0d",
+        ),
+        # a YAML key that says password, its value as the only child; a reference there stays
+        (
+            'vars:\n  REGISTRY_PASSWORD:\n    value: "${REGISTRY_PASSWORD}"',
+            'vars:\n  REGISTRY_PASSWORD:\n    value: "Mx7=qLp#2Zr9Vt"',
+            "Mx7=qLp#2Zr9Vt",
+        ),
+    ],
+)
+def test_batch_j_webhook_paths_prose_positions_and_value_children_go_and_look_alikes_stay(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # a flag's placeholder value ends the match, and a file path is never the secret; a
+        # password after the flag goes
+        (
+            "$ cabal upload -u mkovacs -p PASSWORD dist/acme-0.1.tar.gz",
+            "$ cabal upload -u mkovacs -p 'Qz8!mLw2Rt5v' dist/acme-0.1.tar.gz",
+            "Qz8!mLw2Rt5v",
+        ),
+        # a header name, then `<secret>`, in a quoted value; a token there goes
+        (
+            'TOKEN="x-acme-auth-token:<secret>"',
+            'TOKEN="Kp4vZ8qLm2Wx7Rt9Bn3c"',
+            "Kp4vZ8qLm2Wx7Rt9Bn3c",
+        ),
+        # an OAuth client id under its name; the client secret beside it goes
+        (
+            "ACME_CLIENT_ID=client_01H8ZQ4M2K7R5T9W3X6Y1B0C8D",
+            "ACME_CLIENT_SECRET=sk_7Fq9zL2mWx8kRt4vBn6cPq3s",
+            "sk_7Fq9zL2mWx8kRt4vBn6cPq3s",
+        ),
+        # a web SDK's client key in its checkout's `clientKey`; an API key in its client goes
+        (
+            "const checkout = await AdyenCheckout({ clientKey: "
+            "'live_Q7W2E9R4T1Y8U5I3O6P0A2S4D7F9G1H3' });",
+            "const client = new Client({ apiKey: 'AQE7hmfxKo8vRt2Wq9zL4mPx6cNb3Vs' });",
+            "AQE7hmfxKo8vRt2Wq9zL4mPx6cNb3Vs",
+        ),
+        # a Contentstack UID as the stack's API key; the delivery token beside it goes
+        (
+            "$ curl -H 'api_key: blt0a1b2c3d4e5f6a7b' https://cdn.contentstack.io/v3/types",
+            "$ curl -H 'api_key: blt0a1b2c3d4e5f6a7b' "
+            "-H 'access_token: cs9f8e7d6c5b4a39281706f5e4d3c2b1a0'",
+            "cs9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+        ),
+    ],
+)
+def test_batch_j_client_side_ids_placeholders_and_paths_stay_and_a_secret_there_goes(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

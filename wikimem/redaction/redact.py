@@ -154,6 +154,8 @@ class _Where:
         self.appcast = "sparkle:" in text
         self.firebase = "apiKey" in text
         self.paddle = "Paddle." in text
+        self.client = "client" in lowered
+        self.blt = "blt" in text
         self.arn = "arn:" in text
         self.authorize = "authori" in lowered
         self.hidden = "hidden" in lowered
@@ -207,6 +209,19 @@ _PADDLE_SLOT = re.compile(
     r"\bPaddle\.(?:Initialize|Setup)\([^)\n]{0,200}\btoken[ \t]*:[ \t]*[\"']\Z"
 )
 _PADDLE_CLIENT_TOKEN = re.compile(r"(?:live|test)_[a-z0-9]{20,40}")
+# Adyen's client key (`test_` or `live_`), in the `clientKey` of the checkout its web SDK builds:
+# made for the browser, as its documentation says (its API key has no such prefix and goes).
+_CLIENT_KEY_SLOT = re.compile(
+    r"\b[A-Z]\w{0,40}\((?:[^()\n]{0,200}[{,])?[ \t]*clientKey[ \t]*:[ \t]*[\"']\Z"
+)
+_CLIENT_KEY = re.compile(r"(?:live|test)_[A-Z0-9]{20,40}")
+# An OAuth client id under its own name (WorkOS's `WORKOS_CLIENT_ID=client_...`) names the
+# application to every user who signs in; a `client_secret`, or a secret's shape there, goes.
+_CLIENT_ID_SLOT = re.compile(r"(?i:client[_-]?id)[\"']?[ \t]*[=:][ \t]*[\"']?\Z")
+_CLIENT_ID = re.compile(r"client_[0-9A-Za-z]{16,40}")
+# A Contentstack UID (`blt` and 16 hex digits) names a stack, an entry or an asset: the stack's
+# API key is such a UID, public by its documentation; the delivery token (`cs...`) still goes.
+_CONTENTSTACK_UID = re.compile(r"blt[0-9a-f]{16}(?![\w-])")
 # Firebase's web config: its `apiKey` only identifies the project to Google, its documentation
 # says, and ships in every page beside `authDomain`; an `apiKey` in any other object still goes.
 _FIREBASE_SLOT = re.compile(r"\bapiKey[\"']?[ \t]*:[ \t]*[\"']\Z")
@@ -270,6 +285,12 @@ def _client_key(where: _Where, before: str, start: int, end: int) -> bool:
         return True
     if where.firebase and _FIREBASE_SLOT.search(before) and text.startswith("AIza", start):
         return _FIREBASE_CONFIG.search(text, max(start - 400, 0), end + 400) is not None
+    if where.client and _CLIENT_KEY.fullmatch(text, start, end) and _CLIENT_KEY_SLOT.search(before):
+        return True
+    if where.client and _CLIENT_ID.fullmatch(text, start, end) and _CLIENT_ID_SLOT.search(before):
+        return True
+    if where.blt and _CONTENTSTACK_UID.match(text, start) and end - start == 19:
+        return True
     return bool(
         where.paddle
         and _PADDLE_SLOT.search(before)
