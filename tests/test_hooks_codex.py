@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_wikimem
+from tests.conftest import queued_runs, run_wikimem
+from tests.test_install_cli import bare_shell
 from wikimem.intake.queue import STATES, Queue
 from wikimem.runners import record_from_payload
 from wikimem.runners.codex import (
@@ -16,6 +19,11 @@ from wikimem.runners.codex import (
     record_from_codex,
     records_from_codex,
 )
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 FIXTURES = Path(__file__).parent / "fixtures" / "runners" / "codex"
 THREAD = "0199aa00-0000-7000-8000-000000000001"
@@ -503,3 +511,109 @@ def test_sandbox_denials_patches_through_the_shell_and_broken_calls(tmp_path: Pa
     assert broken["kind"] == "note" and "did not parse" in broken["text"]
     assert no_code["command"] == "curl https://example.test" and no_code["exit_code"] == 1
     assert no_code["output"] == "[no exit code: it did not run to completion]"
+
+
+REAL = Path(__file__).parent / "fixtures" / "runners" / "real"
+PARENT = "019e1695-0522-7c83-8b39-0dd379793f80"
+CHILD = "019e16a0-1c2d-7e10-9a4b-5f6e7d8c9b01"
+CHILD_COMMANDS = [
+    ("rg --files src/pages | rg -i analytics", 0),
+    ("sed -n '1,40p' src/pages/analytics/Budgets.tsx", 0),
+    ("test -f src/pages/analytics/Chargeback.tsx", 1),
+]
+REPORT = (
+    "Two analytics pages: AnalyticsPage.tsx (usage charts) and Budgets.tsx (budget table). "
+    "There is no Chargeback page."
+)
+
+
+def spawned_session(home: Path, *, child: bool = True) -> Path:
+    """The real 0.128 rollout with a spawn_agent and a wait call put in its last turn, as
+    Codex writes them, and (when `child`) the spawned agent's own rollout beside it."""
+    lines = next(REAL.glob(f"codex-0.128.0-rollout-*-{PARENT}.jsonl")).read_text().splitlines()
+    added = (FIXTURES / "subagent-parent-lines.jsonl").read_text().splitlines()
+    at = len(lines) - 2  # before the last turn's final reasoning and answer
+    day = home / "sessions" / "2026" / "05" / "11"
+    day.mkdir(parents=True)
+    parent = day / f"rollout-2026-05-11T13-28-45-{PARENT}.jsonl"
+    parent.write_text("\n".join([*lines[:at], *added, *lines[at:]]) + "\n")
+    if child:
+        source = next(FIXTURES.glob(f"subagent-child-rollout-*-{CHILD}.jsonl"))
+        (day / source.name.removeprefix("subagent-child-")).write_text(source.read_text())
+    return parent
+
+
+def marked(evidence: list[dict]) -> list[tuple[str, int]]:
+    return [(e["command"], e["exit_code"]) for e in evidence if e.get("subagent") == "explorer"]
+
+
+def test_a_spawned_agent_s_commands_and_report_are_in_its_parent_s_turn(tmp_path: Path) -> None:
+    home = tmp_path / "codex"
+    parent = spawned_session(home)
+    stop = fixture("stop.json") | {
+        "session_id": PARENT,
+        "turn_id": "t-3",
+        "transcript_path": str(parent),
+        "cwd": "/Users/Sample_User/naya",
+    }
+
+    records = [record for _, record in records_from_codex(stop, {"CODEX_HOME": str(home)})]
+
+    evidence = [e for record in records for e in record["evidence"]]
+    assert marked(evidence) == CHILD_COMMANDS
+    last = records[-1]["evidence"]
+    assert marked(last) == CHILD_COMMANDS  # in the turn that spawned it, nowhere else
+    notes = [e["text"] for e in last if e["kind"] == "note"]
+    assert (
+        "Subagent explorer was asked: List the analytics pages under src/pages and what each "
+        "renders." in notes
+    )
+    assert f"Report of subagent explorer: {REPORT}" in notes
+    assert sum(REPORT in text for text in notes) == 1
+    # the agent's own rollout, reported by its own Stop or notify, is no run of its own
+    child = next((home / "sessions").glob(f"*/*/*/rollout-*-{CHILD}.jsonl"))
+    own = {"session_id": CHILD, "turn_id": "c-1", "transcript_path": str(child)}
+    assert records_from_codex(fixture("stop.json") | own, {}) == []
+    notify = fixture("notify.json") | {"thread-id": CHILD}
+    assert records_from_codex(notify, {"CODEX_HOME": str(home)}) == []
+
+
+def test_a_spawned_agent_whose_rollout_is_missing_leaves_its_report(tmp_path: Path) -> None:
+    parent = spawned_session(tmp_path / "codex", child=False)
+    stop = fixture("stop.json") | {"session_id": PARENT, "transcript_path": str(parent)}
+
+    last = records_from_codex(stop, {})[-1][1]["evidence"]
+
+    assert not [e for e in last if "subagent" in e]
+    notes = [e["text"] for e in last if e["kind"] == "note"]
+    assert f"Report of subagent explorer: {REPORT}" in notes
+    assert any(f"rollout ({CHILD}) was not found" in text for text in notes)
+
+
+def test_the_installed_notify_records_a_spawned_agent_once(
+    workspace: Path, isolated_env: Path
+) -> None:
+    """`install codex`'s notify, run bare as Codex runs it, for the agent's turn and then its
+    parent's (twice): the agent's commands are queued once, in the parent's turn, marked."""
+    home = isolated_env / ".codex"
+    assert (
+        run_wikimem("install", "codex", cwd=workspace, env={"HOME": str(isolated_env)}).returncode
+        == 0
+    )
+    notify = tomllib.loads((home / "config.toml").read_text())["notify"]
+    spawned_session(home)
+    base = fixture("notify.json") | {"cwd": str(workspace)}
+    for payload in (
+        base | {"thread-id": CHILD, "turn-id": "c-1", "input-messages": ["List the pages"]},
+        base | {"thread-id": PARENT, "turn-id": "t-3"},
+        base | {"thread-id": PARENT, "turn-id": "t-3"},
+    ):
+        done = bare_shell(shlex.join([*notify, json.dumps(payload)]), workspace, isolated_env, "")
+        assert done.returncode == 0 and done.stdout == b"", done.stderr
+
+    runs = queued_runs(workspace / ".clarvis" / "state" / "queue")
+    assert runs and all(run["source"]["thread_id"] == PARENT for run in runs)
+    assert len({run["run_id"] for run in runs}) == len(runs)
+    assert [m for run in runs for m in marked(run["evidence"])] == CHILD_COMMANDS
+    reports = [e for run in runs for e in run["evidence"] if REPORT in e.get("text", "")]
+    assert len(reports) == 1

@@ -8,7 +8,10 @@ those, so a shell call's `function_call` joined to its `function_call_output` by
 read as well, its exit code parsed from the output's header. A command still running when its
 first call returns ("Process running with session ID N") takes its later output and its real
 exit code from the `write_stdin` calls that poll session N. Files come from apply_patch calls;
-MCP tool calls and web searches are kept as short notes of what was consulted. Evidence keeps
+MCP tool calls and web searches are kept as short notes of what was consulted. An agent the
+turn spawned (`spawn_agent`) writes its own rollout: its commands and edits are read from it
+(found by the thread id the call returned) into the parent's turn, marked `"subagent"`, and its
+report (`wait`'s output) is a note; its own rollout is never a run of its own. Evidence keeps
 the rollout's order. Rollouts stored compressed (`.jsonl.zst`) are read with the interpreter's
 zstd module or the `zstandard` package (the `zstd` extra).
 
@@ -53,6 +56,8 @@ RUNNING = re.compile(r"^Process running with session ID\s*(\d+)\s*$", re.M)
 HEADER_LINE = re.compile(r"^(?:Chunk ID|Wall time|Original token count|Exit code|Process )")
 NOT_RUN = re.compile(r"rejected by user|aborted by user|declined by (?:the )?user", re.I)
 POLL_TOOLS = {"write_stdin"}
+SPAWN_TOOLS = {"spawn_agent"}
+WAIT_TOOLS = {"wait", "wait_agent"}
 NOTE_CHARS = 300
 PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$")
 THREAD_ID = re.compile(r"^[A-Za-z0-9-]+$")
@@ -82,6 +87,10 @@ class Summary:
     lifecycle: bool = False  # the rollout marks turns (task_started / task_complete events)
     queued: list[str] = field(default_factory=list)  # messages sent while the turn ran
     finished: list[Summary] = field(default_factory=list)  # the turns before this one
+    parent: str | None = None  # the thread that spawned this one (session_meta source subagent)
+    spawns: dict[str, dict[str, Any]] = field(default_factory=dict)  # spawn call_id -> item
+    agents: dict[str, dict[str, Any]] = field(default_factory=dict)  # child thread -> item
+    waits: set[str] = field(default_factory=set)  # wait call_ids
 
     def turns(self) -> list[Summary]:
         """Every turn, oldest first (the one being read last, when it holds anything)."""
@@ -123,6 +132,7 @@ class Summary:
         self.started_at = None
         self.failed, self.state = False, "open"
         self.items, self.calls, self.sessions, self.polls, self.queued = [], {}, {}, {}, []
+        self.spawns, self.agents, self.waits = {}, {}, set()
 
     def add(self, item: dict[str, Any], call_id: str | None = None) -> dict[str, Any]:
         self.items.append(item)
@@ -143,6 +153,9 @@ class Summary:
         running = {id(item) for item in self.sessions.values()}
         for item in self.items:
             if item["kind"] == "command" and "command" not in item:
+                continue
+            if item["kind"] == "_agent":
+                items.extend(_agent_evidence(item))
                 continue
             clean = {k: v for k, v in item.items() if not k.startswith("_")}
             if item["kind"] == "command" and "exit_code" not in item and item.get("ran", True):
@@ -213,6 +226,8 @@ def records_from_codex(
     )
     path = nonempty_string(payload.get("transcript_path")) or find_rollout(thread, env)
     summary = read_rollout(path) if path else Summary()
+    if summary.parent:
+        return []  # a spawned agent's own rollout: its parent's turn records its work
     cwd = nonempty_string(payload.get("cwd")) or summary.cwd
     inputs = [m for m in payload.get("input-messages") or [] if isinstance(m, str) and m]
     turns = summary.turns()
@@ -231,6 +246,7 @@ def records_from_codex(
             continue  # PreCompact / PostCompact: the running turn is its Stop's to record
         turn.cwd, turn.thread_id, turn.unread = cwd, summary.thread_id, summary.unread
         turn.task = turn.prompt or first
+        _read_children(turn, path, env)
         record = record_from_summary(turn, result if last else None, first)
         if record is None:
             continue
@@ -362,6 +378,7 @@ def summarise_rollout(lines: Iterable[Mapping[str, Any]]) -> Summary:
         kind, sub = line.get("type"), payload.get("type")
         if kind == "session_meta":
             summary.thread_id = nonempty_string(payload.get("id")) or summary.thread_id
+            summary.parent = summary.parent or _spawned_by(payload)
             summary.cwd = nonempty_string(payload.get("cwd")) or summary.cwd
         elif kind == "turn_context" and not summary.turn_id:
             summary.turn_id = nonempty_string(payload.get("turn_id"))
@@ -472,6 +489,14 @@ def _read_call(summary: Summary, sub: Any, payload: Mapping[str, Any], call_id: 
             _read_patch(summary, patch)
         elif command and call_id not in summary.calls:
             summary.add({"kind": "command", "command": command}, call_id)
+    elif name in SPAWN_TOOLS:
+        role = nonempty_string(arguments.get("agent_type"))
+        task = nonempty_string(arguments.get("message")) or ""
+        summary.spawns[call_id] = summary.add(
+            {"kind": "_agent", "_name": role or "subagent", "_task": task}
+        )
+    elif name in WAIT_TOOLS:
+        summary.waits.add(call_id)
     elif name in POLL_TOOLS or ("session_id" in arguments and "cmd" not in arguments):
         target = summary.sessions.get(str(arguments.get("session_id")))
         if target is not None:
@@ -483,6 +508,13 @@ def _read_call(summary: Summary, sub: Any, payload: Mapping[str, Any], call_id: 
 
 def _read_output(summary: Summary, call_id: str, raw: Any) -> None:
     """A call's output: a command's outcome, or the next chunk of a command still running."""
+    if call_id in summary.spawns:
+        _read_spawned(summary, summary.spawns.pop(call_id), raw)
+        return
+    if call_id in summary.waits:
+        summary.waits.discard(call_id)
+        _read_wait(summary, raw)
+        return
     target = summary.polls.pop(call_id, None)
     call = target or summary.calls.get(call_id)
     if call is None or call["kind"] != "command" or call.get("_final"):
@@ -497,6 +529,126 @@ def _read_output(summary: Summary, call_id: str, raw: Any) -> None:
         summary.sessions[session] = call
     elif "exit_code" in call or call.get("ran") is False:
         summary.sessions = {k: v for k, v in summary.sessions.items() if v is not call}
+
+
+def _spawned_by(meta: Mapping[str, Any]) -> str | None:
+    """The parent thread of a rollout Codex wrote for a spawned agent (spawn_agent), else None:
+    its session_meta `source` is `{"subagent": {"thread_spawn": {"parent_thread_id": ...}}}`."""
+    source = meta.get("source")
+    sub = source.get("subagent") if isinstance(source, Mapping) else None
+    if sub is None and isinstance(source, Mapping):
+        sub = source.get("subAgent")
+    if not sub:
+        return None
+    spawn = (
+        (sub.get("thread_spawn") or sub.get("threadSpawn")) if isinstance(sub, Mapping) else None
+    )
+    if isinstance(spawn, Mapping):
+        parent = spawn.get("parent_thread_id") or spawn.get("parentThreadId")
+        if nonempty_string(parent):
+            return str(parent)
+    return None  # a review or compaction thread: nobody's child here, read as before
+
+
+def _json(raw: Any) -> Any:
+    text = raw if isinstance(raw, str) else text_of(raw)
+    if isinstance(raw, Mapping):
+        text = str(raw.get("content") or raw.get("output") or "")
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _read_spawned(summary: Summary, item: dict[str, Any], raw: Any) -> None:
+    """spawn_agent's output, `{"agent_id": "<thread id>", "nickname": ...}`: the child."""
+    value = _json(raw)
+    agent = value.get("agent_id") if isinstance(value, Mapping) else None
+    if not nonempty_string(agent) or not THREAD_ID.match(str(agent)):
+        item["_failed"] = " ".join(str(text_of(raw) if not isinstance(raw, str) else raw).split())
+        return
+    item["_thread"] = str(agent)
+    nickname = nonempty_string(value.get("nickname"))
+    if nickname and item["_name"] == "subagent":
+        item["_name"] = nickname
+    summary.agents[str(agent)] = item
+
+
+def _read_wait(summary: Summary, raw: Any) -> None:
+    """wait's output, `{"status": {"<thread id>": {"completed": "<last message>"}}, ...}`: the
+    report of each agent that finished."""
+    value = _json(raw)
+    status = value.get("status") if isinstance(value, Mapping) else None
+    for thread, state in (status or {}).items() if isinstance(status, Mapping) else ():
+        item = summary.agents.get(str(thread))
+        if item is None or not isinstance(state, Mapping):
+            continue
+        if nonempty_string(state.get("completed")):
+            item["_report"] = state["completed"]
+        elif nonempty_string(state.get("errored")):
+            item["_error"] = state["errored"]
+
+
+def _read_children(turn: Summary, path: str | Path | None, env: Mapping[str, str]) -> None:
+    """Each spawned agent's commands and edits, from its own rollout (beside the parent's)."""
+    for thread, item in turn.agents.items():
+        found = None
+        if path:  # beside the parent's, else in the same sessions/YYYY/MM/DD tree
+            day = Path(path).parent
+            found = _newest([*day.glob(f"rollout-*-{thread}.jsonl*")])
+            if found is None and len(day.parents) > 2 and day.parents[2].name == "sessions":
+                found = _newest([*day.parents[2].glob(f"*/*/*/rollout-*-{thread}.jsonl*")])
+        found = found or find_rollout(thread, env)
+        if found is None:
+            continue
+        child = read_rollout(found)
+        child.cwd = child.cwd or turn.cwd
+        evidence = [e for t in child.turns() for e in _child_evidence(t, turn.cwd)]
+        item["_evidence"] = [e | {"subagent": item["_name"]} for e in evidence]
+        item["_report"] = item.get("_report") or child.result
+
+
+def _child_evidence(turn: Summary, cwd: str | None) -> list[dict[str, Any]]:
+    turn.cwd = cwd or turn.cwd
+    return turn.evidence()
+
+
+def _newest(paths: list[Path]) -> Path | None:
+    paths = [p for p in paths if p.name.endswith((".jsonl", ".jsonl.zst"))]
+    return max(paths, key=lambda p: p.name.removesuffix(".zst")) if paths else None
+
+
+def _agent_evidence(item: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A spawned agent in its parent's turn: what it was asked, its work, its report."""
+    name = item["_name"]
+    if "_failed" in item:
+        text = f"Spawning subagent {name} failed: {item['_failed']}"
+        return [{"kind": "note", "text": text[:NOTE_CHARS]}]
+    task = " ".join(str(item.get("_task") or "").split())
+    if len(task) > NOTE_CHARS:
+        task = task[: NOTE_CHARS - 1] + "…"
+    out = [
+        {
+            "kind": "note",
+            "text": f"Subagent {name} was asked: {task}"
+            if task
+            else f"Subagent {name} was spawned",
+        }
+    ]
+    if "_thread" in item and "_evidence" not in item:
+        out.append(
+            {
+                "kind": "note",
+                "text": f"Subagent {name}'s rollout ({item['_thread']}) "
+                "was not found: its commands are not recorded.",
+            }
+        )
+    out.extend(item.get("_evidence") or [])
+    if item.get("_report"):
+        out.append({"kind": "note", "text": f"Report of subagent {name}: {item['_report']}"})
+    elif item.get("_error"):
+        out.append({"kind": "note", "text": f"Subagent {name} failed: {item['_error']}"})
+    return out
 
 
 def _consulted(what: str, detail: Any) -> dict[str, Any]:
