@@ -578,6 +578,23 @@ def test_a_spawned_agent_s_commands_and_report_are_in_its_parent_s_turn(tmp_path
     assert records_from_codex(notify, {"CODEX_HOME": str(home)}) == []
 
 
+def test_a_forked_agent_s_copy_of_its_parent_s_history_is_not_its_work(tmp_path: Path) -> None:
+    home = tmp_path / "codex"
+    parent = spawned_session(home)
+    child = next((home / "sessions").glob(f"*/*/*/rollout-*-{CHILD}.jsonl"))
+    meta, *rest = child.read_text().splitlines()
+    copied = [  # spawn_agent with fork_context: the parent's turns come first
+        rollout_line("event_msg", type="user_message", message="Earlier request"),
+        *exec_call("call_parent_copy", "git status", "clean"),
+    ]
+    child.write_text("\n".join([meta, *copied, *rest]) + "\n")
+    stop = fixture("stop.json") | {"session_id": PARENT, "transcript_path": str(parent)}
+
+    last = records_from_codex(stop, {})[-1][1]["evidence"]
+
+    assert marked(last) == CHILD_COMMANDS
+
+
 def test_a_spawned_agent_whose_rollout_is_missing_leaves_its_report(tmp_path: Path) -> None:
     parent = spawned_session(tmp_path / "codex", child=False)
     stop = fixture("stop.json") | {"session_id": PARENT, "transcript_path": str(parent)}

@@ -603,7 +603,12 @@ def _read_children(turn: Summary, path: str | Path | None, env: Mapping[str, str
             continue
         child = read_rollout(found)
         child.cwd = child.cwd or turn.cwd
-        evidence = [e for t in child.turns() for e in _child_evidence(t, turn.cwd)]
+        turns = child.turns()
+        # spawned with fork_context, the child's rollout opens with a copy of the parent's
+        # history: its own work starts at the turn asking what spawn_agent asked
+        own = [i for i, t in enumerate(turns) if t.prompt and t.prompt == item.get("_task")]
+        turns = turns[own[0] :] if own else turns
+        evidence = [e for t in turns for e in _child_evidence(t, turn.cwd)]
         item["_evidence"] = [e | {"subagent": item["_name"]} for e in evidence]
         item["_report"] = item.get("_report") or child.result
 
