@@ -5,8 +5,11 @@ Written blind to the redaction rules: shapes come from the documentation of tool
 earlier batch names. 8 documentation pages were read for this batch (the Todoist, Mux,
 bunny.net, SparkPost, Weaviate, Anaconda, CouchDB and Woodpecker kaniko pages cited in
 `source`); the rest of the rows follow what the cited tools document for their token,
-password or config shape. Secrets come from a seeded generator, so they look real, are
-fake, and the file is the same on every run.
+password or config shape. About 20 rows cite tools an earlier batch also cites (the
+Woodpecker kaniko plugin, Mailchimp Transactional, fastlane, Gradle and Android signing,
+Kubernetes Secrets, GnuPG, ssh-keygen, cosign, GitHub Actions, RabbitMQ URIs); all other
+rows come from tools no earlier batch names. Secrets come from a seeded generator, so
+they look real, are fake, and the file is the same on every run.
 
 Run `python tests/data/redaction_held_apart/build_batch_k.py` to write batch-k.jsonl next to
 this file; `--check` verifies the file and the rows instead.
@@ -623,8 +626,8 @@ sec(
 )
 sec(
     CI,
-    "https://woodpecker-ci.org/docs/usage/secrets",
-    "$ woodpecker-cli repo secret add --repository acme/api --name npm_token --value {s}",
+    "https://docs.screwdriver.cd/user-guide/configuration/secrets",
+    '$ curl -X POST https://api.screwdriver.acme.internal/v4/secrets -d \'{"pipelineId": 1042, "name": "NPM_TOKEN", "value": "{s}", "allowInPR": false}\'',
     "npm_" + tok(ALNUM, 36),
 )
 sec(
@@ -764,8 +767,8 @@ sec(
 )
 sec(
     LOG,
-    "https://woodpecker-ci.org/docs/administration/configuration/server",
-    '{"level":"debug","repo":"acme/api","step":"publish","env":"PLUGIN_PASSWORD={s}"}',
+    "https://docs.onedev.io/tutorials/cicd/job-secrets",
+    '12:04:31 [build #318] Running step "publish" with env REGISTRY_PASSWORD={s}',
     pw(20).replace('"', "#"),
 )
 sec(
@@ -852,8 +855,8 @@ sec(
 # ---------------------------------------------------------------- webhook url (10)
 sec(
     HOOK,
-    "https://woodpecker-ci.org/plugins/webhook",
-    "      urls: https://hooks.acme.internal/woodpecker?token={s}",
+    "https://docs.screwdriver.cd/user-guide/configuration/settings",
+    "    settings:\n      slack:\n        channels: [deploys]\n      webhooks: https://hooks.acme.internal/sd?token={s}",
     tok(ALNUM, 32),
 )
 sec(
@@ -1032,8 +1035,8 @@ ben(
 )
 ben(
     IDS,
-    "https://woodpecker-ci.org/docs/usage/environment",
-    "CI_COMMIT_SHA={v}".replace("{v}", v := hexs(40)),
+    "https://docs.screwdriver.cd/user-guide/environment-variables",
+    "SD_BUILD_SHA={v}".replace("{v}", v := hexs(40)),
     v,
     "commit sha",
 )
@@ -1477,16 +1480,16 @@ ben(
 )
 ben(
     HASH,
-    "https://woodpecker-ci.org/docs/usage/environment",
-    "CI_PREV_COMMIT_SHA={v}".replace("{v}", v := hexs(40)),
+    "https://docs.onedev.io/appendix/job-variables",
+    "@commit_hash@ resolved to {v}".replace("{v}", v := hexs(40)),
     v,
-    "previous commit sha",
+    "commit hash from a job variable",
 )
 
 # masked values (14)
 ben(
     MASK,
-    "https://woodpecker-ci.org/docs/usage/secrets",
+    "https://docs.onedev.io/tutorials/cicd/job-secrets",
     "+ echo $NPM_TOKEN\n********",
     "********",
     "CI log masks the secret",
