@@ -289,9 +289,9 @@ def test_a_tracked_hooks_file_gets_a_warning_not_an_exclusion(workspace: Path, c
     assert ".cursor" not in (workspace / ".git" / "info" / "exclude").read_text()
 
 
-def cursor_shell(command: str, cwd: Path, home: Path, stdin: str) -> subprocess.CompletedProcess:
-    """`command` through /bin/sh with a minimal PATH and no venv, as Cursor starts a hook (it
-    sets CURSOR_PROJECT_DIR to the workspace root)."""
+def bare_hook(command: str, cwd: Path, home: Path) -> list[str]:
+    """The argv of `command` through /bin/sh with a minimal PATH and no venv, as Cursor starts
+    a hook (it sets CURSOR_PROJECT_DIR to the workspace root)."""
     env = {
         "PATH": "/usr/bin:/bin",
         "HOME": str(home),
@@ -299,8 +299,13 @@ def cursor_shell(command: str, cwd: Path, home: Path, stdin: str) -> subprocess.
         "WIKIMEM_LINGER": "0",
         "CURSOR_PROJECT_DIR": str(cwd),
     }
+    return ["/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items()), "/bin/sh", "-c", command]
+
+
+def cursor_shell(command: str, cwd: Path, home: Path, stdin: str) -> subprocess.CompletedProcess:
+    """`command` run as Cursor runs a hook (see bare_hook), its payload on stdin."""
     return subprocess.run(
-        ["/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items()), "/bin/sh", "-c", command],
+        bare_hook(command, cwd, home),
         cwd=cwd if "CURSOR_PROJECT_DIR" not in command else home,
         input=stdin.encode(),
         capture_output=True,
@@ -570,15 +575,8 @@ def test_a_turn_with_several_replies_keeps_every_one_whichever_hook_ends_first(
 def hook_process(command: str, cwd: Path, home: Path) -> subprocess.Popen:
     """`command` started as Cursor starts a hook (see cursor_shell), its payload not written
     yet: it waits on its stdin, so that hooks started one after the other read theirs at once."""
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "HOME": str(home),
-        "WIKIMEM_HOME": str(home / ".clarvis"),
-        "WIKIMEM_LINGER": "0",
-        "CURSOR_PROJECT_DIR": str(cwd),
-    }
     return subprocess.Popen(
-        ["/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items()), "/bin/sh", "-c", command],
+        bare_hook(command, cwd, home),
         cwd=cwd,
         stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,

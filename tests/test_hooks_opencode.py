@@ -289,6 +289,12 @@ console.log(JSON.stringify(asked))
 """.replace("SESSION", SESSION).replace("CHILD", CHILD)
 
 
+def bare_node(env: dict[str, str], harness: Path) -> list[str]:
+    """The argv that runs `harness` under node with `env` alone (`env -i`), as a runner that
+    starts OpenCode from a clean environment would; its arguments follow."""
+    return ["/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items()), NODE, str(harness)]
+
+
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
 @pytest.mark.parametrize("style", ["v1", "v2"])
 def test_the_plugin_under_node_queues_each_turn_once(
@@ -317,8 +323,7 @@ def test_the_plugin_under_node_queues_each_turn_once(
     }
 
     done = subprocess.run(
-        ["/usr/bin/env", "-i", *(f"{k}={v}" for k, v in bare.items()), NODE, str(harness)]
-        + [str(module), str(fixture), str(child), str(workspace), style],
+        bare_node(bare, harness) + [str(module), str(fixture), str(child), str(workspace), style],
         capture_output=True,
         text=True,
         timeout=120,
@@ -429,8 +434,7 @@ def test_the_plugin_keeps_the_context_file_in_step(
     bare["WIKIMEM_HOME"] = str(isolated_env / ".clarvis")
 
     done = subprocess.run(
-        ["/usr/bin/env", "-i", *(f"{k}={v}" for k, v in bare.items()), NODE, str(harness)]
-        + [str(module), str(workspace), str(context)],
+        bare_node(bare, harness) + [str(module), str(workspace), str(context)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -614,8 +618,7 @@ def test_the_installed_plugin_queues_a_real_session_once(
         "WIKIMEM_LINGER": "0",
     }
     done = subprocess.run(
-        ["/usr/bin/env", "-i", *(f"{k}={v}" for k, v in bare.items()), NODE, str(harness)]
-        + [str(module), str(fixture), str(sub), str(workspace), "v1"],
+        bare_node(bare, harness) + [str(module), str(fixture), str(sub), str(workspace), "v1"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -681,8 +684,7 @@ def test_the_plugin_sends_the_message_before_its_window_so_a_turn_is_not_split(
     def idle(document: dict) -> None:
         fixture.write_text(json.dumps(document), encoding="utf-8")
         done = subprocess.run(
-            ["/usr/bin/env", "-i", *(f"{k}={v}" for k, v in bare.items()), NODE, str(harness)]
-            + [str(module), str(fixture), str(sub), str(workspace), "v1"],
+            bare_node(bare, harness) + [str(module), str(fixture), str(sub), str(workspace), "v1"],
             capture_output=True,
             text=True,
             timeout=300,
@@ -854,8 +856,7 @@ def test_the_installed_plugin_records_a_real_session_opencode_crashed_in_at_its_
 
     def start(*created: str) -> list:
         done = subprocess.run(
-            ["/usr/bin/env", "-i", *(f"{k}={v}" for k, v in bare.items()), NODE, str(harness)]
-            + [str(module), str(fixture), str(workspace), *created],
+            bare_node(bare, harness) + [str(module), str(fixture), str(workspace), *created],
             capture_output=True,
             text=True,
             timeout=120,
