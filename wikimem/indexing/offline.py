@@ -58,7 +58,7 @@ from wikimem.indexing.shell import (
     command_tool,
     normal,
 )
-from wikimem.indexing.stopgap import Stopgap, changed_words, stopgap
+from wikimem.indexing.stopgap import Account, Stopgap, account, changed_words, stopgap
 from wikimem.intake.record import Candidate, Evidence, RunRecord
 from wikimem.wiki import markdown
 from wikimem.wiki.markdown import slugify
@@ -108,8 +108,9 @@ _OURS = re.compile(
     r"|`[^`\n]+`:$|`.*` passes, but only works around it\.$|The fix: |Decided in the run: "
     r"|Still open: the run ended failed|Tried without success: |Tried, and it still fails: "
     r"|(?:Run .*: that|`.*`) passes, but it only works around the failure\.$"
-    r"|The run says so: |Why it fails, as the run found: |Still to do: )"
+    r"|The run says so: |Why it fails, as the run found: |Still to do(?:, as the run says)?: )"
 )
+_ACCOUNT = ("Why it fails, as the run found: ", "Still to do, as the run says: ")
 _FENCED = re.compile(r"^(`{3,})[^\n]*\n.*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _HINT = re.compile(r"^(?i:note|hint|help|tip|caused by|reason)\s*:\s*\S")
 _PYTEST_MARK = re.compile(r"^\s*E {2,}")  # pytest's margin for the failure lines
@@ -231,6 +232,9 @@ def offline_plan(
                 continue
             if owned is not None and owned(edit["leaf"], edit["entry"]):
                 continue
+            stored = known.bodies.get((edit["leaf"], edit["entry"]))
+            if stored is not None and _unsaid(stored) == _unsaid(edit["body"]):
+                edit["body"] = stored  # the same lesson in another run's words: keep the first's
             proposed.append(edit)
         for edit in proposed:
             key = (clean_path(edit["leaf"])[0] or edit["leaf"], edit["entry"])
@@ -247,6 +251,13 @@ def offline_plan(
     if not edits and already:
         summary = ALREADY_IN + ", ".join(dict.fromkeys(already))
     return RawPlan(summary=summary, edits=tuple(edits))
+
+
+def _unsaid(body: str) -> str:
+    """A body without the run's own account of the failure: what another run of the same
+    lesson renders the same (the account is in each run's words)."""
+    blocks = re.split(r"\n\s*\n", body.strip())
+    return "\n\n".join(b for b in blocks if not b.startswith(_ACCOUNT))
 
 
 def localised(run: RunRecord) -> RunRecord:
@@ -473,9 +484,10 @@ def fix_edit(
     leaf, name = _where(fix, homes)
     gap = _stopgap(run, fix, others)
     decision = _decision(run) if fix.workaround else ""
-    body = fix_body(fix, sig, with_diffs=True, decision=decision, gap=gap)
+    told = None if gap else _account(run, fix.failed, [f.failed for f in others], fixed=True)
+    body = fix_body(fix, sig, with_diffs=True, decision=decision, gap=gap, told=told)
     if len(body) > MAX_BODY:
-        body = fix_body(fix, sig, with_diffs=False, gap=gap)
+        body = fix_body(fix, sig, with_diffs=False, gap=gap, told=told)
     title = fix_title(fix, sig)
     edit: dict[str, Any] = {
         "action": "add",
@@ -496,6 +508,14 @@ def fix_edit(
         if review:
             edit["meta"] = {"review-by": review}
     return edit
+
+
+def _account(
+    run: RunRecord, failed: Evidence, others: Sequence[Evidence], *, fixed: bool
+) -> Account:
+    """The run's own words on why `failed` failed (and, left open, what it still needs)."""
+    rivals = [f"{o.command} {signature(o.output)}" for o in others if o is not failed]
+    return account(run, failed.command, signature(failed.output), others=rivals, fixed=fixed)
 
 
 def _stopgap(run: RunRecord, fix: Fix, others: Sequence[Fix]) -> Stopgap | None:
@@ -548,7 +568,9 @@ def open_edits(run: RunRecord, homes: Mapping[str, str]) -> list[tuple[Fix, dict
     if run.status.strip().lower() not in {"failed", "failure", "error", "errored"}:
         return []
     out = []
-    for episode in split(run.evidence, signature):
+    episodes = split(run.evidence, signature)
+    failures = [e.failed for e in episodes]
+    for episode in episodes:
         if episode.resolved:
             continue
         sig = placeholders(signature(episode.failed.output), episode.failed.output)
@@ -563,7 +585,7 @@ def open_edits(run: RunRecord, homes: Mapping[str, str]) -> list[tuple[Fix, dict
             "entry": entry_id(title),
             "title": title,
             "type": "working",
-            "body": open_body(episode, sig),
+            "body": open_body(episode, sig, _account(run, episode.failed, failures, fixed=False)),
             "reason": "a failure the run ended on, with its cause (offline rules)",
             "leaf_title": name,
             "leaf_summary": f"{name} failures and the fixes that worked.",
@@ -592,11 +614,15 @@ def _review_by(run: RunRecord) -> str:
         return ""
 
 
-def open_body(episode: Episode, sig: str) -> str:
+def open_body(episode: Episode, sig: str, told: Account | None = None) -> str:
     failed = episode.failed
     context = failed.output
     blocks = _failure_blocks(failed, sig)
     blocks.append("Still open: the run ended failed without a fix for it.")
+    if told and told.cause:
+        blocks.append(f"Why it fails, as the run found: {_quoted(told.cause, context)}")
+    if told and told.todo:
+        blocks.append(f"Still to do, as the run says: {_quoted(told.todo, context)}")
     tried = [code(placeholders(normal(t.command), t.output)) for t in episode.tried][:4]
     if tried:
         blocks.append(f"Tried without success: {joined(tried)}.")
@@ -671,10 +697,18 @@ def _failure_blocks(failed_item: Evidence, sig: str) -> list[str]:
 
 
 def fix_body(
-    fix: Fix, sig: str, *, with_diffs: bool, decision: str = "", gap: Stopgap | None = None
+    fix: Fix,
+    sig: str,
+    *,
+    with_diffs: bool,
+    decision: str = "",
+    gap: Stopgap | None = None,
+    told: Account | None = None,
 ) -> str:
     context = fix.failed.output
     blocks = _failure_blocks(fix.failed, sig)
+    if told and told.cause:
+        blocks.append(f"Why it fails, as the run found: {_quoted(told.cause, context)}")
     steps: list[str] = []
     if fix.files:
         steps.append(

@@ -1,4 +1,5 @@
-"""What a run says of its own fix: that a changed command is a stopgap, and what is left to do.
+"""What a run says of its own fix: that a changed command is a stopgap, why a failure failed,
+and what is left to do.
 
 A run that makes a failure pass by running the command differently (`pytest -n 0` for `pytest -n
 auto`) and says so only "until the fixture gives each worker its own database" has found a
@@ -7,6 +8,12 @@ tests for good. The offline rules read the run's own words for this: a sentence 
 (or a note) that names the changed part of the command beside a word of impermanence, and a
 `Follow-up:`/`TODO:` note or sentence for what remains. The lesson then says the command only
 works around the failure, why the run says it fails, and what is still to do.
+
+A run that ends failed usually says why in its result ("the preview environment only receives
+DATABASE_URL after the provision-db job") and what it would take ("the workflow needs `needs:
+provision-db`"); a run that fixed a failure often says its cause ("failed because package.json
+had been bumped without regenerating bun.lockb"). `account` picks those sentences for one failure,
+so the lesson says more than "still open" or "run this".
 
 Invariant: pure functions of the run's text; nothing is invented, every quoted sentence is the
 run's own, bounded.
@@ -34,6 +41,67 @@ _CAUSE = re.compile(
     r"caused by|due to|means|so that)\b",
     re.IGNORECASE,
 )
+
+
+PROMPT_NOTE = "Prompt of this turn: "  # as the Codex adapter notes a turn's prompt
+# Whatever a result says next, these words add nothing of the failure's own.
+_FILLER = frozenset({"then", "could", "would", "also", "just", "again", "still", "when", "after"})
+_NEED = re.compile(
+    r"\b(?:needs?|should|must|requires?|has to|have to|ought to|is missing|are missing)\b", re.I
+)
+_NOT_FIXED = re.compile(
+    r"^(?:not|never|un)\W*(?:yet\s+)?fixed\W*$|^still (?:open|failing)\W*$", re.I
+)
+_FIRST_PERSON = re.compile(r"^(?:I|We)\b")
+
+
+@dataclass(frozen=True)
+class Account:
+    """The run's words about one failure: why it fails, and (left open) what it still needs."""
+
+    cause: str  # up to two sentences, or ""
+    todo: str  # one sentence, or ""
+
+
+def account(
+    run: RunRecord, failed: str, error: str, *, others: Sequence[str] = (), fixed: bool
+) -> Account:
+    """What the run's result and notes say of the failure of `failed` with `error`.
+
+    A sentence is this failure's when it shares more of its telling words with this command and
+    error than with any other failure of the run (`others`: their command and error texts; with
+    none, every sentence is). The cause is up to two such sentences that name the error's words
+    and say three telling words more than the command and error do (a restatement, "alembic
+    exits with 'DATABASE_URL is not set'", says nothing new); of a fixed failure, only a
+    sentence that says it is a cause (`because`, `due to`, ...). The todo, of a failure left
+    open, is the first sentence saying what is needed or left to do."""
+    own, named = _words(f"{failed} {error}"), _words(error)
+    rivals = [_words(other) for other in others]
+
+    def mine(sentence: str) -> bool:
+        said = _words(sentence)
+        shared = len(said & own)
+        return not rivals or (shared > 0 and all(shared >= len(said & r) for r in rivals))
+
+    sentences = [s for s in _sentences(run) if not _NOT_FIXED.match(s) and mine(s)]
+    todo = ""
+    if not fixed:
+        todo = next((m.group(1) for m in map(_TODO.match, sentences) if m), "")
+        if not todo:
+            todo = next(
+                (s for s in sentences if _NEED.search(s) and not _FIRST_PERSON.match(s)), ""
+            )
+    causes = []
+    for sentence in sentences:
+        if sentence == todo or _TODO.match(sentence) or (_NEED.search(sentence) and not fixed):
+            continue
+        said = _words(sentence)
+        if fixed:
+            if _CAUSE.search(sentence) and said & own:
+                causes.append(sentence)
+        elif said & named and len(said - own - _FILLER) >= 3:
+            causes.append(sentence)
+    return Account(_bounded(_joined(causes[:2])), _bounded(todo.rstrip(".")))
 
 
 @dataclass(frozen=True)
@@ -78,7 +146,7 @@ def stopgap(
         and not _TODO.match(s)
         and (_words(s) & named or (_CAUSE.search(s) and _words(s) & about))
     ]
-    return Stopgap(_bounded(said), _bounded(" ".join(causes[:2])), _bounded(todo.rstrip(".")))
+    return Stopgap(_bounded(said), _bounded(_joined(causes[:2])), _bounded(todo.rstrip(".")))
 
 
 def changed_words(failed: str, passed: str) -> tuple[str, ...]:
@@ -139,12 +207,21 @@ def _names(sentence: str, changed: Sequence[str]) -> bool:
 
 
 def _sentences(run: RunRecord) -> list[str]:
-    texts = [run.result] + [e.text for e in run.evidence if e.kind == "note" and e.text]
+    """The run's own sentences: its result and notes, not the prompt a runner notes (the
+    person's words, not the run's finding)."""
+    notes = [e.text for e in run.evidence if e.kind == "note" and e.text]
+    texts = [run.result] + [t for t in notes if not t.startswith(PROMPT_NOTE)]
     out: list[str] = []
     for text in texts:
         for line in text.splitlines():
             out += [s.strip() for s in _SENTENCE.split(line) if s.strip()]
     return out
+
+
+def _joined(sentences: Sequence[str]) -> str:
+    """Sentences as one text, each ended (a `;` split leaves a clause without its stop)."""
+    ended = [s if s.endswith((".", "!", "?", "…")) else s.rstrip(";:,") + "." for s in sentences]
+    return " ".join(ended)
 
 
 def _bounded(text: str) -> str:
