@@ -112,6 +112,26 @@ def test_topic_summaries_need_a_topic(workspace: Path, openai_server) -> None:
     assert not (places.wiki / "nowhere").exists()
 
 
+def test_a_summary_of_a_topic_the_plan_leaves_alone_is_refused(
+    workspace: Path, openai_server
+) -> None:
+    """A weak model's answer to a supersede case rewrote the `deploy` summary and wrote no
+    entry: TOPIC.md, which every session start reads, changed while the lesson was lost."""
+    places, _ = drain_one(workspace, openai_server, {"summary": "s", "edits": [GOOD]})
+    before = (places.wiki / "build" / "TOPIC.md").read_text(encoding="utf-8")
+    plan = {
+        "summary": "s",
+        "edits": [],
+        "topics": [{"topic": "build", "summary": "Kubernetes autoscaling with karpenter nodes."}],
+    }
+    places, outcome = drain_one(workspace, openai_server, plan, rich_run("run-2"))
+    assert outcome.outcome == "no change"
+    assert [n["reason"] for n in outcome.rejected] == [
+        "summary of a topic this plan writes no entry to"
+    ]
+    assert (places.wiki / "build" / "TOPIC.md").read_text(encoding="utf-8") == before
+
+
 def test_explicit_candidates_are_judged_as_asked_but_an_answer_cannot_claim_to_be_one(
     workspace: Path, openai_server
 ) -> None:

@@ -15,8 +15,8 @@ names and commit subjects.
 Strict validation (a pass's plans) refuses what only a confused model writes, each with its own
 reason, instead of repairing it into a write: a one-segment leaf, a new leaf named with the
 schema's own words (`add/general`, `entry/title`), an update of an entry that does not exist, a
-title that copies the schema, a body too short to teach anything, and more new topics than the
-plan has runs. Given the runs' text, it also refuses a new leaf copied from the schema's example
+title that copies the schema, a body too short to teach anything, more new topics than the
+plan has runs, and a summary of a topic the plan writes no entry to. Given the runs' text, it also refuses a new leaf copied from the schema's example
 path the run never mentions (`build/bun` for a run without bun), a title, entry id or body that
 loops on one phrase, and a body sharing too few of its words with the run. Edits the rules
 proposed from a run's explicit candidates carry `BY_RULES` and are judged as before: a person or
@@ -844,6 +844,13 @@ def validate(
             checker.rejected.append(Note(index, "topic", "summary of a topic not in the wiki"))
         elif len(name) > MAX_SEGMENT or name in _RESERVED:
             checker.rejected.append(Note(index, f"topic {name}", "bad topic name"))
+        elif strict and name not in written:
+            # a topic's summary follows its entries; rewriting one the plan leaves alone is a
+            # confused (or steered) model's move, and TOPIC.md reaches every session's start
+            why = "summary of a topic this plan writes no entry to"
+            checker.rejected.append(Note(index, f"topic {name}", why))
+        elif strict and loops(summary):
+            checker.rejected.append(Note(index, f"topic {name}", "the summary loops on a phrase"))
         elif line_problem([summary], verified) or checker._outside(f"{name}/general"):
             why = line_problem([summary], verified) or checker._outside(f"{name}/general")
             checker.rejected.append(Note(index, f"topic {name}", why))
