@@ -15,10 +15,11 @@ names and commit subjects.
 Strict validation (a pass's plans) refuses what only a confused model writes, each with its own
 reason, instead of repairing it into a write: a one-segment leaf, a new leaf named with the
 schema's own words (`add/general`, `entry/title`), an update of an entry that does not exist, a
-title that copies the schema, a body too short to teach anything, more new topics than the
-plan has runs, and a summary of a topic the plan writes no entry to. Given the runs' text, it also refuses a new leaf copied from the schema's example
-path the run never mentions (`build/bun` for a run without bun), a title, entry id or body that
-loops on one phrase, and a body sharing too few of its words with the run. Edits the rules
+title that copies the schema, a body too short to teach anything, more new topics than the plan
+has runs, and a summary of a topic the plan writes no entry to. Given the runs' text, it also
+refuses a new leaf copied from the schema's example path the run never mentions (`build/bun`
+for a run without bun), a title, entry id or body that loops on one phrase, and a body sharing
+too few of its words with the run. Edits the rules
 proposed from a run's explicit candidates carry `BY_RULES` and are judged as before: a person or
 agent asked for them in those words.
 """
