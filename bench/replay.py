@@ -39,6 +39,16 @@ whole `wikimem deliver` process as a runner starts it (a prompt with a real 180 
 read recent paths from), wall and the child's CPU: on a loaded machine the wall time is mostly
 the wait for a core.
 
+A third set, the variants (`tests/data/replay_variants/`): real failure outputs copied from
+public issue threads, written by someone who had not read the matching rules. A
+"same-failure" row is a lesson's failure as it appeared elsewhere (another version's wording,
+other paths and package names, a CI step's header around it): the entries that lesson's case
+taught must come back. An "other-failure" row is the same tool failing for another reason
+(a network error, a checksum, a solver conflict): the lesson's fix must not (a wrong fix), and
+anything delivered counts against precision. Rows of a lesson the corpus does not teach are
+left out. A row is in the part its lesson is in (below), so the held-apart lessons' variants are
+never printed by `--misses` either.
+
 The split, fixed before any result was looked at: a case is *held apart* when the SHA-256 of
 its key (the case file's stem for the lessons, the source session for the real corpus, so one
 session's turns never straddle the two parts) ranks among the lowest third, rounded up, of its
@@ -79,6 +89,7 @@ REAL = ROOT / "wikimem" / "data" / "eval" / "real.jsonl"
 # What the prompt hook read at each real turn's prompt (branch, recent paths), taken from the
 # published transcripts by tests/fixtures/eval/build_state.py.
 STATE = ROOT / "tests" / "fixtures" / "eval" / "real_state.json"
+VARIANTS = ROOT / "tests" / "data" / "replay_variants" / "variants.jsonl"
 # A real 180 KB Claude Code transcript: the prompt hook reads its tail for the recent paths.
 TRANSCRIPT = ROOT / "tests/fixtures/runners/real/claude-2.1.14-python-to-rust-subagent.jsonl"
 TARGETS = {"recall": 0.8, "precision": 0.7, "failure_p99_ms": 100.0, "prompt_p99_ms": 150.0}
@@ -425,6 +436,56 @@ def replay(
     return tallies
 
 
+def variant_rows() -> list[dict[str, str]]:
+    if not VARIANTS.is_file():
+        return []
+    lines = VARIANTS.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def replay_variants(
+    places: config.Places, taught: dict[str, set[str]], cases: list[Case], misses: bool = False
+) -> dict[str, Tally]:
+    """The variants as failure payloads, by their lesson's part: "variants/PART/same" (recall:
+    one of the lesson's entries came back) and "variants/PART/other" (`needing` counts the rows,
+    `recalled` those handed one of the lesson's entries: the wrong fix)."""
+    tallies: dict[str, Tally] = {}
+    index_file = places.state / "search.sqlite"
+    by_id = {c.id: c for c in cases if c.corpus == "lessons"}
+    with tempfile.TemporaryDirectory() as scratch:
+        for row in variant_rows():
+            case = by_id.get(row["lesson"])
+            if case is None or not taught.get(case.id):
+                continue  # the corpus does not teach this lesson (or no such case)
+            # the lesson's entries: what its case taught, or a case about the same leaves
+            lesson = needed_by(case, cases, taught)
+            same = row["kind"] == "same-failure"
+            part = case.part
+            tally = tallies.setdefault(f"variants/{part}/{'same' if same else 'other'}", Tally())
+            data = {"hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
+                    "session_id": f"variant-{row['id']}",
+                    "tool_input": {"command": row["command"]},
+                    "error": f"Exit code 1\n{row['error']}"}  # fmt: skip
+            event = read_event(data)
+            began, cpu = time.perf_counter(), time.process_time()
+            text, given = answer(event, index_file, Path(scratch), 2000, "claude")
+            tally.times.append(time.perf_counter() - began)
+            tally.cpu.append(time.process_time() - cpu)
+            tally.events += 1
+            tally.delivered += len(given)
+            tally.chars += (
+                len(json.loads(text)["hookSpecificOutput"]["additionalContext"]) if text else 0
+            )
+            hits = [ref for ref in given if ref in lesson]
+            tally.needing += 1
+            tally.recalled += bool(hits)
+            tally.relevant += len(hits) if same else 0
+            wrong = bool(hits) != same or (same and len(hits) < len(given))
+            if misses and part == "tuned" and wrong:
+                print(f"--- variant {row['id']} ({row['kind']}): got {given}", file=sys.stderr)
+    return tallies
+
+
 # A command quoted as what fails: "`bun install --frozen-lockfile` fails with exit code 1".
 FAILING_SPAN = re.compile(r"`([^`\n]+)`\s+(?:fails|failed|errors|breaks|hangs)\b", re.I)
 PITFALL_WORDS = frozenset({"fails", "fail", "failed", "error", "errors", "breaks", "hangs"})
@@ -610,6 +671,8 @@ def measure(
         settings = config.load(places, {})  # no model: the offline rules learn
         taught = learn(places, settings, cases)
         tallies = replay(places, taught, cases, misses)
+        if not ids and only != "real":
+            tallies.update(replay_variants(places, taught, cases, misses))
         processes(places, tallies, runs)
         commands = transcript_commands()  # other projects' sessions: any warning is noise
         for command in commands:

@@ -860,7 +860,8 @@ def signature(output: str) -> str:
         line = lines[at + 1]  # `● Test suite failed to run`, `Extension error:`: the next line says
     if re.fullmatch(r"[A-Z0-9_]{3,}", _LABEL.sub("", line).strip()):  # `npm ERR! code E...`
         after = lines[lines.index(line) + 1 :]
-        more = next((x for x in after if _LABELLED.match(x)), "")
+        # the next labelled line that says something (`npm ERR!` alone says nothing)
+        more = next((x for x in after if _LABELLED.match(x) and _LABEL.sub("", x).strip()), "")
         if more:
             line = f"{line}\n{more}"
     return "\n".join(one_line(_PYTEST_MARK.sub("", x), SIGNATURE_MAX) for x in line.split("\n"))

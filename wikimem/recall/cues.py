@@ -158,6 +158,8 @@ def stem(word: str) -> str:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             if suffix == "s" and word.endswith("ss"):
                 continue
+            if suffix == "es" and not word.endswith(("ses", "xes", "zes", "ches", "shes")):
+                continue  # `lockfiles` is `lockfile` + s (`lockfil` met `lockb`, `locked`)
             root = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
             break
     if len(STEMS) < 100_000:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from wikimem.recall import injections
 from wikimem.recall.cues import prompt_entries
@@ -20,8 +21,6 @@ from wikimem.recall.symptoms import failure_entries
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from wikimem.recall.cues import Found
     from wikimem.recall.events import Event
 
@@ -38,7 +37,8 @@ BLANKS = re.compile(r"\n{3,}")
 
 def entries_for(event: Event, index_file: Path) -> list[Found]:
     if event.kind == "failure":
-        return failure_entries(index_file, event.command, event.error)
+        folder = Path(event.cwd) if event.cwd else Path.cwd()  # where the runner ran it
+        return failure_entries(index_file, event.command, event.error, folder=folder)
     if event.kind == "prompt":
         return prompt_entries(index_file, event.prompt, branch=event.branch, paths=event.paths)
     return []

@@ -4,15 +4,23 @@ An entry holds a symptom when it names the failing program and quotes (or paraph
 error: `bun install --frozen-lockfile` failing with `lockfile had changes` matches the entry
 that says so, in its title or the output it quotes (the words of its fix are not a symptom).
 Lexical and deterministic: the command's program must be in the entry (not as a file's name:
-`mix.exs` does not name `mix`), and the error must share
-with it a run of three words or at least three telling words (COMMON words such as "error" or
-"failed" never count), so an error the wiki does not know gets nothing.
+`mix.exs` does not name `mix`), and the error must share with it a run of three words or at
+least three telling words (COMMON words such as "error" or "failed" never count), so an error
+the wiki does not know gets nothing. A tool run through another (`node test/run.js` driving
+Playwright, `uv run pytest`, `yarn playwright test`) counts as run when the command line or the
+error names it, the entry is that tool's page (`testing/playwright`) and the two share a run of
+three words; `tf` and `tofu` are `terraform`; a package script (`npm test`, `pnpm
+testheadless`, `yarn lint`) runs the programs its `package.json` gives it (`jest --ci`), read
+from the folder the command runs in. An error code the error gives (`ERR_PNPM_FETCH_404`,
+`EADDRINUSE`) that the entry's quoted error lacks while it quotes another code is another
+failure of the same tool.
 
 Invariant: no entry without the program's name; best first, ties on path and entry id.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sqlite3
@@ -35,7 +43,7 @@ if TYPE_CHECKING:
 
 # What stands before the program in a command line: variables, wrappers, `cd x &&`.
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-WRAPPERS = frozenset({"sudo", "env", "time", "nice", "command", "exec", "npx", "bunx", "uv"})
+WRAPPERS = frozenset({"sudo", "env", "time", "nice", "command", "exec", "npx", "bunx"})
 # Programs that carry another's output or set the scene: never the one that failed.
 PLUMBING = frozenset(
     {"cd", "echo", "true", "set", "export", "source", ".", "tee", "head", "tail", "cat", "grep"}
@@ -47,6 +55,13 @@ FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.S)
 # A file's name (`mix.exs`, `assets/build.js`, `package.json`): naming it is not naming the
 # program its first part spells (a note citing `mix.exs` is not about running `mix`).
 FILE_NAME = re.compile(r"[\w./-]*[\w-]\.[A-Za-z][\w]*\b")
+# Programs known by another name: the same tool and the same failures.
+ALIASES = {"tf": "terraform", "tofu": "terraform", "opentofu": "terraform", "k": "kubectl"}
+# An error code: `ERR_PNPM_OUTDATED_LOCKFILE`, `EUSAGE`, `ENOSPC`, `E0433`, `TS2307`.
+ERROR_CODE = re.compile(
+    r"\b(?:ERR_[A-Z0-9_]{3,}|(?!ERRORS?\b|EXCEPTION|EXPECTED|EVENT|ENTRY|EMPTY|ENABLE|ENV)"
+    r"E[A-Z]{4,}|E\d{3,5}|TS\d{4}|[A-Z]{2,}\d{3,5})\b"
+)
 ERROR_TERMS = 10
 LOOKED = 40  # of the error's telling words, and of the command's, counted in the index
 CLOSE = 0.5  # a match scoring under this share of the best one is a weaker lead: left out
@@ -62,9 +77,51 @@ def programs(command: str) -> list[str]:
                 continue
             name = os.path.basename(word).lower()
             if name and name not in PLUMBING:
-                found.append(name)
+                found.append(ALIASES.get(name, name))
             break
     return list(dict.fromkeys(found))
+
+
+# How each package manager names a script: `npm test`, `npm run lint`, `yarn lint`, `bun run x`.
+SCRIPT_RUNNERS = {"npm": ("run", "run-script"), "pnpm": ("run",), "yarn": ("run",), "bun": ("run",)}
+NPM_OWN = frozenset({"test", "start", "stop", "restart", "t", "tst"})  # npm runs these scripts
+PACKAGE_MAX = 1 << 20  # a package.json larger than this is not read
+
+
+def script_programs(command: str, folder: Path | None) -> list[str]:
+    """The programs the package scripts a command runs start (`npm test` with `"test": "jest
+    --ci"` -> ["jest"]), from `package.json` in `folder` or the folder the line `cd`s to."""
+    if folder is None:
+        return []
+    found: list[str] = []
+    for part in SEPARATORS.split(command):
+        words = part.split()
+        if len(words) >= 2 and words[0] == "cd":
+            folder = folder / words[1].strip("'\"")
+            continue
+        if len(words) < 2 or words[0] not in SCRIPT_RUNNERS:
+            continue
+        tool, rest = words[0], [w for w in words[1:] if not w.startswith("-")]
+        if not rest:
+            continue
+        name = rest[1] if rest[0] in SCRIPT_RUNNERS[tool] and len(rest) > 1 else rest[0]
+        if tool == "npm" and rest[0] not in SCRIPT_RUNNERS[tool] and name not in NPM_OWN:
+            continue  # `npm ci`, `npm install`: npm itself
+        script = _scripts(folder).get(name)
+        if isinstance(script, str):
+            found += [p for p in programs(script) if p not in SCRIPT_RUNNERS]
+    return list(dict.fromkeys(found))
+
+
+def _scripts(folder: Path) -> dict[str, object]:
+    try:
+        path = folder / "package.json"
+        if path.stat().st_size > PACKAGE_MAX:
+            return {}
+        scripts = json.loads(path.read_text(encoding="utf-8")).get("scripts")
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return scripts if isinstance(scripts, dict) else {}
 
 
 def trigrams(text: str) -> set[tuple[str, str, str]]:
@@ -76,9 +133,13 @@ def trigrams(text: str) -> set[tuple[str, str, str]]:
     }
 
 
-def failure_entries(index_file: Path, command: str, error: str, limit: int = 2) -> list[Found]:
-    """The entries whose symptom this failure shows, best first."""
-    names = [p for p in programs(command) if len(p) >= 2]
+def failure_entries(
+    index_file: Path, command: str, error: str, limit: int = 2, folder: Path | None = None
+) -> list[Found]:
+    """The entries whose symptom this failure shows, best first; `folder` is where the command
+    ran (its `package.json` names what a package script runs)."""
+    names = [p for p in programs(command) + script_programs(command, folder) if len(p) >= 2]
+    names = list(dict.fromkeys(names))
     error = EXIT_LINE.sub("", error)
     said = [t for t in telling(error) if t not in names]
     asked = [t for t in telling(command) if t not in names]
@@ -95,12 +156,21 @@ def failure_entries(index_file: Path, command: str, error: str, limit: int = 2) 
             return []  # the error's words are nowhere in the wiki: an unknown failure
         program = " OR ".join(f'"{n}"' for n in names)
         expression = f"({program}) AND ({quoted(focus, 'OR')})"
-        items = candidates(db, expression)
+        runs, codes = trigrams(error), set(ERROR_CODE.findall(error))
+        found = score(candidates(db, expression), names, said, asked, runs, codes)
+        if not found:
+            # the tool may run through another (`node test/run.js`, `uv run pytest`, `yarn
+            # playwright test`): a tool whose page the entry is on, named by the command line
+            # or the error, is the program, given a run of the error's words as well
+            told = set(words(f"{command}\n{error}"))
+            for item in candidates(db, quoted(focus, "OR")):
+                tool = item.path.rsplit("/", 1)[-1]
+                if tool in told and tool not in names:
+                    found += score([item], [tool], said, asked, runs, codes, least_runs=1)
     except sqlite3.Error:
         return []
     finally:
         db.close()
-    found = score(items, names, said, asked, trigrams(error))
     found.sort(key=lambda f: (-f.score, f.path, f.entry))
     return [f for f in found if f.score >= found[0].score * CLOSE][:limit]
 
@@ -111,6 +181,8 @@ def score(
     said: list[str],
     asked: list[str],
     runs: set[tuple[str, str, str]],
+    codes: set[str] = frozenset(),  # type: ignore[assignment]
+    least_runs: int = 0,
 ) -> list[Found]:
     """The candidates that show the symptom: the program named, and the error's own words
     (a run of three, or three words, or two with the command's arguments) in the entry's title
@@ -122,9 +194,14 @@ def score(
             continue  # the leaf's name, or a file's, is not a symptom: the entry must say it
         quoted_error = FENCE.findall(item.body)  # the error it quotes, not its fix's words
         symptom = f"{item.title}\n" + "\n".join(quoted_error) if quoted_error else text
+        theirs = set(ERROR_CODE.findall(symptom))
+        if codes and theirs and not codes & theirs:
+            continue  # `ERR_PNPM_FETCH_404` is not the `ERR_PNPM_OUTDATED_LOCKFILE` it quotes
         common_runs = len(runs & trigrams(symptom))
         error_words = shared(said, symptom)
         command_words = shared(asked, text)
+        if common_runs < least_runs:
+            continue
         if common_runs or len(error_words) >= 3 or (len(error_words) >= 2 and command_words):
             item.score = 2.0 * common_runs + len(error_words) + 0.5 * len(command_words)
             kept.append(item)

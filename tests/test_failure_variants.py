@@ -1,0 +1,101 @@
+"""The failure hook when a failure comes back in another project's words: real outputs copied
+from public issue threads (tests/data/replay_variants/, with their sources), replayed through
+the installed command under `env -i` against a wiki an offline pass learned from a lesson."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.test_deliver import context_of, deliver, learn_from
+from wikimem.recall.symptoms import programs, script_programs
+
+VARIANTS = Path(__file__).parent / "data" / "replay_variants" / "variants.jsonl"
+ROWS = {
+    row["id"]: row
+    for row in map(json.loads, VARIANTS.read_text(encoding="utf-8").splitlines())
+    if row
+}
+
+
+def failure(row_id: str, command: str | None = None) -> dict[str, object]:
+    row = ROWS[row_id]
+    return {
+        "hook_event_name": "PostToolUseFailure",
+        "session_id": f"s-{row_id}",
+        "tool_name": "Bash",
+        "tool_input": {"command": command or row["command"]},
+        "error": f"Exit code 1\n{row['error']}",
+    }
+
+
+@pytest.mark.parametrize(
+    ("lesson", "row_id", "entry"),
+    [
+        # npm 6 words it `cipm can only install packages…`, wrapped: the entry quotes npm 9's
+        ("12-other-command-npm.json", "npm-same-1", "build/npm#npm-ci-fails-eusage-npm-ci"),
+        # Playwright driven by a project's script under node, on macOS paths
+        ("16-other-command-playwright.json", "pw-same-1", "testing/playwright#"),
+        # `tf`, an alias of terraform, with another provider
+        ("18-other-command-terraform.json", "tf-same-1", "infra/terraform#"),
+    ],
+)
+def test_the_same_failure_in_another_projects_words_gets_the_lesson(
+    workspace: Path, isolated_env: Path, lesson: str, row_id: str, entry: str
+) -> None:
+    learn_from(workspace, lesson)
+    out, _ = deliver(workspace, isolated_env, failure(row_id))
+    assert entry in context_of(out, "PostToolUseFailure")
+
+
+def test_another_error_code_of_the_same_tool_gets_nothing(
+    workspace: Path, isolated_env: Path
+) -> None:
+    """A registry 404 (`ERR_PNPM_FETCH_404`) is not the outdated lockfile the wiki knows."""
+    learn_from(workspace, "13-other-command-pnpm.json")
+    known = {
+        "hook_event_name": "PostToolUseFailure",
+        "session_id": "s-known",
+        "tool_name": "Bash",
+        "tool_input": {"command": "pnpm install --frozen-lockfile"},
+        "error": "Exit code 1\n ERR_PNPM_OUTDATED_LOCKFILE  Cannot install with"
+        ' "frozen-lockfile" because pnpm-lock.yaml is not up to date with package.json',
+    }
+    assert "build/pnpm#" in context_of(
+        deliver(workspace, isolated_env, known)[0], known["hook_event_name"]
+    )  # type: ignore[arg-type]
+    assert deliver(workspace, isolated_env, failure("pnpm-other-4")) == ("", "")
+
+
+def test_a_package_script_runs_the_program_its_package_json_names(
+    workspace: Path, isolated_env: Path
+) -> None:
+    """`npm test` failing with jest's port clash gets the jest lesson when package.json says
+    the test script is jest, and nothing when it does not say so."""
+    learn_from(workspace, "34-stopgap-for-now.json")
+    data = failure("jest-same-2")  # `npm test`: `listen EADDRINUSE: address already in use`
+    assert deliver(workspace, isolated_env, data) == ("", "")
+    (workspace / "package.json").write_text('{"scripts": {"test": "jest --ci"}}')
+    data["session_id"] = "s-again"
+    assert "testing/jest#" in context_of(
+        deliver(workspace, isolated_env, data)[0], "PostToolUseFailure"
+    )
+
+
+def test_what_a_command_line_runs(tmp_path: Path) -> None:
+    assert programs("tf plan") == ["terraform"]
+    assert programs("uv run pytest -x") == ["uv"]  # the launched tool: by its page, below
+    web = tmp_path / "web"
+    web.mkdir()
+    (web / "package.json").write_text(
+        '{"scripts": {"test": "vitest run", "lint": "eslint . && tsc --noEmit"}}'
+    )
+    assert script_programs("cd web && npm test", tmp_path) == ["vitest"]
+    assert script_programs("cd web && pnpm run lint", tmp_path) == ["eslint", "tsc"]
+    assert script_programs("cd web && yarn lint", tmp_path) == ["eslint", "tsc"]
+    assert script_programs("cd web && npm ci", tmp_path) == []  # npm's own command
+    assert script_programs("npm test", tmp_path) == []  # no package.json here
+    (tmp_path / "package.json").write_text("{not json")
+    assert script_programs("npm test", tmp_path) == []
