@@ -59,6 +59,20 @@ def test_a_summary_a_person_or_the_model_set_wins(tmp_path: Path) -> None:
     assert "— How the web app is built." in (tmp_path / "PROFILE.md").read_text()
 
 
+def test_leaves_summarised_alike_make_one_sentence() -> None:
+    """The offline rules summarise each leaf "<Tool> failures and the fixes that worked.": a
+    topic of three reads as a person would write it, not as three sentences."""
+    lines = [
+        LeafLine(f"build/{t.lower()}", t, f"{t} failures and the fixes that worked.", (), 0)
+        for t in ("Bun", "npm", "Poetry")
+    ]
+    lines.insert(1, LeafLine("build/uv", "uv", "Locking Python dependencies", (), 0))
+
+    assert about(lines) == (
+        "Bun, npm and Poetry failures and the fixes that worked. uv: Locking Python dependencies."
+    )
+
+
 def test_about_stays_within_its_cap() -> None:
     lines = [LeafLine(f"l{i}", f"Leaf {i}", "x" * 60, (), 0) for i in range(20)]
 

@@ -91,13 +91,24 @@ def topic_lines(wiki: Wiki, topic: str) -> list[LeafLine]:
 
 def about(leaves: list[LeafLine], cap: int = MAX_ABOUT) -> str:
     """What a topic's leaves hold, from their summaries: each a sentence, named by its leaf when
-    the summary does not say it, as many as fit in `cap`, then how many more."""
-    sentences = []
+    the summary does not say it, as many as fit in `cap`, then how many more. Summaries that
+    say the same after their leaf's title are one sentence ("Bun, npm and Poetry failures and
+    the fixes that worked.", not three that differ in their first word)."""
+    sentences: list[str] = []
+    titles_by_rest: dict[str, list[str]] = {}
     for leaf in leaves:
         text = leaf.summary.strip() or leaf.title
         if leaf.title.lower() not in text.lower():
             text = f"{leaf.title}: {text}"
-        sentences.append(text if text.endswith((".", "!", "?")) else text + ".")
+        text = text if text.endswith((".", "!", "?")) else text + "."
+        head, rest = text[: len(leaf.title)], text[len(leaf.title) :]
+        if head.lower() == leaf.title.lower() and rest.startswith(" ") and len(rest) > 1:
+            if rest not in titles_by_rest:
+                sentences.append(rest)  # its place, filled with the titles below
+            titles_by_rest.setdefault(rest, []).append(head)
+        else:
+            sentences.append(text)
+    sentences = [_listed(titles_by_rest[s]) + s if s in titles_by_rest else s for s in sentences]
     shown: list[str] = []
     for k, sentence in enumerate(sentences):
         rest = len(sentences) - k - 1
@@ -107,6 +118,10 @@ def about(leaves: list[LeafLine], cap: int = MAX_ABOUT) -> str:
             return " ".join([*shown, f"And {left} more."]) if shown else sentence[: cap - 1] + "…"
         shown.append(sentence)
     return " ".join(shown)
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def topic_summary(meta: Mapping[str, Any]) -> str:
