@@ -101,11 +101,11 @@ def about(leaves: list[LeafLine], cap: int = MAX_ABOUT) -> str:
         if leaf.title.lower() not in text.lower():
             text = f"{leaf.title}: {text}"
         text = text if text.endswith((".", "!", "?")) else text + "."
-        head, rest = text[: len(leaf.title)], text[len(leaf.title) :]
-        if head.lower() == leaf.title.lower() and rest.startswith(" ") and len(rest) > 1:
-            if rest not in titles_by_rest:
-                sentences.append(rest)  # its place, filled with the titles below
-            titles_by_rest.setdefault(rest, []).append(head)
+        head, tail = text[: len(leaf.title)], text[len(leaf.title) :]
+        if head.lower() == leaf.title.lower() and tail.startswith(" ") and len(tail) > 1:
+            if tail not in titles_by_rest:
+                sentences.append(tail)  # its place, filled with the titles below
+            titles_by_rest.setdefault(tail, []).append(head)
         else:
             sentences.append(text)
     sentences = [_listed(titles_by_rest[s]) + s if s in titles_by_rest else s for s in sentences]
