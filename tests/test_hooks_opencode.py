@@ -874,9 +874,128 @@ def test_the_installed_plugin_records_a_real_session_opencode_crashed_in_at_its_
     assert run["task"].startswith("REAL_FIXTURE_TASK_INTERRUPT_START.")
     assert not run["status"] and "no OpenCode event reported" in run["evidence"][0]["text"]
     assert run["source"]["event"] == "session.pickup"
-    assert start() == asked
-    assert start("ses_new") in (asked, asked * 2)  # at its start, and at the new session
+    # every turn of it is recorded now: the next starts list the sessions and ask for no more
+    assert start() == [["list"]]
+    assert start("ses_new") in ([["list"]], [["list"]] * 2)  # at its start, at the new session
     assert len(queued_runs(queue)) == 1
+
+
+IDLE_HARNESS = PICKUP_HARNESS.replace(
+    "const [plugin, fixture, directory, created]", "const [plugin, fixture, directory, idle]"
+).replace(
+    "if (created) {",
+    """for (const id of (idle || "").split(",").filter(Boolean)) {
+  await hooks.event({ event: { type: "session.idle", properties: { sessionID: id } } })
+}
+if (false) {""",
+)
+
+
+def finished_copy(n: int, workspace: Path, updated: int) -> dict:
+    """The fixture session (its turns all ended) as the n-th of its kind in `workspace`, last
+    written at `updated` (ms)."""
+    document = json.loads(json.dumps(export()).replace("/home/ada/shop", str(workspace)))
+    document["info"] = {**document["info"], "id": f"ses_done{n}"}
+    document["info"]["time"] = {"created": updated - 60000, "updated": updated}
+    return document
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_a_crashed_session_older_than_the_three_written_last_is_recorded_once(
+    workspace: Path, isolated_env: Path, cli
+) -> None:
+    """The real 1.2.15 session stopped while its subagent ran (no session.idle); then four
+    sessions ran to their end in the same folder, each turn recorded at its session.idle. The
+    crashed one is no longer among the 3 written last, yet the next start hands it on, and it
+    alone: `wikimem hook` notes each session whose every turn it holds (with its time.updated),
+    and the plugin passes those by. Its stopped turn is queued once; the start after that asks
+    for no session's messages. The plugin runs under node from a bare environment, each hook
+    is the installed `wikimem hook`."""
+    from wikimem.runners.opencode import FINISHED
+
+    git("init", "-q", cwd=workspace)
+    assert cli("install", "opencode").code == 0
+    module = isolated_env / "wikimem.mjs"
+    shutil.copy(workspace / ".opencode" / "plugins" / "wikimem.js", module)
+    harness = isolated_env / "idle.mjs"
+    harness.write_text(IDLE_HARNESS)
+    lines = INTERRUPTION.read_text(encoding="utf-8").splitlines()
+    running = next(n for n, line in enumerate(lines) if '"status":"running"' in line) + 1
+    crashed = bus_session(INTERRUPTION, running)
+    real = crashed["info"]["id"]
+    crashed = json.loads(json.dumps(crashed).replace(crashed["info"]["directory"], str(workspace)))
+    later = crashed["info"]["time"]["updated"]
+    done = [finished_copy(n, workspace, later + n * 600000) for n in range(1, 5)]
+    fixture = isolated_env / "sessions.json"
+    fixture.write_text(json.dumps([crashed, *done]))
+    bare = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(isolated_env),
+        "WIKIMEM_HOME": str(isolated_env / ".clarvis"),
+        "WIKIMEM_LINGER": "0",
+    }
+
+    def start(*idle: str) -> list:
+        ran = subprocess.run(
+            bare_node(bare, harness) + [str(module), str(fixture), str(workspace), ",".join(idle)],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            cwd=isolated_env,
+        )
+        assert ran.returncode == 0, ran.stderr
+        return json.loads(ran.stdout.strip().splitlines()[-1])
+
+    queue = workspace / ".clarvis" / "state" / "queue"
+    start(*(d["info"]["id"] for d in done))  # OpenCode ran the four (its start's pickup too)
+    assert len(queued_runs(queue)) == 4 * 3  # each turn of each once; the crashed one not yet
+    noted = json.loads((workspace / ".clarvis" / "state" / FINISHED).read_text())["sessions"]
+    assert noted == {d["info"]["id"]: d["info"]["time"]["updated"] for d in done}
+
+    assert start() == [["list"], ["messages", real]]  # past the four: the crashed one alone
+
+    runs = queued_runs(queue)
+    (stopped,) = [r for r in runs if r["agent"]["instance_id"] == real]
+    assert stopped["run_id"] == f"{real}:msg_cb9b0ba6c001i3YH7bGffdB6BF"
+    assert not stopped["status"] and "no OpenCode event reported" in stopped["evidence"][0]["text"]
+    assert len(runs) == len({r["run_id"] for r in runs}) == 13
+    assert start() == [["list"]]  # every session recorded in full: no messages asked for
+    assert len(queued_runs(queue)) == 13
+    # a finished session written again (a new prompt touches its time.updated) is handed on
+    done[0]["info"]["time"]["updated"] = later + 10 * 600000
+    fixture.write_text(json.dumps([crashed, *done]))
+    assert start() == [["list"], ["messages", "ses_done1"], ["messages", CHILD]]  # its subagent
+    assert len(queued_runs(queue)) == 13  # nothing new in it: nothing queued
+
+
+def test_a_session_is_noted_finished_only_once_its_cursor_holds_every_turn(
+    workspace: Path,
+) -> None:
+    """The record the pickup reads names a session only after its turns are queued: not while
+    its last turn may still run, not when no `updated` came with it; a compaction's own request
+    is no turn left."""
+    from wikimem import config
+    from wikimem.intake.accept import accept
+    from wikimem.runners.opencode import FINISHED, finished_sessions
+
+    places = config.places(workspace, {})
+    record = workspace / ".clarvis" / "state" / FINISHED
+    payload = idle(str(workspace)) | {"hook_event_name": "session.pickup"}
+    first, second, third = json.loads(json.dumps(payload["messages"][:3]))
+    third["info"]["time"] = {"created": int(time.time() * 1000)}  # a step being written now
+    running = payload | {"messages": [first, second, third], "updated": 5}
+    assert accept(places, {}, json.dumps(running).encode()).job is None
+    assert finished_sessions(record) == {}  # its turn may still run
+    assert accept(places, {}, json.dumps(payload).encode()).job  # no updated: not noted
+    assert finished_sessions(record) == {}
+    assert accept(places, {}, json.dumps(payload | {"updated": 7}).encode()).job is None
+    assert finished_sessions(record) == {SESSION: 7}
+    assert accept(places, {}, json.dumps(payload | {"updated": 6}).encode()).job is None
+    assert finished_sessions(record) == {SESSION: 7}  # never moved back
+    unanswered = {"info": {"id": "msg_z", "role": "user", "time": {"created": 1}}, "parts": []}
+    asked = payload | {"messages": [*payload["messages"], unanswered], "updated": 9}
+    assert accept(places, {}, json.dumps(asked).encode()).job is None
+    assert finished_sessions(record) == {SESSION: 7}  # a prompt not answered yet
 
 
 def test_the_plugin_s_start_picks_up_another_runner_s_crashed_session(

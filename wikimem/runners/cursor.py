@@ -44,13 +44,13 @@ from pathlib import Path
 from typing import Any
 
 from wikimem.fsio import atomic_write_text, open_private
+from wikimem.runners.transcripts import IDLE_SECONDS  # still this long: no running turn (above)
 
 KEEP = 5000  # turn keys kept per session: a longer session re-reads the oldest, deduplicated
 # A cursor untouched this long goes when a new session's is made: runners keep transcripts
 # for less (Claude Code 30 days by default), so no hook can bring its turns back.
 STALE_SECONDS = 90 * 86400
 SAFE_NAME = re.compile(r"^[A-Za-z0-9._:-]{1,120}$")
-IDLE_SECONDS = 30 * 60  # a transcript still this long belongs to no running turn (see above)
 LOOK_AT = 16  # the newest cursors a start looks at
 HAND_ON = 3  # sessions a start hands on at most (the rest wait for the next start)
 LIST_MAX = 4096  # cursor files listed at most (prune keeps 90 days of sessions)
@@ -103,7 +103,16 @@ class Cursor:
         came (even one that had nothing left to record: the session ended, it did not crash).
         A session's first hook writes its cursor even with nothing queued yet, when the payload
         says where to read it again: a crash in its first turn is then picked up like any other
-        (a Cursor conversation's first `beforeSubmitPrompt`, before any `stop`)."""
+        (a Cursor conversation's first `beforeSubmitPrompt`, before any `stop`). An OpenCode
+        session whose every turn the cursor then holds goes into the workspace's record of
+        finished sessions (`opencode.note_finished`), which the plugin's pickup passes by."""
+        self._write(keys, payload)
+        if self.session.startswith("opencode-") and payload and "messages" in payload:
+            from wikimem.runners.opencode import note_finished  # the hook's path: OpenCode's
+
+            note_finished(self.path.parent.parent, payload, self.recorded)
+
+    def _write(self, keys: Iterable[str], payload: Mapping[str, Any] | None) -> None:
         new = [k for k in keys if k not in self.recorded]
         ended = (payload or {}).get("hook_event_name") in ("SessionEnd", "sessionEnd")
         where = origin(payload or {}, self.path)

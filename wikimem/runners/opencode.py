@@ -29,15 +29,22 @@ Invariant: never raises on a malformed payload; standard library only (the hook'
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import time
 from collections.abc import Collection, Mapping
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any
 
-from wikimem.runners.cursor import IDLE_SECONDS
-from wikimem.runners.transcripts import clip, marked_lines, nonempty_string, relative_to_cwd
+from wikimem.runners.transcripts import (
+    IDLE_SECONDS,
+    clip,
+    marked_lines,
+    nonempty_string,
+    relative_to_cwd,
+)
 
 RUNNER = "opencode"
 # not OpenCode's event: the plugin's, at a start, for the sessions it did not see end
@@ -52,6 +59,10 @@ SHELL_TOOLS = {"bash"}
 PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
 NOT_RUN = ("rejected", "aborted", "denied", "cancel")
 MARKER = "// wikimem: OpenCode plugin written by `wikimem install opencode`"
+# the sessions every turn of which is recorded, as {id: the session's time.updated then}, in
+# the workspace's state folder: the plugin's pickup passes them by unless written since
+FINISHED = "opencode-finished.json"
+FINISHED_KEEP = 2000  # sessions kept, those updated last (one a pickup drops is handed again)
 
 
 def is_opencode_payload(payload: Mapping[str, Any]) -> bool:
@@ -94,6 +105,70 @@ def records_from_opencode(
         if record is not None:
             out.append((key, record))
     return out
+
+
+def finished(payload: Mapping[str, Any], recorded: Collection[str]) -> int | None:
+    """The session's `updated` (ms, as the plugin read it before the messages) when every turn
+    of the messages given is in `recorded` or is no turn (a compaction's own request), so that
+    nothing of the session is left for a later pickup; None otherwise (a turn not recorded,
+    a prompt not answered yet, no `updated` given)."""
+    updated = payload.get("updated")
+    messages = payload.get("messages")
+    if not isinstance(updated, int) or isinstance(updated, bool) or not messages:
+        return None
+    turns = _turns(messages if isinstance(messages, list) else [], payload.get("before"))
+    for turn in turns:
+        if turn[0].get("id") in recorded:
+            continue
+        steps = [m for m in turn[1:] if m.get("role") == "assistant"]
+        if not steps or any(not m.get("summary") for m in steps):
+            return None  # not answered yet, or answered and not recorded: still to come
+    return updated
+
+
+def note_finished(state: Path, payload: Mapping[str, Any], recorded: Collection[str]) -> None:
+    """Add the session to the workspace's record of finished sessions (FINISHED) once its
+    cursor holds every turn (`finished`): called after the cursor is written, so the record
+    never names a session whose turns are not durably queued. One small file, under its own
+    lock (hooks of several sessions may finish at once); a failure only costs a later pickup
+    one more hand-on."""
+    session = _session(payload)
+    updated = finished(payload, recorded) if session else None
+    if session is None or updated is None:
+        return
+    from wikimem.fsio import atomic_write_text, open_private  # only when a session finished
+
+    path = state / FINISHED
+    with contextlib.suppress(OSError, ValueError):
+        fd = open_private(path.with_suffix(".lock"), os.O_RDWR)
+        try:
+            with contextlib.suppress(ImportError):
+                import fcntl
+
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            sessions = finished_sessions(path)
+            if sessions.get(session, -1) >= updated:
+                return
+            sessions[session] = updated
+            kept = sorted(sessions.items(), key=lambda item: item[1])[-FINISHED_KEEP:]
+            text = json.dumps({"version": 1, "sessions": dict(kept)}, ensure_ascii=False)
+            atomic_write_text(path, text + "\n")
+        finally:
+            os.close(fd)
+
+
+def finished_sessions(path: Path) -> dict[str, int]:
+    """The record of finished sessions; an unreadable one is empty (pickup hands more on)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    found = data.get("sessions") if isinstance(data, dict) else None
+    return {
+        k: v
+        for k, v in (found.items() if isinstance(found, dict) else ())
+        if isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
+    }
 
 
 def _ending(last: Mapping[str, Any], event: str, later: bool, still: bool) -> str | None:
@@ -402,6 +477,7 @@ def plugin_text(entry: list[str], context: str | None = None) -> str:
         PLUGIN.replace("__COMMAND__", json.dumps([*entry, "hook"]))
         .replace("__START__", json.dumps([*entry, "start", "--runner", "opencode"]))
         .replace("__CONTEXT__", json.dumps(context))
+        .replace("__FINISHED__", json.dumps(FINISHED))
     )
 
 
@@ -416,7 +492,9 @@ PLUGIN = (
 // session OpenCode quit or crashed in are recorded too. It never throws: memory must never
 // break the agent.
 import { spawn } from "node:child_process"
-import { rename, writeFile } from "node:fs/promises"
+import { readFile, realpath, rename, stat, writeFile } from "node:fs/promises"
+import { homedir } from "node:os"
+import { dirname, join, sep } from "node:path"
 
 const COMMAND = __COMMAND__
 const START = __START__
@@ -424,7 +502,8 @@ const CONTEXT = __CONTEXT__ // null: no context file (an install for all project
 const EVENTS = new Set(["session.idle", "session.compacted"])
 const LAST = 400 // messages sent at most: older turns were recorded at earlier events
 const CHILDREN = 20 // subagent sessions whose messages are sent with the turn
-const PICK_UP = 3 // sessions handed on at a start, the ones written last
+const PICK_UP = 3 // sessions handed on at a start: those written last not recorded in full
+const FINISHED = __FINISHED__ // in the workspace's state folder, written by `wikimem hook`
 
 // OpenCode's client answers { data } (or the value itself, by its responseStyle)
 async function ask(method, id, directory, wanted) {
@@ -482,8 +561,9 @@ async function refresh(directory) {
   await rename(temporary, CONTEXT)
 }
 
-// the session's messages (the last LAST) and its subagents' sessions, to `wikimem hook` as `type`
-async function report(client, id, directory, type) {
+// the session's messages (the last LAST) and its subagents' sessions, to `wikimem hook` as
+// `type`; `updated` is the session's time.updated, read before its messages
+async function report(client, id, directory, type, updated) {
   const messages = await messagesOf(client, id, directory)
   if (!messages) return
   const recent = messages.slice(-LAST)
@@ -498,16 +578,57 @@ async function report(client, id, directory, type) {
   }
   const payload = { hook_event_name: type, session_id: id, cwd: directory, messages: recent }
   payload.subagents = subagents
+  if (typeof updated === "number") payload.updated = updated // a finished one is noted so
   // the message before them, without its parts: whether the first one continues a turn
   const earlier = messages[messages.length - recent.length - 1]
   if (earlier && earlier.info) payload.before = earlier.info
   await send(COMMAND, payload, directory)
 }
 
+// The workspace `wikimem hook` finds for `directory` (as wikimem's locate does: the folder
+// holding a `.clarvis` the path runs through, else the nearest one up holding `.clarvis/` or
+// `.git`, not past HOME), and its record of the sessions every turn of which is recorded:
+// { id: the session's time.updated then }. {} when there is none (then pickup hands on the
+// sessions written last, finished or not).
+async function finishedSessions(directory) {
+  const there = async (path, folder) => {
+    try {
+      const found = await stat(path)
+      return folder ? found.isDirectory() : true
+    } catch {
+      return false
+    }
+  }
+  let workspace = process.env.WIKIMEM_WORKSPACE || null
+  if (!workspace) {
+    const home = await realpath(process.env.HOME || homedir()).catch(() => null)
+    let folder = await realpath(directory)
+    const parts = folder.split(sep)
+    if (parts.includes(".clarvis")) {
+      workspace = parts.slice(0, parts.indexOf(".clarvis")).join(sep) || sep
+    }
+    while (!workspace && folder !== home) {
+      if ((await there(join(folder, ".clarvis"), true)) || (await there(join(folder, ".git")))) {
+        workspace = folder
+      } else if (dirname(folder) === folder) {
+        break
+      } else {
+        folder = dirname(folder)
+      }
+    }
+  }
+  if (!workspace) return {}
+  const text = await readFile(join(workspace, ".clarvis", "state", FINISHED), "utf8")
+  const record = JSON.parse(text)
+  return (record && typeof record.sessions === "object" && record.sessions) || {}
+}
+
 // OpenCode fires no event for a session it quit or crashed in: when it starts, and when a
-// session is created, the PICK_UP sessions of this folder written last (but `except`) go to
-// `wikimem hook`, whose cursor records what of them no session.idle did (a turn still running
-// is left alone until it has been still for 30 minutes). One pass at a time.
+// session is created, the PICK_UP sessions of this folder written last (but `except`) of
+// those not recorded in full (the record `wikimem hook` keeps, FINISHED: a session written
+// since it was noted there is handed on again) go to `wikimem hook`, whose cursor records
+// what of them no session.idle did (a turn still running is left alone until it has been
+// still for 30 minutes). One pass at a time; at most PICK_UP sessions' messages asked for.
 let picking = null
 function pickUp(client, directory, except) {
   if (picking || !client.session.list) return picking
@@ -516,9 +637,12 @@ function pickUp(client, directory, except) {
     const ours = (s) => s && s.id && !s.parentID && (!s.directory || s.directory === directory)
     const roots = (listed || []).filter((s) => ours(s) && s.id !== except)
     const updated = (s) => (s.time && typeof s.time.updated === "number" ? s.time.updated : 0)
-    roots.sort((a, b) => updated(b) - updated(a))
-    for (const session of roots.slice(0, PICK_UP)) {
-      await report(client, session.id, directory, "session.pickup").catch(() => {})
+    const done = await finishedSessions(directory).catch(() => ({}))
+    const left = roots.filter((s) => !(typeof done[s.id] === "number" && done[s.id] >= updated(s)))
+    left.sort((a, b) => updated(b) - updated(a))
+    for (const session of left.slice(0, PICK_UP)) {
+      const at = session.time && session.time.updated
+      await report(client, session.id, directory, "session.pickup", at).catch(() => {})
     }
   })()
     .catch(() => {})
@@ -545,7 +669,8 @@ export const WikimemPlugin = async ({ client, directory }) => {
       if (!id) return
       const session = await sessionOf(client, id, directory)
       if (session && session.parentID) return // a subagent's session: its parent's turn has it
-      await report(client, id, directory, event.type)
+      const at = session && session.time && session.time.updated
+      await report(client, id, directory, event.type, at)
     } catch {}
   } }
 }

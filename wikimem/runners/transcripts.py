@@ -11,6 +11,9 @@ from typing import Any
 
 OUTPUT_LIMIT = 20_000
 """Characters of one tool output an adapter keeps (head and tail)."""
+IDLE_SECONDS = 30 * 60
+"""How long a session's transcript is still before no running turn can own it (the reasons
+are in wikimem.runners.cursor, which picks crashed sessions up after it)."""
 
 
 def relative_to_cwd(path: str, cwd: str | None) -> str:
