@@ -9,13 +9,21 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from tests.conftest import git, queued_runs
 from tests.test_install_cli import ENTRY, PROFILE
+from wikimem.intake.accept import HANDED
 from wikimem.runners import record_from_payload, records_from_payload, session_of
 from wikimem.runners.claude import is_claude_payload
-from wikimem.runners.cursor_agent import EARLIER, is_cursor_payload, records_from_cursor
+from wikimem.runners.cursor_agent import (
+    EARLIER,
+    QUEUE_ONLY,
+    is_cursor_payload,
+    queued_later,
+    records_from_cursor,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "runners" / "cursor"
 DOCS_ROOT = "/path/to/project"  # the docs' example workspace root
@@ -44,6 +52,26 @@ def next_prompt(root: Path, generation: str = "gen-999") -> dict:
     """The first hook of a later turn: it closes the turns before it."""
     payload = turn(root, generation_id=generation)[1]
     return {**payload, "prompt": "and now the docs"}
+
+
+def session_cursor(workspace: Path, conversation: str) -> list[str]:
+    """The turns the conversation's cursor holds (queued)."""
+    from wikimem.runners.cursor import cursor_path
+
+    path = cursor_path(workspace / ".clarvis" / "state", f"cursor-{conversation}")
+    try:
+        return json.loads(path.read_text())["recorded"]
+    except (OSError, ValueError, KeyError):
+        return []
+
+
+def queued_by_a_detached_hook(workspace: Path, conversation: str, *turns: str) -> None:
+    """Wait for the detached `wikimem hook` a Cursor hook handed its closed turns to: until the
+    conversation's cursor holds `turns` (it moves only once they are queued)."""
+    end = time.monotonic() + 60
+    while not set(turns) <= set(session_cursor(workspace, conversation)):
+        assert time.monotonic() < end, f"no detached hook queued {turns} of {conversation}"
+        time.sleep(0.02)
 
 
 def test_the_docs_turn_becomes_one_run_once_a_later_turn_begins(workspace: Path) -> None:
@@ -454,7 +482,8 @@ def test_a_cursor_conversation_that_quit_mid_turn_is_recorded_at_a_later_start(
         {**first[1], "generation_id": "gen-2", "prompt": "Now run the tests"},
         {**first[2], "generation_id": "gen-2", "command": "npm test", "output": "1 failing"},
     ]
-    assert accept(places, {}, json.dumps(second[0]).encode()).run_id == "conv-123:gen-456"
+    assert accept(places, {}, json.dumps(second[0]).encode()).skipped == HANDED
+    queued_by_a_detached_hook(workspace, "conv-123", "gen-456")
     assert accept(places, {}, json.dumps(second[1]).encode()).job is None  # gathered only
     (scratch,) = (workspace / ".clarvis" / "state" / "cursor").glob("*.jsonl")
     handed = handed_on(monkeypatch)
@@ -680,7 +709,8 @@ def test_a_last_turn_cursor_left_open_is_recorded_at_a_later_start(
     before, end, later = conversation(workspace, "conv-123", 2)
     for payload in [*before, *end]:
         assert accept(places, {}, json.dumps(payload).encode()).job is None  # kept open
-    assert accept(places, {}, json.dumps(later[0]).encode()).run_id == "conv-123:gen-456"
+    assert accept(places, {}, json.dumps(later[0]).encode()).skipped == HANDED
+    queued_by_a_detached_hook(workspace, "conv-123", "gen-456")
     (scratch,) = (workspace / ".clarvis" / "state" / "cursor").glob("*.jsonl")
     (state,) = (workspace / ".clarvis" / "state" / "sessions").glob("*.json")
     moved = json.loads(state.read_text())["updated_at"]
@@ -720,3 +750,62 @@ def test_a_scratch_file_older_than_its_cursor_is_read_from_its_end(
     scratch.write_text(json.dumps({"e": "stop", "g": "gen-old"}) + "\n" + queued)
     assert not cursor._unrecorded(str(scratch), everything)  # past the bound: not read
     assert not cursor._unrecorded(str(tmp_path / "gone.jsonl"), [])
+
+
+def test_a_hook_that_closes_a_turn_hands_the_queueing_on_and_returns(
+    workspace: Path, isolated_env: Path, cli
+) -> None:
+    """The next turn's prompt, command and reply hooks, through the installed commands from a
+    bare shell and started together, each close the stopped turn before them: none queues it
+    (Cursor waits for these hooks, the prompt's before the prompt goes); each hands it to a
+    detached `wikimem hook`, and those race for the session's lock. The turn is queued once,
+    whole; the new turn's lines stay for its own end, which records it once."""
+    git("init", "-q", cwd=workspace)
+    assert cli("install", "cursor").code == 0
+    hooks = workspace / ".cursor" / "hooks.json"
+    first = turn(workspace)
+    fire(hooks, first[1:], workspace, isolated_env, False)
+    second = turn(workspace, generation_id="gen-2")
+    _start, prompt, shell, _edit, reply, stop = second
+    prompt["prompt"] = "and now the docs"
+    shell.update(command="npm run docs", output="built 3 pages")
+    reply["text"] = "The docs are built."
+
+    fire(hooks, [prompt, shell, reply], workspace, isolated_env, True)
+
+    queued_by_a_detached_hook(workspace, "conv-123", "gen-456")
+    queue = workspace / ".clarvis" / "state" / "queue"
+    (run,) = queued_runs(queue)
+    assert run["run_id"] == "conv-123:gen-456" and run["status"] == "succeeded"
+    assert run["result"] == "Fixed: foo is now 2, and express is installed."
+    assert [e["kind"] for e in run["evidence"]] == ["command", "file"]
+    fire(hooks, [stop, {**stop, "hook_event_name": "sessionEnd"}], workspace, isolated_env, False)
+    runs = {r["run_id"]: r for r in queued_runs(queue)}
+    assert sorted(runs) == ["conv-123:gen-2", "conv-123:gen-456"]
+    later = runs["conv-123:gen-2"]
+    assert later["task"] == "and now the docs" and later["result"] == "The docs are built."
+    assert [e["command"] for e in later["evidence"] if e["kind"] == "command"] == ["npm run docs"]
+    log = workspace / ".clarvis" / "state" / "background.log"
+    assert "Traceback" not in (log.read_text() if log.exists() else "")
+
+
+def test_the_handed_on_payload_only_queues(workspace: Path) -> None:
+    """What the detached hook takes: the hook's payload marked QUEUE_ONLY, whose line is in the
+    scratch file already, so it appends nothing and closes what the hook closed; sessionEnd
+    (nothing after it would close what a lost detached process left) and a payload handed on
+    already are queued where they are."""
+    first = turn(workspace)
+    replay(first[1:], [])
+    prompt = next_prompt(workspace)
+    (closed,) = records_from_cursor(prompt, {})  # the hook: its line appended, gen-456 closed
+    (scratch,) = (workspace / ".clarvis" / "state" / "cursor").glob("*.jsonl")
+    lines = scratch.read_text()
+
+    handed = json.loads(queued_later(prompt) or b"{}")
+    ((key, record),) = records_from_cursor(handed, {})
+
+    assert handed == {**prompt, QUEUE_ONLY: True}
+    assert (key, record["evidence"]) == (closed[0], closed[1]["evidence"])
+    assert scratch.read_text() == lines  # nothing appended
+    assert queued_later(handed) is None
+    assert queued_later({**prompt, "hook_event_name": "sessionEnd"}) is None

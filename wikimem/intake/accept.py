@@ -21,6 +21,8 @@ from wikimem.redaction.redact import to_text
 from wikimem.runners import records_from_payload, session_of
 from wikimem.runners.cursor import Cursor
 
+HANDED = "its turns are queued by a detached hook"
+
 
 @dataclass(frozen=True)
 class Enqueued:
@@ -97,6 +99,26 @@ def _adapt(
         raise RecordError(f"{source}: unreadable hook payload ({exc})") from exc
 
 
+def _hand_on(places: Places, session: str, payload: dict[str, Any]) -> bool:
+    """Whether the turns this hook closes are handed to a detached `wikimem hook` to queue
+    (the runner's adapter says which hooks hand theirs on: `cursor_agent.queued_later`)."""
+    if not session.startswith("cursor-"):
+        return False
+    from wikimem.intake.background import spawn
+    from wikimem.runners.cursor_agent import queued_later
+
+    data = queued_later(payload)
+    if data is None:
+        return False
+    try:
+        spawn(
+            ["hook", "--quiet", "-C", str(places.workspace), "-"], str(places.background_log), data
+        )
+    except OSError:
+        return False  # queued here then
+    return True
+
+
 def enqueue(
     places: Places, settings: Settings, record: dict[str, Any], source: str = "input"
 ) -> Enqueued:
@@ -136,10 +158,11 @@ def accept(
     lock = Cursor(places.state, session) if session else None
     with lock or contextlib.nullcontext():
         turns = _adapt(payload, source, env, lock.recorded if lock else ())
-        if not turns:
+        handed = bool(turns) and bool(session) and _hand_on(places, str(session), payload)
+        if not turns or handed:  # handed: a detached hook queues them, this one returns at once
             if lock is not None:
                 lock.add((), payload)  # a SessionEnd is noted: the session did not crash
-            return Accepted(skipped="not a run to remember")
+            return Accepted(skipped=HANDED if handed else "not a run to remember")
         settings = load(places, env) if settings is None else settings
         # Every turn the cursor lacks is queued, then the cursor moves: a crash in between
         # queues them again next time, and the queue takes them as the duplicates they are.

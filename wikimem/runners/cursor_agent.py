@@ -54,6 +54,9 @@ GATHER = {
     "afterAgentResponse": ("text",),
 }
 STOP_FIELDS = ("status", "loop_count")  # what a stop leaves in the scratch file
+# A hook's payload handed on to a detached `wikimem hook` that queues the turns it closes: its
+# line is in the scratch file already (the hook appended it before it returned)
+QUEUE_ONLY = "wikimem_queue_only"
 TURN_EVENTS = frozenset({"stop", "preCompact", "sessionEnd"})
 # Cursor's agent events (camelCase; Claude Code's and Gemini CLI's are capitalised)
 EVENTS = frozenset(
@@ -107,7 +110,8 @@ def records_from_cursor(
     root = _root(payload, env)
     scratch = _scratch(root, conversation, env) if conversation else None
     current = nonempty_string(payload.get("generation_id"))
-    if scratch is not None and (event in GATHER or (event == "stop" and current)):
+    gathers = event in GATHER or (event == "stop" and current)
+    if scratch is not None and gathers and not payload.get(QUEUE_ONLY):
         _append(scratch, event, payload, recorded)  # a stop leaves its outcome (STOP_FIELDS)
     turns = _gathered(_read(scratch, recorded) if scratch is not None else [])
     if event == "stop" and (current is None or scratch is None):
@@ -147,6 +151,23 @@ def records_from_cursor(
         if record is not None:
             out.append((generation or None, record))
     return out
+
+
+def queued_later(payload: Mapping[str, Any]) -> bytes | None:
+    """The payload a detached `wikimem hook` takes to queue the turns this Cursor hook closes,
+    so that the hook returns at once (Cursor waits for it: `beforeSubmitPrompt` before the
+    prompt goes, the others inside the agent's loop); None when the hook queues them itself:
+    `sessionEnd` (the conversation's end: nothing comes after it to close what a lost detached
+    process left), and a payload handed on already. The hook appended its own line before
+    this is asked, so the detached one only queues (`QUEUE_ONLY`); under the session's lock it
+    queues what the cursor still lacks, so a later hook that closed the same turns first
+    leaves it nothing, and if it never runs the turns stay in the scratch file for the next
+    event, `sessionEnd` or a later start."""
+    if payload.get(QUEUE_ONLY) or payload.get("hook_event_name") == "sessionEnd":
+        return None
+    return json.dumps({**payload, QUEUE_ONLY: True}, ensure_ascii=False).encode(
+        "utf-8", "surrogateescape"
+    )
 
 
 def _gathered(lines: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
