@@ -634,3 +634,147 @@ def test_the_installed_notify_records_a_spawned_agent_once(
     assert [m for run in runs for m in marked(run["evidence"])] == CHILD_COMMANDS
     reports = [e for run in runs for e in run["evidence"] if REPORT in e.get("text", "")]
     assert len(reports) == 1
+
+
+LATER_REPORT = "Budgets.tsx has no default export: it exports Budgets by name."
+LATER_COMMAND = ("rg -n 'export default' src/pages/analytics/Budgets.tsx", 1)
+
+
+def later_session(home: Path, turns: int | None = None) -> Path:
+    """The real 0.128 rollout whose last turn spawns the explorer and does not wait for it (the
+    fixture's spawn_agent call and output only), then the fixture's two later turns: the next
+    waits for it; the one after sends it more work (send_input), waits again and closes it. The
+    agent's rollout beside it: its first turn, then the one send_input started. `turns`: the
+    parent's turns written so far (3: up to the spawn; 4: and the first wait's; None: all),
+    the agent's rollout as far as it had got then (mid-way through its first turn at 3)."""
+    lines = next(REAL.glob(f"codex-0.128.0-rollout-*-{PARENT}.jsonl")).read_text().splitlines()
+    spawn = (FIXTURES / "subagent-parent-lines.jsonl").read_text().splitlines()[:2]
+    later = (FIXTURES / "subagent-later-parent-turns.jsonl").read_text().splitlines()
+    first = next(FIXTURES.glob(f"subagent-child-rollout-*-{CHILD}.jsonl"))
+    own = first.read_text().splitlines()
+    second = (FIXTURES / "subagent-later-child-turn.jsonl").read_text().splitlines()
+    at = len(lines) - 2
+    parent_lines = [*lines[:at], *spawn, *lines[at:]]
+    if turns == 3:
+        child_lines = own[:5]  # its first command's call and output: the rest still to come
+    elif turns == 4:
+        parent_lines, child_lines = parent_lines + later[:4], own
+    else:
+        parent_lines, child_lines = parent_lines + later, own + second
+    day = home / "sessions" / "2026" / "05" / "11"
+    day.mkdir(parents=True, exist_ok=True)
+    parent = day / f"rollout-2026-05-11T13-28-45-{PARENT}.jsonl"
+    parent.write_text("\n".join(parent_lines) + "\n")
+    (day / first.name.removeprefix("subagent-child-")).write_text("\n".join(child_lines) + "\n")
+    return parent
+
+
+def notes_of(evidence: list[dict]) -> list[str]:
+    return [e["text"] for e in evidence if e["kind"] == "note"]
+
+
+def test_an_agent_waited_for_in_a_later_turn_is_recorded_in_the_turn_that_waited(
+    tmp_path: Path,
+) -> None:
+    """The turn that spawns the agent does not wait for it; the next turn does: the agent's
+    work is in that turn, marked, with its report; the turn after sends it more work, waits and
+    closes it: that work is in that turn. Each of its commands is in one record only."""
+    home = tmp_path / "codex"
+    parent = later_session(home)
+    stop = fixture("stop.json") | {
+        "session_id": PARENT,
+        "turn_id": "t-5",
+        "transcript_path": str(parent),
+        "cwd": "/Users/Sample_User/naya",
+    }
+
+    records = [record for _, record in records_from_codex(stop, {"CODEX_HOME": str(home)})]
+
+    assert len(records) == 5
+    spawning, waited, sent = (r["evidence"] for r in records[2:])
+    assert marked(spawning) == [] and not [e for r in records[:2] for e in marked(r["evidence"])]
+    asked = "Subagent explorer was asked: List the analytics pages under src/pages and what each"
+    assert f"{asked} renders." in notes_of(spawning)
+    assert any("was not waited for in this turn" in text for text in notes_of(spawning))
+    assert marked(waited) == CHILD_COMMANDS
+    assert f"Report of subagent explorer: {REPORT}" in notes_of(waited)
+    assert any("spawned in an earlier turn" in text for text in notes_of(waited))
+    assert marked(sent) == [LATER_COMMAND]
+    assert "Sent subagent explorer: Also check whether Budgets.tsx exports a default." in notes_of(
+        sent
+    )
+    assert sum(LATER_REPORT in text for text in notes_of(sent)) == 1
+    assert "Subagent explorer was closed" in notes_of(sent)
+    everything = [m for r in records for m in marked(r["evidence"])]
+    assert everything == [*CHILD_COMMANDS, LATER_COMMAND]
+
+
+def test_close_agent_and_send_input_of_an_unknown_agent_are_notes(tmp_path: Path) -> None:
+    """A send_input or close_agent naming no agent the session spawned (a rollout cut before
+    its spawn) is kept as a note, not dropped."""
+    other = "019e16a0-9999-7e10-9a4b-5f6e7d8c9b09"
+    lines = [
+        rollout_line("event_msg", type="user_message", message="Close the old helper"),
+        rollout_line(
+            "response_item",
+            type="function_call",
+            name="send_input",
+            arguments=json.dumps({"target": other, "message": "Stop now", "interrupt": True}),
+            call_id="s1",
+        ),
+        rollout_line(
+            "response_item",
+            type="function_call",
+            name="close_agent",
+            arguments=json.dumps({"target": other}),
+            call_id="c1",
+        ),
+        rollout_line(
+            "response_item",
+            type="function_call_output",
+            call_id="c1",
+            output=json.dumps({"previous_status": "running"}),
+        ),
+    ]
+    path = tmp_path / f"rollout-2026-05-11T13-28-45-{PARENT}.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    stop = fixture("stop.json") | {"session_id": PARENT, "transcript_path": str(path)}
+
+    (record,) = [r for _, r in records_from_codex(stop, {})]
+
+    assert notes_of(record["evidence"])[-2:] == [
+        f"Sent agent {other} (interrupting it): Stop now",
+        f"Closed agent {other}",
+    ]
+
+
+def test_the_installed_notify_records_a_later_waited_agent_once(
+    workspace: Path, isolated_env: Path
+) -> None:
+    """`install codex`'s notify, run bare as Codex runs it, at the end of each of the parent's
+    turns as its rollout and the agent's grew (the spawning turn while the agent was mid-way,
+    the turn that waited, the turn that sent it more and closed it, and that one again): every
+    command of the agent is queued once, in the turn that waited for it, marked."""
+    home = isolated_env / ".codex"
+    assert (
+        run_wikimem("install", "codex", cwd=workspace, env={"HOME": str(isolated_env)}).returncode
+        == 0
+    )
+    notify = tomllib.loads((home / "config.toml").read_text())["notify"]
+    base = fixture("notify.json") | {"cwd": str(workspace), "thread-id": PARENT}
+    for turns, turn_id in ((3, "t-3"), (4, "t-4"), (None, "t-5"), (None, "t-5")):
+        later_session(home, turns)
+        payload = base | {"turn-id": turn_id}
+        done = bare_shell(shlex.join([*notify, json.dumps(payload)]), workspace, isolated_env, "")
+        assert done.returncode == 0 and done.stdout == b"", done.stderr
+
+    runs = {r["run_id"]: r for r in queued_runs(workspace / ".clarvis" / "state" / "queue")}
+    assert len(runs) == 5
+    assert marked(runs[f"{PARENT}:t-3"]["evidence"]) == []  # spawned: not waited for there
+    assert marked(runs[f"{PARENT}:t-4"]["evidence"]) == CHILD_COMMANDS
+    assert marked(runs[f"{PARENT}:t-5"]["evidence"]) == [LATER_COMMAND]
+    reports = [t for r in runs.values() for t in notes_of(r["evidence"]) if "Report of" in t]
+    assert reports == [
+        f"Report of subagent explorer: {REPORT}",
+        f"Report of subagent explorer: {LATER_REPORT}",
+    ]

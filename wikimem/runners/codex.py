@@ -58,6 +58,9 @@ NOT_RUN = re.compile(r"rejected by user|aborted by user|declined by (?:the )?use
 POLL_TOOLS = {"write_stdin"}
 SPAWN_TOOLS = {"spawn_agent"}
 WAIT_TOOLS = {"wait", "wait_agent"}
+SEND_TOOLS = {"send_input"}
+CLOSE_TOOLS = {"close_agent"}
+OVER = ("shutdown", "not_found")  # an agent's AgentStatus (snake_case) once it runs no more
 NOTE_CHARS = 300
 PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$")
 THREAD_ID = re.compile(r"^[A-Za-z0-9-]+$")
@@ -91,6 +94,10 @@ class Summary:
     spawns: dict[str, dict[str, Any]] = field(default_factory=dict)  # spawn call_id -> item
     agents: dict[str, dict[str, Any]] = field(default_factory=dict)  # child thread -> item
     waits: set[str] = field(default_factory=set)  # wait call_ids
+    closes: dict[str, str] = field(default_factory=dict)  # close_agent call_id -> child thread
+    # every agent the session spawned, by thread (its spawn item), kept across turns: a later
+    # turn may wait for it, send it input or close it
+    known: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def turns(self) -> list[Summary]:
         """Every turn, oldest first (the one being read last, when it holds anything)."""
@@ -132,7 +139,7 @@ class Summary:
         self.started_at = None
         self.failed, self.state = False, "open"
         self.items, self.calls, self.sessions, self.polls, self.queued = [], {}, {}, {}, []
-        self.spawns, self.agents, self.waits = {}, {}, set()
+        self.spawns, self.agents, self.waits, self.closes = {}, {}, set(), {}
 
     def add(self, item: dict[str, Any], call_id: str | None = None) -> dict[str, Any]:
         self.items.append(item)
@@ -155,7 +162,10 @@ class Summary:
             if item["kind"] == "command" and "command" not in item:
                 continue
             if item["kind"] == "_agent":
-                items.extend(_agent_evidence(item))
+                items.extend(_agent_evidence(item, self.items))
+                continue
+            if item["kind"] == "_collect":
+                items.extend(_collected_evidence(item))
                 continue
             clean = {k: v for k, v in item.items() if not k.startswith("_")}
             if item["kind"] == "command" and "exit_code" not in item and item.get("ran", True):
@@ -236,6 +246,7 @@ def records_from_codex(
         turns = [summary]
     turns = turns or [summary]
     first = summary.task
+    read: dict[str, Summary | None] = {}  # agents' rollouts, read once for every turn
     out: list[tuple[str | None, dict[str, Any]]] = []
     for index, turn in enumerate(turns):
         last = index == len(turns) - 1
@@ -246,7 +257,7 @@ def records_from_codex(
             continue  # PreCompact / PostCompact: the running turn is its Stop's to record
         turn.cwd, turn.thread_id, turn.unread = cwd, summary.thread_id, summary.unread
         turn.task = turn.prompt or first
-        _read_children(turn, path, env)
+        _read_children(turn, path, env, read)
         record = record_from_summary(turn, result if last else None, first)
         if record is None:
             continue
@@ -469,7 +480,7 @@ def _read_item(summary: Summary, sub: Any, payload: Mapping[str, Any], stamp: st
         if nonempty_string(query):
             summary.add(_consulted("web search", query))
     elif sub in ("function_call_output", "custom_tool_call_output"):
-        _read_output(summary, call_id, payload.get("output"))
+        _read_output(summary, call_id, payload.get("output"), stamp)
 
 
 def _read_call(summary: Summary, sub: Any, payload: Mapping[str, Any], call_id: str) -> None:
@@ -497,6 +508,11 @@ def _read_call(summary: Summary, sub: Any, payload: Mapping[str, Any], call_id: 
         )
     elif name in WAIT_TOOLS:
         summary.waits.add(call_id)
+    elif name in SEND_TOOLS:
+        _read_send(summary, arguments)
+    elif name in CLOSE_TOOLS:
+        closed = nonempty_string(arguments.get("target")) or nonempty_string(arguments.get("id"))
+        summary.closes[call_id] = closed or ""
     elif name in POLL_TOOLS or ("session_id" in arguments and "cmd" not in arguments):
         target = summary.sessions.get(str(arguments.get("session_id")))
         if target is not None:
@@ -506,14 +522,17 @@ def _read_call(summary: Summary, sub: Any, payload: Mapping[str, Any], call_id: 
         summary.add(_consulted(f"MCP tool {tool}", payload.get("arguments")))
 
 
-def _read_output(summary: Summary, call_id: str, raw: Any) -> None:
+def _read_output(summary: Summary, call_id: str, raw: Any, stamp: str | None = None) -> None:
     """A call's output: a command's outcome, or the next chunk of a command still running."""
     if call_id in summary.spawns:
         _read_spawned(summary, summary.spawns.pop(call_id), raw)
         return
     if call_id in summary.waits:
         summary.waits.discard(call_id)
-        _read_wait(summary, raw)
+        _read_wait(summary, raw, stamp)
+        return
+    if call_id in summary.closes:
+        _read_close(summary, summary.closes.pop(call_id), raw, stamp)
         return
     target = summary.polls.pop(call_id, None)
     call = target or summary.calls.get(call_id)
@@ -572,45 +591,128 @@ def _read_spawned(summary: Summary, item: dict[str, Any], raw: Any) -> None:
     if nickname and item["_name"] == "subagent":
         item["_name"] = nickname
     summary.agents[str(agent)] = item
+    summary.known[str(agent)] = item
 
 
-def _read_wait(summary: Summary, raw: Any) -> None:
-    """wait's output, `{"status": {"<thread id>": {"completed": "<last message>"}}, ...}`: the
-    report of each agent that finished."""
+def _read_wait(summary: Summary, raw: Any, stamp: str | None) -> None:
+    """wait's output, `{"status": {"<thread id>": {"completed": "<last message>"}}, ...}`: each
+    agent that finished is collected here (its work up to now, and its report), whichever turn
+    spawned it. An agent still running (the wait timed out) is left to a later wait."""
     value = _json(raw)
     status = value.get("status") if isinstance(value, Mapping) else None
     for thread, state in (status or {}).items() if isinstance(status, Mapping) else ():
-        item = summary.agents.get(str(thread))
-        if item is None or not isinstance(state, Mapping):
-            continue
-        if nonempty_string(state.get("completed")):
-            item["_report"] = state["completed"]
-        elif nonempty_string(state.get("errored")):
-            item["_error"] = state["errored"]
+        done = isinstance(state, Mapping) and ("completed" in state or "errored" in state)
+        if done or state in OVER:
+            _collect(summary, str(thread), state, stamp)
 
 
-def _read_children(turn: Summary, path: str | Path | None, env: Mapping[str, str]) -> None:
-    """Each spawned agent's commands and edits, from its own rollout (beside the parent's)."""
-    for thread, item in turn.agents.items():
-        found = None
-        if path:  # beside the parent's, else in the same sessions/YYYY/MM/DD tree
-            day = Path(path).parent
-            found = _newest([*day.glob(f"rollout-*-{thread}.jsonl*")])
-            if found is None and len(day.parents) > 2 and day.parents[2].name == "sessions":
-                found = _newest([*day.parents[2].glob(f"*/*/*/rollout-*-{thread}.jsonl*")])
-        found = found or find_rollout(thread, env)
-        if found is None:
+def _read_close(summary: Summary, thread: str, raw: Any, stamp: str | None) -> None:
+    """close_agent's output, `{"previous_status": <AgentStatus>}`: the agent runs no more, so
+    what it did up to now is collected here, as at a wait."""
+    value = _json(raw)
+    state = value.get("previous_status") if isinstance(value, Mapping) else None
+    if thread:
+        _collect(summary, thread, state, stamp, closed=True)
+
+
+def _read_send(summary: Summary, arguments: Mapping[str, Any]) -> None:
+    """send_input: a note of what the agent was sent (the work it does for it is collected by
+    the next wait or close_agent, with its earlier work)."""
+    target = nonempty_string(arguments.get("target")) or nonempty_string(arguments.get("id"))
+    known = summary.known.get(target or "")
+    name = known["_name"] if known else f"agent {target or '(unnamed)'}"
+    message = " ".join(str(arguments.get("message") or "").split())
+    if not message and isinstance(arguments.get("items"), list):
+        message = " ".join(text_of(arguments["items"]).split())
+    if len(message) > NOTE_CHARS:
+        message = message[: NOTE_CHARS - 1] + "…"
+    text = f"Sent subagent {name}" if known else f"Sent {name}"
+    text += " (interrupting it)" if arguments.get("interrupt") is True else ""
+    summary.add({"kind": "note", "text": f"{text}: {message}" if message else text})
+
+
+def _collect(
+    summary: Summary, thread: str, state: Any, stamp: str | None, *, closed: bool = False
+) -> None:
+    """An item, where the parent learnt that the agent finished (a wait's status, its
+    close_agent), that takes the agent's turns begun since the previous such item of the
+    session up to now: so each of its turns is in exactly one of the parent's turns, the one
+    that waited for it, however many turns after its spawn."""
+    spawn = summary.known.get(thread)
+    if spawn is None:
+        if closed:
+            summary.add({"kind": "note", "text": f"Closed agent {thread}"})
+        return
+    since = spawn.get("_collected")
+    spawn["_collected"] = stamp or since
+    item: dict[str, Any] = {
+        "kind": "_collect",
+        "_thread": thread,
+        "_name": spawn["_name"],
+        "_task": spawn.get("_task") or "",
+        "_since": since,
+        "_until": stamp,
+        "_earlier": thread not in summary.agents,  # spawned in an earlier turn
+        "_closed": closed,
+    }
+    if isinstance(state, Mapping) and nonempty_string(state.get("completed")):
+        item["_report"] = state["completed"]
+    elif isinstance(state, Mapping) and nonempty_string(state.get("errored")):
+        item["_error"] = state["errored"]
+    elif isinstance(state, str):
+        item["_state"] = state
+    summary.add(item)
+
+
+def _read_children(
+    turn: Summary,
+    path: str | Path | None,
+    env: Mapping[str, str],
+    read: dict[str, Summary | None] | None = None,
+) -> None:
+    """The commands and edits of each agent the turn collected (a wait for it, its
+    close_agent), from the agent's own rollout (beside the parent's): its turns begun since the
+    session's previous collection of it, up to this one. `read` caches the rollouts read."""
+    read = {} if read is None else read
+    for item in turn.items:
+        if item["kind"] != "_collect":
             continue
-        child = read_rollout(found)
+        thread = item["_thread"]
+        if thread not in read:
+            found = _child_rollout(thread, path, env)
+            read[thread] = read_rollout(found) if found is not None else None
+        child = read[thread]
+        if child is None:
+            continue
         child.cwd = child.cwd or turn.cwd
         turns = child.turns()
         # spawned with fork_context, the child's rollout opens with a copy of the parent's
         # history: its own work starts at the turn asking what spawn_agent asked
         own = [i for i, t in enumerate(turns) if t.prompt and t.prompt == item.get("_task")]
         turns = turns[own[0] :] if own else turns
+        since, until = item.get("_since"), item.get("_until")
+        turns = [
+            t
+            for t in turns
+            if (since is None or (t.started_at or "") >= since)
+            and (until is None or (t.started_at or "") < until)
+        ]
         evidence = [e for t in turns for e in _child_evidence(t, turn.cwd)]
         item["_evidence"] = [e | {"subagent": item["_name"]} for e in evidence]
-        item["_report"] = item.get("_report") or child.result
+        results = [t.result for t in turns if t.result]
+        item["_report"] = item.get("_report") or (results[-1] if results else None)
+
+
+def _child_rollout(thread: str, path: str | Path | None, env: Mapping[str, str]) -> Path | None:
+    """A spawned agent's rollout: beside its parent's, else in the same sessions/YYYY/MM/DD
+    tree, else under CODEX_HOME."""
+    found = None
+    if path:
+        day = Path(path).parent
+        found = _newest([*day.glob(f"rollout-*-{thread}.jsonl*")])
+        if found is None and len(day.parents) > 2 and day.parents[2].name == "sessions":
+            found = _newest([*day.parents[2].glob(f"*/*/*/rollout-*-{thread}.jsonl*")])
+    return found or find_rollout(thread, env)
 
 
 def _child_evidence(turn: Summary, cwd: str | None) -> list[dict[str, Any]]:
@@ -623,24 +725,42 @@ def _newest(paths: list[Path]) -> Path | None:
     return max(paths, key=lambda p: p.name.removesuffix(".zst")) if paths else None
 
 
-def _agent_evidence(item: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """A spawned agent in its parent's turn: what it was asked, its work, its report."""
+def _agent_evidence(item: Mapping[str, Any], turn: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A spawned agent in the turn that spawned it: what it was asked (its work and report are
+    where a wait or close_agent collects it, in this turn or a later one)."""
     name = item["_name"]
     if "_failed" in item:
         text = f"Spawning subagent {name} failed: {item['_failed']}"
         return [{"kind": "note", "text": text[:NOTE_CHARS]}]
-    task = " ".join(str(item.get("_task") or "").split())
-    if len(task) > NOTE_CHARS:
-        task = task[: NOTE_CHARS - 1] + "…"
-    out = [
-        {
-            "kind": "note",
-            "text": f"Subagent {name} was asked: {task}"
-            if task
-            else f"Subagent {name} was spawned",
-        }
-    ]
-    if "_thread" in item and "_evidence" not in item:
+    task = _short(item.get("_task"))
+    text = f"Subagent {name} was asked: {task}" if task else f"Subagent {name} was spawned"
+    out = [{"kind": "note", "text": text}]
+    thread = item.get("_thread")
+    if thread and not any(i["kind"] == "_collect" and i["_thread"] == thread for i in turn):
+        out.append(
+            {
+                "kind": "note",
+                "text": f"Subagent {name} ({thread}) was not waited for in this turn: its "
+                "work is recorded with the turn that waits for it or closes it.",
+            }
+        )
+    return out
+
+
+def _collected_evidence(item: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """An agent collected (a wait for it, its close_agent): its work since it was last
+    collected, marked as its, and its report."""
+    name = item["_name"]
+    state = f" (it was {item['_state']})" if item.get("_state") else ""
+    if item.get("_closed") and item.get("_evidence") == []:
+        # nothing done since it was last collected: its work and report are there
+        return [{"kind": "note", "text": f"Subagent {name} was closed{state}"}]
+    out: list[dict[str, Any]] = []
+    if item.get("_earlier"):
+        task = _short(item.get("_task"))
+        text = f"Subagent {name}, spawned in an earlier turn"
+        out.append({"kind": "note", "text": f"{text} (asked: {task})" if task else text})
+    if "_evidence" not in item:
         out.append(
             {
                 "kind": "note",
@@ -653,7 +773,14 @@ def _agent_evidence(item: Mapping[str, Any]) -> list[dict[str, Any]]:
         out.append({"kind": "note", "text": f"Report of subagent {name}: {item['_report']}"})
     elif item.get("_error"):
         out.append({"kind": "note", "text": f"Subagent {name} failed: {item['_error']}"})
+    if item.get("_closed"):
+        out.append({"kind": "note", "text": f"Subagent {name} was closed{state}"})
     return out
+
+
+def _short(text: Any) -> str:
+    task = " ".join(str(text or "").split())
+    return task[: NOTE_CHARS - 1] + "…" if len(task) > NOTE_CHARS else task
 
 
 def _consulted(what: str, detail: Any) -> dict[str, Any]:
