@@ -9,9 +9,12 @@ read as well, its exit code parsed from the output's header. A command still run
 first call returns ("Process running with session ID N") takes its later output and its real
 exit code from the `write_stdin` calls that poll session N. Files come from apply_patch calls;
 MCP tool calls and web searches are kept as short notes of what was consulted. An agent the
-turn spawned (`spawn_agent`) writes its own rollout: its commands and edits are read from it
-(found by the thread id the call returned) into the parent's turn, marked `"subagent"`, and its
-report (`wait`'s output) is a note; its own rollout is never a run of its own. Evidence keeps
+session spawned (`spawn_agent`) writes its own rollout: its commands and edits are read from it
+(found by the thread id the call returned) into the parent's turn that learnt it had finished
+(a `wait` reporting it completed, or its `close_agent`), whichever turn spawned it, marked
+`"subagent"`, with its report as a note; each such turn takes the agent's turns begun since the
+previous one, so none is recorded twice. `send_input` is a note of what the agent was sent. Its
+own rollout is never a run of its own. Evidence keeps
 the rollout's order. Rollouts stored compressed (`.jsonl.zst`) are read with the interpreter's
 zstd module or the `zstandard` package (the `zstd` extra).
 

@@ -27,6 +27,9 @@ turn is keyed by its generation id; a hook of a turn already queued adds nothing
 hook ends after the turn was recorded is dropped, never a second record), and lines of queued
 turns are dropped from the scratch file at the next event, and the file goes with them. A Cursor
 that sends no generation id gets its turn recorded at its stop: its turns cannot be told apart.
+A hook that closes turns (but `sessionEnd`) leaves their queueing to a detached `wikimem hook`
+(`queued_later`) and returns: Cursor waits for its hooks, `beforeSubmitPrompt` before the prompt
+goes.
 
 Cursor's transcript (`transcript_path`) is not read: its format is undocumented and it leaves
 tool results out, which the hooks carry.

@@ -13,8 +13,9 @@ ran (OpenCode answers them in the same run: see `_joins`; recorded as notes of t
 by the first user message's id, so every turn is recorded once whichever events fire (the
 session's cursor holds the keys). OpenCode fires nothing for a session it quit
 or crashed in, so when it starts (and when a session is created) the plugin also hands on the
-folder's sessions written last (`session.pickup`): their finished turns are recorded then, and a
-turn cut mid-way once the session has been still for IDLE_SECONDS, with a note. An assistant's
+folder's sessions written last (`session.pickup`) among those not recorded in full (FINISHED,
+which the hook keeps: `note_finished`): their finished turns are recorded then, and a turn cut
+mid-way once the session has been still for IDLE_SECONDS, with a note. An assistant's
 `tool` parts give the evidence: `bash` calls become commands (the exit code is the call's
 `metadata.exit`), `edit`, `write` and `patch` calls file changes; its text parts the result. A
 turn whose last assistant message ended with `MessageAbortedError` has status `interrupted`,
