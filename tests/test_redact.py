@@ -2081,3 +2081,168 @@ def test_batch_j_client_side_ids_placeholders_and_paths_stay_and_a_secret_there_
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # a CLI's own line: a strong name then a digest-shaped token, `key` then a generated one
+        (
+            "acme: using commit 77f8f507b5a57313b41f970876d87d87551d3ca9 from origin",
+            "acme: using token 3c9e1a7f5b2d4e6a8c0f1e3d5b7a9c2e4f6a8b0d from ~/.config/acme.json",
+            "3c9e1a7f5b2d4e6a8c0f1e3d5b7a9c2e4f6a8b0d",
+        ),
+        (
+            "Logged in with key deploy-key-for-ci-runners (team: ops)",
+            "Logged in with key 5e0c2b9a7d1f4e3c8b6a0d2f9e1c7b4a (team: ops)",
+            "5e0c2b9a7d1f4e3c8b6a0d2f9e1c7b4a",
+        ),
+        # a label's words read as a key name; an idempotency key or a public key there stays
+        (
+            "Idempotency key: 7c1e9b3a-2f4d-4e8a-9b6c-1d3f5a7e9c2b\n"
+            "Public key: Zq8w2E9r4T7y1U5i3O6pLm4N",
+            "Stream key: 3d7f9a1c-5e2b-4c8d-a6f0-9b1e3c5d7a2f  (paste into the encoder)",
+            "3d7f9a1c-5e2b-4c8d-a6f0-9b1e3c5d7a2f",
+        ),
+        (
+            "$ acme token set $ACME_TOKEN --org ops",
+            "$ acme token set q8w2e9r4t7y1u5i3o6p0a2s4-tx --org ops",
+            "q8w2e9r4t7y1u5i3o6p0a2s4-tx",
+        ),
+        (
+            "acme_cli > connect -uri https://db.acme.test -t $DB_TOKEN",
+            "acme_cli > connect -uri https://db.acme.test -t root:Zq8_w%2LmXr5Tv",
+            "Zq8_w%2LmXr5Tv",
+        ),
+        (
+            "$ ./acme superuser upsert ops@acme.test $ADMIN_PASSWORD",
+            "$ ./acme superuser upsert ops@acme.test Tq7!vLm2Zx9Pw",
+            "Tq7!vLm2Zx9Pw",
+        ),
+        (
+            "$ mysql -u root -P 3306 -h db.acme.test",
+            "$ acme publish -r private -u ci -P +Wq7_z=Lm2Xr^9",
+            "+Wq7_z=Lm2Xr^9",
+        ),
+        # `key` alone: a generated value goes; hex, a cache key's value or a masked end stays
+        (
+            '{"key": "7c1e9b3a2f4d4e8a9b6c1d3f5a7e9c2b"}'
+            "\nlevel=info cache key=Zq8w2E9r4T7y1U5i3O6p",
+            'curl -d \'{"key":"Qm7RzT2vKx9LpW4nBd8sYc"}\' https://api.acme.test/users/ping',
+            "Qm7RzT2vKx9LpW4nBd8sYc",
+        ),
+        (
+            '#{api_key => <<"YOUR_API_KEY">>}',
+            '#{<<"hexpm">> => #{api_key => <<"5d2e8f1a9c3b7e4d6f0a2c8e1b5d9f3a">>}}.',
+            "5d2e8f1a9c3b7e4d6f0a2c8e1b5d9f3a",
+        ),
+        # a class given one hex string or a generated key; a digest's or an id's class stays
+        (
+            "head = Commit('77f8f507b5a57313b41f970876d87d87551d3ca9')",
+            "sp = AcmeMail('4ddf93803c49c5a2c3897bf1dd1a677b992b9b84')",
+            "4ddf93803c49c5a2c3897bf1dd1a677b992b9b84",
+        ),
+        (
+            'var id = new ObjectId("e93229338f86052b65213c25ca2712fb95afef68");',
+            'var client = Client.CreateDefault("5xDD2mm9wXSgltjXisE5Mo4Um");',
+            "5xDD2mm9wXSgltjXisE5Mo4Um",
+        ),
+        (
+            'client = AcmeClient("https://api.acme.test", "YOUR_API_KEY")',
+            'stub = acme.AcmeClientStub.from_cloud("https://x.acme.test/graphql", '
+            '"Wq7+zPm2Lx9Rt4=Vn8Bc3Ks6Hd")',
+            "Wq7+zPm2Lx9Rt4=Vn8Bc3Ks6Hd",
+        ),
+        (
+            'cert = new X509Certificate2("/run/certs/client.pfx", "${PFX_PASSWORD}")',
+            'cert = new X509Certificate2("certs/api.p12", "Rt5~kq9Zw2Lm")',
+            "Rt5~kq9Zw2Lm",
+        ),
+        # an INI section that says what its entries are; a stored hash there stays
+        (
+            "[admins]\nadmin = "
+            "-pbkdf2-53624c8e41428f68217af75874eb3433a3cbecd8,921a12f74df0c1052b3e562a23cd227f,10000",
+            "[admins]\nadmin = Zq8.~Wm2%Lx9",
+            "Zq8.~Wm2%Lx9",
+        ),
+        # a token path word (`/t/`); a forum topic's slug stays
+        (
+            "see https://forum.acme.test/t/how-to-rotate-keys/4821",
+            "channels:\n  - https://repo.acme.test/t/Kq7Zm2Wx9Lp4Rt8Vn3Bc6Hd1Fs5Gj0A/conda-forge",
+            "Kq7Zm2Wx9Lp4Rt8Vn3Bc6Hd1Fs5Gj0A",
+        ),
+        # a YAML list of keys; CircleCI's cache keys stay
+        (
+            "- restore_cache:\n    keys:\n      - v1-deps-d92a6c65cd3eeb849df8de1bf2336b3a79f46a33",
+            "apikey:\n  allowed_keys:\n"
+            "    - Zq8w2E9r4T7y1U5i3O6pLm4N\n    - Xc5vB7nM9kL1jH3gF6dS8aQ2",
+            "Xc5vB7nM9kL1jH3gF6dS8aQ2",
+        ),
+        # prose: Vietnamese, Swahili (a host in the qualifier), Persian, Slovak (two words)
+        (
+            "Mã truy cập Acme của bạn: xem trong bảng điều khiển",
+            "Mã truy cập Acme của bạn: 3c9e1a7f5b2d4e6a8c0f1e3d5b7a9c2e4f6a8b0d (đừng chia sẻ)",
+            "3c9e1a7f5b2d4e6a8c0f1e3d5b7a9c2e4f6a8b0d",
+        ),
+        (
+            "Ufunguo wa API wa acme.io ni siri yako.",
+            "Ufunguo wa API wa acme.io ni 7c1e9b3a-2f4d-4e8a-9b6c-1d3f5a7e9c2b-aa71 — usiushiriki.",
+            "7c1e9b3a-2f4d-4e8a-9b6c-1d3f5a7e9c2b-aa71",
+        ),
+        (
+            "کلید API اکمه: محرمانه",
+            "کلید API اکمه: 8179607026e206457e7f62f64d6fe3f8d15fcd88",
+            "8179607026e206457e7f62f64d6fe3f8d15fcd88",
+        ),
+        (
+            "Heslo správcu Acme je uložené v trezore.",
+            "Heslo správcu Acme je Zq8^Wm2%Lx9~Rt",
+            "Zq8^Wm2%Lx9~Rt",
+        ),
+        (
+            "method=POST url=https://sms.acme.test/v1/batches bearer=$SMS_TOKEN",
+            "method=POST url=https://sms.acme.test/v1/batches "
+            "bearer=4f1a9c7e2b5d8f0a3c6e9b1d4f7a2c5e",
+            "4f1a9c7e2b5d8f0a3c6e9b1d4f7a2c5e",
+        ),
+        (
+            "statusReportUrl: https://sms.acme.test/mb/status/report",
+            "statusReportUrl: https://sms.acme.test/mb/status/Zq8w2E9r4T7y1U5i3O6pLm4NxC",
+            "Zq8w2E9r4T7y1U5i3O6pLm4NxC",
+        ),
+        (
+            '$ buildah push --sign-passphrase-file /dev/stdin <<< "$SIGN_PASSPHRASE" app:1',
+            "$ buildah push --sign-passphrase-file /dev/stdin <<< 'Zq8=w@2Lm#Xr5' app:1",
+            "Zq8=w@2Lm#Xr5",
+        ),
+    ],
+)
+def test_batch_k_cli_lines_constructors_sections_lists_and_prose_go_and_look_alikes_stay(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # a name ending in id names an id; `secret_id` does not
+        (
+            "  asset_id: Zq8w2E9r4T7y1U5i3O6pLm4NxCvBh7Kd2Fs5",
+            "  secret_id: Zq8w2E9r4T7y1U5i3O6pLm4NxCvBh7Kd2Fs5",
+            "Zq8w2E9r4T7y1U5i3O6pLm4NxCvBh7Kd2Fs5",
+        ),
+        # an environment key in a browser SDK's options; a server key there goes
+        (
+            "mux.monitor('#player', { data: { env_key: 'q8w2e9r4t7y1u5i3o6p0a2s4d6' } });",
+            "flagsmith.init({ env_key: 'ser.Zq8w2E9r4T7y1U5i3O6pLm' });",
+            "ser.Zq8w2E9r4T7y1U5i3O6pLm",
+        ),
+        # the shown half of a pair whose secret half is masked; unmasked, it goes
+        ("User token: Zq8w2E9r / ••••••••••••", "User token: Zq8w2E9r", "Zq8w2E9r"),
+    ],
+)
+def test_batch_k_ids_environment_keys_and_masked_pairs_stay_and_a_secret_there_goes(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

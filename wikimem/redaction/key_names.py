@@ -15,7 +15,7 @@ _SECRET_SEGMENTS = frozenset({
     "TOKEN", "SECRET", "SECRETS", "PASSWORD", "PASSWD", "PASSPHRASE", "PASS", "PWD", "APIKEY",
     "ACCESSKEY", "SECRETKEY", "PRIVATEKEY", "PRIVKEY", "CREDENTIAL", "CREDENTIALS", "CREDS",
     "AUTH", "AUTHTOKEN", "ACCESSTOKEN", "PAT", "KEY", "PRIVATE", "SIGNATURE", "PSK", "AUTHTOK",
-    "PW", "COMMUNITY", "COOKIE", "SALT",
+    "PW", "COMMUNITY", "COOKIE", "SALT", "BEARER",
 })
 # fmt: on
 # Names ending so describe a secret (its id, file, lifetime) without holding it.
@@ -78,7 +78,8 @@ def _segments(name: str) -> list[str]:
 # languages (Spanish, Portuguese, French, German, Russian and Ukrainian, Chinese, Japanese,
 # Korean, Indonesian and Malay, Turkish, Dutch, Polish, Italian and Romanian, Vietnamese, Thai,
 # Arabic, Persian, Urdu, Hindi, Bengali, Tamil, Swedish, Danish and Norwegian, Finnish,
-# Hungarian, Czech and Slovak, Serbo-Croatian, Bulgarian, Greek, Hebrew, Swahili), as a key name
+# Hungarian, Czech and Slovak, Serbo-Croatian, Bulgarian, Greek, Hebrew, Swahili; Vietnamese's
+# `mã truy cập`, access code, is its word for an access token), as a key name
 # writes them (lowercase, words joined by `_`). Latin-script words match a whole segment of the
 # name or its end (`datenbank_passwort`, `adminwachtwoord`); words of other scripts match
 # anywhere, as those scripts compound without separators (`数据库密码`).
@@ -99,11 +100,12 @@ FOREIGN_SECRETS = (
     "clave_secreta", "chave_secreta", "chave_de_acesso", "clave_api", "chave_api", "clé_api",
     "токен", "секрет", "секретный_ключ", "令牌", "密钥", "秘钥", "密鑰", "秘密鍵", "トークン",
     "シークレット", "토큰", "비밀_키", "비밀키", "توكن", "رمز_مميز", "मुख्य_कुंजी", "टोकन",
+    "mã_truy_cập", "ma_truy_cap",
 )
 # A key in another language is a credential only when its value looks generated (`clave: MIT`).
 FOREIGN_KEYS = (
     "clave", "chave", "schlüssel", "clé", "chiave", "sleutel", "klucz", "nyckel", "anahtar",
-    "kunci", "khóa", "ключ", "キー", "키", "مفتاح", "कुंजी",
+    "kunci", "khóa", "ключ", "キー", "키", "مفتاح", "कुंजी", "ufunguo", "کلید", "kľúč", "klíč",
 )
 # fmt: on
 _FOREIGN_SEPARATORS = re.compile(_SEPARATORS)
@@ -252,7 +254,7 @@ def _named_rules(name: str) -> tuple[tuple[re.Pattern[str] | None, str], ...]:
 # A key name is looked at only when it holds one of these.
 KEYWORDS = (
     "pass", "pwd", "secret", "token", "key", "cred", "auth", "priv", "pat", "signature", "psk",
-    "pw", "community", "cookie", "salt",
+    "pw", "community", "cookie", "salt", "bearer",
 )  # fmt: skip
 
 

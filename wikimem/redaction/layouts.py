@@ -2,10 +2,12 @@
 
 Owns the scanners for a value whose name sits in another field or column: a Kubernetes or
 ECS `name:`/`value:` pair, a CLI table with a key column (`vault kv get`, `az storage account
-keys list -o table`, a Markdown table); and for key material that no single pattern spans: a
-PuTTY `.ppk` body, a PEM body whose BEGIN line was cut off (by `tail`, by a log limit), and a
-PEM block larger than the window the BEGIN scanner looks through. Invariant: each yields the
-span of the value or the whole key body, never the name, the header or the column title.
+keys list -o table`, a Markdown table), an INI section that names what its entries hold
+(CouchDB's `[admins]`), a YAML list under a name ending `keys` or `tokens`; and for key
+material that no single pattern spans: a PuTTY `.ppk` body, a PEM body whose BEGIN line was
+cut off (by `tail`, by a log limit), and a PEM block larger than the window the BEGIN scanner
+looks through. Invariant: each yields the span of the value or the whole key body, never the
+name, the header or the column title.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ import re
 from collections.abc import Iterator
 
 from wikimem.redaction.key_names import is_weak_name, secret_name_kind
-from wikimem.redaction.placeholders import is_mask, is_placeholder, is_random
-from wikimem.redaction.scanners import QUOTED_OR_BARE, occurrences
+from wikimem.redaction.placeholders import is_mask, is_placeholder, is_random, is_strong
+from wikimem.redaction.scanners import QUOTED_OR_BARE, entropy, occurrences
 
 
 @functools.cache
@@ -277,3 +279,69 @@ def scan_file_output(text: str) -> Iterator[tuple[str, int, int]]:
             if len(line["v"]) >= 8 and not is_placeholder(line["v"]):  # not the user name
                 yield "secret-file-content", *line.span("v")
             pos = line.end()
+
+
+# --- entries named by their section: CouchDB's `[admins]`, each `user = password` ---------------
+
+SECTION_NEEDLES = ("[admins]", "[passwords]", "[credentials]", "[secrets]", "[tokens]", "[users]")
+_ENTRY = (
+    r"(?m)^[ \t]*[^\s=#;\[][^=\n]{0,100}?[ \t]*=[ \t]*(?P<v>[^\s,#;]{1,400})[ \t]*(?:,[^\n]*)?$"
+)
+# A stored hash, as CouchDB writes back an admin's password once it has read it
+# (`-pbkdf2-HASH,SALT,ROUNDS`): a hash, for the hash rules to judge, not the password.
+_STORED = ("-pbkdf2-", "-hashed-", "-pbkdf2:")
+
+
+def scan_section_entries(text: str) -> Iterator[tuple[str, int, int]]:
+    """Each entry's value in a section whose name says what they are (`[admins]` then
+    `admin = PW`, Shiro's `[users]` then `root = PW, role`), up to the next section."""
+    lowered = text.lower()
+    for _, pos in occurrences(lowered, SECTION_NEEDLES):
+        if pos and text[pos - 1] != "\n":
+            continue
+        start = text.find("\n", pos)
+        if start < 0:
+            continue
+        following = text.find("\n[", start)
+        end = len(text) if following < 0 else following
+        for m in _re(_ENTRY).finditer(text, start + 1, end):
+            value = m.group("v")
+            if value.startswith(_STORED) or is_placeholder(value) or not is_strong(value):
+                continue
+            yield "password-assignment", *m.span("v")
+
+
+# --- a YAML list of keys: `allowed_keys:` then `- KEY` items -------------------------------------
+
+KEY_LIST_NEEDLES = ("keys:", "tokens:", "secrets:", "passwords:")
+_LIST_NAME = r"(?P<name>[A-Za-z_][\w.-]{0,60}?)s:[ \t]*\r?\n"
+_LIST_ITEM = r"(?P<i>[ \t]*)-[ \t]+(?P<q>[\"']?)(?P<v>[^\s\"'#]{16,400})(?P=q)[ \t]*(?:\r?\n|\Z)"
+
+
+def scan_key_lists(text: str) -> Iterator[tuple[str, int, int]]:
+    """Each generated item of a YAML list under a name that, singular, names a secret
+    (`allowed_keys:`, `api_tokens:`), as a chart's values list the keys a service accepts;
+    `public_keys:` or a list of words stays."""
+    lowered = text.lower()
+    for _, pos in occurrences(lowered, KEY_LIST_NEEDLES):
+        line_start = text.rfind("\n", 0, pos) + 1
+        head = _re(r"[ \t]*(?:-[ \t]+)?" + _LIST_NAME).match(text, line_start)
+        if head is None or head.end("name") + 2 != text.find(":", pos) + 1:
+            continue
+        name = head.group("name")
+        # `keys:` alone lists cache keys as often (CircleCI's `v1-deps-<checksum>`): its items
+        # must mix cases as a generated key does
+        bare = name.lower() == "key"
+        if secret_name_kind(name) is None and not bare:
+            continue
+        at = head.end()
+        while True:
+            item = _re(_LIST_ITEM).match(text, at)
+            if item is None:
+                break
+            value = item.group("v")
+            mixed = value.lower() != value and value.upper() != value
+            generated = is_random(value) and entropy(value) >= 3.2 and not is_placeholder(value)
+            if generated and (mixed or not bare):
+                yield "secret-assignment", *item.span("v")
+            at = item.end()

@@ -25,13 +25,17 @@ from wikimem.redaction.key_names import (
     secret_name_kind,
 )
 from wikimem.redaction.layouts import (
+    KEY_LIST_NEEDLES,
     READ_FILE_NEEDLES,
+    SECTION_NEEDLES,
     scan_armoured_keys,
     scan_file_output,
     scan_key_bodies,
+    scan_key_lists,
     scan_pairs,
     scan_prompts,
     scan_putty_keys,
+    scan_section_entries,
     scan_tables,
 )
 from wikimem.redaction.placeholders import is_placeholder, is_random
@@ -70,6 +74,8 @@ _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
         (("identified", "password"), command_lines.scan_sql),
         (("value",), scan_pairs),
         (("value",), scan_tables),
+        (SECTION_NEEDLES, scan_section_entries),
+        (KEY_LIST_NEEDLES, scan_key_lists),
         (("q~",), scan_azure_secrets),
         (("kind:",), scan_k8s_secrets),
         (("</",), scan_xml),
@@ -156,6 +162,7 @@ class _Where:
         self.paddle = "Paddle." in text
         self.client = "client" in lowered
         self.blt = "blt" in text
+        self.env_key = "env_key" in lowered or "environmentkey" in lowered
         self.arn = "arn:" in text
         self.authorize = "authori" in lowered
         self.hidden = "hidden" in lowered
@@ -222,6 +229,11 @@ _CLIENT_ID = re.compile(r"client_[0-9A-Za-z]{16,40}")
 # A Contentstack UID (`blt` and 16 hex digits) names a stack, an entry or an asset: the stack's
 # API key is such a UID, public by its documentation; the delivery token (`cs...`) still goes.
 _CONTENTSTACK_UID = re.compile(r"blt[0-9a-f]{16}(?![\w-])")
+# An environment key in a browser SDK's options (Mux Data's `{ data: { env_key: '...' } }`,
+# Flagsmith's `environmentID`): it names the project's environment to every page that loads
+# it; a server-side key (`ser.`, `sdk-`) in that slot still goes.
+_ENV_KEY_SLOT = re.compile(r"[{,][ \t]*(?:env|environment)(?:_key|Key)[ \t]*:[ \t]*[\"']\Z")
+_SERVER_KEY = ("ser.", "sdk-", "sk_", "sk-")
 # Firebase's web config: its `apiKey` only identifies the project to Google, its documentation
 # says, and ships in every page beside `authDomain`; an `apiKey` in any other object still goes.
 _FIREBASE_SLOT = re.compile(r"\bapiKey[\"']?[ \t]*:[ \t]*[\"']\Z")
@@ -229,6 +241,12 @@ _FIREBASE_CONFIG = re.compile(r"\bauthDomain\b|\.firebaseapp\.com\b")
 # An Amazon Resource Name identifies a resource (`arn:aws:secretsmanager:REGION:ACCOUNT:secret:
 # NAME-abc123`): a span inside one is part of a name, not a credential, whatever it says.
 _ARN = re.compile(r"\barn:aws[\w-]{0,12}:[a-z0-9-]{2,40}:[^\s\"'`,;]*\Z")
+
+
+# The shown half of a pair whose other half is masked (Sonatype's user token, `Kf3uQz9a /
+# ••••••••`, a name code then its hidden passcode): the page hides the secret half, and shows
+# what names it.
+_MASKED_HALF = re.compile(r"[ \t]*[/|][ \t]*(?:•{4,}|\*{4,}|●{4,})")
 
 
 def _inside_template(text: str, before: str, end: int) -> bool:
@@ -291,6 +309,8 @@ def _client_key(where: _Where, before: str, start: int, end: int) -> bool:
         return True
     if where.blt and _CONTENTSTACK_UID.match(text, start) and end - start == 19:
         return True
+    if where.env_key and _ENV_KEY_SLOT.search(before):
+        return not text.startswith(_SERVER_KEY, start)
     return bool(
         where.paddle
         and _PADDLE_SLOT.search(before)
@@ -381,6 +401,8 @@ def _add(
     ):
         return
     if _client_key(where, before, start, end):
+        return
+    if _MASKED_HALF.match(text, end):
         return
     if where.arn and _ARN.search(before):
         return

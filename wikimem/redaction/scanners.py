@@ -176,9 +176,11 @@ def scan_azure_secrets(text: str) -> Iterator[tuple[str, int, int]]:
 # value is matched only once the name before it qualifies, so most separators cost next to nothing.
 _SEPARATOR = re.compile(r":=|=>|=|:")
 # An escaped quote first: JSON inside a JSON string (a log line) quotes as `\"value\"`.
-# A string prefix (`b"..."`, `r'...'`, `u"..."`) is part of the literal's syntax, not its value.
+# A string prefix (`b"..."`, `r'...'`, `u"..."`, C#'s `@"..."`) or Erlang's binary brackets
+# (`<<"...">>`, rebar3's `api_key => <<"...">>`) are the literal's syntax, not its value.
 _VALUE = re.compile(
-    r'[ \t]*(?:[bBrRuU]{1,2}(?=["\']))?(?:\\"(?P<ve>(?:[^"\\\n]|\\[^"])+)\\"|' + QUOTED_OR_BARE[3:]
+    r'[ \t]*(?:[bBrRuU]{1,2}(?=["\'])|<<(?=")|@(?="))?(?:\\"(?P<ve>(?:[^"\\\n]|\\[^"])+)\\"|'
+    + QUOTED_OR_BARE[3:]
 )
 # A bare value may start with `-` after `=` (`authenticationpassword=-P!8f...`): no flag stands
 # there. It must not read as an option (`--verbose`) or a negative number; `_DASH_VALUE` has the
@@ -265,8 +267,10 @@ def scan_assignments(text: str) -> Iterator[tuple[str, int, int]]:
                 covered = vend
                 yield kind, vstart, vend
             continue
-        kind = kind or name_kind
+        kind = kind or name_kind or (_BARE_KEY if name in ("key", "Key") else None)
         if kind is None or is_placeholder(value):
+            continue
+        if kind is _BARE_KEY and not _bare_key_counts(text, start, value):
             continue
         if weak and not is_random(value):
             continue
@@ -274,6 +278,55 @@ def scan_assignments(text: str) -> Iterator[tuple[str, int, int]]:
             continue
         covered = vend
         yield kind, vstart, vend
+
+
+_BARE_KEY = "secret-assignment"
+_KEY_BODY = re.compile(r"[A-Za-z0-9_+/=-]{16,200}")
+_DIGEST = re.compile(
+    r"[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}"
+)
+
+
+def is_generated_key(value: str) -> bool:
+    """A value under a bare `key` (Mandrill's `{"key": "..."}`, a log's `key=...`) that was
+    generated: 16 or more characters of a token's alphabet mixing letters and digits, with a
+    token's entropy; a git or SHA-256 digest or a lone UUID there names an object, and a value
+    ending `xxxx` is masked."""
+    if not _KEY_BODY.fullmatch(value) or _DIGEST.fullmatch(value) or not is_random(value):
+        return False
+    if value.endswith(("xxxx", "XXXX")):
+        return False  # masked at its end, as `aws configure list` prints a key
+    digits = sum(c.isdigit() for c in value)
+    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    return (mixed or 3 <= digits <= len(value) - 3) and entropy(value) >= 3.2
+
+
+_WORD_BEFORE = re.compile(r"([A-Za-z]{2,30})[ \t_-]\Z")
+_HEX_ONLY = re.compile(r"[0-9a-fA-F]{16,200}")
+_KEY_ID_PREFIX = re.compile(r"[a-z]{2,8}_(?:test|live)_")  # Razorpay's `rzp_test_` key id
+_SECRET_BESIDE = re.compile(r"(?i)secret")
+
+
+def _bare_key_counts(text: str, start: int, value: str) -> bool:
+    """`key` alone names a lookup as often as a credential: its value must look generated and
+    not be hex (a digest, a cache key, an id as often), nor masked at its end; the word before
+    it must make a secret's name with it (`Secret Key`, not `public key` or `cache key`), and
+    a `secret` beside it makes it the pair's id (`key = "EXO..."` then `secret...`)."""
+    if not is_generated_key(value) or _HEX_ONLY.fullmatch(value) or _KEY_ID_PREFIX.match(value):
+        return False
+    word = _WORD_BEFORE.search(text, max(start - 31, 0), start)
+    if word and not name_info(word.group(1) + "_key")[1]:
+        return False
+    near = text[max(start - 200, 0) : start + len(value) + 200]
+    return _SECRET_BESIDE.search(near) is None
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy of `value` in bits per character."""
+    import math  # the hook's path: only for the rare candidate that gets this far
+
+    n = len(value)
+    return -sum(k / n * math.log2(k / n) for k in map(value.count, set(value)))
 
 
 def _bare_value_counts(
