@@ -360,12 +360,6 @@ def _labelled(value: str, m: re.Match[str], text: str) -> str | None:
     return None
 
 
-def _generated_argument(value: str, m: re.Match[str], text: str) -> str | None:
-    if is_placeholder(value) or not is_random(value) or _entropy(value) < 3.2:
-        return None
-    return "cli-password"
-
-
 def _client_url_key(value: str, m: re.Match[str], text: str) -> str | None:
     """The literal after an endpoint's URL in a call that builds a client: a capitalised class
     or factory (`DgraphClientStub.from_cloud`), or a name saying client or connect."""
@@ -762,14 +756,8 @@ RULES: list[Rule] = [
     # a label then a generated value, as a tool prints what it made or a page shows it
     # (`Stream key: ...`, `Generated key: ...`): the label's words read as a key's name
     rule("secret-assignment", r"(?m)^[ \t>#*-]*(?P<name>(?:[A-Z][A-Za-z]{1,20}[ \t]+){1,3}(?i:key|token|secret|password|passphrase))[ \t]*:[ \t]*(?P<v>[A-Za-z0-9_+/=-]{16,200})(?![^\s,;)])", "key: token: secret: password: passphrase:", _labelled),
-    # a CLI that stores a token given as its argument (`anaconda token set TOKEN`,
-    # `ngrok config add-authtoken TOKEN`, `... set-token TOKEN`)
-    rule("cli-password", r"\b(?:(?:(?:auth[-_]?)?token|api[-_]?key)[ \t]+(?:set|add|save|store)|(?:add|set|save|store)[-_](?:auth[-_]?)?(?:token|api[-_]?key|secret))(?:[ \t]+--?[\w-]{1,30}(?:=\S{1,100})?)*[ \t]+(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{15,400})", "token api-key api_key apikey secret", _generated_argument),
     # `user:password` after a connect command's token flag (Milvus's `connect -t root:PW`)
     rule("cli-password", r"[ \t]-(?:t|-token)(?:=|[ \t]+)[\"']?[A-Za-z][\w.@-]{0,60}:(?P<v>[^\s\"'$][^\s\"']{5,300})", "connect login logon auth", _on_line(r"\b(?:connect|login|logon|signin|auth)\b")),
-    # a CLI that creates or updates an account takes its user, then its password (PocketBase's
-    # `superuser upsert EMAIL PASS`, `admin create USER PASS`)
-    rule("cli-password", r"\b(?:superusers?|admins?|users?|accounts?)[ \t]+(?:create|upsert|add|update|set-password|passwd)(?:[ \t]+--?[\w-]{1,30}(?:=\S{1,100})?)*[ \t]+[^\s\"'$<-][^\s\"']{0,100}[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{5,200}))(?=[ \t]*(?:$|[\n;&|#]))", "superuser admin user account", _strong("cli-password")),
     # a client built from its endpoint and its key (`DgraphClientStub.from_cloud(URL, KEY)`)
     rule("secret-assignment", r"\([ \t]*[\"']https?://[^\"'\s]{1,300}[\"'][ \t]*,[ \t]*" + _Q + r"[ \t]*[,)]", "://", _client_url_key),
     # a key store's password right after its path (`new X509Certificate2("c.pfx", "PW")`)
@@ -1154,6 +1142,52 @@ def scan_auth_calls(text: str) -> Iterator[tuple[str, int, int]]:
             start = m.start("args") + literal.start(group)
             yield "secret-assignment", start, start + len(value)
             break
+
+
+# --- a CLI's argument by position, found from its subcommand by `str.find` ------------------------
+
+_OPTIONS = r"(?:[ \t]+--?[\w-]{1,30}(?:=\S{1,100})?)*"
+# A CLI that stores a token given as its argument (`anaconda token set TOKEN`, `ngrok config
+# add-authtoken TOKEN`, `... set-token TOKEN`): the subcommand, then options, then the token.
+STORE_TOKEN_NEEDLES = (
+    "token set", "token add", "token save", "token store", "api-key set", "api_key set",
+    "apikey set", "add-authtoken", "set-authtoken", "add-token", "set-token", "save-token",
+    "add-api-key", "set-api-key", "add-apikey", "set-apikey",
+)  # fmt: skip
+_STORE_TOKEN = _lazy(_OPTIONS + r"[ \t]+(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{15,400})")
+# A CLI that creates or updates an account takes its user, then its password (PocketBase's
+# `superuser upsert EMAIL PASS`, `admin create USER PASS`): the object word, then the verb.
+ACCOUNT_NEEDLES = ("superuser", "admin", "user", "account")
+_ACCOUNT = _lazy(
+    r"s?[ \t]+(?:create|upsert|add|update|set-password|passwd)"
+    + _OPTIONS
+    + r"[ \t]+[^\s\"'$<-][^\s\"']{0,100}[ \t]+(?:"
+    + _Q[3:-1]
+    + r"|(?P<vb>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{5,200}))(?=[ \t]*(?:$|[\n;&|#]))"
+)
+_account_check = _strong("cli-password")
+
+
+def scan_cli_arguments(text: str) -> Iterator[tuple[str, int, int]]:
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        return  # a character that lengthens when lowered: positions would not line up
+    for needle, pos in occurrences(lowered, STORE_TOKEN_NEEDLES):
+        if pos and text[pos - 1] in WORD:
+            continue
+        m = _STORE_TOKEN().match(text, pos + len(needle))
+        if m:
+            value = m.group("v")
+            if not is_placeholder(value) and is_random(value) and _entropy(value) >= 3.2:
+                yield "cli-password", *m.span("v")
+    for needle, pos in occurrences(lowered, ACCOUNT_NEEDLES):
+        if pos and text[pos - 1] in WORD:
+            continue
+        m = _ACCOUNT().match(text, pos + len(needle))
+        if m:
+            group = next(g for g in ("vd", "vs", "vb") if m.group(g) is not None)
+            if _account_check(m.group(group), m, text):
+                yield "cli-password", *m.span(group)
 
 
 # --- found from a literal by `str.find`: no pattern walks the whole text ----------------------

@@ -91,6 +91,12 @@ _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
     + [(("nral",), positions.scan_newrelic_keys), (("conn",), positions.scan_connects)]
     + [(("{\n", "{\r\n", "{ \n"), positions.scan_secret_blocks)]
     + [(positions.AUTH_CALL_NEEDLES, positions.scan_auth_calls)]
+    + [
+        (
+            positions.STORE_TOKEN_NEEDLES + positions.ACCOUNT_NEEDLES,
+            positions.scan_cli_arguments,
+        )
+    ]
     + [(positions.NOTIFIER_NEEDLES, positions.scan_notifier_urls)]
     + [((": |", ":|", ": >", ":>"), positions.scan_block_scalars)]
     + [
