@@ -2158,6 +2158,16 @@ def test_batch_j_client_side_ids_placeholders_and_paths_stay_and_a_secret_there_
             'cert = new X509Certificate2("certs/api.p12", "Rt5~kq9Zw2Lm")',
             "Rt5~kq9Zw2Lm",
         ),
+        (
+            "head = Git::Commit.new('77f8f507b5a57313b41f970876d87d87551d3ca9')",
+            "api = Acme::API.new('5d2e8f1a9c3b7e4d6f0a2c8e1b5d9f3a')",
+            "5d2e8f1a9c3b7e4d6f0a2c8e1b5d9f3a",
+        ),
+        (
+            'ks.load(new FileInputStream("server.jks"), password.toCharArray());',
+            'ks.load(new FileInputStream("server.jks"), "Tq7!vLm2Zx9Pw".toCharArray());',
+            "Tq7!vLm2Zx9Pw",
+        ),
         # an INI section that says what its entries are; a stored hash there stays
         (
             "[admins]\nadmin = "
@@ -2178,7 +2188,8 @@ def test_batch_j_client_side_ids_placeholders_and_paths_stay_and_a_secret_there_
             "    - Zq8w2E9r4T7y1U5i3O6pLm4N\n    - Xc5vB7nM9kL1jH3gF6dS8aQ2",
             "Xc5vB7nM9kL1jH3gF6dS8aQ2",
         ),
-        # prose: Vietnamese, Swahili (a host in the qualifier), Persian, Slovak (two words)
+        # prose: Vietnamese, Swahili (a host in the qualifier), Persian, French's elision,
+        # Slovak's pre and two bare words
         (
             "Mã truy cập Acme của bạn: xem trong bảng điều khiển",
             "Mã truy cập Acme của bạn: 3c9e1a7f5b2d4e6a8c0f1e3d5b7a9c2e4f6a8b0d (đừng chia sẻ)",
@@ -2193,6 +2204,16 @@ def test_batch_j_client_side_ids_placeholders_and_paths_stay_and_a_secret_there_
             "کلید API اکمه: محرمانه",
             "کلید API اکمه: 8179607026e206457e7f62f64d6fe3f8d15fcd88",
             "8179607026e206457e7f62f64d6fe3f8d15fcd88",
+        ),
+        (
+            "Le jeton d'accès de Acme est révoqué. Kľúč API pre Acme je v trezore.",
+            "Le jeton d'accès de Acme est Zq8w2E9r4T7y1U5i3O6pLm4N",
+            "Zq8w2E9r4T7y1U5i3O6pLm4N",
+        ),
+        (
+            "Kľúč API pre Acme je v trezore.",
+            "Kľúč API pre Acme je Zq8w2E9r4T7y1U5i3O6pLm4N",
+            "Zq8w2E9r4T7y1U5i3O6pLm4N",
         ),
         (
             "Heslo správcu Acme je uložené v trezore.",

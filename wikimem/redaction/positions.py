@@ -169,7 +169,8 @@ def _name_before(text: str, pos: int) -> str:
 # A client constructor or a secret wrapper: `pushover.New(...)`, `vendor.NewClient(...)`,
 # `Client::new(...)`, Rust's `SecretString::from(...)`.
 _CONSTRUCTOR = re.compile(
-    r"\b[A-Za-z_]\w{0,40}(?:\.|::)(?:New(?:[A-Z]\w{0,30})?Client|New|new)\Z"
+    r"\b(?P<recv>[A-Z]\w{0,40}(?:::[A-Z]\w{0,40}){0,3})(?:\.|::)(?:new|New)\Z"
+    r"|\b[A-Za-z_]\w{0,40}(?:\.|::)(?:New(?:[A-Z]\w{0,30})?Client|New|new)\Z"
     r"|\bnew[ \t]+(?P<cls>[A-Z][\w.]{0,60})\Z"
     r"|(?:^|[=(,:\[][ \t]*|\breturn[ \t]+)(?P<bare>[A-Z][A-Za-z0-9]{2,40})\Z"
     r"|\b(?P<factory>[A-Z]\w{0,40}\.(?:[Cc]reate\w{0,20}|[Ff]rom\w{0,30}|[Ww]ith\w{0,20}|[Bb]uild|init))\Z"
@@ -200,9 +201,10 @@ def _constructor_key(text: str, pos: int, value: str) -> bool:
     if call.group("bare") is not None and _UUID().search(value):
         return False  # a class given a UUID (`Config("mob-<uuid>")`): an id as often
     if _HEX_KEY.fullmatch(value):
-        # a class built from one hex string (`SparkPost('<40 hex>')`, `new TodoistApi(...)`):
-        # a vendor's key; a Go `pkg.New` stays held to the mixed shape below
-        return call.group("cls") is not None or call.group("bare") is not None
+        # a class built from one hex string (`SparkPost('<40 hex>')`, `new TodoistApi(...)`,
+        # Ruby's `Acme::API.new(...)`): a vendor's key; a Go `pkg.New` stays held to the mixed
+        # shape below
+        return any(call.group(g) is not None for g in ("cls", "bare", "recv"))
     if not _KEY_SHAPE.fullmatch(value) or _CAMEL.fullmatch(value):
         return False
     digits = sum(c.isdigit() for c in value)
@@ -760,8 +762,9 @@ RULES: list[Rule] = [
     rule("cli-password", r"[ \t]-(?:t|-token)(?:=|[ \t]+)[\"']?[A-Za-z][\w.@-]{0,60}:(?P<v>[^\s\"'$][^\s\"']{5,300})", "connect login logon auth", _on_line(r"\b(?:connect|login|logon|signin|auth)\b")),
     # a client built from its endpoint and its key (`DgraphClientStub.from_cloud(URL, KEY)`)
     rule("secret-assignment", r"\([ \t]*[\"']https?://[^\"'\s]{1,300}[\"'][ \t]*,[ \t]*" + _Q + r"[ \t]*[,)]", "://", _client_url_key),
-    # a key store's password right after its path (`new X509Certificate2("c.pfx", "PW")`)
-    rule("secret-assignment", r"[\"'][^\"'\n]{1,300}\.(?:pfx|p12|jks|keystore|bks|bcfks)[\"'][ \t]*,[ \t]*(?:[bBuU@](?=[\"']))?" + _Q, ".pfx .p12 .jks .keystore .bks .bcfks", _real("secret-assignment")),
+    # a key store's password right after its path (`new X509Certificate2("c.pfx", "PW")`, Java's
+    # `ks.load(new FileInputStream("s.jks"), "PW".toCharArray())`)
+    rule("secret-assignment", r"[\"'][^\"'\n]{1,300}\.(?:pfx|p12|jks|keystore|bks|bcfks)[\"'][ \t]*\)?[ \t]*,[ \t]*(?:[bBuU@](?=[\"']))?" + _Q, ".pfx .p12 .jks .keystore .bks .bcfks", _real("secret-assignment")),
     # names in other languages: `prose.scan_prose`, which finds each name with `str.find`
 ]
 # fmt: on

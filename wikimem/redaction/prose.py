@@ -70,16 +70,21 @@ _NAMES_FOREIGN += _lexicon(_NEW_KEYS, True)
 _NAMES_SCRIPT += _lexicon(_NEW_KEYS, False)
 _NAMES_LATIN = _NAMES_ENGLISH + _NAMES_FOREIGN
 # Between the name and the verb: a preposition and up to six words (`for root`, `de la base de
-# datos de producción`, `für den alten Server`, French elision `de l'API`, Swahili `wa API wa
-# bunny.net`), or one word in a non-Latin script and up to two Latin ones it governs
-# (`администратора`, `пользователя sa`), or, for a name in another language, up to three words
-# before a colon (`mật khẩu quản trị: ...`, `Mã truy cập Todoist của bạn: ...`).
+# datos de producción`, `für den alten Server`, French elision `de l'API` or `d'accès de
+# Acme`, Slovak `pre Acme`, Swahili `wa API wa bunny.net`), or one word in a non-Latin script
+# and up to two Latin ones it governs (`администратора`, `пользователя sa`), or, for a name in
+# another language, up to three words before a colon (`mật khẩu quản trị: ...`, `Mã truy cập
+# Todoist của bạn: ...`).
 # A word between a name and its verb; a dot inside it joins a host's labels (`bunny.net`).
 _WORD_IN = r"[^\s:=：,.;!?\"'`()]{1,24}(?:\.[^\s:=：,.;!?\"'`()]{1,24}){0,3}"
+_PREPOSITION = (
+    r"[ \t]+(?:(?i:for|of|to|de|del|da|do|di|du|des|para|pour|für|fur|van|voor|för|til"
+    r"|dla|для|от|на|za|na|k|ke|pro|pre|pentru|per|por|wa|ya|cho|của)"
+    r"(?:[ \t]+(?:[lLdD]')?" + _WORD_IN + r"){1,6}"
+    r"|[lLdD]'" + _WORD_IN + r"(?:[ \t]+(?:[lLdD]')?" + _WORD_IN + r"){0,6})"
+)
 _QUALIFIER = (
-    r"(?P<qual>[ \t]+(?i:for|of|to|de|del|da|do|di|du|des|para|pour|für|fur|van|voor|för|til|dla"
-    r"|для|от|на|za|na|k|ke|pro|wa|ya|cho|của)(?:[ \t]+(?:[lLdD]')?" + _WORD_IN + r"){1,6}"
-    r"|(?P<qualc>(?:[ \t]+" + _WORD_IN + r"){1,3}(?=[ \t]*[:：]))"
+    r"(?P<qual>" + _PREPOSITION + r"|(?P<qualc>(?:[ \t]+" + _WORD_IN + r"){1,3}(?=[ \t]*[:：]))"
     r"|[ \t]+[^\x00-\u024f\s:=：,.;!?\"'`()]{1,24}(?:[ \t]+[A-Za-z0-9_.-]{1,24}){0,2})?"
 )
 # The verb or separator, then the value (quoted or bare).
@@ -98,11 +103,16 @@ _VALUE = (
 _AFTER_NAME = _lazy(r"(?:e?s|et|en|nya|n)?" + _QUALIFIER + _COPULA + _VALUE)
 # A language that inflects instead of a preposition puts one or two bare words between a Latin
 # name and the verb (Finnish `Salasana tietokantaan on ...`, password into-the-database is;
-# Slovak `Heslo správcu PocketBase je ...`, the administrator's password); after a name
+# Slovak `Heslo správcu PocketBase je ...`, the administrator's password), then perhaps a
+# preposition's phrase (`Kľúč API pre Acme je ...`, `clé API pour Acme est ...`); after a name
 # in another script, up to six words of any script (Arabic `مفتاح الإدارة الخاص بـ Ghost هو ...`,
 # Greek `κωδικός του Memgraph για τον χρήστη analyst: ...`).
 _AFTER_WORD = _lazy(
-    r"(?:e?s|et|en|nya|n)?(?:[ \t]+[^\s:=：,.;!?\"'`()]{1,24}){1,2}" + _COPULA + _VALUE
+    r"(?:e?s|et|en|nya|n)?(?:[ \t]+[^\s:=：,.;!?\"'`()]{1,24}){1,2}(?:"
+    + _PREPOSITION
+    + r")?"
+    + _COPULA
+    + _VALUE
 )
 _AFTER_WORDS = _lazy(r"(?:[ \t]+[^\s:=：,.;!?\"'`()]{1,24}){1,6}?" + _COPULA + _VALUE)
 # A name then the value in backticks, as chat and Markdown write it (``password `...` ``,
