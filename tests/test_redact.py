@@ -2221,7 +2221,8 @@ def test_batch_j_client_side_ids_placeholders_and_paths_stay_and_a_secret_there_
             "Zq8^Wm2%Lx9~Rt",
         ),
         (
-            "method=POST url=https://sms.acme.test/v1/batches bearer=$SMS_TOKEN",
+            "method=POST url=https://sms.acme.test/v1/batches bearer=$SMS_TOKEN\n"
+            'KINDS = {"bearer": "bearer-token", "basic": "basic-auth"}',
             "method=POST url=https://sms.acme.test/v1/batches "
             "bearer=4f1a9c7e2b5d8f0a3c6e9b1d4f7a2c5e",
             "4f1a9c7e2b5d8f0a3c6e9b1d4f7a2c5e",

@@ -45,7 +45,9 @@ _VALUE_TAILS = frozenset({
     "DATA", "VALUE", "B64", "BASE64", "BASE", "STRING", "RAW", "HEX", "PEM",
 })
 # fmt: on
-_WEAK_NAMES = frozenset({"AUTH", "PASS", "KEY", "PRIVATE", "PAT", "SIGNATURE", "SECRETS"})
+_WEAK_NAMES = frozenset(
+    {"AUTH", "PASS", "KEY", "PRIVATE", "PAT", "SIGNATURE", "SECRETS", "BEARER"}
+)  # a log's `bearer=<token>`, but `{"bearer": "bearer-token"}` maps a scheme to a kind
 # A name with one of these holds a secret only when its value looks generated: a licence key, an
 # SNMP community or an Erlang cookie is a credential when it is `6o8aiqeaZfsEBBTL`, a label when
 # it is `MIT` (`COOKIE_SAMESITE=Lax`).
