@@ -2127,7 +2127,8 @@ def test_batch_j_client_side_ids_placeholders_and_paths_stay_and_a_secret_there_
         # `key` alone: a generated value goes; hex, a cache key's value or a masked end stays
         (
             '{"key": "7c1e9b3a2f4d4e8a9b6c1d3f5a7e9c2b"}'
-            "\nlevel=info cache key=Zq8w2E9r4T7y1U5i3O6p",
+            "\nlevel=info cache key=Zq8w2E9r4T7y1U5i3O6p"
+            "\ndef sign(msg: bytes, key: Ed25519PrivateKey | None) -> bytes:",
             'curl -d \'{"key":"Qm7RzT2vKx9LpW4nBd8sYc"}\' https://api.acme.test/users/ping',
             "Qm7RzT2vKx9LpW4nBd8sYc",
         ),

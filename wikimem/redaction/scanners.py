@@ -272,6 +272,14 @@ def scan_assignments(text: str) -> Iterator[tuple[str, int, int]]:
             continue
         if kind is _BARE_KEY and not _bare_key_counts(text, start, value):
             continue
+        if (
+            kind is _BARE_KEY
+            and group == "vb"
+            and sep.group() == ":"
+            and value[:1].isupper()
+            and _ANNOTATION_AFTER.match(text, vend)
+        ):
+            continue  # a parameter's type (`key: Ed25519PrivateKey | None`), not its value
         if weak and not is_random(value):
             continue
         if group == "vb" and not _bare_value_counts(text, (start, end), sep, kind, (vstart, vend)):
@@ -303,6 +311,7 @@ def is_generated_key(value: str) -> bool:
 
 _WORD_BEFORE = re.compile(r"([A-Za-z]{2,30})[ \t_-]\Z")
 _HEX_ONLY = re.compile(r"[0-9a-fA-F]{16,200}")
+_ANNOTATION_AFTER = re.compile(r"[ \t]*[|,)=\]]")
 _KEY_ID_PREFIX = re.compile(r"[a-z]{2,8}_(?:test|live)_")  # Razorpay's `rzp_test_` key id
 _SECRET_BESIDE = re.compile(r"(?i)secret")
 
