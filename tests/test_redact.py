@@ -2269,3 +2269,32 @@ def test_batch_k_ids_environment_keys_and_masked_pairs_stay_and_a_secret_there_g
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # the lexicon's smaller languages, each with its own copula or a colon; a word stays
+        (
+            "La contrasenya és al gestor de contrasenyes.",
+            "La contrasenya de la base de dades és Zq8^Wm2%Lx9~Rt",
+            "Zq8^Wm2%Lx9~Rt",
+        ),
+        ("Slaptažodis yra slaptas.", "Slaptažodis yra Zq8^Wm2%Lx9~Rt", "Zq8^Wm2%Lx9~Rt"),
+        ("Fjalëkalimi është i fshehtë.", "Fjalëkalimi është Zq8^Wm2%Lx9~Rt", "Zq8^Wm2%Lx9~Rt"),
+        ("Y cyfrinair yw'r un peth.", "Y cyfrinair yw Zq8^Wm2%Lx9~Rt", "Zq8^Wm2%Lx9~Rt"),
+        ("Гасло адміністратора: змінено", "Гасло адміністратора: Zq8^Wm2%Lx9~Rt", "Zq8^Wm2%Lx9~Rt"),
+        ("ადმინის პაროლი შეცვლილია.", "პაროლი: Zq8^Wm2%Lx9~Rt", "Zq8^Wm2%Lx9~Rt"),
+        # a word for key counts only with a generated value
+        ("API kulcs: titkos", "API kulcs: Zq8w2E9r4T7y1U5i3O6pLm4N", "Zq8w2E9r4T7y1U5i3O6pLm4N"),
+        (
+            "API-avain on salainen.",
+            "API-avain on Zq8w2E9r4T7y1U5i3O6pLm4N",
+            "Zq8w2E9r4T7y1U5i3O6pLm4N",
+        ),
+    ],
+)
+def test_prose_in_more_languages_goes_and_a_word_there_stays(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

@@ -95,6 +95,14 @@ FOREIGN_PASSWORDS = (
     "пароль", "парола", "лозинка", "密码", "密碼", "口令", "パスワード", "暗証番号", "비밀번호",
     "รหัสผ่าน", "كلمة_المرور", "كلمة_السر", "رمز_عبور", "گذرواژه", "پاس_ورڈ", "पासवर्ड",
     "कूटशब्द", "পাসওয়ার্ড", "கடவுச்சொல்", "κωδικός", "κωδικος", "συνθηματικό", "סיסמה", "סיסמא",
+    # the smaller languages of Europe, the Caucasus, Central, South and Southeast Asia and
+    # Africa (Catalan, Lithuanian, Estonian, Slovenian, Icelandic, Albanian, Welsh, Irish,
+    # Afrikaans, Zulu, Esperanto, Azerbaijani; Ukrainian, Georgian, Armenian, Amharic, Kazakh,
+    # Mongolian, Sinhala, Khmer, Lao, Burmese, Malayalam, Telugu, Kannada, Gujarati, Punjabi)
+    "contrasenya", "slaptažodis", "slaptazodis", "parool", "geslo", "lykilorð", "fjalëkalim",
+    "fjalëkalimi", "cyfrinair", "pasfhocal", "wagwoord", "iphasiwedi", "pasvorto", "şifrə",
+    "гасло", "პაროლი", "գաղտնաբառ", "የይለፍ_ቃል", "құпия_сөз", "нууц_үг", "මුරපදය",
+    "ពាក្យសម្ងាត់", "ລະຫັດຜ່ານ", "စကားဝှက်", "പാസ്‌വേഡ്", "పాస్‌వర్డ్", "ಪಾಸ್‌ವರ್ಡ್", "પાસવર્ડ", "ਪਾਸਵਰਡ",
 )
 FOREIGN_SECRETS = (
     "jeton", "geheimnis", "zugangsschlüssel", "zugriffstoken", "secreto", "segredo", "segreto",
@@ -108,6 +116,9 @@ FOREIGN_SECRETS = (
 FOREIGN_KEYS = (
     "clave", "chave", "schlüssel", "clé", "chiave", "sleutel", "klucz", "nyckel", "anahtar",
     "kunci", "khóa", "ключ", "キー", "키", "مفتاح", "कुंजी", "ufunguo", "کلید", "kľúč", "klíč",
+    "clau", "raktas", "atslēga", "võti", "ključ", "lykill", "çelës", "çelësi", "allwedd", "açar",
+    "kalit", "kulcs", "avain", "გასაღები", "բանալի", "ቁልፍ", "кілт", "түлхүүр", "চাবি", "กุญแจ",
+    "מפתח",
 )
 # fmt: on
 _FOREIGN_SEPARATORS = re.compile(_SEPARATORS)

@@ -92,7 +92,7 @@ _COPULA = (
     r"(?:[ \t]*(?P<colon>[:：=])[ \t]*|[ \t]*(?:은|는|は|是|为|為|：|คือ|เป็น|→|⇒)[ \t]*"
     r"|[ \t]+(?i:is now|was set to|has been set to|is set to|set to|is|was|are|es|era|será"
     r"|ist|lautet|war|est|était|é|è|jest|je|är|er|on|это|—|to|là|είναι|هي|هو|היא|הוא|है"
-    r"|হলো|হল|adalah|ialah|este|ni|ndiyo)[ \t]*:?[ \t]+)"
+    r"|হলো|হল|adalah|ialah|este|ni|ndiyo|yra|és|yw|ydy|është|estas|ay|არის|է|ነው)[ \t]*:?[ \t]+)"
 )
 _VALUE = (
     r"(?:«[ \t\u00a0\u202f]?(?P<vg>[^\s»]{4,200})[ \t\u00a0\u202f]?»"
