@@ -2298,3 +2298,32 @@ def test_prose_in_more_languages_goes_and_a_word_there_stays(
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # a login named, then USER / PASSWORD, or [USER/PASSWORD] in a log; a path or a setting
+        # page there stays
+        (
+            "the login page is at admin / settings; see docs/login.md",
+            "fyi the shared ops login is ops / Wq7_zPm2Lx9.y until we get SSO",
+            "Wq7_zPm2Lx9.y",
+        ),
+        (
+            "radiusd[311]: Login incorrect: [jdoe/<via-Auth-Type = Reject>]",
+            "radiusd[311]: Login incorrect: [jdoe/9GmTq--xZ4w~7] (from client ap-2 port 0)",
+            "9GmTq--xZ4w~7",
+        ),
+        # Windows' net user NAME PASSWORD; `*` prompts for it
+        (
+            "net user svc_backup * /add /domain",
+            "net user svc_backup Rt5_kq9Zw2Lm8Vx /add /domain",
+            "Rt5_kq9Zw2Lm8Vx",
+        ),
+    ],
+)
+def test_a_login_pair_and_net_user_go_and_look_alikes_stay(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

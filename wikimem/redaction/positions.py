@@ -760,6 +760,8 @@ RULES: list[Rule] = [
     rule("secret-assignment", r"(?m)^[ \t>#*-]*(?P<name>(?:[A-Z][A-Za-z]{1,20}[ \t]+){1,3}(?i:key|token|secret|password|passphrase))[ \t]*:[ \t]*(?P<v>[A-Za-z0-9_+/=-]{16,200})(?![^\s,;)])", "key: token: secret: password: passphrase:", _labelled),
     # `user:password` after a connect command's token flag (Milvus's `connect -t root:PW`)
     rule("cli-password", r"[ \t]-(?:t|-token)(?:=|[ \t]+)[\"']?[A-Za-z][\w.@-]{0,60}:(?P<v>[^\s\"'$][^\s\"']{5,300})", "connect login logon auth", _on_line(r"\b(?:connect|login|logon|signin|auth)\b")),
+    # Windows' `net user NAME PASSWORD [/add] [/domain]` (`*` prompts for it)
+    rule("cli-password", r"\bnet[ \t]+user[ \t]+[^\s/\"'*][^\s/\"']{0,100}[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s/\"'*$%][^\s\"']{2,200}))(?=[ \t]+/|[ \t]*$|[ \t]*\n)", "net user", _strong("cli-password")),
     # a client built from its endpoint and its key (`DgraphClientStub.from_cloud(URL, KEY)`)
     rule("secret-assignment", r"\([ \t]*[\"']https?://[^\"'\s]{1,300}[\"'][ \t]*,[ \t]*" + _Q + r"[ \t]*[,)]", "://", _client_url_key),
     # a key store's password right after its path (`new X509Certificate2("c.pfx", "PW")`, Java's

@@ -1,10 +1,12 @@
 """Secrets in running text and on a command's standard input.
 
-Owns two classes no assignment syntax reaches:
+Owns three classes no assignment syntax reaches:
 - prose: a value right after a secret name and a copula or separator in a sentence, in the major
   languages (`the password is ...`, `la contraseña es ...`, `Passwort für root: ...`,
   `Пароль администратора: ...`, `密码是 ...`), with at most a short qualifier between the name and
   the verb (`for root`, `de acceso`, one word in a non-Latin script);
+- a login written `USER / PASSWORD` after a word naming it (`the ops login is ops / ...`,
+  radiusd's `Login incorrect: [jdoe/...]`);
 - standard input: the producer of a pipe, a here-string or a here-document into a command that
   reads a password from stdin (`--password-stdin`, `--token-stdin`, `sudo -S`, `passwd --stdin`,
   `chpasswd`, `smbpasswd -s`, `--passphrase-fd 0`, `-passin stdin`), the `user NAME PW` line a
@@ -235,6 +237,40 @@ def scan_prose(text: str) -> Iterator[tuple[str, int, int]]:
                 covered = stop
                 yield "prose-secret", start, stop
     yield from _values_first(text, lowered)
+
+
+# --- a login given as USER / PASSWORD -----------------------------------------------------------
+
+# A sentence or a log that names a login, then `USER / PASSWORD` (`the shared ops login is ops /
+# ...`, `login with ops / ...`), or `[USER/PASSWORD]` in brackets (radiusd's `Login incorrect:
+# [jdoe/...]`): the second half is the password.
+LOGIN_NEEDLES = ("login", "log in", "logon", "credential", "creds")
+_LOGIN_PAIR = _lazy(
+    r"[^\n/]{0,40}?(?:[ \t](?P<user>[A-Za-z][\w.@-]{0,40})[ \t]+/[ \t]+(?P<v>[^\s/\"'`]{6,200})"
+    r"|[ \t][\[(](?P<buser>[A-Za-z][\w.@-]{0,40})/(?P<bv>[^\s/\])\"'`]{6,200})[\])])"
+)
+
+
+def scan_login_pairs(text: str) -> Iterator[tuple[str, int, int]]:
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        return  # a character that lengthens when lowered: positions would not line up
+    done = -1
+    for needle, pos in occurrences(lowered, LOGIN_NEEDLES):
+        if pos < done or (pos and _WORD_CHARS().match(text, pos - 1)):
+            continue
+        m = _LOGIN_PAIR().match(text, pos + len(needle))
+        if m is None:
+            continue
+        group = "v" if m.group("v") is not None else "bv"
+        start, stop = m.span(group)
+        if group == "v":
+            start, stop = trim(text, start, stop)
+            while stop > start and text[stop - 1] in ",;!?":
+                stop -= 1
+        if _value_counts(text[start:stop]):
+            done = stop
+            yield "prose-secret", start, stop
 
 
 # --- standard input ---------------------------------------------------------------------------

@@ -103,6 +103,7 @@ _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
         ((), prose.scan_prose),
         (("echo", "printf", "<<"), prose.scan_stdin),
         (("send",), prose.scan_expect),
+        (prose.LOGIN_NEEDLES, prose.scan_login_pairs),
     ]
     + [(positions.WEBHOOK_NEEDLES, positions.scan_webhook_urls), ((), vendored.scan_vendored)]
     + [((), positions.scan_high_entropy)]
