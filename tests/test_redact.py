@@ -2315,6 +2315,13 @@ def test_prose_in_more_languages_goes_and_a_word_there_stays(
             "radiusd[311]: Login incorrect: [jdoe/9GmTq--xZ4w~7] (from client ap-2 port 0)",
             "9GmTq--xZ4w~7",
         ),
+        # a client built from (host, port, user, password); a variable or a version there stays
+        (
+            "c = Client('sftp.acme.test', 22, 'deploy', password)\n"
+            'img = ImageClient("registry.acme.test", "nginx", "1.25.3-alpine")',
+            "c = Client('sftp.acme.test', 22, 'deploy', 'Tq7!vLm2Zx9Pw')",
+            "Tq7!vLm2Zx9Pw",
+        ),
         # Windows' net user NAME PASSWORD; `*` prompts for it
         (
             "net user svc_backup * /add /domain",
@@ -2323,7 +2330,7 @@ def test_prose_in_more_languages_goes_and_a_word_there_stays(
         ),
     ],
 )
-def test_a_login_pair_and_net_user_go_and_look_alikes_stay(
+def test_a_login_pair_a_clients_password_and_net_user_go_and_look_alikes_stay(
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)

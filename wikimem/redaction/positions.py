@@ -375,6 +375,23 @@ def _client_url_key(value: str, m: re.Match[str], text: str) -> str | None:
     return "secret-assignment"
 
 
+_CLIENT_CALLEE = re.compile(r"(?i)client|api|connect|session|ssh|ftp|smtp|imap|pop3|database|\bdb")
+
+
+def _host_user_password(value: str, m: re.Match[str], text: str) -> str | None:
+    """The last literal of a client's constructor whose first is a host, once a user-like
+    literal stands between them; it must look like a password (`_password_like`)."""
+    callee = _name_before(text, m.start())
+    if not callee or not _CLIENT_CALLEE.search(callee):
+        return None
+    middle = text[m.start() : m.start("vd" if m.group("vd") is not None else "vs")]
+    if not re.search(r"[,(][ \t]*[\"'][A-Za-z][\w.@-]{0,60}[\"'][ \t]*,[^,]*\Z", middle):
+        return None  # no user before the password
+    if re.fullmatch(r"v?\d+(?:\.\d+)+(?:[-+][\w.]+)?", value):
+        return None  # a version (`1.25.3-alpine`), as an image or a protocol client takes one
+    return "secret-assignment" if _password_like(value) else None
+
+
 def _key_list(value: str, m: re.Match[str], text: str) -> str | None:
     """Each item generated (`k/lyem80a1+vVz...==`), under a name that is not a public one."""
     if "PUBLIC" in m.group("name") or is_placeholder(value):
@@ -764,6 +781,9 @@ RULES: list[Rule] = [
     rule("cli-password", r"\bnet[ \t]+user[ \t]+[^\s/\"'*][^\s/\"']{0,100}[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s/\"'*$%][^\s\"']{2,200}))(?=[ \t]+/|[ \t]*$|[ \t]*\n)", "net user", _strong("cli-password")),
     # a client built from its endpoint and its key (`DgraphClientStub.from_cloud(URL, KEY)`)
     rule("secret-assignment", r"\([ \t]*[\"']https?://[^\"'\s]{1,300}[\"'][ \t]*,[ \t]*" + _Q + r"[ \t]*[,)]", "://", _client_url_key),
+    # a client built from (host, [port,] user, ..., password), as an SFTP, a database or a
+    # hypervisor's API client takes them (`Client('sftp.internal', 22, 'deploy', 'PW')`)
+    rule("secret-assignment", r"\([ \t]*[\"'](?:[\d.:]{7,45}|[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})+)[\"'][ \t]*,(?:[ \t]*" + _ARGUMENT + r"[ \t]*,){1,4}[ \t]*" + _Q + r"[ \t]*\)", "(", _host_user_password),
     # a key store's password right after its path (`new X509Certificate2("c.pfx", "PW")`, Java's
     # `ks.load(new FileInputStream("s.jks"), "PW".toCharArray())`)
     rule("secret-assignment", r"[\"'][^\"'\n]{1,300}\.(?:pfx|p12|jks|keystore|bks|bcfks)[\"'][ \t]*\)?[ \t]*,[ \t]*(?:[bBuU@](?=[\"']))?" + _Q, ".pfx .p12 .jks .keystore .bks .bcfks", _real("secret-assignment")),
