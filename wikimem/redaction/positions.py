@@ -778,7 +778,7 @@ RULES: list[Rule] = [
     # `user:password` after a connect command's token flag (Milvus's `connect -t root:PW`)
     rule("cli-password", r"[ \t]-(?:t|-token)(?:=|[ \t]+)[\"']?[A-Za-z][\w.@-]{0,60}:(?P<v>[^\s\"'$][^\s\"']{5,300})", "connect login logon auth", _on_line(r"\b(?:connect|login|logon|signin|auth)\b")),
     # Windows' `net user NAME PASSWORD [/add] [/domain]` (`*` prompts for it)
-    rule("cli-password", r"\bnet[ \t]+user[ \t]+[^\s/\"'*][^\s/\"']{0,100}[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s/\"'*$%][^\s\"']{2,200}))(?=[ \t]+/|[ \t]*$|[ \t]*\n)", "net user", _strong("cli-password")),
+    rule("cli-password", r"net[ \t]+user[ \t]+[^\s/\"'*][^\s/\"']{0,100}[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s/\"'*$%][^\s\"']{2,200}))(?=[ \t]+/|[ \t]*$|[ \t]*\n)", "net", _strong("cli-password"), bounded=True),
     # a client built from its endpoint and its key (`DgraphClientStub.from_cloud(URL, KEY)`)
     rule("secret-assignment", r"\([ \t]*[\"']https?://[^\"'\s]{1,300}[\"'][ \t]*,[ \t]*" + _Q + r"[ \t]*[,)]", "://", _client_url_key),
     # a client built from (host, [port,] user, ..., password), as an SFTP, a database or a
