@@ -300,9 +300,7 @@ def bare_node(env: dict[str, str], harness: Path) -> list[str]:
 def test_the_plugin_under_node_queues_each_turn_once(
     workspace: Path, isolated_env: Path, cli, style: str
 ) -> None:
-    assert cli("install", "opencode").code == 0
-    module = isolated_env / "wikimem.mjs"  # node reads a .mjs as a module whatever its version
-    shutil.copy(workspace / ".opencode" / "plugins" / "wikimem.js", module)
+    module = installed_plugin(cli, workspace, isolated_env)
     checked = subprocess.run([NODE, "--check", str(module)], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr
     # OpenCode 1.x runs every function a plugin file exports as a plugin: only the one
@@ -424,9 +422,7 @@ def test_the_plugin_keeps_the_context_file_in_step(
     wiki = workspace / ".clarvis" / "memory"
     wiki.mkdir()
     (wiki / "PROFILE.md").write_text(PROFILE)
-    assert cli("install", "opencode").code == 0
-    module = isolated_env / "wikimem.mjs"
-    shutil.copy(workspace / ".opencode" / "plugins" / "wikimem.js", module)
+    module = installed_plugin(cli, workspace, isolated_env)
     harness = isolated_env / "context.mjs"
     harness.write_text(CONTEXT_HARNESS)
     context = workspace / ".opencode" / "wikimem-context.md"
@@ -465,6 +461,24 @@ PARALLEL = REAL / "kimaki-real-session-task-three-parallel-sleeps.jsonl"
 MIDTURN = FIXTURES / "mid-turn-message.jsonl"
 PROMPT, QUEUED = "msg_cb9b0ba6c001i3YH7bGffdB6BF", "msg_cb9b14b10001Qm7dTz2LpXw9Rk"
 SENT = "Message the person sent during the turn: When the task is done, also run the unit tests."
+
+
+def installed_plugin(cli, workspace: Path, home: Path) -> Path:  # type: ignore[no-untyped-def]
+    """`wikimem install opencode`, its plugin copied where node reads it as a module (a `.mjs`,
+    whatever node's version)."""
+    assert cli("install", "opencode").code == 0
+    module = home / "wikimem.mjs"
+    shutil.copy(workspace / ".opencode" / "plugins" / "wikimem.js", module)
+    return module
+
+
+def stopped_while_running(workspace: Path) -> dict:
+    """The real 1.2.15 session as OpenCode had stored it when it stopped while its subagent
+    ran (the `task` call `running`), moved into `workspace`."""
+    lines = INTERRUPTION.read_text(encoding="utf-8").splitlines()
+    running = next(n for n, line in enumerate(lines) if '"status":"running"' in line) + 1
+    session = bus_session(INTERRUPTION, running)
+    return json.loads(json.dumps(session).replace(session["info"]["directory"], str(workspace)))
 
 
 def bus_session(path: Path, upto: int | None = None) -> dict:
@@ -599,9 +613,7 @@ def test_three_parallel_real_subagents_are_three_reports_in_one_turn() -> None:
 def test_the_installed_plugin_queues_a_real_session_once(
     workspace: Path, isolated_env: Path, cli, path: Path
 ) -> None:
-    assert cli("install", "opencode").code == 0
-    module = isolated_env / "wikimem.mjs"
-    shutil.copy(workspace / ".opencode" / "plugins" / "wikimem.js", module)
+    module = installed_plugin(cli, workspace, isolated_env)
     session = bus_session(path)
     real, child = session["info"]["id"], "ses_3464f3a1dffeBBD0d15EqnGjAh"
     harness = isolated_env / "harness.mjs"
@@ -661,9 +673,7 @@ def test_the_plugin_sends_the_message_before_its_window_so_a_turn_is_not_split(
     """A session longer than the 400 messages the plugin sends, whose window opens on the
     message sent mid-turn: the installed plugin under node hands on the message before it too,
     and the turn recorded at its own idle is not recorded again, nor split."""
-    assert cli("install", "opencode").code == 0
-    module = isolated_env / "wikimem.mjs"
-    shutil.copy(workspace / ".opencode" / "plugins" / "wikimem.js", module)
+    module = installed_plugin(cli, workspace, isolated_env)
     session = bus_session(MIDTURN)
     real = session["info"]["id"]
     session = json.loads(json.dumps(session).replace(session["info"]["directory"], str(workspace)))
@@ -833,16 +843,11 @@ def test_the_installed_plugin_records_a_real_session_opencode_crashed_in_at_its_
     environment, lists the folder's sessions and hands on the ones written last (not a
     subagent's, not another folder's); the installed `wikimem hook` queues the stopped turn once,
     and the next start (and a new session's creation) queues nothing more."""
-    assert cli("install", "opencode").code == 0
-    module = isolated_env / "wikimem.mjs"
-    shutil.copy(workspace / ".opencode" / "plugins" / "wikimem.js", module)
+    module = installed_plugin(cli, workspace, isolated_env)
     harness = isolated_env / "pickup.mjs"
     harness.write_text(PICKUP_HARNESS)
-    lines = INTERRUPTION.read_text(encoding="utf-8").splitlines()
-    running = next(n for n, line in enumerate(lines) if '"status":"running"' in line) + 1
-    stopped = bus_session(INTERRUPTION, running)
+    stopped = stopped_while_running(workspace)
     real = stopped["info"]["id"]
-    stopped = json.loads(json.dumps(stopped).replace(stopped["info"]["directory"], str(workspace)))
     child = {"info": {"id": "ses_child", "parentID": real, "directory": str(workspace)}}
     elsewhere = {"info": {"id": "ses_elsewhere", "directory": "/srv/other"}, "messages": []}
     fixture = isolated_env / "sessions.json"
@@ -914,16 +919,11 @@ def test_a_crashed_session_older_than_the_three_written_last_is_recorded_once(
     from wikimem.runners.opencode import FINISHED
 
     git("init", "-q", cwd=workspace)
-    assert cli("install", "opencode").code == 0
-    module = isolated_env / "wikimem.mjs"
-    shutil.copy(workspace / ".opencode" / "plugins" / "wikimem.js", module)
+    module = installed_plugin(cli, workspace, isolated_env)
     harness = isolated_env / "idle.mjs"
     harness.write_text(IDLE_HARNESS)
-    lines = INTERRUPTION.read_text(encoding="utf-8").splitlines()
-    running = next(n for n, line in enumerate(lines) if '"status":"running"' in line) + 1
-    crashed = bus_session(INTERRUPTION, running)
+    crashed = stopped_while_running(workspace)
     real = crashed["info"]["id"]
-    crashed = json.loads(json.dumps(crashed).replace(crashed["info"]["directory"], str(workspace)))
     later = crashed["info"]["time"]["updated"]
     done = [finished_copy(n, workspace, later + n * 600000) for n in range(1, 5)]
     fixture = isolated_env / "sessions.json"
