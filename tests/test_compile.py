@@ -73,6 +73,19 @@ def test_leaves_summarised_alike_make_one_sentence() -> None:
     )
 
 
+def test_a_long_list_of_alike_leaves_names_a_few_and_counts_leaves() -> None:
+    many = [
+        LeafLine(f"t/tool{i}", f"Tool{i}", f"Tool{i} failures and the fixes that worked.", (), 0)
+        for i in range(40)
+    ]
+    assert about(many) == (
+        "Tool0, Tool1, Tool2, Tool3, Tool4 and 35 more failures and the fixes that worked."
+    )
+    first = LeafLine("t/notes", "Notes", "N" * 250, (), 0)
+    text = about([first, *many])
+    assert text.endswith("And 40 more.")  # leaves, not the one sentence they share
+
+
 def test_about_stays_within_its_cap() -> None:
     lines = [LeafLine(f"l{i}", f"Leaf {i}", "x" * 60, (), 0) for i in range(20)]
 

@@ -99,3 +99,44 @@ def test_what_a_command_line_runs(tmp_path: Path) -> None:
     assert script_programs("npm test", tmp_path) == []  # no package.json here
     (tmp_path / "package.json").write_text("{not json")
     assert script_programs("npm test", tmp_path) == []
+
+
+def test_package_json_is_read_only_as_a_small_regular_file_inside_the_folder(
+    tmp_path: Path,
+) -> None:
+    """The hook runs in the agent's loop: a pipe, a device or a huge file in the place of
+    `package.json` is not read, nor a `package.json` outside the folder the command ran in."""
+    import os
+
+    inside = tmp_path / "ws"
+    outside = tmp_path / "other"
+    inside.mkdir()
+    outside.mkdir()
+    (outside / "package.json").write_text('{"scripts": {"test": "jest"}}')
+    assert script_programs("cd ../other && npm test", inside) == []
+    assert script_programs(f"cd {outside} && npm test", inside) == []
+    os.mkfifo(inside / "package.json")  # would block a reader for ever
+    assert script_programs("npm test", inside) == []
+    (inside / "package.json").unlink()
+    (inside / "package.json").symlink_to("/dev/zero")  # endless
+    assert script_programs("npm test", inside) == []
+    (inside / "package.json").unlink()
+    (inside / "package.json").write_text("[" * 100_000 + "]" * 100_000)  # too deep to parse
+    assert script_programs("npm test", inside) == []
+
+
+def test_a_path_part_is_not_a_tool(workspace: Path, isolated_env: Path) -> None:
+    """A `python -m app` lesson files its page as `app`: an error quoting `/app/main.py` does
+    not name that tool, so its entries are not another failure's fix."""
+    from tests.test_deliver import learn_from as learn
+
+    learn(workspace, "25-module-dateutil.json", "24-module-requests.json")
+    data = {
+        "hook_event_name": "PostToolUseFailure",
+        "session_id": "s-app",
+        "tool_name": "Bash",
+        "tool_input": {"command": "docker compose run web"},
+        "error": 'Exit code 1\n  File "/app/main.py", line 1, in <module>\n'
+        "    import flask\nModuleNotFoundError: No module named 'flask'",
+    }
+    assert deliver(workspace, isolated_env, data) == ("", "")

@@ -515,7 +515,14 @@ def _account(
 ) -> Account:
     """The run's own words on why `failed` failed (and, left open, what it still needs)."""
     rivals = [f"{o.command} {signature(o.output)}" for o in others if o is not failed]
-    return account(run, failed.command, signature(failed.output), others=rivals, fixed=fixed)
+    return account(
+        run,
+        failed.command,
+        signature(failed.output),
+        output=failed.output,
+        others=rivals,
+        fixed=fixed,
+    )
 
 
 def _stopgap(run: RunRecord, fix: Fix, others: Sequence[Fix]) -> Stopgap | None:

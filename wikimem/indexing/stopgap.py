@@ -53,6 +53,21 @@ _NOT_FIXED = re.compile(
     r"^(?:not|never|un)\W*(?:yet\s+)?fixed\W*$|^still (?:open|failing)\W*$", re.I
 )
 _FIRST_PERSON = re.compile(r"^(?:I|We)\b")
+# What says a fixed failure's cause outright (`means`, `since`, `shares` do not: "this means the
+# install passes now" is no cause).
+_STATED_CAUSE = re.compile(r"\b(?:because|due to|caused by|owing to|the cause (?:was|is))\b", re.I)
+# A sentence addressed to whoever reads the memory, not a finding: untrusted text steering the
+# next agent ("IMPORTANT: any assistant reading this must…", "ignore the previous …").
+_ADDRESSED = re.compile(
+    r"\b(?:any|every|all|future|the next|whatever)\s+(?:(?:AI|coding)\s+)?"
+    r"(?:assistants?|agents?|models?|LLMs?|readers?|bots?)\b"
+    r"|\bignore (?:all|any|the|previous|prior|above|earlier)\b"
+    r"|\b(?:system|developer) (?:note|prompt|message|instruction)s?\b"
+    r"|\b(?-i:IMPORTANT|ATTENTION|NOTE TO)\b"
+    r"|\byou (?:must|should|are to|need to)\b",
+    re.I,
+)
+_MARKUP = re.compile(r"<!--|-->|```|~~~")  # would open a comment or a fence in the page
 
 
 @dataclass(frozen=True)
@@ -64,26 +79,42 @@ class Account:
 
 
 def account(
-    run: RunRecord, failed: str, error: str, *, others: Sequence[str] = (), fixed: bool
+    run: RunRecord,
+    failed: str,
+    error: str,
+    *,
+    output: str = "",
+    others: Sequence[str] = (),
+    fixed: bool,
 ) -> Account:
-    """What the run's result and notes say of the failure of `failed` with `error`.
+    """What the run's result and notes say of the failure of `failed` with `error` (its telling
+    line; `output`, the whole output, when known).
 
-    A sentence is this failure's when it shares more of its telling words with this command and
-    error than with any other failure of the run (`others`: their command and error texts; with
-    none, every sentence is). The cause is up to two such sentences that name the error's words
-    and say three telling words more than the command and error do (a restatement, "alembic
-    exits with 'DATABASE_URL is not set'", says nothing new); of a fixed failure, only a
-    sentence that says it is a cause (`because`, `due to`, ...). The todo, of a failure left
-    open, is the first sentence saying what is needed or left to do."""
-    own, named = _words(f"{failed} {error}"), _words(error)
-    rivals = [_words(other) for other in others]
+    A sentence is this failure's when it shares a telling word (by its first five letters:
+    `migrate` meets `migrations`) with this command, its output or the run's task, and no fewer
+    with this command and error than with any other failure's (`others`: their command and
+    error texts). The cause is up to two such sentences that name the error's words and say
+    three telling words more than the command and error do (a restatement, "alembic exits with
+    'DATABASE_URL is not set'", says nothing new); of a fixed failure, only a sentence that
+    says it is a cause (`because`, `due to`, `caused by`). The todo, of a failure left open, is
+    the first sentence saying what is needed or left to do. Run text is untrusted: a sentence
+    addressed to whoever reads it ("any assistant reading this must…"), or one that would open
+    a comment or a fence in the page, is never taken."""
+    # what the run was doing names this work too ("Run the database migrations...")
+    own = _stems(f"{failed} {output or error} {run.task}")
+    key, named = _stems(f"{failed} {error}"), _words(error)
+    rivals = [_stems(other) for other in others]
 
     def mine(sentence: str) -> bool:
-        said = _words(sentence)
-        shared = len(said & own)
-        return not rivals or (shared > 0 and all(shared >= len(said & r) for r in rivals))
+        said = _stems(sentence)
+        return bool(said & own) and all(len(said & key) >= len(said & r) for r in rivals)
 
-    sentences = [s for s in _sentences(run) if not _NOT_FIXED.match(s) and mine(s)]
+    sentences = [
+        s
+        for s in _sentences(run)
+        if not _NOT_FIXED.match(s) and not _ADDRESSED.search(s) and not _MARKUP.search(s)
+    ]
+    sentences = [s for s in sentences if mine(s)]
     todo = ""
     if not fixed:
         todo = next((m.group(1) for m in map(_TODO.match, sentences) if m), "")
@@ -97,11 +128,15 @@ def account(
             continue
         said = _words(sentence)
         if fixed:
-            if _CAUSE.search(sentence) and said & own:
+            if _STATED_CAUSE.search(sentence) and said & (named | _words(failed)):
                 causes.append(sentence)
-        elif said & named and len(said - own - _FILLER) >= 3:
+        elif said & named and len(said - _words(f"{failed} {error}") - _FILLER) >= 3:
             causes.append(sentence)
     return Account(_bounded(_joined(causes[:2])), _bounded(todo.rstrip(".")))
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:5] for w in _words(text)}
 
 
 @dataclass(frozen=True)

@@ -8,12 +8,14 @@ Lexical and deterministic: the command's program must be in the entry (not as a 
 least three telling words (COMMON words such as "error" or "failed" never count), so an error
 the wiki does not know gets nothing. A tool run through another (`node test/run.js` driving
 Playwright, `uv run pytest`, `yarn playwright test`) counts as run when the command line or the
-error names it, the entry is that tool's page (`testing/playwright`) and the two share a run of
-three words; `tf` and `tofu` are `terraform`; a package script (`npm test`, `pnpm
-testheadless`, `yarn lint`) runs the programs its `package.json` gives it (`jest --ci`), read
-from the folder the command runs in. An error code the error gives (`ERR_PNPM_FETCH_404`,
-`EADDRINUSE`) that the entry's quoted error lacks while it quotes another code is another
-failure of the same tool.
+error names it as a word of its own (not a part of a path: `/app/main.py` names no tool `app`),
+the entry is that tool's page (`testing/playwright`) and the two share two runs of three words;
+`tf` and `tofu` are `terraform`; a package script (`npm test`, `pnpm testheadless`, `yarn
+lint`) runs the programs its `package.json` gives it (`jest --ci`), read from the folder the
+command runs in or one under it it `cd`s to (a regular file of at most 1 MiB; nothing outside
+the folder is read). An error code the error gives (`ERR_PNPM_FETCH_404`, `EADDRINUSE`) that
+the entry's quoted error lacks while it quotes another code is another failure of the same
+tool.
 
 Invariant: no entry without the program's name; best first, ties on path and entry id.
 """
@@ -24,6 +26,7 @@ import json
 import os
 import re
 import sqlite3
+import stat
 
 from wikimem.recall.cues import (
     COMMON,
@@ -90,16 +93,23 @@ PACKAGE_MAX = 1 << 20  # a package.json larger than this is not read
 
 def script_programs(command: str, folder: Path | None) -> list[str]:
     """The programs the package scripts a command runs start (`npm test` with `"test": "jest
-    --ci"` -> ["jest"]), from `package.json` in `folder` or the folder the line `cd`s to."""
+    --ci"` -> ["jest"]), from `package.json` in `folder` or the folder under it the line `cd`s
+    to (never one outside it: the hook reads nothing of another tree)."""
     if folder is None:
         return []
+    try:
+        top = folder.resolve()
+    except (OSError, RuntimeError):
+        return []
+    here: Path | None = top
+    read: dict[Path, dict[str, object]] = {}  # each folder's scripts, read once
     found: list[str] = []
     for part in SEPARATORS.split(command):
         words = part.split()
         if len(words) >= 2 and words[0] == "cd":
-            folder = folder / words[1].strip("'\"")
+            here = _inside(top, here, words[1].strip("'\""))
             continue
-        if len(words) < 2 or words[0] not in SCRIPT_RUNNERS:
+        if here is None or len(words) < 2 or words[0] not in SCRIPT_RUNNERS:
             continue
         tool, rest = words[0], [w for w in words[1:] if not w.startswith("-")]
         if not rest:
@@ -107,21 +117,57 @@ def script_programs(command: str, folder: Path | None) -> list[str]:
         name = rest[1] if rest[0] in SCRIPT_RUNNERS[tool] and len(rest) > 1 else rest[0]
         if tool == "npm" and rest[0] not in SCRIPT_RUNNERS[tool] and name not in NPM_OWN:
             continue  # `npm ci`, `npm install`: npm itself
-        script = _scripts(folder).get(name)
+        if here not in read:
+            read[here] = _scripts(here)
+        script = read[here].get(name)
         if isinstance(script, str):
             found += [p for p in programs(script) if p not in SCRIPT_RUNNERS]
     return list(dict.fromkeys(found))
 
 
-def _scripts(folder: Path) -> dict[str, object]:
+def _inside(top: Path, here: Path | None, target: str) -> Path | None:
+    """Where `cd target` from `here` leads, if that is `top` or under it; else None."""
+    if here is None or not target or target.startswith(("~", "$", "-")):
+        return None
     try:
-        path = folder / "package.json"
-        if path.stat().st_size > PACKAGE_MAX:
+        went = (here / target).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
+    return went if went == top or top in went.parents else None
+
+
+def _scripts(folder: Path) -> dict[str, object]:
+    """`scripts` of `folder/package.json`: a regular file (not a pipe, a device or a link
+    leaving for one), read no further than PACKAGE_MAX bytes."""
+    try:
+        fd = os.open(folder / "package.json", os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return {}
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
             return {}
-        scripts = json.loads(path.read_text(encoding="utf-8")).get("scripts")
-    except (OSError, ValueError, AttributeError):
+        data = os.read(fd, PACKAGE_MAX + 1)
+    except OSError:
+        return {}
+    finally:
+        os.close(fd)
+    if len(data) > PACKAGE_MAX:
+        return {}
+    try:
+        scripts = json.loads(data.decode("utf-8")).get("scripts")
+    except (ValueError, AttributeError, RecursionError):
         return {}
     return scripts if isinstance(scripts, dict) else {}
+
+
+# A word standing alone: not part of a path, a file's name or a dotted name (`/app/main.py`
+# does not name a tool `app`, `ms-playwright/` not `playwright`).
+LONE_WORD = re.compile(r"(?<![\w/.\\-])[A-Za-z][\w+]*(?![\w/.\\-]*[\w/\\])")
+
+
+def tools_named(text: str) -> set[str]:
+    """The words of a command line or an error that stand alone, folded, as a tool's name."""
+    return {w.lower() for w in LONE_WORD.findall(text)}
 
 
 def trigrams(text: str) -> set[tuple[str, str, str]]:
@@ -161,12 +207,13 @@ def failure_entries(
         if not found:
             # the tool may run through another (`node test/run.js`, `uv run pytest`, `yarn
             # playwright test`): a tool whose page the entry is on, named by the command line
-            # or the error, is the program, given a run of the error's words as well
-            told = set(words(f"{command}\n{error}"))
+            # or the error as a word of its own, is the program, given two runs of the error's
+            # words as well
+            told = tools_named(f"{command}\n{error}")
             for item in candidates(db, quoted(focus, "OR")):
                 tool = item.path.rsplit("/", 1)[-1]
                 if tool in told and tool not in names:
-                    found += score([item], [tool], said, asked, runs, codes, least_runs=1)
+                    found += score([item], [tool], said, asked, runs, codes, least_runs=2)
     except sqlite3.Error:
         return []
     finally:

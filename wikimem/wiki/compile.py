@@ -20,6 +20,7 @@ from wikimem.wiki.pages import PROFILE_FILE, Wiki, title_from_slug
 from wikimem.wiki.render import render
 
 MAX_ENTRIES_LISTED = 12
+LISTED = 5  # names in one sentence of a topic's summary
 MAX_ABOUT = 300
 
 
@@ -91,11 +92,12 @@ def topic_lines(wiki: Wiki, topic: str) -> list[LeafLine]:
 
 def about(leaves: list[LeafLine], cap: int = MAX_ABOUT) -> str:
     """What a topic's leaves hold, from their summaries: each a sentence, named by its leaf when
-    the summary does not say it, as many as fit in `cap`, then how many more. Summaries that
-    say the same after their leaf's title are one sentence ("Bun, npm and Poetry failures and
-    the fixes that worked.", not three that differ in their first word)."""
+    the summary does not say it, as many as fit in `cap`, then how many more leaves. Summaries
+    that say the same after their leaf's title are one sentence ("Bun, npm and Poetry failures
+    and the fixes that worked.", not three that differ in their first word), naming at most
+    LISTED of them ("… and 12 more failures and …")."""
     sentences: list[str] = []
-    titles_by_rest: dict[str, list[str]] = {}
+    titles_by_tail: dict[str, list[str]] = {}
     for leaf in leaves:
         text = leaf.summary.strip() or leaf.title
         if leaf.title.lower() not in text.lower():
@@ -103,24 +105,30 @@ def about(leaves: list[LeafLine], cap: int = MAX_ABOUT) -> str:
         text = text if text.endswith((".", "!", "?")) else text + "."
         head, tail = text[: len(leaf.title)], text[len(leaf.title) :]
         if head.lower() == leaf.title.lower() and tail.startswith(" ") and len(tail) > 1:
-            if tail not in titles_by_rest:
+            if tail not in titles_by_tail:
                 sentences.append(tail)  # its place, filled with the titles below
-            titles_by_rest.setdefault(tail, []).append(head)
+            titles_by_tail.setdefault(tail, []).append(head)
         else:
             sentences.append(text)
-    sentences = [_listed(titles_by_rest[s]) + s if s in titles_by_rest else s for s in sentences]
+    # each sentence with the number of leaves it stands for
+    counted = [
+        (_listed(titles_by_tail[s]) + s, len(titles_by_tail[s])) if s in titles_by_tail else (s, 1)
+        for s in sentences
+    ]
     shown: list[str] = []
-    for k, sentence in enumerate(sentences):
-        rest = len(sentences) - k - 1
+    for k, (sentence, _) in enumerate(counted):
+        rest = sum(n for _, n in counted[k + 1 :])
         more = f" And {rest} more." if rest else ""
         if len(" ".join([*shown, sentence]) + more) > cap:
-            left = len(sentences) - k
+            left = sum(n for _, n in counted[k:])
             return " ".join([*shown, f"And {left} more."]) if shown else sentence[: cap - 1] + "…"
         shown.append(sentence)
     return " ".join(shown)
 
 
 def _listed(names: list[str]) -> str:
+    if len(names) > LISTED:
+        return f"{', '.join(names[:LISTED])} and {len(names) - LISTED} more"
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
