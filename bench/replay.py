@@ -49,6 +49,12 @@ anything delivered counts against precision. Rows of a lesson the corpus does no
 left out. A row is in the part its lesson is in (below), so the held-apart lessons' variants are
 never printed by `--misses` either.
 
+A fourth, the wordings (`tests/data/replay_prompts/`): real problem statements copied from
+public issue and question titles, collected by someone who had not read the matching rules, as
+a session's first prompt (no branch, no recent paths). A "same-problem" row states a lesson's
+problem in a person's own words: the lesson's entries must come back; an "other-problem" row is
+about the same tools, or about other work, and must get nothing.
+
 The split, fixed before any result was looked at: a case is *held apart* when the SHA-256 of
 its key (the case file's stem for the lessons, the source session for the real corpus, so one
 session's turns never straddle the two parts) ranks among the lowest third, rounded up, of its
@@ -90,6 +96,7 @@ REAL = ROOT / "wikimem" / "data" / "eval" / "real.jsonl"
 # published transcripts by tests/fixtures/eval/build_state.py.
 STATE = ROOT / "tests" / "fixtures" / "eval" / "real_state.json"
 VARIANTS = ROOT / "tests" / "data" / "replay_variants" / "variants.jsonl"
+PROMPTS = ROOT / "tests" / "data" / "replay_prompts" / "prompts.jsonl"
 # A real 180 KB Claude Code transcript: the prompt hook reads its tail for the recent paths.
 TRANSCRIPT = ROOT / "tests/fixtures/runners/real/claude-2.1.14-python-to-rust-subagent.jsonl"
 TARGETS = {"recall": 0.8, "precision": 0.7, "failure_p99_ms": 100.0, "prompt_p99_ms": 150.0}
@@ -486,6 +493,58 @@ def replay_variants(
     return tallies
 
 
+def prompt_rows() -> list[dict[str, str]]:
+    if not PROMPTS.is_file():
+        return []
+    lines = PROMPTS.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def replay_prompts(
+    places: config.Places, taught: dict[str, set[str]], cases: list[Case], misses: bool = False
+) -> dict[str, Tally]:
+    """The real wordings as UserPromptSubmit payloads (no branch, no recent paths: a session's
+    first prompt), by part: "wordings/PART/same" (recall: one of the lesson's entries came
+    back; precision over what came) and "wordings/PART/other" (`needing` counts the rows,
+    `recalled` those that got anything: a prompt the wiki has nothing for). A row of a lesson
+    is in its lesson's part; one of no lesson in the part its id's hash gives it."""
+    tallies: dict[str, Tally] = {}
+    index_file = places.state / "search.sqlite"
+    by_id = {c.id: c for c in cases if c.corpus == "lessons"}
+    rows = prompt_rows()
+    loose = held_apart([r["id"] for r in rows if r["lesson"] == "none"])
+    with tempfile.TemporaryDirectory() as scratch:
+        for row in rows:
+            case = by_id.get(row["lesson"])
+            if row["lesson"] != "none" and (case is None or not taught.get(case.id)):
+                continue  # the corpus does not teach this lesson
+            lesson = needed_by(case, cases, taught) if case else set()
+            same = row["kind"] == "same-problem"
+            part = case.part if case else ("held" if row["id"] in loose else "tuned")
+            tally = tallies.setdefault(f"wordings/{part}/{'same' if same else 'other'}", Tally())
+            data = {"hook_event_name": "UserPromptSubmit", "session_id": f"wording-{row['id']}",
+                    "prompt": row["prompt"]}  # fmt: skip
+            event = read_event(data)
+            began, cpu = time.perf_counter(), time.process_time()
+            text, given = answer(event, index_file, Path(scratch), 2000, "claude")
+            tally.times.append(time.perf_counter() - began)
+            tally.cpu.append(time.process_time() - cpu)
+            tally.events += 1
+            tally.delivered += len(given)
+            tally.chars += (
+                len(json.loads(text)["hookSpecificOutput"]["additionalContext"]) if text else 0
+            )
+            hits = [ref for ref in given if ref in lesson]
+            tally.needing += 1
+            tally.recalled += bool(hits) if same else bool(given)
+            tally.relevant += len(hits)
+            wrong = (not hits) if same else bool(given)
+            if misses and part == "tuned" and wrong:
+                print(f"--- wording {row['id']} ({row['kind']}): {row['prompt'][:120]!r}"
+                      f" got {given}", file=sys.stderr)  # fmt: skip
+    return tallies
+
+
 # A command quoted as what fails: "`bun install --frozen-lockfile` fails with exit code 1".
 FAILING_SPAN = re.compile(r"`([^`\n]+)`\s+(?:fails|failed|errors|breaks|hangs)\b", re.I)
 PITFALL_WORDS = frozenset({"fails", "fail", "failed", "error", "errors", "breaks", "hangs"})
@@ -673,6 +732,7 @@ def measure(
         tallies = replay(places, taught, cases, misses)
         if not ids and only != "real":
             tallies.update(replay_variants(places, taught, cases, misses))
+            tallies.update(replay_prompts(places, taught, cases, misses))
         processes(places, tallies, runs)
         commands = transcript_commands()  # other projects' sessions: any warning is noise
         for command in commands:
