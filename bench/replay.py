@@ -537,8 +537,8 @@ def replay_prompts(
             hits = [ref for ref in given if ref in lesson]
             tally.needing += 1
             tally.recalled += bool(hits) if same else bool(given)
-            tally.relevant += len(hits)
-            wrong = (not hits) if same else bool(given)
+            tally.relevant += len(hits) if same else 0
+            wrong = (not hits or len(hits) < len(given)) if same else bool(given)
             if misses and part == "tuned" and wrong:
                 print(f"--- wording {row['id']} ({row['kind']}): {row['prompt'][:120]!r}"
                       f" got {given}", file=sys.stderr)  # fmt: skip

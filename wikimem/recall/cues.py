@@ -229,6 +229,7 @@ STATE_FILES = 2
 # work are (a file one entry of 10,000 leaves cites weighs about 0.9).
 STATE_WEIGHT = 1.2
 SOUGHT = 0.5  # a path weighing less is not looked up (`prompt_entries`)
+QUOTED_RUNS = 2  # runs of three words a prompt shares with an entry's quoted error: pasted
 
 
 def branch_terms(branch: str) -> list[str]:
@@ -268,6 +269,7 @@ def cited(paths: list[str], text: str, rarity: dict[str, float] | None = None) -
 
 
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
+FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.S)  # a fenced block: the output an entry quotes
 PATH_WORD = re.compile(r"(?<![\w/])(?:[\w.-]+/)+[\w.-]+")
 URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.I)
 # A name the prompt gives one thing: a file (`conftest.py`), a symbol (`multiply_numbers`,
@@ -283,20 +285,38 @@ def names(text: str) -> list[str]:
     return list(dict.fromkeys(n.lower() for n in NAME.findall(URL.sub(" ", text))))
 
 
-def named_in(wanted: list[str], body: str) -> list[str]:
+def named_in(wanted: list[str], body: str, quoted_text: str = "") -> list[str]:
     """The names of `wanted` that the entry's commands or its paths' file names give whole:
     `lazy_html` for `lazy_html` or `lib/lazy_html.ex`, never for `lazy` and `html` apart, nor
     `spotter-fum` for `spotter-fum.2` or a folder `spotter-fum/` (a folder is often the
     checkout the lesson was learned in, not what it is about)."""
     given = set()
     files = [path.rstrip("/").rsplit("/", 1)[-1] for path in PATH_WORD.findall(body)]
-    for span in CODE_SPAN.findall(body) + files:
+    # and the error it quotes: `ERR_PNPM_OUTDATED_LOCKFILE` in its title or output
+    for span in CODE_SPAN.findall(body) + files + [quoted_text]:
         for name in names(span):
             given.add(name)
             stem_, dot, extension = name.rpartition(".")
             if dot and extension.isalpha():
                 given.add(stem_)
     return [n for n in wanted if n in given]
+
+
+def trigrams(text: str) -> set[tuple[str, str, str]]:
+    """The runs of three words of `text`, as `words` has them, but those of common words only
+    ("error command failed" says nothing)."""
+    seq = words(text)
+    return {
+        (a, b, c)
+        for a, b, c in zip(seq, seq[1:], seq[2:], strict=False)
+        if not {a, b, c} <= COMMON
+    }
+
+
+def quoted_error(item: Found) -> str:
+    """What an entry says of its failure in the failure's own words: its title and the output
+    it quotes (its fenced blocks)."""
+    return item.title + "\n" + "\n".join(FENCE.findall(item.body))
 
 
 def symbol_parts(prompt: str) -> set[str]:
@@ -336,10 +356,6 @@ COMMANDS_FOR: dict[str, tuple[str, ...]] = {
     "lint": ("ruff check", "mix credo", "eslint", "flake8", "pylint", "golangci lint", "rubocop"),
     "typecheck": ("mypy", "pyright", "mix dialyzer", "tsc noemit"),
     "format": ("mix format", "ruff format", "prettier", "cargo fmt", "gofmt", "black check"),
-    "dependenc": (
-        *("pip install", "npm install", "npm ci", "bun install", "yarn install", "pnpm install"),
-        *("mix deps get", "poetry install", "uv sync", "bundle install", "cargo fetch"),
-    ),
 }
 
 
@@ -407,7 +423,10 @@ def prompt_entries(
     (`commands_meant`: "run the migrations" asks for `alembic upgrade`; 1, once), a name the
     prompt gives (`lazy_html`, `Spotter.Router`, `conftest.py`) that the entry's commands or
     file names give whole
-    (`named_in`: 1, and it counts as a word of the prompt), and the paths the prompt or the
+    (`named_in`: 1, and it counts as a word of the prompt; its title's and quoted output's
+    names too: `ERR_PNPM_OUTDATED_LOCKFILE`), an error the prompt pastes that the entry quotes
+    (two runs of three of its words in the entry's title or fenced output: 1, and two pieces,
+    as a word of the prompt), and the paths the prompt or the
     session's recent tool calls named that the entry cites (`cited`: 1 for a path, 1/2 for its
     folder). An entry needs two pieces of it weighing ENOUGH together, as much as one word that
     names that entry alone, one piece in its title, page, paths or commands, and one a word of
@@ -464,6 +483,7 @@ def prompt_entries(
         db.close()
     terms = focus + also
     programs = {program for program, _ in quoted_commands}
+    runs = trigrams(URL.sub(" ", prompt))  # a pasted error's runs of words
     found = []
     bar = 0.0
     for item in items:
@@ -482,22 +502,27 @@ def prompt_entries(
         if meant:  # in the entry's title or body, not across its page's name (`build/poetry`)
             quoting = (" ".join(words(item.title)), " ".join(words(item.body)))
             commands += [c for c in meant if any(f" {c} " in f" {q} " for q in quoting)][:1]
-        cites = named_in(given_names, item.body) if given_names else []
+        error = quoted_error(item)
+        cites = named_in(given_names, item.body, error) if given_names else []
+        # the prompt pastes the failure the entry quotes: two runs of its words
+        pasted = len(runs & trigrams(error)) >= QUOTED_RUNS if runs else False
         evidence = (
             sum(weight[t] for t in titled + paged)
             + 0.5 * sum(weight[t] for t in weak)
             + on_paths
             + len(commands)
             + len(cites)
+            + pasted
         )
         pieces = len(strong) + len(weak) + (raw > 0) + (raw >= 1) + len(commands) + len(cites)
+        pieces += 2 * pasted
         if len(asked) == 1 and titled and paged:
             pieces += 1  # a one-topic prompt naming both the page and the entry's title
         worded = (
             pieces >= 2
             and evidence >= ENOUGH
-            and (strong or on_paths or commands or cites)
-            and (cites or any(t in asked for t in strong + weak))
+            and (strong or on_paths or commands or cites or pasted)
+            and (cites or pasted or any(t in asked for t in strong + weak))
         )
         if worded or by_state:
             item.score = round(evidence, 6)

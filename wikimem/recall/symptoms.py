@@ -29,7 +29,7 @@ import sqlite3
 import stat
 
 from wikimem.recall.cues import (
-    COMMON,
+    FENCE,
     Found,
     candidates,
     open_index,
@@ -37,6 +37,7 @@ from wikimem.recall.cues import (
     rarest,
     shared,
     telling,
+    trigrams,
     words,
 )
 
@@ -54,7 +55,6 @@ PLUMBING = frozenset(
 )
 SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
 EXIT_LINE = re.compile(r"^\s*(?:Exit code:?|Process exited with code)\s*-?\d+\s*$", re.I | re.M)
-FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.S)
 # A file's name (`mix.exs`, `assets/build.js`, `package.json`): naming it is not naming the
 # program its first part spells (a note citing `mix.exs` is not about running `mix`).
 FILE_NAME = re.compile(r"[\w./-]*[\w-]\.[A-Za-z][\w]*\b")
@@ -168,15 +168,6 @@ LONE_WORD = re.compile(r"(?<![\w/.\\-])[A-Za-z][\w+]*(?![\w/.\\-]*[\w/\\])")
 def tools_named(text: str) -> set[str]:
     """The words of a command line or an error that stand alone, folded, as a tool's name."""
     return {w.lower() for w in LONE_WORD.findall(text)}
-
-
-def trigrams(text: str) -> set[tuple[str, str, str]]:
-    seq = words(text)
-    return {
-        (a, b, c)
-        for a, b, c in zip(seq, seq[1:], seq[2:], strict=False)
-        if not {a, b, c} <= COMMON  # "error command failed" says nothing
-    }
 
 
 def failure_entries(
