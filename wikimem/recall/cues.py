@@ -307,9 +307,7 @@ def trigrams(text: str) -> set[tuple[str, str, str]]:
     ("error command failed" says nothing)."""
     seq = words(text)
     return {
-        (a, b, c)
-        for a, b, c in zip(seq, seq[1:], seq[2:], strict=False)
-        if not {a, b, c} <= COMMON
+        (a, b, c) for a, b, c in zip(seq, seq[1:], seq[2:], strict=False) if not {a, b, c} <= COMMON
     }
 
 
