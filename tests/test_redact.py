@@ -2334,3 +2334,94 @@ def test_a_login_pair_a_clients_password_and_net_user_go_and_look_alikes_stay(
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # a secret's name with its environment or generation after it; a public key's stays
+        (
+            'DOTENV_PUBLIC_KEY_STAGING="03b1f6a9c2d4e8f0a7b5c3d1e9f2a4b6c8d0e2f4a6b8c0d2e4f6a8b0c2d4e6f8a0"',
+            'DOTENV_PRIVATE_KEY_STAGING="9c2d4e8f0a7b5c3d1e9f2a4b6c8d0e2f4a6b8c0d2e4f6a8b0c2d4e6f8a0b1f6a"',
+            "9c2d4e8f0a7b5c3d1e9f2a4b6c8d0e2f4a6b8c0d2e4f6a8b0c2d4e6f8a0b1f6a",
+        ),
+        ("API_KEY_ID_PROD=4417", "STRIPE_API_KEY_2=Zq8w2E9r4T7y1U5i3O6p", "Zq8w2E9r4T7y1U5i3O6p"),
+        # a cron job's check-in URL under a host saying cron, after `/p/`, under a ping's name,
+        # and inside a relay's query; a post's short id under `/p/` stays
+        (
+            "see https://www.instagram.com/p/Cq8Wm2Lx9Rt/ and https://cronhub.io/docs/ping",
+            "curl -fsS https://cronitor.link/p/Qm7Zt2Wx9Lp4Kd8Rv3Nc6Bf1Hy5Jg0Ts/backup?state=run",
+            "Qm7Zt2Wx9Lp4Kd8Rv3Nc6Bf1Hy5Jg0Ts",
+        ),
+        (
+            'HEARTBEAT_URL="https://status.acme.test/docs/monitors"',
+            'HEARTBEAT_URL="https://status.acme.test/api/Qm7Zt2Wx9Lp4Kd8Rv3Nc6Bf1Hy5J"',
+            "Qm7Zt2Wx9Lp4Kd8Rv3Nc6Bf1Hy5J",
+        ),
+        (
+            "https://relay.acme.test/go?to=https%3A%2F%2Fdocs.acme.test%2Fguide",
+            "https://relay.acme.test/go?to=https%3A%2F%2Fcron.acme.test%2Fp%2FQm7Zt2Wx9Lp4Kd8Rv3Nc6Bf1",
+            "Qm7Zt2Wx9Lp4Kd8Rv3Nc6Bf1",
+        ),
+        # a token as a URL's user with its password empty; a user name there stays
+        (
+            "pip install --index-url https://deploy-bot:@pypi.acme.test/simple/ app",
+            "pip install --index-url https://Qm7Zt2Wx9Lp4Kd8Rv3Nc:@pypi.acme.test/simple/ app",
+            "Qm7Zt2Wx9Lp4Kd8Rv3Nc",
+        ),
+        # user:password after a long flag naming auth or credentials, curl's -U, ab's -A
+        (
+            "mitmproxy --proxyauth @htpasswd --upstream-auth $PROXY_USER:$PROXY_PASS",
+            "mitmproxy --mode upstream:http://gw:3128 --proxy-auth scan:Tq7!vLm2Zx9Pw",
+            "Tq7!vLm2Zx9Pw",
+        ),
+        (
+            "curl -U proxyuser: https://x.test/",
+            "curl -U ops:Tq7!vLm2Zx9Pw https://x.test/",
+            "Tq7!vLm2Zx9Pw",
+        ),
+        (
+            "ab -n 100 -c 10 https://x.test/",
+            "ab -n 100 -A bench:Tq7!vLm2Zx9Pw https://x.test/",
+            "Tq7!vLm2Zx9Pw",
+        ),
+        # an environment lookup's default under a secret's name, in several languages; a
+        # host's default, an empty one or a stand-in stays
+        (
+            'storePassword System.getenv("STORE_PASSWORD") ?: ""\n'
+            'host = System.getenv("DB_HOST") ?: "db.acme.test"',
+            'keyPassword System.getenv("KEY_PASSWORD") ?: "Tq7vLm2Zx9PwRs"',
+            "Tq7vLm2Zx9PwRs",
+        ),
+        (
+            'pw = os.environ.get("DB_PASSWORD") or "your-db-password"',
+            'pw = os.environ.get("DB_PASSWORD") or "Tq7vLm2Zx9PwRs"',
+            "Tq7vLm2Zx9PwRs",
+        ),
+        (
+            "const url = process.env.API_URL || 'https://api.acme.test';",
+            "const token = process.env.API_TOKEN ?? 'Tq7vLm2Zx9PwRs4';",
+            "Tq7vLm2Zx9PwRs4",
+        ),
+        (
+            'pw = ENV["DB_USER"] || "deploy"',
+            'pw = ENV["DB_PASSWORD"] || "Tq7vLm2Zx9PwRs"',
+            "Tq7vLm2Zx9PwRs",
+        ),
+        (
+            'let pw = env::var("DB_NAME").unwrap_or("app".to_string());',
+            'let pw = env::var("DB_PASSWORD").unwrap_or("Tq7vLm2Zx9PwRs".to_string());',
+            "Tq7vLm2Zx9PwRs",
+        ),
+        (
+            'pw := cmp.Or(os.Getenv("PORT"), "8080")',
+            'pw := cmp.Or(os.Getenv("DB_PASSWORD"), "Tq7vLm2Zx9PwRs")',
+            "Tq7vLm2Zx9PwRs",
+        ),
+    ],
+)
+def test_batch_l_qualified_names_check_in_urls_auth_flags_and_defaults_go_and_look_alikes_stay(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)
+

@@ -72,8 +72,23 @@ _SEGMENT_SPLIT = re.compile(_SEPARATORS + r"|(?<=[a-z0-9])(?=[A-Z])")
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*")
 
 
+# Trailing segments that name the environment, the slot or the generation a secret is for
+# (dotenvx's `DOTENV_PRIVATE_KEY_PRODUCTION`, `API_KEY_STAGING`, `JWT_SECRET_2`, `KEY_OLD`): the
+# name is judged without them, as if it ended before them.
+# fmt: off
+_QUALIFIER_TAILS = frozenset({
+    "PROD", "PRODUCTION", "STAGING", "STAGE", "DEV", "DEVELOPMENT", "TEST", "TESTING", "CI",
+    "LOCAL", "QA", "UAT", "SANDBOX", "LIVE", "PREVIEW", "OLD", "NEW", "PRIMARY", "SECONDARY",
+    "BACKUP", "NEXT", "PREVIOUS", "PREV", "CURRENT", "ROTATED",
+})
+# fmt: on
+
+
 def _segments(name: str) -> list[str]:
-    return [s.upper() for s in _SEGMENT_SPLIT.split(name) if s]
+    segments = [s.upper() for s in _SEGMENT_SPLIT.split(name) if s]
+    while len(segments) > 1 and (segments[-1] in _QUALIFIER_TAILS or segments[-1].isdigit()):
+        segments.pop()
+    return segments
 
 
 # The words for a password, a passphrase, a token, a secret or a credential in the most spoken

@@ -641,6 +641,11 @@ RULES: list[Rule] = [
     rule("cli-password", r"\b(?:7z|7za|unrar|rar)[ \t][^\n]{0,200}?[ \t]-p(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "7z rar", _strong("cli-password")),
     rule("cli-password", r"\bsshpass[ \t]+-p[ \t]*(?P<v>[^\s\"'`<>|;&$][^\s\"'`<>|;&]{2,200})", "sshpass", _real("cli-password")),
     rule("cli-password", r"(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"'$]{0,60}:(?P<v>[^\s\"'$][^\s\"']{3,400})", "-u --user", _strong("cli-password")),
+    # a long flag naming auth or credentials that takes `user:password` (mitmproxy's
+    # `--upstream-auth`, `--proxy-auth`, `--basic-auth`, `--creds`), curl's `-U` (`--proxy-user`)
+    # and ApacheBench's `-A` and `-P`: the password after the colon
+    rule("cli-password", r"[ \t]--(?:[a-z0-9]{1,20}-){0,2}(?:auth|proxy-user|creds|credentials|userpass|user-pass)(?:[ \t]+|=)[\"']?[^\s:\"'$/-][^\s:\"'/]{0,60}:(?P<v>[^\s\"'$/][^\s\"']{2,400})", "auth proxy-user creds credentials userpass user-pass", _strong("cli-password")),
+    rule("cli-password", r"[ \t]-[UAP][ \t]+[\"']?[^\s:\"'$/-][^\s:\"'/]{0,60}:(?P<v>[^\s\"'$/][^\s\"']{2,400})", "curl ab", _on_line(r"\bcurl\b|\bab\b")),
     rule("cli-password", r"\b(?:https?|xhs?)(?:[ \t][^\n|;&]{0,200}?)?[ \t](?:-a|--auth)(?:=|[ \t]+)[\"']?[^\s:\"'$-][^\s:\"']{0,60}:(?P<v>[^\s\"'$][^\s\"']{2,400})", "http xh", _real("cli-password")),
     rule("cli-password", r"\btransmission-remote\b[^\n|;&]{0,200}?[ \t](?:-n|--auth)(?:=|[ \t]+)[\"']?[^\s:\"'$-][^\s:\"']{0,60}:(?P<v>[^\s\"'$][^\s\"']{2,400})", "transmission-remote", _real("cli-password")),
     rule("cli-password", r"\blftp[ \t]+(?:-\S{1,10}[ \t]+){0,4}-u[ \t]+[^\s,]{1,60},(?P<v>[^\s\"']{3,200})", "lftp", _real("cli-password")),
@@ -787,6 +792,11 @@ RULES: list[Rule] = [
     # a key store's password right after its path (`new X509Certificate2("c.pfx", "PW")`, Java's
     # `ks.load(new FileInputStream("s.jks"), "PW".toCharArray())`)
     rule("secret-assignment", r"[\"'][^\"'\n]{1,300}\.(?:pfx|p12|jks|keystore|bks|bcfks)[\"'][ \t]*\)?[ \t]*,[ \t]*(?:[bBuU@](?=[\"']))?" + _Q, ".pfx .p12 .jks .keystore .bks .bcfks", _real("secret-assignment")),
+    # the default of an environment lookup under a secret's name, which is used whenever the
+    # variable is unset (Gradle's `System.getenv("STORE_PASSWORD") ?: "PW"`, Python's
+    # `os.environ.get("X") or "PW"`, `process.env.X || "PW"`, Ruby's `ENV["X"] || "PW"`, C#'s
+    # `?? "PW"`, Rust's `env::var("X").unwrap_or("PW")`, Go's `cmp.Or(os.Getenv("X"), "PW")`)
+    rule("secret-assignment", r"(?:[Gg]etenv|environ(?:\.get)?|GetEnvironmentVariable|env::var|ENV(?:\.fetch)?|process\.env|(?<![\w.])env)[ \t]*[(\[.][ \t]*[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_]{1,100})[\"']?[ \t]*[)\]]?[ \t]*\)?[ \t]*(?:,[ \t]*(?:default[ \t]*=[ \t]*)?|\?:|\|\||\?\?|or[ \t]|\{|\.unwrap_or(?:_else)?\((?:\|_\|[ \t]*)?|\.orElse\(|\.getOrDefault\()[ \t]*" + _Q, "getenv environ environmentvariable env::var env. env[ env(", _named("secret-assignment")),
     # names in other languages: `prose.scan_prose`, which finds each name with `str.find`
 ]
 # fmt: on
@@ -803,16 +813,19 @@ _URL = _lazy(
 # does.
 _HOOKISH = _lazy(
     r"(?i)hook|integration|incoming|trigger|notif|alert|enqueue|callback|events?[./]"
-    r"|/receivers?/|/collectors?/|/push/|/tokens?/|/t/|/secrets?/|/api[-_]?keys?/|/keys?/|/heartbeats?/|/ping/"
+    r"|/receivers?/|/collectors?/|/push/|/tokens?/|/t/|/p/|/secrets?/|/api[-_]?keys?/|/keys?/|/heartbeats?/"
+    r"|/ping/|/check-?ins?/|/beats?/|/signals?/"
 )
 # A URL under a name saying the service calls it back with a status or a report
 # (MessageBird's `statusReportUrl`, `callbackUrl`, `notifyUrl`): as much as `hook` in it.
 _CALLED_BACK = _lazy(
-    r"(?i)(?:callback|report|status|notify|notification)[\w-]{0,20}ur[li][\"']?[ \t]*[:=][ \t]*[\"']?\Z"
+    r"(?i)(?:callback|report|status|notify|notification|ping|heartbeat|check[-_]?in|healthcheck|monitor)"
+    r"[\w-]{0,20}ur[li][\"']?[ \t]*[:=][ \t]*[\"']?\Z"
 )
-# A monitoring host whose name says ping or heartbeat (`hc-ping.com`, `ping.example.net`,
-# `heartbeat.acme.io`): a cron job's check-in URL, whose UUID or slug is its key.
-_PING_HOST = _lazy(r"(?i)(?:^|[.-])(?:ping|heartbeats?)[.-]")
+# A monitoring host whose name says ping, heartbeat or cron (`hc-ping.com`, `ping.example.net`,
+# `heartbeat.acme.io`, Cronitor's `cronitor.link/p/KEY/job`, `cronhub.io`): a cron job's
+# check-in URL, whose UUID or slug is its key.
+_PING_HOST = _lazy(r"(?i)(?:^|[.-])(?:ping|heartbeats?|cron[a-z]{0,8}|check-?ins?)[.-]")
 _SEGMENT = _lazy(r"[A-Za-z0-9_-]{20,200}")
 _UUID = _lazy(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 _HEX = _lazy(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a git or SHA-256 digest, not a key
@@ -841,13 +854,27 @@ WEBHOOK_NEEDLES = (
     "/api",
     "ping",
     "heartbeat",
+    "/p/",
+    "cron",
+    "check",
+    "/beat",
+    "/signal",
 )
+
+
+def _urls(text: str) -> Iterator[re.Match[str]]:
+    pos = 0
+    while (m := _URL().search(text, pos)) is not None:
+        yield m
+        nested = text.find("://", m.start("path"), m.end())
+        pos = nested - 5 if nested >= 0 else m.end()
 
 
 def scan_webhook_urls(text: str) -> Iterator[tuple[str, int, int]]:
     """A URL whose host or path says webhook and whose path holds a UUID or a generated token:
-    the path is the credential (PagerDuty, webhook.site, Office 365 connectors...)."""
-    for m in _URL().finditer(text):
+    the path is the credential (PagerDuty, webhook.site, Office 365 connectors...). A URL
+    inside another's query (a relay's `?target=https://...`) is judged on its own too."""
+    for m in _urls(text):
         host = m.group("host")
         if (
             not _HOOKISH().search(host)
@@ -867,7 +894,7 @@ def scan_webhook_urls(text: str) -> Iterator[tuple[str, int, int]]:
                 word = word.rstrip("=")  # a base64 code's padding (`...Dj==`)
             # a check-in slot: the first segment under a ping host, or after a ping path word
             check_in = (ping_host and first < 0 and seg.start() <= 1) or previous.lower() in (
-                "heartbeat", "heartbeats", "ping"
+                "heartbeat", "heartbeats", "ping", "checkin", "check-in", "beat"
             )  # fmt: skip
             credential = (
                 previous.lower() not in _NOT_CREDENTIAL_AFTER

@@ -339,7 +339,8 @@ RULES = [
     ),
     rule(
         "url-credentials",
-        r"://(?P<v>[A-Za-z0-9_.~%+-]{20,512})@(?=[\w\[])",
+        # a token as the user, its password empty (Gemfury's `https://TOKEN:@pypi.fury.io/`)
+        r"://(?P<v>[A-Za-z0-9_.~%+-]{20,512}):?@(?=[\w\[])",
         "",
         lambda value, m, text: (
             "url-credentials" if is_random(value) and not is_placeholder(value) else None
