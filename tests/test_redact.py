@@ -2418,6 +2418,12 @@ def test_a_login_pair_a_clients_password_and_net_user_go_and_look_alikes_stay(
             'pw := cmp.Or(os.Getenv("DB_PASSWORD"), "Tq7vLm2Zx9PwRs")',
             "Tq7vLm2Zx9PwRs",
         ),
+        # a shell or Compose default under a secret's name; an empty one, a word or a message
+        (
+            "API_TOKEN=${API_TOKEN:-}\nNPM_TOKEN=${NPM_TOKEN-fallback}\nPW=${PW:?must be set}",
+            "      POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:-Tq7vLm2Zx9PwRs}",
+            "Tq7vLm2Zx9PwRs",
+        ),
     ],
 )
 def test_batch_l_qualified_names_check_in_urls_auth_flags_and_defaults_go_and_look_alikes_stay(
@@ -2425,3 +2431,79 @@ def test_batch_l_qualified_names_check_in_urls_auth_flags_and_defaults_go_and_lo
 ) -> None:
     kept_and_removed(kept, text, secret)
 
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # a value whose leading words say client, public or anon; a server key's words go
+        (
+            "const c = new FlagClient('client-Zq8w2E9r4T7y1U5i3O6pLm4NxCvBh7Kd2Fs5');",
+            "const c = new FlagClient('secret-Zq8w2E9r4T7y1U5i3O6pLm4NxCvBh7Kd2Fs5');",
+            "secret-Zq8w2E9r4T7y1U5i3O6pLm4NxCvBh7Kd2Fs5",
+        ),
+        (
+            '<script src="https://pay.acme.test/snap.js"\n'
+            '  data-client-key="Pay-client-Zq8w2E9r4T7y1U"></script>',
+            'SERVER_KEY="Pay-server-Zq8w2E9r4T7y1U"',
+            "Pay-server-Zq8w2E9r4T7y1U",
+        ),
+        (
+            "x-flags-key: public-Zq8w2E9r4T7y1U5i3O6pLm4NxCvBh7",
+            "x-flags-key: Zq8w2E9r4T7y1U5i3O6pLm4NxCvBh7",
+            "Zq8w2E9r4T7y1U5i3O6pLm4NxCvBh7",
+        ),
+        # a name that says client, publishable, browser or anon before key; a secret key
+        # under it, a PEM client key or a `client_token` goes
+        (
+            "VITE_FLAGS_CLIENT_KEY=Zq8w2E9r4T7y1U5i3O6pLm4NxCvBh7\n"
+            "ALGOLIA_BROWSER_KEY=Zq8w2E9r4T7y1U5i3O6pLm4NxCvBh9",
+            "VITE_FLAGS_CLIENT_KEY=sk_Zq8w2E9r4T7y1U5i3O6pLm4NxCvBh7",
+            "sk_Zq8w2E9r4T7y1U5i3O6pLm4NxCvBh7",
+        ),
+        (
+            "init({ merchantClientKey: 'Zq8w2E9r4T7y1U5i3O6p' })",
+            "init({ merchantServerKey: 'Zq8w2E9r4T7y1U5i3O6p' })",
+            "Zq8w2E9r4T7y1U5i3O6p",
+        ),
+        (
+            'supabase = create({ anonKey: "Zq8w2E9r4T7y1U5i3O6pLm4NxCvBh7" })',
+            '"client_token": "Zq8w2E9r4T7y1U5i3O6pLm4NxCvBh7"',
+            "Zq8w2E9r4T7y1U5i3O6pLm4NxCvBh7",
+        ),
+        # ciphertext in dotenvx's and ejson's envelopes; the private key beside it goes
+        (
+            'HELLO="encrypted:BDqDBibm4wsYqMpCjTQ6BsDHmMadg9K3dAt+Z9HPMfLEIRVz50hmLXPXRuDBXaJi/LwWYEVUNiq"\n'
+            '"db": "EJ[1:Zq8w2E9r4T7y1U5i3O6pLm4NxCvB:Kd2Fs5Zq8w2E9r4T7y1U5i3O6pLm4]"',
+            'DOTENV_PRIVATE_KEY="9c2d4e8f0a7b5c3d1e9f2a4b6c8d0e2f4a6b8c0d2e4f6a8b0c2d4e6f8a0b1f6a"',
+            "9c2d4e8f0a7b5c3d1e9f2a4b6c8d0e2f4a6b8c0d2e4f6a8b0c2d4e6f8a0b1f6a",
+        ),
+        # a sample key: a vendor's prefix then a body typed in runs, and its Basic auth; a
+        # generated body goes, and so does a real user:password encoded
+        (
+            "Server Key: Pay-server-xyz789abc456\nBasic auth for the key: "
+            "UGF5LXNlcnZlci14eXo3ODlhYmM0NTY6",
+            "Basic auth for the key: UGF5LXNlcnZlci1acThXbTJMeDlSdDRWOg==",
+            "UGF5LXNlcnZlci1acThXbTJMeDlSdDRWOg==",
+        ),
+        # `mysecret` stands for a generated secret; under a password's name it is a password
+        (
+            "aws configure set aws_secret_access_key your_secret_key\n"
+            "$ rclone config create s3 secret_access_key mysecret",
+            "DB_PASSWORD=mysecret",
+            "mysecret",
+        ),
+        # a checkout's token that its response also puts in the payer's redirect URL; a UUID
+        # token without one, or beside a check-in URL, goes
+        (
+            '{"token": "4b1c2d3e-5f60-4a7b-8c9d-0e1f2a3b4c5d",\n'
+            ' "redirect_url": "https://pay.acme.test/v2/vtweb/4b1c2d3e-5f60-4a7b-8c9d-0e1f2a3b4c5d"}',
+            '{"token": "4b1c2d3e-5f60-4a7b-8c9d-0e1f2a3b4c5d",\n'
+            ' "ping_url": "https://hc-ping.com/4b1c2d3e-5f60-4a7b-8c9d-0e1f2a3b4c5d"}',
+            "4b1c2d3e-5f60-4a7b-8c9d-0e1f2a3b4c5d",
+        ),
+    ],
+)
+def test_batch_l_client_side_keys_envelopes_and_samples_stay_and_a_secret_there_goes(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

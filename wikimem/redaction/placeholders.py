@@ -67,6 +67,20 @@ _CAMEL_STANDIN = re.compile(r"(?:my|your)[A-Z][a-z]{2,}(?:[A-Z][a-z]+){0,3}")
 # `yourtoken`): a generated token or key holds digits; a password is chosen, so it is not
 # judged by its words (`mysecretpassword` stays a password).
 _NAMED_STANDIN = re.compile(r"[A-Za-z]{0,40}(?:[Tt]oken|TOKEN|[Kk]ey|KEY)")
+# `mysecret`, `yoursecret`, `some_secret`: a stand-in for a generated secret's value (DVC's
+# `secret_access_key 'mysecret'`). A password is chosen, so under a password's name such a word
+# is judged as a password (`is_standin_secret` is asked only elsewhere).
+_SECRET_STANDIN = re.compile(
+    r"(?i)(?:my|your|some|the)[-_]?(?:secret|api[-_]?secret|client[-_]?secret|secret[-_]?key"
+    r"|access[-_]?key|api[-_]?key|token)s?"
+)
+
+
+def is_standin_secret(value: str) -> bool:
+    """`mysecret`, `your_api_secret`: words standing for a generated secret."""
+    return _SECRET_STANDIN.fullmatch(value) is not None
+
+
 # Runs from the start of the alphabet or of the digits (`abcdef.1234567890abcdef`, kubeadm's
 # documented bootstrap token): typed, not generated.
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz"
@@ -88,6 +102,26 @@ def _ascending(value: str) -> bool:
             runs += 1
             i = j
     return runs > 0 and len(value) >= 8
+
+
+def _typed_runs(body: str) -> bool:
+    """Three or more runs of the alphabet or the digits, each of three or more, and nothing else
+    (`abc123cde456`, `xyz789abc`): typed to fill a slot, not generated."""
+    runs, i = 0, 0
+    lowered = body.lower()
+    while i < len(lowered):
+        j = i + 1
+        while j < len(lowered) and ord(lowered[j]) == ord(lowered[j - 1]) + 1:
+            j += 1
+        if j - i < 3:
+            return False
+        runs, i = runs + 1, j
+    return runs >= 3
+
+
+# A vendor's prefix in words, then a body typed in runs (`SB-Mid-server-abc123cde456`): a
+# documented sample key whose prefix is real and whose body is not.
+_PREFIXED_BODY = re.compile(r"(?:[A-Za-z]{1,12}[-_.]){1,4}(?P<body>[A-Za-z0-9]{9,40})")
 
 
 _RUN = re.compile(r"(.)\1{2,}")
@@ -148,6 +182,9 @@ def is_placeholder(value: str) -> bool:
     if _EXAMPLE_MARK.search(value):
         return True
     if _NAMED_STANDIN.fullmatch(value) or _ascending(value):
+        return True
+    prefixed = _PREFIXED_BODY.fullmatch(value)
+    if prefixed and _typed_runs(prefixed.group("body")):
         return True
     if _PHRASE.fullmatch(value) and _FUNCTION_WORDS & set(re.split(r"[-_]", value.lower())):
         return True

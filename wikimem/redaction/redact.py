@@ -38,7 +38,12 @@ from wikimem.redaction.layouts import (
     scan_section_entries,
     scan_tables,
 )
-from wikimem.redaction.placeholders import is_placeholder, is_random
+from wikimem.redaction.placeholders import (
+    is_placeholder,
+    is_random,
+    is_standin_secret,
+    is_strong,
+)
 from wikimem.redaction.scanners import (
     scan_assignments,
     scan_azure_secrets,
@@ -126,16 +131,20 @@ def find_secrets(text: str) -> list[Finding]:
     for m in _MARKER_RE.finditer(text):
         starts.append(m.start())
         ends.append(m.end())
+    found: list[Finding] = []
+    where = _Where(text)
     if "${" in text:  # a shell reference with a default or message (`${PW:?must be set}`)
         for m in _SHELL_REFERENCE.finditer(text):
+            default = _shell_default(m)
+            if default:
+                _add(found, starts, ends, where, *default)
+                continue
             i = bisect.bisect_right(starts, m.start())
             if not (i and ends[i - 1] > m.start()) and not (
                 i < len(starts) and starts[i] < m.end()
             ):
                 starts.insert(i, m.start())
                 ends.insert(i, m.end())
-    found: list[Finding] = []
-    where = _Where(text)
     for kind, start, end in _scan(text):
         _add(found, starts, ends, where, kind, start, end)
     for view, origin_starts, origin_ends in decoded_views(text) + encoded_views(text):
@@ -159,7 +168,7 @@ class _Where:
         lowered = text.lower()
         self.envelope = (
             "ENC[" in text or "secure" in text or "ENC(" in text or "{cipher}" in text
-        ) or "vault:v" in text
+        ) or ("vault:v" in text or "encrypted:" in text or "EJ[" in text)
         self.template = "{{" in text
         self.signature = "signature" in lowered
         self.minisign = "minisign" in text
@@ -168,6 +177,15 @@ class _Where:
         self.firebase = "apiKey" in text
         self.paddle = "Paddle." in text
         self.client = "client" in lowered
+        self.redirect = "url" in lowered and (
+            "redirect" in lowered
+            or "return" in lowered
+            or "checkout" in lowered
+            or "pay" in lowered
+        )
+        self.client_side = self.client or any(
+            w in lowered for w in ("public", "publish", "browser", "frontend", "anon")
+        )
         self.blt = "blt" in text
         self.env_key = "env_key" in lowered or "environmentkey" in lowered
         self.arn = "arn:" in text
@@ -193,6 +211,28 @@ class _Where:
 
 _NEWLINE = re.compile("\n")
 _SHELL_REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]{0,100}:?[-?+=][^{}\n]{0,400}\}")
+# The default of a shell or Compose reference under a secret's name (`${DB_PASSWORD:-PW}`,
+# `${API_TOKEN=TOKEN}`) is the secret whenever the variable is unset; a message (`:?`), an
+# alternative (`:+`), a reference, a placeholder or a bare word there (`${PW:-<set me>}`,
+# `${TOKEN:-}`, `${TOKEN-fallback}`) is not.
+_SHELL_DEFAULT = re.compile(
+    r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]{0,100}):?[-=](?P<v>[^{}\s\"'`$<>]{3,200})\}"
+)
+
+
+def _shell_default(m: re.Match[str]) -> tuple[str, int, int] | None:
+    d = _SHELL_DEFAULT.fullmatch(m.group())
+    if not d:
+        return None
+    name, value = d.group("name"), d.group("v")
+    kind = secret_name_kind(name)
+    if not kind or is_placeholder(value) or not is_strong(value):
+        return None  # a word there (`${NPM_AUTH_TOKEN-fallback}`) says what the default is for
+    if is_weak_name(name) and not is_random(value):
+        return None
+    return kind, m.start() + d.start("v"), m.start() + d.end("v")
+
+
 # Values documented as public or as examples: a publishable key, AWS's keys that end `EXAMPLE`
 # (`AKIAIOSFODNN7EXAMPLE`, `...EXAMPLEKEY`, the convention of its documentation).
 # A Square application id (`sq0idp-`) is public too, as its documentation says, and so are
@@ -209,9 +249,11 @@ _PUBLIC = re.compile(
 # encrypted to a key that is not in the text, so they are safe to keep.
 # So is a value in the other envelopes tools document: Jasypt's `ENC(...)`, Spring Cloud
 # Config's `{cipher}...`, Vault transit's `vault:v1:...`.
+# dotenvx's `KEY="encrypted:..."` (ECIES to the public key beside it, safe to commit as its
+# documentation says) and ejson's `EJ[1:...]` are such envelopes too.
 _ENVELOPE = re.compile(
     r"ENC\[[A-Z0-9_]{2,20},[^\]\n]{0,800}\Z|(?:^|[\s{,-])secure[ \t]*:[ \t]*[\"']?\Z"
-    r"|ENC\(\Z|\{cipher\}\Z|\bvault:v\d{1,3}:\Z"
+    r"|ENC\(\Z|\{cipher\}\Z|\bvault:v\d{1,3}:\Z|(?<![\w-])encrypted:\Z|\bEJ\[\d:[^\]\n]{0,800}\Z"
 )
 # minisign's manual: `-P` gives the public key to verify with, as a base64 string.
 _PUBLIC_FLAG = re.compile(r"\bminisign[ \t][^\n]{0,300}[ \t]-P[ \t]+\Z")
@@ -291,6 +333,105 @@ _HIDDEN_FIELD = re.compile(
     r"<input\b[^<>]{0,200}\btype=[\"']hidden[\"'][^<>]{0,200}\bvalue=[\"']\Z"
 )
 _DIGITS = re.compile(r"\d{6,20}")
+
+
+# Client-side keys by what they say they are: a value whose leading words say client, public,
+# publishable, browser, frontend or anon (Statsig's `client-...`, whose server keys are
+# `secret-...`; Midtrans' `SB-Mid-client-...` beside its `SB-Mid-server-...`; Supabase's
+# `sb_publishable_`; not `pk_`, which is Klaviyo's private key), or a name that does
+# (`VITE_X_CLIENT_KEY=`, `data-client-key=`, `merchantClientKey:`, `publishableKey`, `anonKey`,
+# `browserKey`, `FRONTEND_TOKEN`). Vendors make these to ship in every page. A word of a server
+# key among those words (`secret`, `server`, `private`, `sk`), a PEM key or its base64 (a TLS
+# client key), a `client_token` (Vault's and Consul's login token) or a vendor's secret shape
+# (its own rule's kind) still goes.
+_PUBLIC_WORDS = frozenset({"client", "public", "publishable", "browser", "frontend", "anon"})
+_SERVER_WORDS = frozenset(
+    {"secret", "server", "private", "priv", "sk", "rk", "admin", "service", "master", "root"}
+)
+_GENERIC_KINDS = frozenset(
+    {"secret-assignment", "env-secret", "high-entropy-token", "auth-header", "api-key-header"}
+)
+_WORD_PART = re.compile(r"[A-Za-z]{1,12}\Z")
+_SERVER_INFIX = re.compile(r"[-_](?:secret|server|sk)[-_]")
+_PUBLIC_NAME = re.compile(
+    r"(?P<name>[A-Za-z_$@][\w.$-]{0,80})[\"'`]?\]?[ \t]*(?:[:=]|=>|\?=|:=)[ \t]*[\"'`]?\Z"
+)
+_NAME_PARTS = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _public_value(value: str) -> bool:
+    parts = re.split(r"[-_.]", value, maxsplit=4)
+    if len(parts) < 2 or len(parts[-1]) < 8:
+        return False
+    words = [p.lower() for p in parts[:-1]]
+    if not all(_WORD_PART.match(p) for p in parts[:-1]) or _SERVER_WORDS.intersection(words):
+        return False
+    return bool(_PUBLIC_WORDS.intersection(words))
+
+
+def _public_name(before: str) -> bool:
+    m = _PUBLIC_NAME.search(before[-120:])
+    if not m:
+        return False
+    words = [w.lower() for w in _NAME_PARTS.split(m.group("name")) if w]
+    if len(words) < 2 or words[-1] not in ("key", "token", "apikey"):
+        return False
+    if _SERVER_WORDS.intersection(words) or "pass" in m.group("name").lower():
+        return False
+    if words[-1] == "token" and words[-2] == "client":
+        return False  # Vault's and Consul's `client_token` is the login's own token
+    return words[-2] in _PUBLIC_WORDS
+
+
+def _client_side(kind: str, before: str, value: str) -> bool:
+    if kind not in _GENERIC_KINDS or value.startswith(("-----", "LS0t")):
+        return False
+    lowered = value.lower()
+    if lowered.startswith(("sk_", "sk-", "sk.", "rk_", "ser.", "secret", "server")):
+        return False
+    if _SERVER_INFIX.search(lowered):
+        return False
+    return _public_value(value) or _public_name(before)
+
+
+_PASSWORD_BEFORE = re.compile(r"(?i)pass|pw|pwd")
+_BASE64_VALUE = re.compile(r"[A-Za-z0-9+/]{12,400}={0,2}")
+
+
+def _encodes_placeholder(value: str) -> bool:
+    """A base64 value that decodes to `user:password` or `key:` whose every part is a
+    placeholder (a page's Basic auth of its sample key, `U0ItTWlk...Ng6`): the sample encoded,
+    not a credential; a real user or password in it still goes."""
+    if not _BASE64_VALUE.fullmatch(value) or len(value) % 4:
+        return False
+    import base64  # only for a base64 value that reached this far
+    import binascii
+
+    try:
+        decoded = base64.b64decode(value, validate=True).decode("ascii")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    parts = [p for p in decoded.split(":") if p]
+    return decoded.isprintable() and 0 < len(parts) <= 2 and all(is_placeholder(p) for p in parts)
+
+
+# A checkout's transaction token that its response also puts in the payer's redirect URL
+# (Midtrans Snap's `{"token": UUID, "redirect_url": ".../vtweb/UUID"}`): the URL is handed to the
+# payer's browser, so the token names one payment page, not an account; a UUID under `token`
+# without such a URL, or in a check-in URL (`ping_url`), still goes.
+_UUID_VALUE = re.compile(r"[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}\Z")
+_BROWSER_URL = (
+    r"(?i)(?:redirect|return|checkout|payment|pay)_?url[\"']?[ \t]*[:=][ \t]*[\"']https?://"
+    r"[^\s\"'<>]{0,300}/"
+)
+
+
+def _redirect_token(text: str, start: int, end: int) -> bool:
+    value = text[start:end]
+    if not _UUID_VALUE.match(value):
+        return False
+    window = text[max(start - 600, 0) : end + 600]
+    return re.search(_BROWSER_URL + re.escape(value), window) is not None
 
 
 def _client_key(where: _Where, before: str, start: int, end: int) -> bool:
@@ -408,6 +549,18 @@ def _add(
     ):
         return
     if _client_key(where, before, start, end):
+        return
+    if where.client_side and _client_side(kind, before, text[start:end]):
+        return
+    if kind in _GENERIC_KINDS and _encodes_placeholder(text[start:end]):
+        return
+    if where.redirect and kind in _GENERIC_KINDS and _redirect_token(text, start, end):
+        return
+    if (
+        kind in _GENERIC_KINDS
+        and is_standin_secret(text[start:end])
+        and not _PASSWORD_BEFORE.search(before[-60:])
+    ):
         return
     if _MASKED_HALF.match(text, end):
         return
