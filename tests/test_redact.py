@@ -2418,6 +2418,29 @@ def test_a_login_pair_a_clients_password_and_net_user_go_and_look_alikes_stay(
             'pw := cmp.Or(os.Getenv("DB_PASSWORD"), "Tq7vLm2Zx9PwRs")',
             "Tq7vLm2Zx9PwRs",
         ),
+        (
+            'const host = Deno.env.get("DB_HOST") ?? "db.acme.test";',
+            'const pw = Deno.env.get("DB_PASSWORD") ?? "Tq7vLm2Zx9PwRs";',
+            "Tq7vLm2Zx9PwRs",
+        ),
+        # a default declared beside a secret's name: a call's default= (pydantic, click,
+        # decouple) and a Go struct tag's default:; a file's default, or a host's, stays
+        (
+            'parser.add_argument("--token-file", default="/run/secrets/api9.txt")\n'
+            '    Host string `env:"DB_HOST" envDefault:"db9.acme.test"`',
+            'api_key: str = Field(default="Zq8w2E9r4T7y1U5i3O6p", env="API_KEY")',
+            "Zq8w2E9r4T7y1U5i3O6p",
+        ),
+        (
+            '@click.option("--token-file", envvar="TOKEN_FILE", default="tok9.txt")',
+            '@click.option("--token", envvar="API_TOKEN", default="Zq8w2E9r4T7y1U5i3O6p")',
+            "Zq8w2E9r4T7y1U5i3O6p",
+        ),
+        (
+            '    Timeout int `envconfig:"TIMEOUT" default:"30"`',
+            '    Password string `envconfig:"DB_PASSWORD" default:"Tq7vLm2Zx9PwRs"`',
+            "Tq7vLm2Zx9PwRs",
+        ),
         # a shell or Compose default under a secret's name; an empty one, a word or a message
         (
             "API_TOKEN=${API_TOKEN:-}\nNPM_TOKEN=${NPM_TOKEN-fallback}\nPW=${PW:?must be set}",

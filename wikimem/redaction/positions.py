@@ -224,6 +224,50 @@ def scan_setter_calls(text: str) -> Iterator[tuple[str, int, int]]:
             yield "secret-assignment", m.start(group), m.end(group)
 
 
+# A default given beside a secret's name in one declaration: a call's `default=` (Python's
+# `Field(default=..., env="API_KEY")`, click's `option("--token", default=...)`, decouple's
+# `config("DB_PASSWORD", default=...)`) and a Go struct tag's `default:` or `envDefault:` after
+# its `env:` or `envconfig:` name; the name is the call's or the tag's quoted secret name.
+_CALL_DEFAULT = _lazy(r"default[ \t]*=[ \t]*" + _Q)
+_TAG_DEFAULT = _lazy(
+    r"env(?:config)?:\"(?P<name>[A-Za-z_][\w.-]{0,100})\"[^`\n]{0,200}?[ \t](?:default|envDefault):"
+    r"\"(?P<vd>[^\"\n]{1,400})\""
+)
+_QUOTED_NAME = _lazy(r"[\"'](?:--?)?(?P<name>[A-Za-z_][\w.-]{1,100})[\"']")
+
+
+def scan_declared_defaults(text: str) -> Iterator[tuple[str, int, int]]:
+    """The default of a setting declared under a secret's name (see `_CALL_DEFAULT`)."""
+    for m in _CALL_DEFAULT().finditer(text):
+        group = "vd" if m.group("vd") is not None else "vs"
+        value = m.group(group)
+        if is_placeholder(value) or not is_strong(value):
+            continue
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        opened = text.rfind("(", line_start, m.start())
+        closed = text.find(")", m.end())
+        if opened < 0 or (closed >= 0 and "\n" in text[m.end() : closed]):
+            continue
+        call = text[opened : closed if closed >= 0 else m.end()]
+        for q in _QUOTED_NAME().finditer(call):
+            name = q.group("name")
+            if name == value or not secret_name_kind(name):
+                continue
+            if not is_weak_name(name) or is_random(value):
+                yield "secret-assignment", m.start(group), m.end(group)
+            break
+    if "default:" in text or "envDefault:" in text:
+        for m in _TAG_DEFAULT().finditer(text):
+            name, value = m.group("name"), m.group("vd")
+            if (
+                secret_name_kind(name)
+                and not is_placeholder(value)
+                and is_strong(value)
+                and (not is_weak_name(name) or is_random(value))
+            ):
+                yield "secret-assignment", m.start("vd"), m.end("vd")
+
+
 def scan_block_scalars(text: str) -> Iterator[tuple[str, int, int]]:
     """A YAML block scalar under a secret name: `password: >-` then the value on the next line."""
     for m in _BLOCK.finditer(text):
@@ -472,6 +516,14 @@ _TOOL_FLAGS = [
     ("K", "pk12util", r"\bpk12util\b"),  # the key database's password (-k names a file)
     ("pass", "osslsigncode", r"\bosslsigncode\b"),  # the PKCS #12 file's password
 ]
+# (head, needles): an environment lookup, each led by a literal so the regex engine skips ahead
+# to it (`getenv`, `os.environ.get`, `env::var`, `process.env`, Laravel's `env(`; C#'s
+# `GetEnvironmentVariable`; Ruby's `ENV[`, `ENV.fetch`)
+_ENV_LOOKUPS = [
+    (r"env(?:iron)?(?:\.get)?|env::var", "getenv environ env::var env. env[ env("),
+    (r"EnvironmentVariable", "environmentvariable"),
+    (r"ENV(?:\.fetch)?", "env[ env.fetch"),
+]
 # (call, needles): client constructors whose arguments are an application id, then a key.
 _ID_KEY_CONSTRUCTORS = [
     (r"\balgoliasearch", "algoliasearch"),  # Algolia's JavaScript client
@@ -644,8 +696,8 @@ RULES: list[Rule] = [
     # a long flag naming auth or credentials that takes `user:password` (mitmproxy's
     # `--upstream-auth`, `--proxy-auth`, `--basic-auth`, `--creds`), curl's `-U` (`--proxy-user`)
     # and ApacheBench's `-A` and `-P`: the password after the colon
-    rule("cli-password", r"[ \t]--(?:[a-z0-9]{1,20}-){0,2}(?:auth|proxy-user|creds|credentials|userpass|user-pass)(?:[ \t]+|=)[\"']?[^\s:\"'$/-][^\s:\"'/]{0,60}:(?P<v>[^\s\"'$/][^\s\"']{2,400})", "auth proxy-user creds credentials userpass user-pass", _strong("cli-password")),
-    rule("cli-password", r"[ \t]-[UAP][ \t]+[\"']?[^\s:\"'$/-][^\s:\"'/]{0,60}:(?P<v>[^\s\"'$/][^\s\"']{2,400})", "curl ab", _on_line(r"\bcurl\b|\bab\b")),
+    rule("cli-password", r"--(?:[a-z0-9]{1,20}-){0,2}(?:auth|proxy-user|creds|credentials|userpass|user-pass)(?:[ \t]+|=)[\"']?[^\s:\"'$/-][^\s:\"'/]{0,60}:(?P<v>[^\s\"'$/][^\s\"']{2,400})", "auth proxy-user creds credentials userpass user-pass", _strong("cli-password"), bounded=True),
+    rule("cli-password", r"-[UAP][ \t]+[\"']?[^\s:\"'$/-][^\s:\"'/]{0,60}:(?P<v>[^\s\"'$/][^\s\"']{2,400})", "curl ab", _on_line(r"\bcurl\b|\bab\b"), bounded=True),
     rule("cli-password", r"\b(?:https?|xhs?)(?:[ \t][^\n|;&]{0,200}?)?[ \t](?:-a|--auth)(?:=|[ \t]+)[\"']?[^\s:\"'$-][^\s:\"']{0,60}:(?P<v>[^\s\"'$][^\s\"']{2,400})", "http xh", _real("cli-password")),
     rule("cli-password", r"\btransmission-remote\b[^\n|;&]{0,200}?[ \t](?:-n|--auth)(?:=|[ \t]+)[\"']?[^\s:\"'$-][^\s:\"']{0,60}:(?P<v>[^\s\"'$][^\s\"']{2,400})", "transmission-remote", _real("cli-password")),
     rule("cli-password", r"\blftp[ \t]+(?:-\S{1,10}[ \t]+){0,4}-u[ \t]+[^\s,]{1,60},(?P<v>[^\s\"']{3,200})", "lftp", _real("cli-password")),
@@ -796,7 +848,10 @@ RULES: list[Rule] = [
     # variable is unset (Gradle's `System.getenv("STORE_PASSWORD") ?: "PW"`, Python's
     # `os.environ.get("X") or "PW"`, `process.env.X || "PW"`, Ruby's `ENV["X"] || "PW"`, C#'s
     # `?? "PW"`, Rust's `env::var("X").unwrap_or("PW")`, Go's `cmp.Or(os.Getenv("X"), "PW")`)
-    rule("secret-assignment", r"(?:[Gg]etenv|environ(?:\.get)?|GetEnvironmentVariable|env::var|ENV(?:\.fetch)?|process\.env|(?<![\w.])env)[ \t]*[(\[.][ \t]*[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_]{1,100})[\"']?[ \t]*[)\]]?[ \t]*\)?[ \t]*(?:,[ \t]*(?:default[ \t]*=[ \t]*)?|\?:|\|\||\?\?|or[ \t]|\{|\.unwrap_or(?:_else)?\((?:\|_\|[ \t]*)?|\.orElse\(|\.getOrDefault\()[ \t]*" + _Q, "getenv environ environmentvariable env::var env. env[ env(", _named("secret-assignment")),
+    *[
+        rule("secret-assignment", "(?:" + head + r")[ \t]*[(\[.][ \t]*[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_]{1,100})[\"']?[ \t]*[)\]]?[ \t]*\)?[ \t]*(?:,[ \t]*(?:default[ \t]*=[ \t]*)?|\?:|\|\||\?\?|or[ \t]|\{|\.unwrap_or(?:_else)?\((?:\|_\|[ \t]*)?|\.orElse\(|\.getOrDefault\()[ \t]*" + _Q, needles, _named("secret-assignment"))
+        for head, needles in _ENV_LOOKUPS
+    ],
     # names in other languages: `prose.scan_prose`, which finds each name with `str.find`
 ]
 # fmt: on
@@ -856,7 +911,8 @@ WEBHOOK_NEEDLES = (
     "heartbeat",
     "/p/",
     "cron",
-    "check",
+    "checkin",
+    "check-in",
     "/beat",
     "/signal",
 )

@@ -93,6 +93,7 @@ _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
     + [(rule.needles, rule.scan) for rule in positions.RULES]
     + [(("eyj",), positions.scan_wrapped_jwts), (("@tcp", "@unix", "@udp"), positions.scan_go_dsns)]
     + [(("(",), positions.scan_setter_calls), (("--",), positions.scan_listed_flags)]
+    + [(("default",), positions.scan_declared_defaults)]
     + [(("nral",), positions.scan_newrelic_keys), (("conn",), positions.scan_connects)]
     + [(("{\n", "{\r\n", "{ \n"), positions.scan_secret_blocks)]
     + [(positions.AUTH_CALL_NEEDLES, positions.scan_auth_calls)]
@@ -370,7 +371,11 @@ def _public_value(value: str) -> bool:
 
 
 def _public_name(before: str) -> bool:
-    m = _PUBLIC_NAME.search(before[-120:])
+    tail = before[-120:]
+    lowered = tail.lower()
+    if not any(w in lowered for w in _PUBLIC_WORDS):
+        return False
+    m = _PUBLIC_NAME.search(tail)
     if not m:
         return False
     words = [w.lower() for w in _NAME_PARTS.split(m.group("name")) if w]
@@ -395,14 +400,18 @@ def _client_side(kind: str, before: str, value: str) -> bool:
 
 
 _PASSWORD_BEFORE = re.compile(r"(?i)pass|pw|pwd")
-_BASE64_VALUE = re.compile(r"[A-Za-z0-9+/]{12,400}={0,2}")
+# Base64 of ASCII text: each group of four starts with one of the first 32 letters of the
+# alphabet (the byte's top bit is clear), so random base64 is turned away before decoding.
+_BASE64_VALUE = re.compile(
+    r"(?:[A-Za-f][A-Za-z0-9+/]{3}){3,100}(?:[A-Za-f][A-Za-z0-9+/](?:==|[A-Za-z0-9+/]=))?"
+)
 
 
 def _encodes_placeholder(value: str) -> bool:
     """A base64 value that decodes to `user:password` or `key:` whose every part is a
     placeholder (a page's Basic auth of its sample key, `U0ItTWlk...Ng6`): the sample encoded,
     not a credential; a real user or password in it still goes."""
-    if not _BASE64_VALUE.fullmatch(value) or len(value) % 4:
+    if not _BASE64_VALUE.fullmatch(value):
         return False
     import base64  # only for a base64 value that reached this far
     import binascii
