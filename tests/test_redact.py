@@ -2500,6 +2500,14 @@ def test_batch_l_qualified_names_check_in_urls_auth_flags_and_defaults_go_and_lo
             'DOTENV_PRIVATE_KEY="9c2d4e8f0a7b5c3d1e9f2a4b6c8d0e2f4a6b8c0d2e4f6a8b0c2d4e6f8a0b1f6a"',
             "9c2d4e8f0a7b5c3d1e9f2a4b6c8d0e2f4a6b8c0d2e4f6a8b0c2d4e6f8a0b1f6a",
         ),
+        # a whole envelope under a secret's name is ciphertext; a plain value there goes
+        (
+            'DB_PASSWORD="encrypted:BDqDBibm4wsYqMpCjTQ6BsDHmMadg9K3dAt+Z9HPMfLEIRVz50hmLXPX"\n'
+            "db_password: ENC(Qm7Zt2Wx9Lp4Kd8Rv3NcB6f1Qm7Zt2Wx9Lp4)\n"
+            "token: vault:v1:Qm7Zt2Wx9Lp4Kd8Rv3NcB6f1Qm7Zt2Wx9Lp4Kd8Rv3Nc",
+            'DB_PASSWORD="unencrypted:BDqDBibm4wsYqMpCjTQ6BsDHmMadg9K3dAt"',
+            "unencrypted:BDqDBibm4wsYqMpCjTQ6BsDHmMadg9K3dAt",
+        ),
         # a sample key: a vendor's prefix then a body typed in runs, and its Basic auth; a
         # generated body goes, and so does a real user:password encoded
         (

@@ -256,6 +256,13 @@ _ENVELOPE = re.compile(
     r"ENC\[[A-Z0-9_]{2,20},[^\]\n]{0,800}\Z|(?:^|[\s{,-])secure[ \t]*:[ \t]*[\"']?\Z"
     r"|ENC\(\Z|\{cipher\}\Z|\bvault:v\d{1,3}:\Z|(?<![\w-])encrypted:\Z|\bEJ\[\d:[^\]\n]{0,800}\Z"
 )
+# A value that is itself such an envelope, found whole under a secret's name
+# (`DB_PASSWORD="encrypted:..."`, `password: ENC[AES256_GCM,data:...]`, `ENC(...)`,
+# `vault:v1:...`): the name says what was encrypted, the value holds only ciphertext.
+_ENVELOPE_VALUE = re.compile(
+    r"(?:ENC\[[A-Z0-9_]{2,20},(?:data:)?|ENC\(|vault:v\d{1,3}:|encrypted:|EJ\[\d:|\{cipher\})"
+    r"[A-Za-z0-9+/=]{16,}"
+)
 # minisign's manual: `-P` gives the public key to verify with, as a base64 string.
 _PUBLIC_FLAG = re.compile(r"\bminisign[ \t][^\n]{0,300}[ \t]-P[ \t]+\Z")
 # Client-side keys by where their vendor says to put them: Flagsmith's environment key in
@@ -558,6 +565,8 @@ def _add(
     ):
         return
     if _client_key(where, before, start, end):
+        return
+    if where.envelope and _ENVELOPE_VALUE.match(text, start, end):
         return
     if where.client_side and _client_side(kind, before, text[start:end]):
         return
