@@ -166,6 +166,7 @@ class _Where:
     def __init__(self, text: str) -> None:
         self.text = text
         self._newlines: list[int] | None = None
+        self._public_words: list[int] | None = None
         lowered = text.lower()
         self.envelope = (
             "ENC[" in text or "secure" in text or "ENC(" in text or "{cipher}" in text
@@ -204,6 +205,20 @@ class _Where:
         i = bisect.bisect_left(newlines, pos)
         end = newlines[i] if i < len(newlines) else len(self.text)
         return (newlines[i - 1] + 1 if i else 0), end
+
+    def public_word_near(self, start: int) -> bool:
+        """Whether a word saying public or client stands within 120 characters before `start`
+        or 40 after it (the text's such words found once, then looked up by bisection)."""
+        if self._public_words is None:
+            lowered, found = self.text.lower(), []
+            for word in _PUBLIC_WORDS:
+                at = lowered.find(word)
+                while at >= 0:
+                    found.append(at)
+                    at = lowered.find(word, at + 1)
+            self._public_words = sorted(found)
+        i = bisect.bisect_left(self._public_words, start - 120)
+        return i < len(self._public_words) and self._public_words[i] < start + 40
 
     def example_key_in(self, start: int, end: int) -> bool:
         i = bisect.bisect_left(self.examples, start)
@@ -360,6 +375,7 @@ _GENERIC_KINDS = frozenset(
     {"secret-assignment", "env-secret", "high-entropy-token", "auth-header", "api-key-header"}
 )
 _WORD_PART = re.compile(r"[A-Za-z]{1,12}\Z")
+_ASCII_B64_HEAD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef")
 _SERVER_INFIX = re.compile(r"[-_](?:secret|server|sk)[-_]")
 _PUBLIC_NAME = re.compile(
     r"(?P<name>[A-Za-z_$@][\w.$-]{0,80})[\"'`]?\]?[ \t]*(?:[:=]|=>|\?=|:=)[ \t]*[\"'`]?\Z"
@@ -395,8 +411,8 @@ def _public_name(before: str) -> bool:
     return words[-2] in _PUBLIC_WORDS
 
 
-def _client_side(kind: str, before: str, value: str) -> bool:
-    if kind not in _GENERIC_KINDS or value.startswith(("-----", "LS0t")):
+def _client_side(before: str, value: str) -> bool:
+    if value.startswith(("-----", "LS0t")):
         return False
     lowered = value.lower()
     if lowered.startswith(("sk_", "sk-", "sk.", "rk_", "ser.", "secret", "server")):
@@ -448,6 +464,22 @@ def _redirect_token(text: str, start: int, end: int) -> bool:
         return False
     window = text[max(start - 600, 0) : end + 600]
     return re.search(_BROWSER_URL + re.escape(value), window) is not None
+
+
+def _spared_generic(where: _Where, before: str, start: int, end: int) -> bool:
+    """The look-alikes a generic finding (a name's value, a high-entropy token) may be: a
+    client-side key, an encoded sample, a checkout's token, a stand-in word."""
+    text = where.text
+    value = text[start:end]
+    if where.client_side and where.public_word_near(start) and _client_side(before, value):
+        return True
+    if end - start <= 200 and text[start] in _ASCII_B64_HEAD and _encodes_placeholder(value):
+        return True
+    if end - start == 36 and where.redirect and _redirect_token(text, start, end):
+        return True
+    return (
+        end - start <= 24 and is_standin_secret(value) and not _PASSWORD_BEFORE.search(before[-60:])
+    )
 
 
 def _client_key(where: _Where, before: str, start: int, end: int) -> bool:
@@ -568,17 +600,7 @@ def _add(
         return
     if where.envelope and _ENVELOPE_VALUE.match(text, start, end):
         return
-    if where.client_side and _client_side(kind, before, text[start:end]):
-        return
-    if kind in _GENERIC_KINDS and _encodes_placeholder(text[start:end]):
-        return
-    if where.redirect and kind in _GENERIC_KINDS and _redirect_token(text, start, end):
-        return
-    if (
-        kind in _GENERIC_KINDS
-        and is_standin_secret(text[start:end])
-        and not _PASSWORD_BEFORE.search(before[-60:])
-    ):
+    if kind in _GENERIC_KINDS and _spared_generic(where, before, start, end):
         return
     if _MASKED_HALF.match(text, end):
         return
