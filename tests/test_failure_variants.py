@@ -140,3 +140,13 @@ def test_a_path_part_is_not_a_tool(workspace: Path, isolated_env: Path) -> None:
         "    import flask\nModuleNotFoundError: No module named 'flask'",
     }
     assert deliver(workspace, isolated_env, data) == ("", "")
+
+
+def test_the_variants_file_is_well_formed() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, str(VARIANTS.with_name("check.py"))], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr

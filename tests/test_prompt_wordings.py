@@ -57,3 +57,13 @@ def test_a_prompt_about_other_work_gets_nothing(
 ) -> None:
     """Real titles of unrelated work (`check badges in README.md`)."""
     assert deliver(wiki, isolated_env, prompt(row_id)) == ("", "")
+
+
+def test_the_wordings_file_is_well_formed() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, str(PROMPTS.with_name("check.py"))], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
