@@ -804,8 +804,44 @@ def test_the_handed_on_payload_only_queues(workspace: Path) -> None:
     handed = json.loads(queued_later(prompt) or b"{}")
     ((key, record),) = records_from_cursor(handed, {})
 
-    assert handed == {**prompt, QUEUE_ONLY: True}
+    # only what the detached hook reads: no prompt or output travels through the pipe
+    assert handed == {
+        **{k: prompt[k] for k in ("hook_event_name", "conversation_id", "generation_id")},
+        **{k: prompt[k] for k in ("cursor_version", "model") if k in prompt},
+        "workspace_roots": [str(workspace)],
+        QUEUE_ONLY: True,
+    }
     assert (key, record["evidence"]) == (closed[0], closed[1]["evidence"])
     assert scratch.read_text() == lines  # nothing appended
     assert queued_later(handed) is None
     assert queued_later({**prompt, "hook_event_name": "sessionEnd"}) is None
+
+
+def test_the_detached_hook_gets_the_hook_s_environment_not_its_parent_s(
+    workspace: Path, monkeypatch
+) -> None:
+    """A warm listener runs with its own environment and hands a hook's closed turns on: the
+    detached hook must resolve the workspace as the hook did (here through CURSOR_PROJECT_DIR,
+    the payload naming no workspace_roots), or it finds no scratch file and records the next
+    stop's turn empty."""
+    from wikimem import config
+    from wikimem.intake.accept import accept
+
+    monkeypatch.delenv("CURSOR_PROJECT_DIR", raising=False)  # the listener's environment
+    hook_env = {**os.environ, "CURSOR_PROJECT_DIR": str(workspace), "WIKIMEM_LINGER": "0"}
+    places = config.places(workspace, hook_env)
+    first = [{k: v for k, v in p.items() if k != "workspace_roots"} for p in turn(workspace)]
+    for payload in first[1:]:
+        assert accept(places, hook_env, json.dumps(payload).encode()).job is None
+    later = {k: v for k, v in next_prompt(workspace).items() if k != "workspace_roots"}
+    assert accept(places, hook_env, json.dumps(later).encode()).skipped == HANDED
+    queued_by_a_detached_hook(workspace, "conv-123", "gen-456")
+    (run,) = queued_runs(workspace / ".clarvis" / "state" / "queue")
+    assert run["run_id"] == "conv-123:gen-456"
+    assert [e["kind"] for e in run["evidence"]] == ["command", "file"]
+    assert run["result"] == "Fixed: foo is now 2, and express is installed."
+    # the lines left (the new turn's prompt) were rewritten as the owner's alone: they are
+    # prompts and outputs not yet redacted
+    (scratch,) = (workspace / ".clarvis" / "state" / "cursor").glob("*.jsonl")
+    assert "and now the docs" in scratch.read_text()
+    assert scratch.stat().st_mode & 0o077 == 0

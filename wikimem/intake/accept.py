@@ -99,20 +99,25 @@ def _adapt(
         raise RecordError(f"{source}: unreadable hook payload ({exc})") from exc
 
 
-def _hand_on(places: Places, session: str, payload: dict[str, Any]) -> bool:
+def _hand_on(places: Places, session: str, payload: dict[str, Any], env: Mapping[str, str]) -> bool:
     """Whether the turns this hook closes are handed to a detached `wikimem hook` to queue
-    (the runner's adapter says which hooks hand theirs on: `cursor_agent.queued_later`)."""
+    (the runner's adapter says which hooks hand theirs on: `cursor_agent.queued_later`). The
+    detached one gets the hook's environment, not this process's: in the warm listener the
+    two differ, and the workspace and settings must be the hook's."""
     if not session.startswith("cursor-"):
         return False
     from wikimem.intake.background import spawn
     from wikimem.runners.cursor_agent import queued_later
 
-    data = queued_later(payload)
+    data = queued_later(payload, env)
     if data is None:
         return False
     try:
         spawn(
-            ["hook", "--quiet", "-C", str(places.workspace), "-"], str(places.background_log), data
+            ["hook", "--quiet", "-C", str(places.workspace), "-"],
+            str(places.background_log),
+            data,
+            env=env,
         )
     except OSError:
         return False  # queued here then
@@ -158,7 +163,7 @@ def accept(
     lock = Cursor(places.state, session) if session else None
     with lock or contextlib.nullcontext():
         turns = _adapt(payload, source, env, lock.recorded if lock else ())
-        handed = bool(turns) and bool(session) and _hand_on(places, str(session), payload)
+        handed = bool(turns) and bool(session) and _hand_on(places, str(session), payload, env)
         if not turns or handed:  # handed: a detached hook queues them, this one returns at once
             if lock is not None:
                 lock.add((), payload)  # a SessionEnd is noted: the session did not crash

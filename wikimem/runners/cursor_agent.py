@@ -156,7 +156,15 @@ def records_from_cursor(
     return out
 
 
-def queued_later(payload: Mapping[str, Any]) -> bytes | None:
+# What the detached `wikimem hook` reads of a handed-on payload: the turns are in the scratch
+# file already, so no output, edit or prompt travels (nor, unredacted, through the pipe).
+HANDED_FIELDS = (
+    *("hook_event_name", "conversation_id", "session_id", "generation_id", "workspace_roots"),
+    *("status", "final_status", "cursor_version", "model"),
+)
+
+
+def queued_later(payload: Mapping[str, Any], env: Mapping[str, str] | None = None) -> bytes | None:
     """The payload a detached `wikimem hook` takes to queue the turns this Cursor hook closes,
     so that the hook returns at once (Cursor waits for it: `beforeSubmitPrompt` before the
     prompt goes, the others inside the agent's loop); None when the hook queues them itself:
@@ -168,9 +176,12 @@ def queued_later(payload: Mapping[str, Any]) -> bytes | None:
     event, `sessionEnd` or a later start."""
     if payload.get(QUEUE_ONLY) or payload.get("hook_event_name") == "sessionEnd":
         return None
-    return json.dumps({**payload, QUEUE_ONLY: True}, ensure_ascii=False).encode(
-        "utf-8", "surrogateescape"
-    )
+    handed: dict[str, Any] = {k: payload[k] for k in HANDED_FIELDS if k in payload}
+    root = _root(payload, env or {})
+    if root:  # the folder this hook resolved, whatever environment the detached one gets
+        handed["workspace_roots"] = [root]
+    handed[QUEUE_ONLY] = True
+    return json.dumps(handed, ensure_ascii=False).encode("utf-8", "surrogateescape")
 
 
 def _gathered(lines: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -282,7 +293,7 @@ def _append(path: str, event: str, payload: Mapping[str, Any], recorded: Collect
         first = not os.path.exists(path)
         if not first and os.path.getsize(path) > SCRATCH_MAX:
             return
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
             os.write(fd, data)  # one write of one line: hooks of one turn may overlap
@@ -319,7 +330,9 @@ def _read(path: str, recorded: Collection[str]) -> list[dict[str, Any]]:
             if kept:
                 text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in kept)
                 temporary = f"{path}.{os.getpid()}.tmp"
-                with open(temporary, "w", encoding="utf-8", errors="surrogateescape") as handle:
+                # the lines hold prompts and outputs not yet redacted: the owner's alone
+                fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as handle:
                     handle.write(text)
                 os.replace(temporary, path)
             else:
