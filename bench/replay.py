@@ -443,6 +443,19 @@ def replay(
     return tallies
 
 
+def answered(tally: Tally, data: dict[str, object], index_file: Path, state: Path) -> list[str]:
+    """One payload through the hook's answer, timed and counted in `tally`; what it gave."""
+    event = read_event(data)
+    began, cpu = time.perf_counter(), time.process_time()
+    text, given = answer(event, index_file, state, 2000, "claude")
+    tally.times.append(time.perf_counter() - began)
+    tally.cpu.append(time.process_time() - cpu)
+    tally.events += 1
+    tally.delivered += len(given)
+    tally.chars += len(json.loads(text)["hookSpecificOutput"]["additionalContext"]) if text else 0
+    return given
+
+
 def variant_rows() -> list[dict[str, str]]:
     if not VARIANTS.is_file():
         return []
@@ -473,16 +486,7 @@ def replay_variants(
                     "session_id": f"variant-{row['id']}",
                     "tool_input": {"command": row["command"]},
                     "error": f"Exit code 1\n{row['error']}"}  # fmt: skip
-            event = read_event(data)
-            began, cpu = time.perf_counter(), time.process_time()
-            text, given = answer(event, index_file, Path(scratch), 2000, "claude")
-            tally.times.append(time.perf_counter() - began)
-            tally.cpu.append(time.process_time() - cpu)
-            tally.events += 1
-            tally.delivered += len(given)
-            tally.chars += (
-                len(json.loads(text)["hookSpecificOutput"]["additionalContext"]) if text else 0
-            )
+            given = answered(tally, data, index_file, Path(scratch))
             hits = [ref for ref in given if ref in lesson]
             tally.needing += 1
             tally.recalled += bool(hits)
@@ -524,16 +528,7 @@ def replay_prompts(
             tally = tallies.setdefault(f"wordings/{part}/{'same' if same else 'other'}", Tally())
             data = {"hook_event_name": "UserPromptSubmit", "session_id": f"wording-{row['id']}",
                     "prompt": row["prompt"]}  # fmt: skip
-            event = read_event(data)
-            began, cpu = time.perf_counter(), time.process_time()
-            text, given = answer(event, index_file, Path(scratch), 2000, "claude")
-            tally.times.append(time.perf_counter() - began)
-            tally.cpu.append(time.process_time() - cpu)
-            tally.events += 1
-            tally.delivered += len(given)
-            tally.chars += (
-                len(json.loads(text)["hookSpecificOutput"]["additionalContext"]) if text else 0
-            )
+            given = answered(tally, data, index_file, Path(scratch))
             hits = [ref for ref in given if ref in lesson]
             tally.needing += 1
             tally.recalled += bool(hits) if same else bool(given)
