@@ -2538,3 +2538,38 @@ def test_batch_l_client_side_keys_envelopes_and_samples_stay_and_a_secret_there_
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # a monitor's push key after /push/ (Uptime Kuma), however short; a name there stays
+        (
+            "curl -fsS https://status.example.test/api/push/release-2024?status=up",
+            "curl -fsS https://status.example.test/api/push/Qm4Zt8rXw2?status=up",
+            "Qm4Zt8rXw2",
+        ),
+        # a device's token before what it sends (ThingsBoard, a collector), in a URL or a log's
+        # request line; a resource's name there stays
+        (
+            "POST https://iot.example.test/api/v1/devices/telemetry",
+            "POST https://iot.example.test/api/v1/Hq7xK2pLm9Zt4Rw8Ny3B/telemetry",
+            "Hq7xK2pLm9Zt4Rw8Ny3B",
+        ),
+        (
+            '10.1.2.3 - - "GET /api/v2/users/42/attributes HTTP/1.1" 200',
+            '10.1.2.3 - - "GET /api/v2/Zr8Lq3Wm6Xt1Kp9Hv4Dc/rpc HTTP/1.1" 200',
+            "Zr8Lq3Wm6Xt1Kp9Hv4Dc",
+        ),
+        # a REST hook's key after its user's id (Bitrix24's /rest/ID/KEY/method)
+        (
+            "curl https://crm.example.test/rest/1/crm_lead_add2/",
+            "curl https://crm.example.test/rest/7/q2w8e4r6t1y9u3i5/tasks.task.add",
+            "q2w8e4r6t1y9u3i5",
+        ),
+    ],
+)
+def test_batch_m_push_device_and_rest_hook_keys_go_and_names_there_stay(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

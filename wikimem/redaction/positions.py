@@ -870,6 +870,7 @@ _HOOKISH = _lazy(
     r"(?i)hook|integration|incoming|trigger|notif|alert|enqueue|callback|events?[./]"
     r"|/receivers?/|/collectors?/|/push/|/tokens?/|/t/|/p/|/secrets?/|/api[-_]?keys?/|/keys?/|/heartbeats?/"
     r"|/ping/|/check-?ins?/|/beats?/|/signals?/"
+    r"|/(?:telemetry|attributes|rpc|measurements|metrics|ingest|readings|datapoints)\b|/rest/\d"
 )
 # A URL under a name saying the service calls it back with a status or a report
 # (MessageBird's `statusReportUrl`, `callbackUrl`, `notifyUrl`): as much as `hook` in it.
@@ -915,6 +916,54 @@ WEBHOOK_NEEDLES = (
     "check-in",
     "/beat",
     "/signal",
+    "/telemetry",
+    "/attributes",
+    "/rpc",
+    "/measurements",
+    "/metrics",
+    "/ingest",
+    "/readings",
+    "/datapoints",
+    "/rest/",
+)
+
+
+# Path words after which a segment is a job's or a monitor's push key (Uptime Kuma's
+# `/api/push/KEY?status=up`, Healthchecks' `/ping/UUID`).
+_CHECK_IN_WORDS = frozenset(
+    ("heartbeat", "heartbeats", "ping", "checkin", "check-in", "beat", "push", "pushes")
+)
+# Path words a device sends under its own token (ThingsBoard's `/api/v1/TOKEN/telemetry`,
+# `/attributes`, `/rpc`; a collector's `/TOKEN/metrics`, `/ingest`, `/measurements`).
+_DEVICE_DATA_WORDS = frozenset(
+    ("telemetry", "attributes", "rpc", "claim", "provision", "measurements", "metrics",
+     "ingest", "readings", "datapoints", "samples")
+)  # fmt: skip
+_SLOT_TOKEN = _lazy(r"[A-Za-z0-9]{10,200}")
+
+
+def _class_changes(word: str) -> int:
+    kinds = ["u" if c.isupper() else "l" if c.islower() else "d" for c in word]
+    return sum(a != b for a, b in zip(kinds, kinds[1:], strict=False))
+
+
+def _slot_token(word: str) -> bool:
+    """A shorter key where a check-in or device slot puts it: ten letters and digits at least,
+    switching between upper case, lower case and digits four times or more (`htMBXjaTF7`,
+    `xmexpsn2dxsbit9o`); a name, a version or `release2024` stays."""
+    return (
+        _SLOT_TOKEN().fullmatch(word) is not None
+        and is_random(word)
+        and not _CAMEL.fullmatch(word)
+        and _class_changes(word) >= 4
+    )
+
+
+# A request line's path, as an access log or a proxy prints it without its host
+# (`"POST /api/v1/TOKEN/telemetry HTTP/1.1"`): judged as the URL would be.
+_REQUEST_LINE = _lazy(
+    r"\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)[ \t]+(?P<host>)(?P<path>/[^\s\"'<>`\\]{0,1000})"
+    r"[ \t]+HTTP/\d"
 )
 
 
@@ -924,6 +973,8 @@ def _urls(text: str) -> Iterator[re.Match[str]]:
         yield m
         nested = text.find("://", m.start("path"), m.end())
         pos = nested - 5 if nested >= 0 else m.end()
+    if "HTTP/" in text:
+        yield from _REQUEST_LINE().finditer(text)
 
 
 def scan_webhook_urls(text: str) -> Iterator[tuple[str, int, int]]:
@@ -944,14 +995,20 @@ def scan_webhook_urls(text: str) -> Iterator[tuple[str, int, int]]:
         first = last = -1
         previous = ""
         ping_host = _PING_HOST().search(host) is not None
-        for seg in re.finditer(r"[^/#!@]+", path):
+        segments = list(re.finditer(r"[^/#!@]+", path))
+        for i, seg in enumerate(segments):
             word = seg.group()
             if word.endswith("=") and len(word) > 22:
                 word = word.rstrip("=")  # a base64 code's padding (`...Dj==`)
-            # a check-in slot: the first segment under a ping host, or after a ping path word
-            check_in = (ping_host and first < 0 and seg.start() <= 1) or previous.lower() in (
-                "heartbeat", "heartbeats", "ping", "checkin", "check-in", "beat"
-            )  # fmt: skip
+            following = segments[i + 1].group().lower() if i + 1 < len(segments) else ""
+            # a check-in slot: the first segment under a ping host, after a ping or push path
+            # word, a device's slot before what it sends, or a REST hook's after its user's id
+            check_in = (
+                (ping_host and first < 0 and seg.start() <= 1)
+                or previous.lower() in _CHECK_IN_WORDS
+                or following in _DEVICE_DATA_WORDS
+                or (previous.isdigit() and i >= 2 and segments[i - 2].group().lower() == "rest")
+            )
             credential = (
                 previous.lower() not in _NOT_CREDENTIAL_AFTER
                 and not is_placeholder(word)
@@ -968,6 +1025,7 @@ def scan_webhook_urls(text: str) -> Iterator[tuple[str, int, int]]:
                             or (check_in and not _CAMEL.fullmatch(word))
                         )
                     )
+                    or (check_in and _slot_token(word))
                 )
             )
             if credential:
