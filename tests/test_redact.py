@@ -2573,3 +2573,25 @@ def test_batch_m_push_device_and_rest_hook_keys_go_and_names_there_stay(
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # a `?` inside a URL's password goes with it; a query after a port stays
+        (
+            "open https://ci.example.test:8443?next=docs@example.test",
+            "BROKER=amqp://ops:Tq7?vLx2^Rm9@mq.example.test:5672/",
+            "Tq7?vLx2^Rm9",
+        ),
+        (
+            "https://gw.example.test/login:now?user=a@example.test",
+            "DB=mysql://:?Kd82!xQ4wz@db.example.test/app",
+            "?Kd82!xQ4wz",
+        ),
+    ],
+)
+def test_batch_m_url_password_with_a_question_mark_goes_and_a_query_stays(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

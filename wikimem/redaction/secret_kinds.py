@@ -23,6 +23,17 @@ def _unless_placeholder(kind: str) -> Check:
     return lambda value, m, text: None if is_placeholder(value) else kind
 
 
+def _url_password(value: str, m: re.Match[str], text: str) -> str | None:
+    """A URL's password, which may hold a `?` as generated passwords do (`:?djYV7O^qY@db`,
+    `:!wyJu?PUJY_@host`); a `?` that starts a query (`:8080?next=a@b`, `?a&b@c`) or follows a
+    port is no password's."""
+    if "?" in value:
+        head, _, query = value.partition("?")
+        if "=" in query or "&" in query or head.isdigit():
+            return None
+    return None if is_placeholder(value) else "url-credentials"
+
+
 def _pem_in_base64(value: str) -> bool:
     try:
         import base64  # only for the rare value that looks like a base64 PEM block
@@ -333,9 +344,10 @@ RULES = [
     ),
     rule(
         "url-credentials",
-        r"://[^\s:/@?#\"'<>]*:(?P<v>[^\s/?\"'<>]+)@(?=[\w\[])",
+        # a `?` may stand in a password (`redis://:1yP6?Fqs3@redis`), not a query's `?a=b`
+        r"://[^\s:/@?#\"'<>]*:(?P<v>[^\s/\"'<>]+)@(?=[\w\[])",
         "",
-        _unless_placeholder("url-credentials"),
+        _url_password,
     ),
     rule(
         "url-credentials",
