@@ -2595,3 +2595,67 @@ def test_batch_m_url_password_with_a_question_mark_goes_and_a_query_stays(
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # a token given to a publish tool's -p, a keychain's -p, a .p12 import's -P, a login's -p
+        (
+            "npx ovsx publish ./ext.vsix -p $OVSX_PAT",
+            "npx ovsx publish -p k3j9x2m8q4w7",
+            "k3j9x2m8q4w7",
+        ),
+        (
+            "ssh -p 2222 deploy@example.test",
+            "vsce publish minor -p Zt7qLm2xW9pR4kDv",
+            "Zt7qLm2xW9pR4kDv",
+        ),
+        (
+            'security unlock-keychain -p "$KEYCHAIN_PW" ci.keychain',
+            "security unlock-keychain -p Rq8%vT2_mx ci.keychain",
+            "Rq8%vT2_mx",
+        ),
+        (
+            "security import cert.p12 -k ci.keychain -T /usr/bin/codesign",
+            "security import cert.p12 -k ci.keychain -P 'h4.@Wq9+Lz' -T /usr/bin/codesign",
+            "h4.@Wq9+Lz",
+        ),
+        (
+            "docker run -p 8080:80 web",
+            "helm registry login reg.example.test -u ci -p Vb3_xq9Lw2",
+            "Vb3_xq9Lw2",
+        ),
+        (
+            "twine upload --repository testpypi dist/*",
+            "twine upload -u __token__ -p pypi-Ag8xZq2Lm4 dist/*",
+            "pypi-Ag8xZq2Lm4",
+        ),
+        # a generated user with an empty password is a key; a name there, or a public key, stays
+        (
+            "curl -u deploy: https://api.example.test/charges",
+            "curl -u skey_test_5q8z2x7w4m1k9j3h: https://api.example.test/charges",
+            "skey_test_5q8z2x7w4m1k9j3h",
+        ),
+        (
+            "curl -u pkey_test_5q8z2x7w4m1k9j3h: https://vault.example.test/tokens",
+            "curl -u rk_test_5q8z2x7w4m1k9j3h: https://api.example.test/charges",
+            "rk_test_5q8z2x7w4m1k9j3h",
+        ),
+        # a device's access token as its user (MQTT), in a command or a client's log line
+        (
+            "mosquitto_pub -h mqtt.example.test -u ServiceAccount2024 -t t -m 1",
+            'mosquitto_pub -h mqtt.example.test -u "Kq2Wz8Lm4Xr7Tp1Nv5Bd" -t t -m 1',
+            "Kq2Wz8Lm4Xr7Tp1Nv5Bd",
+        ),
+        (
+            "INFO - Connecting to mqtt.example.test:1883 with username thermostat42",
+            "INFO - Connecting to mqtt.example.test:1883 with username Lp4Xq9Wm2Zr7Kt3Nc8V",
+            "Lp4Xq9Wm2Zr7Kt3Nc8V",
+        ),
+    ],
+)
+def test_batch_m_tool_passwords_token_users_and_generated_users_go_and_names_stay(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

@@ -473,6 +473,28 @@ def _in_jaas(value: str, m: re.Match[str], text: str) -> str | None:
     return "secret-assignment"
 
 
+_PUBLIC_KEY_PREFIXES = ("pkey_", "pk_test_", "pk_live_", "pub_", "public_", "publishable_")
+
+
+def _token_user(value: str, m: re.Match[str], text: str) -> str | None:
+    """A generated user with an empty password is an API key (`-u skey_test_KEY:`); a key pair's
+    public half there (Omise's `pkey_`, Stripe's `pk_test_`), used to make card tokens, stays."""
+    if value.lower().startswith(_PUBLIC_KEY_PREFIXES) or is_placeholder(value):
+        return None
+    return "cli-password" if is_random(value) else None
+
+
+def _generated_user(value: str, m: re.Match[str], text: str) -> str | None:
+    """A user name that no one chose: upper case, lower case and digits, switching six times
+    or more (`2IG5H2YOPbwHjFUUWz7s`, a device's access token as its MQTT user); `deploybot`,
+    `ServiceAccount2024` or an upper-case id stay."""
+    if not (_UPPER.search(value) and _LOWER.search(value) and _DIGIT.search(value)):
+        return None
+    if _class_changes(value) < 6 or _CAMEL.fullmatch(value) or is_placeholder(value):
+        return None
+    return "cli-password"
+
+
 def _after_user_colon(value: str, m: re.Match[str], text: str) -> str | None:
     return "password-hash" if text[m.start() - 1 : m.start()] == ":" else None
 
@@ -515,6 +537,13 @@ _TOOL_FLAGS = [
     ("W", "pk12util", r"\bpk12util\b"),  # the PKCS #12 file's password (-w names a file)
     ("K", "pk12util", r"\bpk12util\b"),  # the key database's password (-k names a file)
     ("pass", "osslsigncode", r"\bosslsigncode\b"),  # the PKCS #12 file's password
+    ("p", "vsce ovsx", r"\b(?:vsce|ovsx)\b"),  # VS Code's and Open VSX's publish token (--pat)
+    ("t", "tfx", r"\btfx\b"),  # Azure DevOps' extension tool: its token
+    ("p", "twine", r"\btwine\b"),  # the index's password (or an API token)
+    ("p", "keychain", r"\bsecurity[ \t]+[a-z-]{0,30}keychain\b"),  # macOS: the keychain's password
+    ("P", "security", r"\bsecurity[ \t]+import\b"),  # macOS: the imported .p12's passphrase
+    ("k", "security", r"\bsecurity[ \t]+set-key-partition-list\b"),  # the keychain's password
+    ("p", "login", r"\blogin\b"),  # a registry's or a platform's `login -u USER -p PW`
 ]
 # (head, needles): an environment lookup, each led by a literal so the regex engine skips ahead
 # to it (`getenv`, `os.environ.get`, `env::var`, `process.env`, Laravel's `env(`; C#'s
@@ -693,6 +722,11 @@ RULES: list[Rule] = [
     rule("cli-password", r"\b(?:7z|7za|unrar|rar)[ \t][^\n]{0,200}?[ \t]-p(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "7z rar", _strong("cli-password")),
     rule("cli-password", r"\bsshpass[ \t]+-p[ \t]*(?P<v>[^\s\"'`<>|;&$][^\s\"'`<>|;&]{2,200})", "sshpass", _real("cli-password")),
     rule("cli-password", r"(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"'$]{0,60}:(?P<v>[^\s\"'$][^\s\"']{3,400})", "-u --user", _strong("cli-password")),
+    # a token as the user, its password empty (curl's `-u sk_test_KEY:`, as Stripe-like APIs
+    # document it), and a generated value as the user (an MQTT device's access token); a name
+    # there (`-u deploy:`, `-u admin`) stays
+    rule("cli-password", r"(?:-u|--user)(?:[ \t]+|=)[\"']?(?P<v>[A-Za-z0-9_.-]{16,200}):(?![^\s\"'\\])", "-u --user", _token_user),
+    rule("cli-password", r"(?:(?<![\w-])-u|--user(?:name)?|(?<![\w-])-(?:-)?username|\b[Uu]sername)(?:[ \t]*[=:][ \t]*|[ \t]+)[\"']?(?P<v>[A-Za-z0-9]{16,100})(?![\w.@-])", "-u --user username", _generated_user),
     # a long flag naming auth or credentials that takes `user:password` (mitmproxy's
     # `--upstream-auth`, `--proxy-auth`, `--basic-auth`, `--creds`), curl's `-U` (`--proxy-user`)
     # and ApacheBench's `-A` and `-P`: the password after the colon
