@@ -2659,3 +2659,42 @@ def test_batch_m_tool_passwords_token_users_and_generated_users_go_and_names_sta
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # a value naming where it is read from (LiteLLM's os.environ/NAME); a key there goes
+        (
+            "      api_key: os.environ/ACME_API_KEY",
+            "      api_key: Zq8wE2rT7yU1iO5pLm4N",
+            "Zq8wE2rT7yU1iO5pLm4N",
+        ),
+        # a word asking the tool to generate the value; a generated value there goes
+        (
+            "advanced:\n  network_key: GENERATE\n",
+            "advanced:\n  network_key: Hq7xK2pLm9Zt4Rw8\n",
+            "Hq7xK2pLm9Zt4Rw8",
+        ),
+        # a template's doubled brackets (<<x>>, Concourse's ((x))); a token there goes
+        (
+            "curl -H 'Authorization: Bearer <<access_token>>' https://api.example.test/",
+            "curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.Zq8wE2rT7yU1iO5p.Lm4NxCvBh7Kd2' https://api.example.test/",
+            "eyJhbGciOiJIUzI1NiJ9.Zq8wE2rT7yU1iO5p.Lm4NxCvBh7Kd2",
+        ),
+        ("    password: ((registry-password))", "    password: Xk29sLq0pA_7", "Xk29sLq0pA_7"),
+        # a keyword that starts an expression (Swift's try, await); a literal there goes
+        (
+            'let password = try keychain.get("AC_PASSWORD")',
+            'let password = "Tr7yKx92Lq"',
+            "Tr7yKx92Lq",
+        ),
+        ("password = await vault.read('db')", "password = Aw4itKx92Lq", "Aw4itKx92Lq"),
+        # a mask escaped for Markdown; a value with a backslash in it still goes
+        ("    api_key='\\*\\*\\*'", "    api_key='Zq8w\\\\E2rT7yU1iO5'", "E2rT7yU1iO5"),
+    ],
+)
+def test_batch_m_references_generate_templates_keywords_and_escaped_masks_stay(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

@@ -37,6 +37,15 @@ _V = r"(?P<v>[^\s\"'`<>;,&|]{4,400})"  # a bare value
 _Q = r"(?:\"(?P<vd>[^\"\n]{1,400})\"|'(?P<vs>[^'\n]{1,400})')"  # a quoted value
 
 
+# Keywords that start an expression, then the expression (Swift's `try`, `await`, `new`):
+# the value is computed, not written.
+_EXPRESSION_KEYWORDS = frozenset(
+    ("try", "try!", "try?", "await", "new", "yield", "typeof", "sizeof", "lambda", "async",
+     "function", "require")
+)  # fmt: skip
+_EXPRESSION_AFTER = re.compile(r"[ \t]+[A-Za-z_$][\w$]*(?:[.(\[]|::|[ \t]*\()")
+
+
 def _code(value: str, m: re.Match[str], text: str) -> bool:
     """`form.password.value`, `forms.CharField(...)`: an expression, not a literal. A dotted
     value with a digit (`Mryb927.Rh2Ldr`) is taken for a password."""
@@ -44,6 +53,8 @@ def _code(value: str, m: re.Match[str], text: str) -> bool:
         value.endswith(("]", ")")) and any(c in value for c in "[(")
     ):
         return True
+    if value in _EXPRESSION_KEYWORDS and _EXPRESSION_AFTER.match(text, m.end()):
+        return True  # `let password = try keychain.get(...)`, `pw = await vault.read(...)`
     return is_code(value) and not any(c.isdigit() for c in value)
 
 
