@@ -2698,3 +2698,31 @@ def test_batch_m_references_generate_templates_keywords_and_escaped_masks_stay(
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # base64 that starts with a slash (a LINE channel token); a path there stays
+        (
+            "curl -H 'Authorization: Bearer /api/v1/users/someone/tokens/current/defaults'",
+            "-H 'Authorization: Bearer /Zq8wE2rT7yU1iO5pLm4NxCvBh7Kd2Fs5/Hq7x+K2pLm9Zt4Rw8Ny3B='",
+            "/Zq8wE2rT7yU1iO5pLm4NxCvBh7Kd2Fs5/Hq7x+K2pLm9Zt4Rw8Ny3B=",
+        ),
+        # a key glued to its vendor's name (THINGSPEAKAPIKEY), and skey; a public one stays
+        (
+            "PUBLICAPIKEY: 42QEK9J2HR1M35YH",
+            "ACMEMETERAPIKEY: 42QEK9J2HR1M35YH",
+            "42QEK9J2HR1M35YH",
+        ),
+        (
+            'new Pay.Client(pkey: "pkey_test_5q8z2x7w4m1k9j3h")',
+            'new Pay.Client(skey: "skey_test_5q8z2x7w4m1k9j3h")',
+            "skey_test_5q8z2x7w4m1k9j3h",
+        ),
+    ],
+)
+def test_batch_m_slashed_base64_and_glued_key_names_go_and_a_path_or_public_key_stays(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

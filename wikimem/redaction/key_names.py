@@ -176,6 +176,10 @@ def secret_name_kind(name: str) -> str | None:
     return kind
 
 
+_PUBLIC_HEADS = ("PUBLIC", "PUBLISHABLE", "CLIENT", "ANON", "BROWSER", "FRONTEND")
+_GLUED_KEYS = ("APIKEY", "ACCESSKEY", "SECRETKEY", "AUTHKEY", "PRIVATEKEY", "SIGNINGKEY")
+
+
 def _english_kind(name: str, segments: list[str]) -> str | None:
     if segments[0] in _REFERENCE_HEADS and len(segments) > 1:
         return None
@@ -200,6 +204,9 @@ def _english_kind(name: str, segments: list[str]) -> str | None:
             and not seg.startswith("TOKENI")
             # `requirepass`, `rpcpass`, `bindpw`, `rootpw`: a password glued to what it opens
             or seg.endswith("COMMUNITY")
+            # a key glued to its vendor's name (ThingSpeak's `THINGSPEAKAPIKEY` header)
+            or (seg.endswith(_GLUED_KEYS) and not seg.startswith(_PUBLIC_HEADS))
+            or seg == "SKEY"
             or seg.endswith(("PASS", "PW"))
             and len(seg) > 4
             and seg not in _NOT_PASS_WORDS

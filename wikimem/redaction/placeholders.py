@@ -174,12 +174,28 @@ def is_mask(value: str) -> bool:
 _FRAMED = re.compile(r"[-*#=\[( ]{1,6}(?P<word>[A-Za-z]{3,20})[-*#=\]) ]{1,6}")
 
 
+# Base64 that happens to start with `/` (a LINE channel token, `/3q2LAR...hq/R+hz...=`): a `+`,
+# padding or a 30-character run of mixed case and digits, which no file path holds.
+_BASE64_BLOB = re.compile(r"/[A-Za-z0-9+/]{39,}={0,2}")
+_LONG_RUN = re.compile(r"(?=[^/]*[A-Z])(?=[^/]*[a-z])(?=[^/]*[0-9])[A-Za-z0-9+]{30,}")
+
+
+def _slashed_base64(value: str) -> bool:
+    if not value.startswith("/") or not _BASE64_BLOB.fullmatch(value):
+        return False
+    return "+" in value or value.endswith("=") or _LONG_RUN.search(value) is not None
+
+
 def is_placeholder(value: str) -> bool:
     """True when `value` names or masks a secret instead of carrying one (policy: module doc)."""
     value = value.strip().strip("\"'").rstrip(";,")
     if len(value) < 3 or value.lower() in _LITERALS:
         return True
-    if _REFERENCE.match(value) or _STANDIN.search(value) or _CAMEL_STANDIN.fullmatch(value):
+    if (
+        (_REFERENCE.match(value) and not _slashed_base64(value))
+        or _STANDIN.search(value)
+        or _CAMEL_STANDIN.fullmatch(value)
+    ):
         return True
     framed = _FRAMED.fullmatch(value)
     if framed and framed.group("word").lower() in _LITERALS:
