@@ -2726,3 +2726,31 @@ def test_batch_m_slashed_base64_and_glued_key_names_go_and_a_path_or_public_key_
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # the word for secret in more scripts, and English's spelled in them; a word there stays
+        (
+            'const กลับ = "Zq8wE2rT7yU1iO5p";',
+            'const คีย์ลับ = "skey_5q8z2x7w4m1k9j3h";',
+            "skey_5q8z2x7w4m1k9j3h",
+        ),
+        (
+            'val 채널이름 = "Zq8wE2rT7yU1iO5p"',
+            'val 앱시크릿 = "4f1c9a7e2b8d6035c1e9f7a2b4d8c6e0"',
+            "4f1c9a7e2b8d6035c1e9f7a2b4d8c6e0",
+        ),
+        # the rest of a name joined by `_`, as code writes it; a question's answer in words stays
+        (
+            "$секретный_вопрос = 'Какой цвет';",
+            "$секретный_код = 'q7w2e9r4t1y8u3i5';",
+            "q7w2e9r4t1y8u3i5",
+        ),
+    ],
+)
+def test_batch_m_secret_words_in_more_scripts_and_joined_names_go_and_words_stay(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

@@ -126,6 +126,10 @@ FOREIGN_SECRETS = (
     "токен", "секрет", "секретный_ключ", "令牌", "密钥", "秘钥", "密鑰", "秘密鍵", "トークン",
     "シークレット", "토큰", "비밀_키", "비밀키", "توكن", "رمز_مميز", "मुख्य_कुंजी", "टोकन",
     "mã_truy_cập", "ma_truy_cap",
+    # the word for secret in more scripts, and English's spelled in them (Korean 시크릿,
+    # Thai ซีเคร็ต); Thai's secret key and secret code
+    "시크릿", "비밀", "秘密", "シークレットキー", "คีย์ลับ", "รหัสลับ", "ความลับ", "โทเค็น", "ซีเคร็ต",
+    "गुप्त", "গোপন", "μυστικό", "μυστικο", "סוד", "السري",
 )
 # A key in another language is a credential only when its value looks generated (`clave: MIT`).
 FOREIGN_KEYS = (
@@ -133,7 +137,7 @@ FOREIGN_KEYS = (
     "kunci", "khóa", "ключ", "キー", "키", "مفتاح", "कुंजी", "ufunguo", "کلید", "kľúč", "klíč",
     "clau", "raktas", "atslēga", "võti", "ključ", "lykill", "çelës", "çelësi", "allwedd", "açar",
     "kalit", "kulcs", "avain", "გასაღები", "բանալի", "ቁልፍ", "кілт", "түлхүүр", "চাবি", "กุญแจ",
-    "מפתח",
+    "מפתח", "คีย์",
 )
 # fmt: on
 _FOREIGN_SEPARATORS = re.compile(_SEPARATORS)

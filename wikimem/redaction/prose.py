@@ -128,7 +128,8 @@ _QUOTED_NEXT = _lazy(
 _BACKTICKED = _lazy(r"(?:e?s)?(?:[ \t]*[:=：][ \t]*|[ \t]+)`(?P<vq>[^\s`]{4,200})`")
 # In another language a name may also be assigned to (`Passwort=...`), as config files write it,
 # the name the head of a compound (`コミュニティー文字列 = ...`, community string).
-_EQUALS = _lazy(r"[^\x00-\u024f\s:=：]{0,12}[ \t]*=[ \t]*[\"']?(?P<v>[^\s\"'`<>&]{4,200})")
+# The rest of the name may join its words with `_`, as code does (`$секретный_код = '...'`).
+_EQUALS = _lazy(r"(?:[^\x00-\u024f\s:=：]|_){0,16}[ \t]*=[ \t]*[\"']?(?P<v>[^\s\"'`<>&]{4,200})")
 # Or written with a blank alone, in languages that put the verb last or leave it out
 # (`パスワード ... でログイン`, `şifresi ... olarak güncellendi`); `_value_counts` still
 # demands a credential's shape.
