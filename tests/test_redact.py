@@ -2754,3 +2754,53 @@ def test_batch_m_secret_words_in_more_scripts_and_joined_names_go_and_words_stay
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # a key written as its bytes under a secret's name; a public key's or a port list stays
+        (
+            "public_key = [94, 230, 186, 182, 101, 79, 243, 133, "
+            "236, 151, 40, 0, 111, 204, 216, 89]",
+            "key = bytes([94, 230, 186, 182, 101, 79, 243, 133, "
+            "236, 151, 40, 0, 111, 204, 216, 89])",
+            "94, 230, 186, 182",
+        ),
+        (
+            "static const uint8_t LOOKUP[16] = {0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, "
+            "0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f};",
+            "static const uint8_t AES_KEY[16] = {0x3c, 0x91, 0x0e, 0xa7, 0x52, 0xd8, 0x6b, 0x14, "
+            "0xf0, 0x2d, 0x99, 0x47, 0xb3, 0x65, 0x1a, 0xce};",
+            "0x3c, 0x91, 0x0e",
+        ),
+        # a label alone on its line, the value on the next (snapcraft export-login)
+        (
+            "Exported login credentials:\nsaved to creds.txt (keep it out of version control)",
+            "Exported login credentials:\n"
+            "eyJ0IjogInUxLW1hY2Fyb29uIiwgInYiOiB7InIiOiAiWnE4d0UyclQ3eVUxaU81cExtNE4ifX0=",
+            "eyJ0IjogInUxLW1hY2Fyb29uIiwgInYiOiB7InIiOiAiWnE4d0UyclQ3eVUxaU81cExtNE4ifX0=",
+        ),
+        # a bare key beside a url in one client's file (~/.cdsapirc); a record's key stays
+        (
+            "cache:\n  key: 5ccedc65-1cec-48bd-ac50-bf3fbd0f1194\n  ttl: 300",
+            "url: https://data.example.test/api\nkey: 8d3f2a61-4b7c-4e09-9a15-c2e8f6b0d741",
+            "8d3f2a61-4b7c-4e09-9a15-c2e8f6b0d741",
+        ),
+        # a name, then a key in a vendor's prefixed shape; a digest named so, or a public half
+        (
+            "Artifact('build', 'sha256_4f1c9a7e2b8d6035c1e9f7a2b4d8c6e0')",
+            "final sms = Gateway('clinic', 'gwsk_4f1c9a7e2b8d6035c1e9f7a2b4d8c6e0');",
+            "gwsk_4f1c9a7e2b8d6035c1e9f7a2b4d8c6e0",
+        ),
+        (
+            "Pay('shop', 'pkey_test_Zq8wE2rT7yU1iO5pLm4N')",
+            "Pay('shop', 'skey_test_Zq8wE2rT7yU1iO5pLm4N')",
+            "skey_test_Zq8wE2rT7yU1iO5pLm4N",
+        ),
+    ],
+)
+def test_batch_m_byte_keys_labels_above_url_keys_and_prefixed_keys_go_and_look_alikes_stay(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

@@ -406,6 +406,31 @@ def _named_generated(value: str, m: re.Match[str], text: str) -> str | None:
     return "secret-assignment"
 
 
+_URL_BESIDE = re.compile(r"(?im)^[ \t]*(?:url|endpoint|api_url|host|server)[ \t]*[:=]")
+_DIGEST_WORDS = re.compile(r"sha|md5|hash|blake|crc|commit|rev|digest|sum")
+_PUBLIC_HALF = ("pk_", "pkey_", "pub_", "public_", "publishable_", "client_")
+
+
+def _beside_url(value: str, m: re.Match[str], text: str) -> str | None:
+    window = text[max(m.start() - 400, 0) : m.end() + 400]
+    return "secret-assignment" if _URL_BESIDE.search(window) else None
+
+
+def _prefixed_key(value: str, m: re.Match[str], text: str) -> str | None:
+    """A vendor's prefix then a generated body: hex of 32 or more, or letters and digits that
+    look generated; a public half (`pkey_`, `pk_`) or a typed sample stays."""
+    if value.lower().startswith(_PUBLIC_HALF) or is_placeholder(value):
+        return None
+    body = value.rsplit("_", 1)[-1]
+    if _DIGEST_WORDS.search(value[: -len(body)]) or len(body) == 40:
+        return None  # `sha256_<hex>`, `rev_<git sha>`: a digest named
+    if re.fullmatch(r"[0-9a-f]{32,}", body) or (
+        is_random(body) and len(body) >= 16 and _class_changes(body) >= 6
+    ):
+        return "secret-assignment"
+    return None
+
+
 def _labelled(value: str, m: re.Match[str], text: str) -> str | None:
     """A label's words read as a key name (`Stream key` as `Stream_key`); its value a generated
     key, a UUID or a long hex run, not a placeholder."""
@@ -415,6 +440,17 @@ def _labelled(value: str, m: re.Match[str], text: str) -> str | None:
     if is_generated_key(value) or _UUID().fullmatch(value) or _HEX_KEY.fullmatch(value):
         return "secret-assignment"
     return None
+
+
+def _labelled_above(value: str, m: re.Match[str], text: str) -> str | None:
+    """A value alone under its label: a key as `_labelled` takes it, or a long blob (a
+    macaroon's base64) that mixes letters and digits and no word or sentence could be."""
+    if _labelled(value, m, text):
+        return "secret-assignment"
+    name = "_".join(m.group("name").split())
+    if not secret_name_kind(name) or is_placeholder(value) or len(value) < 40:
+        return None
+    return "secret-assignment" if is_random(value) and _entropy(value) >= 4.5 else None
 
 
 def _client_url_key(value: str, m: re.Match[str], text: str) -> str | None:
@@ -877,6 +913,15 @@ RULES: list[Rule] = [
     # a label then a generated value, as a tool prints what it made or a page shows it
     # (`Stream key: ...`, `Generated key: ...`): the label's words read as a key's name
     rule("secret-assignment", r"(?m)^[ \t>#*-]*(?P<name>(?:[A-Z][A-Za-z]{1,20}[ \t]+){1,3}(?i:key|token|secret|password|passphrase))[ \t]*:[ \t]*(?P<v>[A-Za-z0-9_+/=-]{16,200})(?![^\s,;)])", "key: token: secret: password: passphrase:", _labelled),
+    # the same label alone on its line, the value on the next (`snapcraft export-login`'s
+    # `Exported login credentials:` then the macaroon, a console's `Your API token:`)
+    rule("secret-assignment", r"(?m)^[ \t>#*-]*(?P<name>(?:[A-Z][A-Za-z]{1,20}[ \t]+(?:[a-z]{2,20}[ \t]+){0,2})?(?i:key|token|secret|password|passphrase|credentials))[ \t]*:[ \t]*\r?\n[ \t]*(?P<v>[A-Za-z0-9_+/=.-]{32,4000})[ \t]*$", "key: token: secret: password: passphrase: credentials:", _labelled_above),
+    # a bare `key` beside a `url` in one client's file (Copernicus' `~/.cdsapirc`: `url:` then
+    # `key: UID:UUID` or `key: UUID`); a UUID under `key` elsewhere may name a record
+    rule("secret-assignment", r"(?m)^[ \t]*key[ \t]*[:=][ \t]*[\"']?(?P<v>(?:\d{1,12}:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12})[\"']?[ \t]*$", "key", _beside_url),
+    # a call given a name, then a key in a vendor's prefixed shape (`AfricasTalking('user',
+    # 'atsk_<hex>')`, `Client("app", "skey_test_...")`); a key pair's public half stays
+    rule("secret-assignment", r"\([ \t]*[\"'][\w.@-]{1,60}[\"'][ \t]*,[ \t]*[\"'](?P<v>[a-z]{2,8}_(?:[a-z]{2,8}_)?[A-Za-z0-9]{20,200})[\"'][ \t]*[,)]", "(", _prefixed_key),
     # `user:password` after a connect command's token flag (Milvus's `connect -t root:PW`)
     rule("cli-password", r"[ \t]-(?:t|-token)(?:=|[ \t]+)[\"']?[A-Za-z][\w.@-]{0,60}:(?P<v>[^\s\"'$][^\s\"']{5,300})", "connect login logon auth", _on_line(r"\b(?:connect|login|logon|signin|auth)\b")),
     # Windows' `net user NAME PASSWORD [/add] [/domain]` (`*` prompts for it)
@@ -1497,3 +1542,32 @@ def scan_secret_blocks(text: str) -> Iterator[tuple[str, int, int]]:
             if not is_placeholder(value) and not _code(value, item, text):
                 yield "secret-assignment", *item.span(group)
             pos = item.end()
+
+
+# --- a key written as its bytes: a list of 16 or more byte values under a secret's name --------
+
+# Zigbee2MQTT's `network_key: [94, 230, ...]`, ESPHome's `NOISE_PSK[32] = {0x0a, ...}`, Go's
+# `[]byte{...}`, Python's `bytes([...])`, JavaScript's `new Uint8Array([...])`.
+_BYTE = r"(?:0[xX][0-9a-fA-F]{1,2}|\d{1,3})"
+_BYTE_LIST = _lazy(r"(?<![\w.])" + _BYTE + r"(?:[ \t]*,[ \t]*(?:\r?\n[ \t]*)?" + _BYTE + r"){15,}")
+_BYTES_NAME = _lazy(
+    r"(?P<name>[A-Za-z_][\w-]{0,60})(?:\[[\w ]{0,10}\])*[\"']?[ \t]*(?::|=|:=|=>)[ \t]*"
+    r"[\w:<>\[\]. \t]{0,30}[\[{(]{1,2}[ \t]*\Z"
+)
+
+
+def scan_byte_arrays(text: str) -> Iterator[tuple[str, int, int]]:
+    """Sixteen or more byte values whose name says secret: a key written out as its bytes. The
+    values must be bytes and varied, so a list of ports, a range or a table of zeros stays."""
+    for m in _BYTE_LIST().finditer(text):
+        named = _BYTES_NAME().search(line_before(text, m.start()))
+        if not named or not (
+            secret_name_kind(named.group("name")) or named.group("name").lower() == "key"
+        ):
+            continue
+        values = [int(v, 0) for v in re.split(r"[ \t]*,[ \t]*\s*", m.group().strip())]
+        if max(values) > 255 or len(set(values)) < len(values) // 2:
+            continue
+        if all(b - a == 1 for a, b in zip(values, values[1:], strict=False)):
+            continue
+        yield "secret-assignment", m.start(), m.end()

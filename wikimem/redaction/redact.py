@@ -94,6 +94,7 @@ _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
     + [(("eyj",), positions.scan_wrapped_jwts), (("@tcp", "@unix", "@udp"), positions.scan_go_dsns)]
     + [(("(",), positions.scan_setter_calls), (("--",), positions.scan_listed_flags)]
     + [(("default",), positions.scan_declared_defaults)]
+    + [((",",), positions.scan_byte_arrays)]
     + [(("nral",), positions.scan_newrelic_keys), (("conn",), positions.scan_connects)]
     + [(("{\n", "{\r\n", "{ \n"), positions.scan_secret_blocks)]
     + [(positions.AUTH_CALL_NEEDLES, positions.scan_auth_calls)]
