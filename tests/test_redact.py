@@ -2804,3 +2804,12 @@ def test_batch_m_byte_keys_labels_above_url_keys_and_prefixed_keys_go_and_look_a
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+def test_an_escaped_newline_ends_a_value_so_a_slot_marker_before_it_stays() -> None:
+    # a builder's template (`X=§\nexport Y`) in source; a value before the escape still goes
+    kept_and_removed(
+        'row = "export TS_AUTHKEY=§\\nexport TS_HOSTNAME=ci"',
+        'row = "export TS_AUTHKEY=Zq8wE2rT7yU1iO5p\\nexport TS_HOSTNAME=ci"',
+        "Zq8wE2rT7yU1iO5p",
+    )

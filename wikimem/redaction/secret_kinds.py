@@ -24,9 +24,8 @@ def _unless_placeholder(kind: str) -> Check:
 
 
 def _url_password(value: str, m: re.Match[str], text: str) -> str | None:
-    """A URL's password, which may hold a `?` as generated passwords do (`:?djYV7O^qY@db`,
-    `:!wyJu?PUJY_@host`); a `?` that starts a query (`:8080?next=a@b`, `?a&b@c`) or follows a
-    port is no password's."""
+    """A URL's password, which may hold a `?` as generated passwords do; a `?` that starts a
+    query (`:8080?next=a@b`, `?a&b@c`) or follows a port is no password's."""
     if "?" in value:
         head, _, query = value.partition("?")
         if "=" in query or "&" in query or head.isdigit():
@@ -344,7 +343,7 @@ RULES = [
     ),
     rule(
         "url-credentials",
-        # a `?` may stand in a password (`redis://:1yP6?Fqs3@redis`), not a query's `?a=b`
+        # a `?` may stand inside a password before the `@`, not a query's `?a=b`
         r"://[^\s:/@?#\"'<>]*:(?P<v>[^\s/\"'<>]+)@(?=[\w\[])",
         "",
         _url_password,
