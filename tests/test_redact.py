@@ -2813,3 +2813,10 @@ def test_an_escaped_newline_ends_a_value_so_a_slot_marker_before_it_stays() -> N
         'row = "export TS_AUTHKEY=Zq8wE2rT7yU1iO5p\\nexport TS_HOSTNAME=ci"',
         "Zq8wE2rT7yU1iO5p",
     )
+    # a value that starts with the escape is judged whole (an OpenVPN key in a JSON string)
+    redacted, _ = redact(
+        '{"static_key": "\\n-----BEGIN OpenVPN Static key V1-----\\n'
+        "4f1c9a7e2b8d6035c1e9f7a2b4d8c6e04f1c9a7e2b8d6035c1e9f7a2b4d8c6e0\\n"
+        '-----END OpenVPN Static key V1-----"}'
+    )
+    assert "4f1c9a7e2b8d6035" not in redacted, redacted

@@ -189,8 +189,8 @@ def _slashed_base64(value: str) -> bool:
 def is_placeholder(value: str) -> bool:
     """True when `value` names or masks a secret instead of carrying one (policy: module doc)."""
     value = value.strip().strip("\"'").rstrip(";,")
-    if "\\n" in value:  # a string literal's escaped newline ends the value (`X=§\nexport Y`)
-        value = value.split("\\n", 1)[0]
+    if "\\n" in value and not value.startswith("\\n"):
+        value = value.split("\\n", 1)[0]  # a literal's escaped newline ends it (`X=§\nexport`)
     if len(value) < 3 or value.lower() in _LITERALS:
         return True
     if (
