@@ -773,7 +773,8 @@ RULES: list[Rule] = [
     # document it), and a generated value as the user (an MQTT device's access token); a name
     # there (`-u deploy:`, `-u admin`) stays
     rule("cli-password", r"(?:-u|--user)(?:[ \t]+|=)[\"']?(?P<v>[A-Za-z0-9_.-]{16,200}):(?![^\s\"'\\])", "-u --user", _token_user),
-    rule("cli-password", r"(?:(?<![\w-])-u|--user(?:name)?|(?<![\w-])-(?:-)?username|\b[Uu]sername)(?:[ \t]*[=:][ \t]*|[ \t]+)[\"']?(?P<v>[A-Za-z0-9]{16,100})(?![\w.@-])", "-u --user username", _generated_user),
+    rule("cli-password", r"-(?<=[ \t]-)(?:u|-user(?:name)?|-?username)(?:[ \t]*[=:][ \t]*|[ \t]+)[\"']?(?P<v>[A-Za-z0-9]{16,100})(?![\w.@-])", "-u --user -username", _generated_user),
+    rule("cli-password", r"sername(?<=\b[Uu]sername)(?:[ \t]*[=:][ \t]*|[ \t]+)[\"']?(?P<v>[A-Za-z0-9]{16,100})(?![\w.@-])", "username", _generated_user),
     # a long flag naming auth or credentials that takes `user:password` (mitmproxy's
     # `--upstream-auth`, `--proxy-auth`, `--basic-auth`, `--creds`), curl's `-U` (`--proxy-user`)
     # and ApacheBench's `-A` and `-P`: the password after the colon
@@ -1063,8 +1064,13 @@ def _urls(text: str) -> Iterator[re.Match[str]]:
         yield m
         nested = text.find("://", m.start("path"), m.end())
         pos = nested - 5 if nested >= 0 else m.end()
-    if "HTTP/" in text:
-        yield from _REQUEST_LINE().finditer(text)
+    at = text.find(" HTTP/")
+    while at >= 0:  # each request line found from its protocol, by `str.find`
+        line_start = text.rfind("\n", max(at - 1100, 0), at) + 1
+        request = _REQUEST_LINE().search(text, line_start, at + 7)
+        if request is not None:
+            yield request
+        at = text.find(" HTTP/", at + 6)
 
 
 def scan_webhook_urls(text: str) -> Iterator[tuple[str, int, int]]:
@@ -1549,7 +1555,13 @@ def scan_secret_blocks(text: str) -> Iterator[tuple[str, int, int]]:
 # Zigbee2MQTT's `network_key: [94, 230, ...]`, ESPHome's `NOISE_PSK[32] = {0x0a, ...}`, Go's
 # `[]byte{...}`, Python's `bytes([...])`, JavaScript's `new Uint8Array([...])`.
 _BYTE = r"(?:0[xX][0-9a-fA-F]{1,2}|\d{1,3})"
-_BYTE_LIST = _lazy(r"(?<![\w.])" + _BYTE + r"(?:[ \t]*,[ \t]*(?:\r?\n[ \t]*)?" + _BYTE + r"){15,}")
+_BYTE_LIST = _lazy(  # led by its bracket, so the regex engine skips ahead to one
+    r"[\[{(][ \t]*(?:\r?\n[ \t]*)?(?P<list>"
+    + _BYTE
+    + r"(?:[ \t]*,[ \t]*(?:\r?\n[ \t]*)?"
+    + _BYTE
+    + r"){15,})"
+)
 _BYTES_NAME = _lazy(
     r"(?P<name>[A-Za-z_][\w-]{0,60})(?:\[[\w ]{0,10}\])*[\"']?[ \t]*(?::|=|:=|=>)[ \t]*"
     r"[\w:<>\[\]. \t]{0,30}[\[{(]{1,2}[ \t]*\Z"
@@ -1560,14 +1572,14 @@ def scan_byte_arrays(text: str) -> Iterator[tuple[str, int, int]]:
     """Sixteen or more byte values whose name says secret: a key written out as its bytes. The
     values must be bytes and varied, so a list of ports, a range or a table of zeros stays."""
     for m in _BYTE_LIST().finditer(text):
-        named = _BYTES_NAME().search(line_before(text, m.start()))
+        named = _BYTES_NAME().search(line_before(text, m.start("list")))
         if not named or not (
             secret_name_kind(named.group("name")) or named.group("name").lower() == "key"
         ):
             continue
-        values = [int(v, 0) for v in re.split(r"[ \t]*,[ \t]*\s*", m.group().strip())]
+        values = [int(v, 0) for v in re.split(r"[ \t]*,\s*", m.group("list"))]
         if max(values) > 255 or len(set(values)) < len(values) // 2:
             continue
         if all(b - a == 1 for a, b in zip(values, values[1:], strict=False)):
             continue
-        yield "secret-assignment", m.start(), m.end()
+        yield "secret-assignment", m.start("list"), m.end("list")
