@@ -2561,6 +2561,18 @@ def test_batch_l_client_side_keys_envelopes_and_samples_stay_and_a_secret_there_
             '10.1.2.3 - - "GET /api/v2/Zr8Lq3Wm6Xt1Kp9Hv4Dc/rpc HTTP/1.1" 200',
             "Zr8Lq3Wm6Xt1Kp9Hv4Dc",
         ),
+        # a REST API's device id or object id before what it reads stays: only a key is a slot's
+        (
+            "GET https://iot.example.test/api/plugins/telemetry/DEVICE/"
+            "784f394c-42b6-435a-983c-b7beff2784f9/values/timeseries",
+            "GET https://iot.example.test/api/v1/Kq2Wz8Lm4Xr7Tp1Nv5Bd/attributes",
+            "Kq2Wz8Lm4Xr7Tp1Nv5Bd",
+        ),
+        (
+            "GET https://iot.example.test/api/v1/devices/5f3a9c2b8d1e4f6a7b9c0d1e/telemetry",
+            "GET https://iot.example.test/api/v1/Wq8Zr2Lm6Xt4Kp1Hv9Dc/telemetry",
+            "Wq8Zr2Lm6Xt4Kp1Hv9Dc",
+        ),
         # a REST hook's key after its user's id (Bitrix24's /rest/ID/KEY/method)
         (
             "curl https://crm.example.test/rest/1/crm_lead_add2/",

@@ -961,7 +961,11 @@ _HOOKISH = _lazy(
     r"(?i)hook|integration|incoming|trigger|notif|alert|enqueue|callback|events?[./]"
     r"|/receivers?/|/collectors?/|/push/|/tokens?/|/t/|/p/|/secrets?/|/api[-_]?keys?/|/keys?/|/heartbeats?/"
     r"|/ping/|/check-?ins?/|/beats?/|/signals?/"
-    r"|/(?:telemetry|attributes|rpc|measurements|metrics|ingest|readings|datapoints)\b|/rest/\d"
+)
+# A path whose slot holds a device's token or a REST hook's key: only that slot is judged, so a
+# UUID or an object id elsewhere in a REST API's path stays.
+_SLOT_PATH = _lazy(
+    r"/(?:telemetry|attributes|rpc|measurements|metrics|ingest|readings|datapoints)\b|/rest/\d"
 )
 # A URL under a name saying the service calls it back with a status or a report
 # (MessageBird's `statusReportUrl`, `callbackUrl`, `notifyUrl`): as much as `hook` in it.
@@ -1030,6 +1034,7 @@ _DEVICE_DATA_WORDS = frozenset(
     ("telemetry", "attributes", "rpc", "claim", "provision", "measurements", "metrics",
      "ingest", "readings", "datapoints", "samples")
 )  # fmt: skip
+_HEX_RUN_ANY = _lazy(r"[0-9a-f]+|[0-9A-F]+")
 _SLOT_TOKEN = _lazy(r"[A-Za-z0-9]{10,200}")
 
 
@@ -1047,6 +1052,7 @@ def _slot_token(word: str) -> bool:
         and is_random(word)
         and not _CAMEL.fullmatch(word)
         and _class_changes(word) >= 4
+        and not _HEX_RUN_ANY().fullmatch(word)  # an object id (`5f3a9c2b...`), not a key
     )
 
 
@@ -1056,6 +1062,28 @@ _REQUEST_LINE = _lazy(
     r"\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)[ \t]+(?P<host>)(?P<path>/[^\s\"'<>`\\]{0,1000})"
     r"[ \t]+HTTP/\d"
 )
+
+
+def _device_slot(segments: list[re.Match[str]], i: int) -> bool:
+    """A device's slot before what it sends, or a REST hook's after its user's id."""
+    following = segments[i + 1].group().lower() if i + 1 < len(segments) else ""
+    previous = segments[i - 1].group() if i else ""
+    return following in _DEVICE_DATA_WORDS or (
+        previous.isdigit() and i >= 2 and segments[i - 2].group().lower() == "rest"
+    )
+
+
+def _slot_keys(m: re.Match[str]) -> Iterator[tuple[str, int, int]]:
+    """In a URL that says no hook, only a device's or a REST hook's slot, and only a key in it."""
+    path_start = m.start("path")
+    segments = list(re.finditer(r"[^/#!@]+", m.group("path").split("?", 1)[0]))
+    for i, seg in enumerate(segments):
+        if (
+            _device_slot(segments, i)
+            and _slot_token(seg.group())
+            and not is_placeholder(seg.group())
+        ):
+            yield "webhook-url", path_start + seg.start(), path_start + seg.end()
 
 
 def _urls(text: str) -> Iterator[re.Match[str]]:
@@ -1085,6 +1113,8 @@ def scan_webhook_urls(text: str) -> Iterator[tuple[str, int, int]]:
             and not _PING_HOST().search(host)
             and not _CALLED_BACK().search(line_before(text, m.start()))
         ):
+            if _SLOT_PATH().search(m.group("path")):
+                yield from _slot_keys(m)
             continue
         path_start = m.start("path")
         path = m.group("path").split("?", 1)[0]
@@ -1096,14 +1126,12 @@ def scan_webhook_urls(text: str) -> Iterator[tuple[str, int, int]]:
             word = seg.group()
             if word.endswith("=") and len(word) > 22:
                 word = word.rstrip("=")  # a base64 code's padding (`...Dj==`)
-            following = segments[i + 1].group().lower() if i + 1 < len(segments) else ""
             # a check-in slot: the first segment under a ping host, after a ping or push path
-            # word, a device's slot before what it sends, or a REST hook's after its user's id
+            # word, or a device's or a REST hook's slot
             check_in = (
                 (ping_host and first < 0 and seg.start() <= 1)
                 or previous.lower() in _CHECK_IN_WORDS
-                or following in _DEVICE_DATA_WORDS
-                or (previous.isdigit() and i >= 2 and segments[i - 2].group().lower() == "rest")
+                or _device_slot(segments, i)
             )
             credential = (
                 previous.lower() not in _NOT_CREDENTIAL_AFTER
