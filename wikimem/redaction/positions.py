@@ -412,6 +412,8 @@ _PUBLIC_HALF = ("pk_", "pkey_", "pub_", "public_", "publishable_", "client_")
 
 
 def _beside_url(value: str, m: re.Match[str], text: str) -> str | None:
+    if line_before(text, m.start()).strip():
+        return None  # `key` must start its line (found from the literal, so the engine skips)
     window = text[max(m.start() - 400, 0) : m.end() + 400]
     return "secret-assignment" if _URL_BESIDE.search(window) else None
 
@@ -442,13 +444,25 @@ def _labelled(value: str, m: re.Match[str], text: str) -> str | None:
     return None
 
 
+_LABEL_ABOVE = _lazy(
+    r"[ \t>#*-]*(?P<name>(?:[A-Z][A-Za-z]{1,20}[ \t]+(?:[a-z]{2,20}[ \t]+){0,2})?"
+    r"(?i:key|token|secret|password|passphrase|credentials))[ \t]*\Z"
+)
+
+
 def _labelled_above(value: str, m: re.Match[str], text: str) -> str | None:
-    """A value alone under its label: a key as `_labelled` takes it, or a long blob (a
-    macaroon's base64) that mixes letters and digits and no word or sentence could be."""
-    if _labelled(value, m, text):
+    """A value alone under its label (found from the label's colon, so the regex engine skips
+    ahead to one): a key as `_labelled` takes it, or a long blob (a macaroon's base64) that
+    mixes letters and digits and no word or sentence could be."""
+    label = _LABEL_ABOVE().match(line_before(text, m.start()))
+    if label is None:
+        return None
+    name = "_".join(label.group("name").split())
+    if not secret_name_kind(name) or is_placeholder(value):
+        return None
+    if is_generated_key(value) or _UUID().fullmatch(value) or _HEX_KEY.fullmatch(value):
         return "secret-assignment"
-    name = "_".join(m.group("name").split())
-    if not secret_name_kind(name) or is_placeholder(value) or len(value) < 40:
+    if len(value) < 40:
         return None
     return "secret-assignment" if is_random(value) and _entropy(value) >= 4.5 else None
 
@@ -751,9 +765,10 @@ RULES: list[Rule] = [
     rule("cli-password", r"[ \t]-pass(?:in|out)[ \t]+pass:(?P<v>[^\s\"'`<>|;&]{1,200})", "pass:", _real("cli-password")),
     rule("cli-password", r"[ \t]-k[ \t]+(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "openssl", _on_line(r"\bopenssl\b")),
     rule("cli-password", r"[ \t]-P[ \t]+(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "zip", _on_line(r"\b(?:un)?zip\b")),
-    # short flags that take a password only for some tools, from each tool's manual page
+    # short flags that take a password only for some tools, from each tool's manual page; led
+    # by the flag's literal, so the regex engine skips ahead to it
     *[
-        rule("cli-password", r"[ \t]-" + flag + r"(?:[ \t]+|=)(?:" + _Q[3:-1] + r"|(?P<vb>(?:[^\s\"'`<>|;&$-]|-(?![A-Za-z-]))[^\s\"'`<>|;&]{2,200}))", needles, _tool_flag(tool))
+        rule("cli-password", "-" + flag + r"(?<=[ \t]-" + flag + r")(?:[ \t]+|=)(?:" + _Q[3:-1] + r"|(?P<vb>(?:[^\s\"'`<>|;&$-]|-(?![A-Za-z-]))[^\s\"'`<>|;&]{2,200}))", needles, _tool_flag(tool))
         for flag, needles, tool in _TOOL_FLAGS
     ],
     *[
@@ -916,10 +931,10 @@ RULES: list[Rule] = [
     rule("secret-assignment", r"(?m)^[ \t>#*-]*(?P<name>(?:[A-Z][A-Za-z]{1,20}[ \t]+){1,3}(?i:key|token|secret|password|passphrase))[ \t]*:[ \t]*(?P<v>[A-Za-z0-9_+/=-]{16,200})(?![^\s,;)])", "key: token: secret: password: passphrase:", _labelled),
     # the same label alone on its line, the value on the next (`snapcraft export-login`'s
     # `Exported login credentials:` then the macaroon, a console's `Your API token:`)
-    rule("secret-assignment", r"(?m)^[ \t>#*-]*(?P<name>(?:[A-Z][A-Za-z]{1,20}[ \t]+(?:[a-z]{2,20}[ \t]+){0,2})?(?i:key|token|secret|password|passphrase|credentials))[ \t]*:[ \t]*\r?\n[ \t]*(?P<v>[A-Za-z0-9_+/=.-]{32,4000})[ \t]*$", "key: token: secret: password: passphrase: credentials:", _labelled_above),
+    rule("secret-assignment", r"(?m):[ \t]*\r?\n[ \t]*(?P<v>[A-Za-z0-9_+/=.-]{32,4000})[ \t]*$", "key: token: secret: password: passphrase: credentials:", _labelled_above),
     # a bare `key` beside a `url` in one client's file (Copernicus' `~/.cdsapirc`: `url:` then
     # `key: UID:UUID` or `key: UUID`); a UUID under `key` elsewhere may name a record
-    rule("secret-assignment", r"(?m)^[ \t]*key[ \t]*[:=][ \t]*[\"']?(?P<v>(?:\d{1,12}:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12})[\"']?[ \t]*$", "key", _beside_url),
+    rule("secret-assignment", r"(?m)key[ \t]*[:=][ \t]*[\"']?(?P<v>(?:\d{1,12}:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12})[\"']?[ \t]*$", "key", _beside_url),
     # a call given a name, then a key in a vendor's prefixed shape (`AfricasTalking('user',
     # 'atsk_<hex>')`, `Client("app", "skey_test_...")`); a key pair's public half stays
     rule("secret-assignment", r"\([ \t]*[\"'][\w.@-]{1,60}[\"'][ \t]*,[ \t]*[\"'](?P<v>[a-z]{2,8}_(?:[a-z]{2,8}_)?[A-Za-z0-9]{20,200})[\"'][ \t]*[,)]", "(", _prefixed_key),
