@@ -2832,3 +2832,66 @@ def test_an_escaped_newline_ends_a_value_so_a_slot_marker_before_it_stays() -> N
         '-----END OpenVPN Static key V1-----"}'
     )
     assert "4f1c9a7e2b8d6035" not in redacted, redacted
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # a line naming a PKCS #12 file: its -p is the file's password (InstallShield's iSign)
+        (
+            'iSign.exe -pfx "C:\\certs\\app.pfx" -p 8443 "Disk1\\data1.hdr"',
+            'iSign.exe -pfx "C:\\certs\\app.pfx" -p "-Tq7wZ.x~2%Lm" "Disk1\\data1.hdr"',
+            "-Tq7wZ.x~2%Lm",
+        ),
+        # the ESP boards' OTA uploader: --auth and -a are its password; -p is a port
+        (
+            "python3 espota.py -i 10.0.0.7 -p 3232 -f firmware.bin",
+            "python3 espota.py -i 10.0.0.7 -p 3232 --auth=Wq8zLm2xTr4v -f firmware.bin",
+            "Wq8zLm2xTr4v",
+        ),
+        # Kamailio's `kamctl add USER PASSWORD`; a user alone stays
+        (
+            "kamctl rm 2002@sip.example.test",
+            "kamctl add 2002@sip.example.test Jk4rT9wQx2Lm",
+            "Jk4rT9wQx2Lm",
+        ),
+        # Asterisk's `register => USER:SECRET@HOST`; a user without a secret stays
+        (
+            "register => 4930551234@sip.example.test/4930551234",
+            "register => 4930551234:Xq7Lm2Wz9Rt4@sip.example.test/4930551234",
+            "Xq7Lm2Wz9Rt4",
+        ),
+        # PHP's stack trace prints PDO's arguments: the third is the password
+        (
+            "#0 Mysql.php(428): PDO->__construct('mysql:host=db', 'shop', '', Array)",
+            "#0 Mysql.php(428): PDO->__construct('mysql:host=db', 'shop', 'Zr8#Wq_2xLm9', Array)",
+            "Zr8#Wq_2xLm9",
+        ),
+        # WooCommerce's consumer key and secret, Pterodactyl's API keys; a shorter hex run stays
+        (
+            "'cs_4f1c9a7e2b8d6035'",
+            "'cs_4f1c9a7e2b8d6035c1e9f7a2b4d8c6e04f1c9a7e'",
+            "cs_4f1c9a7e2b8d6035c1e9f7a2b4d8c6e04f1c9a7e",
+        ),
+        (
+            "client_key: ptlc_",
+            "client_key: ptlc_Zq8wE2rT7yU1iO5pLm4NZq8wE2rT7yU1iO5pLm4NZq8",
+            "ptlc_Zq8wE2rT7yU1iO5pLm4NZq8wE2rT7yU1iO5pLm4NZq8",
+        ),
+        # an element's attributes before its text, base64 decoded when the element says so
+        (
+            '<Pass encoding="base64" />',
+            '<Pass encoding="base64">WnE4I3dFMnJUN3lVMWk=</Pass>',
+            "WnE4I3dFMnJUN3lVMWk=",
+        ),
+        (
+            '<password type="plain">${DB_PASSWORD}</password>',
+            '<password type="plain">Zq8#wE2rT7yU1i</password>',
+            "Zq8#wE2rT7yU1i",
+        ),
+    ],
+)
+def test_batch_n_signing_ota_sip_trace_prefixed_and_attributed_secrets_go_and_look_alikes_stay(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

@@ -112,9 +112,11 @@ _ENCODED = re.compile(
     r"|(?:b64decode|b64_decode|base64_decode|decode64|decodeBase64|atob|FromBase64String"
     r"|Base64\.decode|getDecoder\(\)\.decode|base64\.StdEncoding\.DecodeString)\("
     r"[ \t]*[\"'](?P<call>[A-Za-z0-9+/_-]{12,8000}={0,2})[\"']"
+    r"|\b(?i:encoding)=[\"']base64[\"'][^<>\n]{0,200}>(?P<attr>[A-Za-z0-9+/]{8,8000}={0,2})<"
 )
 # A decoder named in any language: Python's `b64decode`, PHP's `base64_decode`, Ruby's
-# `decode64`, JavaScript's `atob`, .NET's `FromBase64String`, Java's and Go's decoders.
+# `decode64`, JavaScript's `atob`, .NET's `FromBase64String`, Java's and Go's decoders; or an XML
+# element that says its text is base64 (FileZilla's `<Pass encoding="base64">`).
 _ENCODED_HINT = re.compile(r"(?i)pwsh|powershell|b64|base64|decode64|atob")
 
 
@@ -138,7 +140,7 @@ def encoded_views(text: str) -> list[tuple[str, list[int], list[int]]]:
     pos = 0
     line_end = -1  # end of the line the view has reached
     for m in _ENCODED.finditer(text):
-        group = next(g for g in ("ps", "b64", "call") if m.group(g))
+        group = next(g for g in ("ps", "b64", "call", "attr") if m.group(g))
         a, b = m.span(group)
         value = m.group(group)
         if group == "call":

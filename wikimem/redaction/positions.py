@@ -605,6 +605,9 @@ _TOOL_FLAGS = [
     ("P", "security", r"\bsecurity[ \t]+import\b"),  # macOS: the imported .p12's passphrase
     ("k", "security", r"\bsecurity[ \t]+set-key-partition-list\b"),  # the keychain's password
     ("p", "login", r"\blogin\b"),  # a registry's or a platform's `login -u USER -p PW`
+    ("p", "pfx p12", r"\.(?i:pfx|p12)\b"),  # a line naming a PKCS #12 file: -p is its password (iSign)
+    ("-auth", "espota", r"\bespota(?:\.py)?\b"),  # the ESP boards' OTA uploader: its password
+    ("a", "espota", r"\bespota(?:\.py)?\b"),
 ]
 # (head, needles): an environment lookup, each led by a literal so the regex engine skips ahead
 # to it (`getenv`, `os.environ.get`, `env::var`, `process.env`, Laravel's `env(`; C#'s
@@ -629,6 +632,7 @@ _PASSWORD_ARGUMENTS = [
     (r"\bnew[ \t]+PDO", "pdo", 2),  # PHP: new PDO($dsn, $user, $password)
     (r"\b(?:mysqli_connect|new[ \t]+mysqli)", "mysqli", 2),  # PHP: (host, user, password, db)
     (r"\.login", ".login", 1),  # smtplib, imaplib, poplib, ftplib: login(user, password)
+    (r"PDO->__construct", "pdo->__construct", 2),  # PHP's stack trace prints the call's arguments
 ]
 # Windows tools take options after a slash; these slash flags take a password.
 _SLASH_FLAGS = [
@@ -781,6 +785,10 @@ RULES: list[Rule] = [
     # password, Hive's beeline): the password slot after a user flag; `-n NS -p POD` stays weak
     rule("cli-password", r"(?:^|\s)-u=[^\s=-]\S{0,60}[ \t]+-p=(?:" + _Q[3:-1] + r"|(?P<v>[^\s\"'`<>|;&$][^\s\"'`<>|;&]{3,200}))", "-p=", _strong("cli-password")),
     rule("cli-password", r"(?:^|\s)-n[ \t]+[^\s-]\S{0,60}[ \t]+-p[ \t]+(?:" + _Q[3:-1] + r"|(?P<v>[^\s\"'`<>|;&$][^\s\"'`<>|;&]{3,200}))", "-p", _after_jdbc_user("cli-password")),
+    # Kamailio's and OpenSIPS' `kamctl add USER PASSWORD`, `opensipsctl passwd USER PASSWORD`
+    rule("cli-password", r"\b(?:kamctl|opensipsctl|opensips-cli[ \t]+-x[ \t]+user)[ \t]+(?:add|passwd)[ \t]+[^\s\"'-]\S{0,100}[ \t]+(?:" + _Q[3:-1] + r"|(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200}))", "kamctl opensips", _real("cli-password")),
+    # Asterisk's sip.conf and iax.conf: `register => USER:SECRET@HOST[/EXTENSION]`
+    rule("connection-password", r"\bregister[ \t]*=>[ \t]*[^\s:@/]{1,100}:(?P<v>[^\s:@/]{3,200})(?::[^\s:@/]{1,100})?@", "register", _real("connection-password")),
     rule("cli-password", r"\b(?:7z|7za|unrar|rar)[ \t][^\n]{0,200}?[ \t]-p(?P<v>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200})", "7z rar", _strong("cli-password")),
     rule("cli-password", r"\bsshpass[ \t]+-p[ \t]*(?P<v>[^\s\"'`<>|;&$][^\s\"'`<>|;&]{2,200})", "sshpass", _real("cli-password")),
     rule("cli-password", r"(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"'$]{0,60}:(?P<v>[^\s\"'$][^\s\"']{3,400})", "-u --user", _strong("cli-password")),

@@ -366,8 +366,9 @@ def _bare_value_counts(
 
 
 # Any element whose name the shared lexicon calls secret (`<password>`, `<bindpw>`, `<psk>`):
-# the tag is found first and judged by `name_info` (cached), so most elements cost one lookup.
-_XML_TAG = re.compile(r"<(?P<key>[A-Za-z_][\w.:-]{0,60})>")
+# the tag is found first and judged by `name_info` (cached), so most elements cost one lookup. Its
+# attributes may follow the name (FileZilla's `<Pass encoding="base64">`); `<password/>` is empty.
+_XML_TAG = re.compile(r"<(?P<key>[A-Za-z_][\w.:-]{0,60})(?:[ \t][^<>\n]{0,200}(?<!/))?>")
 _XML_VALUE = re.compile(r"(?P<v>[^<\s][^<\n]{0,500}?)</")
 
 
