@@ -2895,3 +2895,48 @@ def test_batch_n_signing_ota_sip_trace_prefixed_and_attributed_secrets_go_and_lo
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # a string conversion around the literal (Haskell's T.pack, Rust's String::from)
+        (
+            'apiKey = T.pack ""',
+            'apiKey = T.pack "Zq8wE2rT7yU1iO5pLm4N"',
+            "Zq8wE2rT7yU1iO5pLm4N",
+        ),
+        (
+            'api_key = String::from(env!("API_KEY"))',
+            'api_key = String::from("Zq8wE2rT7yU1iO5pLm4N")',
+            "Zq8wE2rT7yU1iO5pLm4N",
+        ),
+        # a `;` ends a command: the next command's words do not make the line prose
+        (
+            "Backlog MqttUser kitchen; MqttPassword $MQTT_PW; Topic kitchen  // broker login",
+            "Backlog MqttUser kitchen; MqttPassword Rq8vT2mxLw4z; Topic kitchen  // broker login",
+            "Rq8vT2mxLw4z",
+        ),
+        # an HTML form's field named for a secret, however its value is escaped
+        (
+            '<input type="text" name="install[db][password]" value="{{ db_password }}" />',
+            '<input type="text" name="install[db][password]" value="Zq8&amp;wE2rT7&lt;yU1" />',
+            "Zq8&amp;wE2rT7&lt;yU1",
+        ),
+        (
+            '<input type="text" name="install[db][username]" value="Zq8wE2rT7yU1iO5p" />',
+            '<input type="password" name="api_key" value="Zq8wE2rT7yU1iO5p" />',
+            "Zq8wE2rT7yU1iO5p",
+        ),
+        # quoted-printable's =3D is the `=` of a mail's body
+        (
+            "mode=3D stereo",
+            'api_key=3D"Zq8wE2rT7yU1iO5p"',
+            "Zq8wE2rT7yU1iO5p",
+        ),
+    ],
+)
+def test_batch_n_wrapped_literals_joined_commands_form_fields_and_mail_escapes(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

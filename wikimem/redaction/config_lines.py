@@ -123,9 +123,15 @@ def _value_after(text: str, start: int, end: int) -> tuple[str, int, int] | None
     if before and before[-1].startswith("-") and is_placeholder(name):
         return None  # `cabal upload -p PASSWORD FILE`: the name is a flag's placeholder value
     m = _AFTER_NAME().match(text, end)
-    if m is None or len(m.group("rest").split()) > _MAX_WORDS_AFTER:
+    if m is None:
         return None
     group = next(g for g in ("vd", "vs", "vb") if m.group(g) is not None)
+    # a `;` after the value ends the command, so the words after it are the next command's
+    # (Tasmota's `Backlog MqttUser u; MqttPassword PW; Topic t`, a router's joined commands)
+    if not text[m.end(group) : m.end()].lstrip(" \t\"'").startswith(";") and (
+        len(m.group("rest").split()) > _MAX_WORDS_AFTER
+    ):
+        return None
     vstart, vend = trim(text, *m.span(group))
     value = text[vstart:vend]
     if is_placeholder(value) or (weak and not is_random(value)):

@@ -1,12 +1,12 @@
 """Views of a text with its escapes decoded, each character mapped back to where it came from.
 
 Owns decoding before scanning: JSON and `\\u`/`\\x` escapes, backslash-escaped quotes at any depth,
-HTML entities and URL encoding (up to three rounds, for double encoding), and base64 handed to a
-decoder (PowerShell's `-EncodedCommand`, `echo ... | base64 -d`), whose decoded characters all map
-to the whole encoded value. A rule then sees
-`{"password": "..."}` however the log escaped it, and the span it reports is mapped back to the
-encoded text so that exactly the encoded value is replaced. Invariant: one regex pass per round,
-so decoding is linear in the text.
+HTML entities, quoted-printable's `=3D` and URL encoding (up to three rounds, for double
+encoding), and base64 handed to a decoder (PowerShell's `-EncodedCommand`, `echo ... | base64
+-d`) or marked as base64 (`<Pass encoding="base64">`), whose decoded characters all map to the
+whole encoded value. A rule then sees `{"password": "..."}` however the log escaped it, and the
+span it reports is mapped back to the encoded text so that exactly the encoded value is replaced.
+Invariant: one regex pass per round, so decoding is linear in the text.
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ import re
 _ESCAPE = re.compile(
     r"\\u(?P<u>[0-9a-fA-F]{4})|\\x(?P<x>[0-9a-fA-F]{2})|\\+(?P<q>[\"'/])"
     r"|&(?P<e>quot|apos|lt|gt|amp|#\d{1,7}|#[xX][0-9a-fA-F]{1,6});|%(?P<p>[0-9A-Fa-f]{2})"
+    r"|(?P<qp>=3D)"
 )
 _ENTITIES = {"quot": '"', "apos": "'", "lt": "<", "gt": ">", "amp": "&"}
 # Cheap test for whether a text holds anything to decode at all.
 _HINT = re.compile(
-    r"\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|\\\\+\"|&(?:quot|apos|lt|gt|amp|#)|%[0-9A-Fa-f]{2}"
+    r"\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|\\\\+\"|&(?:quot|apos|lt|gt|amp|#)|%[0-9A-Fa-f]{2}|=3D"
 )
 ROUNDS = 3
 
@@ -32,6 +33,8 @@ def _char(m: re.Match[str]) -> str:
         return chr(int(m.group("x"), 16))
     if m.group("q"):
         return m.group("q")
+    if m.group("qp"):  # quoted-printable's `=` (a mail's body, a MIME part)
+        return "="
     if m.group("e"):
         e = m.group("e")
         if e[0] != "#":

@@ -894,6 +894,9 @@ RULES: list[Rule] = [
     rule("secret-assignment", r"(?m)^[ \t]*rootpw[ \t]+(?:--(?:plaintext|allow-ssh)[ \t]+)*(?P<v>[^\s-][^\s]{2,200})", "rootpw", _real("secret-assignment")),
     # Windows unattended setup: `<AdministratorPassword><Value>PW</Value>` (base64 when
     # `<PlainText>false`, which decodes back to the password, so it goes too)
+    # an HTML form's field whose name's last part says secret, then its value (an installer's
+    # `name="install[db][password]" value="..."`), entities and all
+    rule("secret-assignment", r"<input\b[^<>]{0,300}?[ \t]name=[\"'](?:[^\"'<>]{0,200}[\[.])?(?P<name>[\w-]{1,60})\]?[\"'][^<>]{0,300}?[ \t]value=" + _Q, "<input", _named("secret-assignment")),
     rule("secret-assignment", r"<(?P<name>[A-Za-z]{0,40}Password)>\s{0,200}<Value>(?P<v>[^<\s][^<]{0,400})</Value>", "password>", _real("secret-assignment")),
     # a `key` beside a `username` in one JSON object (kaggle.json's API credentials)
     rule("secret-assignment", r"\"username\"[ \t]*:[ \t]*\"[^\"\n]{1,100}\"[ \t]*,[ \t\n]*\"key\"[ \t]*:[ \t]*" + _Q, "username", _random("secret-assignment")),

@@ -185,9 +185,13 @@ def scan_azure_secrets(text: str) -> Iterator[tuple[str, int, int]]:
 _SEPARATOR = re.compile(r":=|=>|=|:")
 # An escaped quote first: JSON inside a JSON string (a log line) quotes as `\"value\"`.
 # A string prefix (`b"..."`, `r'...'`, `u"..."`, C#'s `@"..."`) or Erlang's binary brackets
-# (`<<"...">>`, rebar3's `api_key => <<"...">>`) are the literal's syntax, not its value.
+# (`<<"...">>`, rebar3's `api_key => <<"...">>`) are the literal's syntax, not its value, and
+# so is a string conversion around it (Haskell's `T.pack "..."`, Rust's `String::from("...")`,
+# Python's `str("...")`, Qt's `QStringLiteral("...")`, C++'s `std::string("...")`).
 _VALUE = re.compile(
-    r'[ \t]*(?:[bBrRuU]{1,2}(?=["\'])|<<(?=")|@(?="))?(?:\\"(?P<ve>(?:[^"\\\n]|\\[^"])+)\\"|'
+    r"[ \t]*(?:(?:T\.pack|pack|String::from|str|String|QStringLiteral|QString|std::string)"
+    r"(?:[ \t]+|[ \t]*\([ \t]*)(?=[\"']))?"
+    r'(?:[bBrRuU]{1,2}(?=["\'])|<<(?=")|@(?="))?(?:\\"(?P<ve>(?:[^"\\\n]|\\[^"])+)\\"|'
     + QUOTED_OR_BARE[3:]
 )
 # A bare value may start with `-` after `=` (`authenticationpassword=-P!8f...`): no flag stands
