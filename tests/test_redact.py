@@ -2940,3 +2940,31 @@ def test_batch_n_wrapped_literals_joined_commands_form_fields_and_mail_escapes(
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # a container's parameter (Symfony's %env(NAME)%, %kernel.secret%) is a reference
+        (
+            "framework:\n    secret: '%env(resolve:KERNEL_SECRET)%'",
+            "framework:\n    secret: 'Zq8wE2rT7yU1iO5pLm4N'",
+            "Zq8wE2rT7yU1iO5pLm4N",
+        ),
+        ("secret: '%kernel.secret%'", "secret: '%Zq8wE2rT7yU1iO5p'", "%Zq8wE2rT7yU1iO5p"),
+        # the alphabet and the digits in step are typed; a key that mixes them goes
+        ('"api_key": "a1b2c3d4"', '"api_key": "a7k2q9x4m1"', "a7k2q9x4m1"),
+        # a label naming what goes there; words that name nothing are a passphrase
+        (
+            '"client_secret": "Your client secret"',
+            '"client_secret": "purple otter daybreak"',
+            "purple otter daybreak",
+        ),
+        # Proxmox's token id names the token; a password shaped alike goes
+        ("Token: deploy@pve!ci", "Token: deploy@Zq8wE!2rT7", "deploy@Zq8wE!2rT7"),
+    ],
+)
+def test_batch_n_parameters_typed_pairs_labels_and_token_ids_stay_and_secrets_there_go(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

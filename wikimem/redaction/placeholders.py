@@ -31,7 +31,8 @@ _REFERENCE = re.compile(
     |(?:vault|awssm|gcpsm|azkv|doppler|infisical|bws|keyring|secretsmanager|ssm)://
     |[^\s<>]{1,80}[:=\ ]<[A-Za-z][\w\ -]{0,40}>\Z
     |<<[^<>\n]{1,60}>>|\(\([\w.:/\ -]{1,100}\)\)|\[\[[\w.\ -]{1,60}\]\]|«[^«»\n]{1,60}»
-    |(?:os\.environ|environ|env|ENV|secrets?)/[A-Za-z_]\w{0,100}\Z""",
+    |(?:os\.environ|environ|env|ENV|secrets?)/[A-Za-z_]\w{0,100}\Z
+    |%[A-Za-z_][\w.:-]{0,60}\([\w.:-]{1,100}\)%\Z|%[A-Za-z_][\w-]{0,60}(?:\.[\w-]{1,60}){1,6}%\Z""",
     re.X,
 )
 # A header or key name, then `<secret>` (`x-rundeck-auth-token:<secret>`): the value's tail
@@ -46,6 +47,8 @@ _REFERENCE = re.compile(
 # Vault's `vault:path#key` (Bank-Vaults, external-secrets), Google Secret Manager's
 # `projects/P/secrets/NAME`, App Service's `@Microsoft.KeyVault(...)`, and the `scheme://` of a
 # secrets manager's provider (`vault://`, `awssm://`, `doppler://`).
+# A container's parameter, Symfony's `%env(APP_SECRET)%`, `%env(resolve:DB_PASSWORD)%` and
+# `%kernel.secret%`, is a reference as `%NAME%` is.
 # A template's doubled brackets (`<<access_token>>` in an API reference, Concourse's
 # `((vault-path))`, a wiki's `[[token]]`, French `«jeton»`) and a value that names where it
 # is read from (LiteLLM's `os.environ/OPENAI_API_KEY`, `secret/NAME`) are references too.
@@ -109,6 +112,31 @@ def _ascending(value: str) -> bool:
             runs += 1
             i = j
     return runs > 0 and len(value) >= 8
+
+
+def _typed_pairs(value: str) -> bool:
+    """The alphabet and the digits in step (`a1b2c3`, `1a2b3c4d`): typed to fill a slot."""
+    letters = "".join(c for c in value.lower() if c.isalpha())
+    digits = "".join(c for c in value if c.isdigit())
+    if (
+        len(value) < 6
+        or len(letters) + len(digits) != len(value)
+        or abs(len(letters) - len(digits)) > 1
+    ):
+        return False
+    if not (_ALPHABET.startswith(letters) and "123456789".startswith(digits)):
+        return False
+    return all(value[i].isdigit() != value[i + 1].isdigit() for i in range(len(value) - 1))
+
+
+# A label where the value goes (`"client_secret": "Secret access key"`, `Your API token`): two
+# to five words, one of them naming what goes there. A passphrase is words too, but not one
+# that names itself.
+_LABEL = re.compile(r"[A-Za-z]{1,20}(?: [A-Za-z]{1,20}){1,4}")
+_LABEL_WORDS = frozenset({"key", "secret", "token", "password", "passphrase", "id", "credential"})
+# Proxmox's API token id, `USER@REALM!TOKENID` in its built-in realms: it names a token; its
+# secret is a UUID apart.
+_TOKEN_ID = re.compile(r"[a-z][\w.-]{0,59}@(?:pam|pve)![A-Za-z][\w-]{0,59}")
 
 
 def _typed_runs(body: str) -> bool:
@@ -208,7 +236,11 @@ def is_placeholder(value: str) -> bool:
         return True
     if _EXAMPLE_MARK.search(value):
         return True
-    if _NAMED_STANDIN.fullmatch(value) or _ascending(value):
+    if _NAMED_STANDIN.fullmatch(value) or _ascending(value) or _typed_pairs(value):
+        return True
+    if _LABEL.fullmatch(value) and _LABEL_WORDS & set(value.lower().split()):
+        return True
+    if _TOKEN_ID.fullmatch(value):
         return True
     prefixed = _PREFIXED_BODY.fullmatch(value)
     if prefixed and _typed_runs(prefixed.group("body")):
