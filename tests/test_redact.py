@@ -2968,3 +2968,12 @@ def test_batch_n_parameters_typed_pairs_labels_and_token_ids_stay_and_secrets_th
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+def test_an_incoming_webhooks_last_segment_goes_and_a_name_there_stays() -> None:
+    # incoming webhooks put their key last (Pumble's /incomingWebhooks/postMessage/KEY)
+    kept_and_removed(
+        "https://chat.example.test/incomingWebhooks/postMessage/ReleaseNotesForVersion2024",
+        "https://chat.example.test/incomingWebhooks/postMessage/Kq2Wz8Lm4Xr7Tp1Nv5Bd",
+        "Kq2Wz8Lm4Xr7Tp1Nv5Bd",
+    )

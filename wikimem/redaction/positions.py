@@ -1159,6 +1159,9 @@ def scan_webhook_urls(text: str) -> Iterator[tuple[str, int, int]]:
                 or previous.lower() in _CHECK_IN_WORDS
                 or _device_slot(segments, i)
             )
+            # the last of three or more segments under a hook's path word, where incoming
+            # webhooks put their key (Pumble's `/incomingWebhooks/postMessage/KEY`): a long one
+            last_slot = i >= 2 and i == len(segments) - 1 and _HOOKISH().search(path[: seg.start()])
             credential = (
                 previous.lower() not in _NOT_CREDENTIAL_AFTER
                 and not is_placeholder(word)
@@ -1172,7 +1175,7 @@ def scan_webhook_urls(text: str) -> Iterator[tuple[str, int, int]]:
                         and (
                             _looks_generated(word)
                             or re.fullmatch(r"[0-9a-f]{32}", word) is not None
-                            or (check_in and not _CAMEL.fullmatch(word))
+                            or ((check_in or last_slot) and not _CAMEL.fullmatch(word))
                         )
                     )
                     or (check_in and _slot_token(word))
