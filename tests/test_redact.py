@@ -2977,3 +2977,12 @@ def test_an_incoming_webhooks_last_segment_goes_and_a_name_there_stays() -> None
         "https://chat.example.test/incomingWebhooks/postMessage/Kq2Wz8Lm4Xr7Tp1Nv5Bd",
         "Kq2Wz8Lm4Xr7Tp1Nv5Bd",
     )
+
+
+def test_a_value_spelling_the_end_of_its_own_name_stays_and_a_secret_there_goes() -> None:
+    # a command's name in firmware's code (Tasmota's D_CMND_ constants)
+    kept_and_removed(
+        '#define D_CMND_BROKERTOKEN "BrokerToken"',
+        '#define D_CMND_BROKERTOKEN "Bk7Tq2Wz9Lm4"',
+        "Bk7Tq2Wz9Lm4",
+    )

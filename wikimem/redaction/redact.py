@@ -467,11 +467,30 @@ def _redirect_token(text: str, start: int, end: int) -> bool:
     return re.search(_BROWSER_URL + re.escape(value), window) is not None
 
 
+# The name right before a value, across its quote and its `=`, `:` or `=>` (a macro's blank).
+_NAME_BEFORE = re.compile(r"(?P<name>[A-Za-z_][\w.-]{0,80})[\"']?[ \t]*(?:=>|[:=])?[ \t]*[\"']?\Z")
+
+
+def _spells_its_name(before: str, value: str) -> bool:
+    """A value in letters that spells the end of its own name (`#define D_CMND_MQTTPASSWORD
+    "MqttPassword"`, a command's or a field's name in code), not a secret."""
+    if len(value) < 6 or not value.isalpha():
+        return False
+    m = _NAME_BEFORE.search(before[-120:])
+    if m is None:
+        return False
+    name = re.sub(r"[^a-z]", "", m.group("name").lower())
+    return name != value.lower() and name.endswith(value.lower())
+
+
 def _spared_generic(where: _Where, before: str, start: int, end: int) -> bool:
     """The look-alikes a generic finding (a name's value, a high-entropy token) may be: a
-    client-side key, an encoded sample, a checkout's token, a stand-in word."""
+    client-side key, an encoded sample, a checkout's token, a stand-in word, a value spelling
+    its own name."""
     text = where.text
     value = text[start:end]
+    if _spells_its_name(before, value):
+        return True
     if where.client_side and where.public_word_near(start) and _client_side(before, value):
         return True
     if end - start <= 200 and text[start] in _ASCII_B64_HEAD and _encodes_placeholder(value):
