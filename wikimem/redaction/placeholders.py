@@ -236,11 +236,13 @@ def is_placeholder(value: str) -> bool:
         return True
     if _EXAMPLE_MARK.search(value):
         return True
-    if _NAMED_STANDIN.fullmatch(value) or _ascending(value) or _typed_pairs(value):
+    if _NAMED_STANDIN.fullmatch(value) or _ascending(value):
         return True
-    if _LABEL.fullmatch(value) and _LABEL_WORDS & set(value.lower().split()):
+    if value[0] in "aA1" and len(value) <= 20 and _typed_pairs(value):
         return True
-    if _TOKEN_ID.fullmatch(value):
+    if " " in value and _LABEL.fullmatch(value) and _LABEL_WORDS & set(value.lower().split()):
+        return True
+    if "!" in value and _TOKEN_ID.fullmatch(value):
         return True
     prefixed = _PREFIXED_BODY.fullmatch(value)
     if prefixed and _typed_runs(prefixed.group("body")):

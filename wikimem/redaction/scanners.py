@@ -189,8 +189,8 @@ _SEPARATOR = re.compile(r":=|=>|=|:")
 # so is a string conversion around it (Haskell's `T.pack "..."`, Rust's `String::from("...")`,
 # Python's `str("...")`, Qt's `QStringLiteral("...")`, C++'s `std::string("...")`).
 _VALUE = re.compile(
-    r"[ \t]*(?:(?:T\.pack|pack|String::from|str|String|QStringLiteral|QString|std::string)"
-    r"(?:[ \t]+|[ \t]*\([ \t]*)(?=[\"']))?"
+    r"[ \t]*(?:(?=[TpSsQ])(?:T\.pack|pack|String::from|str|String|QStringLiteral|QString"
+    r"|std::string)(?:[ \t]+|[ \t]*\([ \t]*)(?=[\"']))?"
     r'(?:[bBrRuU]{1,2}(?=["\'])|<<(?=")|@(?="))?(?:\\"(?P<ve>(?:[^"\\\n]|\\[^"])+)\\"|'
     + QUOTED_OR_BARE[3:]
 )

@@ -213,7 +213,8 @@ RULES = [
     rule("stripe-webhook-secret", _tok("whsec_", r"[A-Za-z0-9+/=]{32,255}")),
     # WooCommerce's REST API consumer key and secret (ck_, cs_ and 40 hex digits); Pterodactyl's
     # application and client API keys (ptla_, ptlc_ and 43 letters and digits)
-    rule("woocommerce-key", _tok("c[ks]_", r"[0-9a-f]{40}" + _E)),
+    rule("woocommerce-key", _tok("ck_", r"[0-9a-f]{40}" + _E)),
+    rule("woocommerce-key", _tok("cs_", r"[0-9a-f]{40}" + _E)),
     rule("pterodactyl-key", _tok("ptl[ac]_", r"[A-Za-z0-9]{43}" + _E)),
     rule("square-token", _tok("EAAA", r"[A-Za-z0-9_-]{60}" + _ED)),
     rule("square-token", _tok("sq0", r"(?:atp|csp|idp)-[A-Za-z0-9_-]{22,43}" + _ED)),
