@@ -2986,3 +2986,96 @@ def test_a_value_spelling_the_end_of_its_own_name_stays_and_a_secret_there_goes(
         '#define D_CMND_BROKERTOKEN "Bk7Tq2Wz9Lm4"',
         "Bk7Tq2Wz9Lm4",
     )
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # an aside in brackets before the colon, in any language; one saying public stays
+        (
+            "Clave de API de Acme (pública, para el navegador): 9c1e4b7a2d5f8e3b6a0c",
+            "Token de API de Acme (no compartir): 9c1e4b7a2d5f8e3b6a0c4d7e1f2a5b8c",
+            "9c1e4b7a2d5f8e3b6a0c4d7e1f2a5b8c",
+        ),
+        (
+            "Widget API key (public, for the browser): 4f2a9d7c1e8b3a6f0d5c",
+            "senha do token pessoal (Acme Cloud): 7b3e9f1a5c2d8e4b0a6f1c3d5e7f9a2b",
+            "7b3e9f1a5c2d8e4b0a6f1c3d5e7f9a2b",
+        ),
+        # Greek's word for key, a key only when its value looks generated
+        (
+            "Κλειδί API Acme (δημόσιο): ορίζεται",
+            "Κλειδί API Acme (μυστικό): Zq4Lm8Tx2Wb6Rk9N",
+            "Zq4Lm8Tx2Wb6Rk9N",
+        ),
+    ],
+)
+def test_an_aside_before_a_labels_colon_keeps_the_value_a_secret(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # words of a human language in the slot; a generated value there goes
+        (
+            "clientSecret: '你的实际API Secret'",
+            "clientSecret: 'Wq7Lm2Zx9Tk4Bn6R'",
+            "Wq7Lm2Zx9Tk4Bn6R",
+        ),
+        (
+            "-H 'Authorization: Bearer 实际的token字符串'",
+            "-H 'Authorization: Bearer Kx8Tq2Wm5Zr7Lp3NvB'",
+            "Kx8Tq2Wm5Zr7Lp3NvB",
+        ),
+        # a stand-in framed in underscores
+        (
+            "-H 'API-Key: __YOUR_API_KEY_HERE__'",
+            "-H 'API-Key: __Zq4Lm8Tx2Wb6Rk9N__'",
+            "__Zq4Lm8Tx2Wb6Rk9N__",
+        ),
+        # an escaped reference in any case (CapRover's $$cap_)
+        ("DB_PASS: $$cap_DB_PASS", "DB_PASS: $$9Wq7Lm2Zx", "$$9Wq7Lm2Zx"),
+        # words describing the value (Laravel's default APP_KEY)
+        ("APP_KEY=SomeRandomString", "APP_KEY=SomeR4ndomStr1ngXq", "SomeR4ndomStr1ngXq"),
+        (
+            "APP_SECRET=a_long_random_string",
+            "APP_SECRET=a_long_random_str9Xq",
+            "a_long_random_str9Xq",
+        ),
+    ],
+)
+def test_batch_o_words_and_references_stay_and_secrets_there_go(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # a line naming a Java keystore: -p and -w are its passwords; a port elsewhere stays
+        (
+            "$ docker run -p 8443 -v /srv/certs:/certs app",
+            "$ flutter_auto_sign -k /ci/upload.jks -p -!Zq4Lm8Tx^2W -a upload -w Kx8Tq2Wm5Zr7",
+            "-!Zq4Lm8Tx^2W",
+        ),
+        (
+            "$ keystore_generator -a release -p 8443",
+            "$ flutter pub run keystore_generator -a release -p uhV~S_!Tx7P -y",
+            "uhV~S_!Tx7P",
+        ),
+        # a generated password that starts with a dash; a flag after the name stays a flag
+        (
+            "keytool -genkey -storepass -Xmx512m",
+            "keytool -genkey -keystore a.jks -storepass -UwTZzrXB3-jZrx -alias upload",
+            "-UwTZzrXB3-jZrx",
+        ),
+    ],
+)
+def test_signing_tools_passwords_go_and_ports_and_flags_stay(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

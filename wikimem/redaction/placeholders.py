@@ -25,7 +25,7 @@ _REFERENCE = re.compile(
     |\.{0,2}/[\w.@-]+/|~/|\.\.?/|[A-Za-z]:\\|file:
     |%\{|credentialsJSON:|[\w.@-]{1,60}:/(?!/)[\w.@-]+/|\{[A-Za-z0-9+/]{10,}={0,2}\}$
     |@(?:vault|format|jinja|get)(?:[ \t]|$)|op://[^/\s]{1,100}/|[A-Za-z][\w-]{0,40}=\$[A-Za-z_{(]
-    |\$\$(?:[A-Z_][A-Z0-9_]{0,100}\Z|\{)|@\{[\w-]{1,60}:[\w.-]{1,100}\}|env:[A-Za-z_]\w{0,100}\Z
+    |\$\$(?:[A-Za-z_][A-Za-z0-9_]{0,100}\Z|\{)|@\{[\w-]{1,60}:[\w.-]{1,100}\}|env:[A-Za-z_]\w{0,100}\Z
     |[a-z][\w-]{0,60}(?:/[\w-]{1,60}){1,8}:[a-z][\w-]{0,60}\Z
     |vault:[\w.-]{1,60}/|projects/[\w.-]{1,100}/secrets/[\w.-]|@Microsoft\.KeyVault\(
     |(?:vault|awssm|gcpsm|azkv|doppler|infisical|bws|keyring|secretsmanager|ssm)://
@@ -77,6 +77,18 @@ _CAMEL_STANDIN = re.compile(r"(?:my|your)[A-Z][a-z]{2,}(?:[A-Z][a-z]+){0,3}")
 # `yourtoken`): a generated token or key holds digits; a password is chosen, so it is not
 # judged by its words (`mysecretpassword` stays a password).
 _NAMED_STANDIN = re.compile(r"[A-Za-z]{0,40}(?:[Tt]oken|TOKEN|[Kk]ey|KEY)")
+# Words describing the value instead of being it (Laravel's `APP_KEY=SomeRandomString`,
+# `a_long_random_string`, `any-secure-value`).
+_DESCRIBED = re.compile(
+    r"(?i)(?:some|any|an?)[-_]?(?:(?:random|long|secret|unique|strong|secure|private)[-_]?){0,3}"
+    r"(?:string|value|text|chars|characters|phrase)"
+)
+# Two or more letters of a script other than Latin (Greek, Cyrillic, Hebrew, Arabic, kana,
+# Han, Hangul): words of a human language saying what goes there (`你的实际API Secret`,
+# `实际的token字符串`, `ваш_токен`); a generated secret is written in ASCII.
+_SCRIPT_WORDS = re.compile(
+    r"[\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2}"
+)
 # `mysecret`, `yoursecret`, `some_secret`: a stand-in for a generated secret's value (DVC's
 # `secret_access_key 'mysecret'`). A password is chosen, so under a password's name such a word
 # is judged as a password (`is_standin_secret` is asked only elsewhere).
@@ -225,7 +237,12 @@ def is_placeholder(value: str) -> bool:
         (_REFERENCE.match(value) and not _slashed_base64(value))
         or _STANDIN.search(value)
         or _CAMEL_STANDIN.fullmatch(value)
+        or _DESCRIBED.fullmatch(value)
     ):
+        return True
+    if value[0] == "_" and _STANDIN.search(value.strip("_")):
+        return True  # a stand-in framed in underscores (`__YOUR_API_KEY_HERE__`)
+    if not value.isascii() and _SCRIPT_WORDS.search(value):
         return True
     framed = _FRAMED.fullmatch(value)
     if framed and framed.group("word").lower() in _LITERALS:

@@ -606,6 +606,10 @@ _TOOL_FLAGS = [
     ("k", "security", r"\bsecurity[ \t]+set-key-partition-list\b"),  # the keychain's password
     ("p", "login", r"\blogin\b"),  # a registry's or a platform's `login -u USER -p PW`
     ("p", "pfx p12", r"\.(?i:pfx|p12)\b"),  # a line naming a PKCS #12 file: -p is its password (iSign)
+    # a line naming a Java keystore (Flutter's keystore_generator, flutter_auto_sign's `-k
+    # FILE.jks`): -p is the store's password, -w the key's
+    ("p", "keystore jks", r"(?i:keystore|\.jks\b)"),
+    ("w", "keystore jks", r"(?i:keystore|\.jks\b)"),
     ("-auth", "espota", r"\bespota(?:\.py)?\b"),  # the ESP boards' OTA uploader: its password
     ("a", "espota", r"\bespota(?:\.py)?\b"),
 ]
@@ -641,6 +645,15 @@ _SLASH_FLAGS = [
     ("p", "schtasks", r"\bschtasks(?:\.exe)?\b"),  # the remote user's password, with /s and /u
 ]
 # fmt: on
+
+
+# A generated value that happens to start with a dash (keytool's `-storepass -UwTZzrXB3-jZrx`):
+# nine or more letters and digits mixing both cases and a digit, or a sign no flag holds
+# (`-!ZdS6C`); a flag's name (`-Xmx512m`, `-DskipTests`) has no such run.
+_DASH_LED = (
+    r"-(?:(?=[A-Za-z0-9]{9})(?=[A-Za-z0-9]*[0-9])(?=[A-Za-z0-9]*[A-Z][A-Za-z0-9]*[A-Z])"
+    r"(?=[A-Za-z0-9]*[a-z][A-Za-z0-9]*[a-z])|(?=[!^~*#%@+]))"
+)
 
 
 # One literal argument before the one that matters: a string, a number or a name.
@@ -829,7 +842,7 @@ RULES: list[Rule] = [
     rule("cli-password", r"mosquitto_passwd[ \t]+-b[ \t]+\S{1,300}[ \t]+\S{1,100}[ \t]+(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'$][^\s\"']{2,200}))", "mosquitto_passwd", _real("cli-password"), bounded=True),
     # a flag whose own name the shared lexicon calls secret, in any case (`--bindPassword`,
     # `--AccessKeySecret`); a name ending in KEY or AUTH needs a generated-looking value
-    rule("cli-password", r"-(?<=[ \t]-)-?(?P<name>[A-Za-z][A-Za-z0-9]{1,40}(?:[-_][A-Za-z0-9]{1,30}){0,4})(?:=|[ \t]+)(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200}))", "-", _named_flag("cli-password")),
+    rule("cli-password", r"-(?<=[ \t]-)-?(?P<name>[A-Za-z][A-Za-z0-9]{1,40}(?:[-_][A-Za-z0-9]{1,30}){0,4})(?:=|[ \t]+)(?:" + _Q[3:-1] + r"|(?P<vb>(?:[^\s\"'`<>|;&$-]|" + _DASH_LED + r")[^\s\"'`<>|;&]{3,200}))", "-", _named_flag("cli-password")),
     # a client built from (application id, key), as each vendor's quickstart writes it: the
     # second literal is the API key; it must look generated, so `'YOUR_API_KEY'` stays
     *[

@@ -46,11 +46,11 @@ _NAMES_FOREIGN: tuple[str, ...] = (
 )  # fmt: skip
 # The Nordic words for key (Swedish `nyckel`, Danish `nøgle`, Norwegian `nøkkel`) head compounds
 # (`Bugsnag-nyckeln`, `API-nøglen`): a key only when its value looks generated.
-_KEY_WORDS = frozenset(("nyckel", "nøgle", "nøkkel"))
+_KEY_WORDS = frozenset(("nyckel", "nøgle", "nøkkel", "κλειδί"))
 _NAMES_SCRIPT: tuple[str, ...] = (
     "пароль", "ключ api", "ключ", "токен", "密码", "密碼", "口令", "密钥", "秘密鍵", "令牌",
     "パスワード", "トークン", "コミュニティ", "api 키", "키",
-    "비밀번호", "암호", "κωδικός", "كلمة المرور", "סיסמה",
+    "비밀번호", "암호", "κωδικός", "κλειδί", "كلمة المرور", "סיסמה",
 )  # fmt: skip
 
 
@@ -89,8 +89,16 @@ _QUALIFIER = (
     r"(?P<qual>" + _PREPOSITION + r"|(?P<qualc>(?:[ \t]+" + _WORD_IN + r"){1,3}(?=[ \t]*[:：]))"
     r"|[ \t]+[^\x00-\u024f\s:=：,.;!?\"'`()]{1,24}(?:[ \t]+[A-Za-z0-9_.-]{1,24}){0,2})?"
 )
+# An aside in brackets before the separator (`Token de API de Fleetrun (no compartir): ...`,
+# `senha do token pessoal (Planning Center): ...`, `API Key(API 密钥): ...`): it names whose
+# secret or warns about it; the value still follows.
+_ASIDE = r"(?P<aside>[ \t]*[(（][^()（）\n:：=]{1,40}[)）](?=[ \t]*[:：]))?"
+# An aside saying the key is public is a public key's label, in any of these languages.
+_PUBLIC_ASIDE = re.compile(
+    r"(?i)public|publishable|client-side|öffentlich|públic|publique|pubblic|公开|公開|публичн"
+)
 # The verb or separator, then the value (quoted or bare).
-_COPULA = (
+_COPULA = _ASIDE + (
     r"(?:[ \t]*(?P<colon>[:：=])[ \t]*|[ \t]*(?:은|는|は|是|为|為|：|คือ|เป็น|→|⇒)[ \t]*"
     r"|[ \t]+(?i:is now|was set to|has been set to|is set to|set to|is|was|are|es|era|será"
     r"|ist|lautet|war|est|était|é|è|jest|je|är|er|on|это|—|to|là|είναι|هي|هو|היא|הוא|है"
@@ -207,7 +215,13 @@ def scan_prose(text: str) -> Iterator[tuple[str, int, int]]:
         if (pos and _WORD_CHARS().match(text, pos - 1) and name.isascii()) or pos < covered:
             continue
         m = _AFTER_NAME().match(text, end)
-        if m and name in _ENGLISH and m.group("colon") and m.group("qual") is None:
+        if (
+            m
+            and name in _ENGLISH
+            and m.group("colon")
+            and m.group("qual") is None
+            and m.group("aside") is None
+        ):
             m = None  # `password: ...` is an assignment: the assignment scanners decide
         if m and name in _ENGLISH and m.group("qualc"):
             m = None  # `password manager: 1Password` names a product, not a value
@@ -232,6 +246,8 @@ def scan_prose(text: str) -> Iterator[tuple[str, int, int]]:
                 while stop > start and text[stop - 1] in ",;!?":
                     stop -= 1
             value = text[start:stop]
+            if "aside" in m.re.groupindex and _PUBLIC_ASIDE.search(m.group("aside") or ""):
+                continue  # `Trello API key (public, meant for the Power-Up): ...`
             if name in _KEY_WORDS and (len(value) < 16 or not is_random(value)):
                 continue
             if _value_counts(value):
