@@ -3079,3 +3079,40 @@ def test_signing_tools_passwords_go_and_ports_and_flags_stay(
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # an HMAC's key as a literal, where each language's call takes it; a name there stays
+        (
+            "crypto.createHmac('sha256', signingSecret).update(body)",
+            "crypto.createHmac('sha256', 'Kq2Wz8Lm4Xr7Tp1NvB').update(body)",
+            "Kq2Wz8Lm4Xr7Tp1NvB",
+        ),
+        (
+            'hmac.new(b"your-signing-secret", body, hashlib.sha256)',
+            'hmac.new(b"Zq4Lm8Tx2Wb6Rk9NcD", body, hashlib.sha256)',
+            "Zq4Lm8Tx2Wb6Rk9NcD",
+        ),
+        (
+            'mac := hmac.New(sha256.New, []byte(os.Getenv("HOOK_SECRET")))',
+            'mac := hmac.New(sha256.New, []byte("Wq7Lm2Zx9Tk4Bn6RpE"))',
+            "Wq7Lm2Zx9Tk4Bn6RpE",
+        ),
+        (
+            "hash_hmac('sha256', $payload, $secret)",
+            "hash_hmac('sha256', $payload, 'Tx2Wb6Rk9NcDZq4Lm8')",
+            "Tx2Wb6Rk9NcDZq4Lm8",
+        ),
+        (
+            "OpenSSL::HMAC.hexdigest('SHA256', ENV['KEY'], data)",
+            "OpenSSL::HMAC.hexdigest('SHA256', 'Bn6RpEWq7Lm2Zx9Tk4', data)",
+            "Bn6RpEWq7Lm2Zx9Tk4",
+        ),
+    ],
+)
+def test_an_hmacs_literal_key_goes_and_a_name_there_stays(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

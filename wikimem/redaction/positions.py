@@ -849,6 +849,15 @@ RULES: list[Rule] = [
         rule("secret-assignment", call + r"\([ \t]*[\"'][A-Za-z0-9_-]{4,60}[\"'][ \t]*,[ \t]*" + _Q + r"[ \t]*[,)]", needles, _random("secret-assignment"))
         for call, needles in _ID_KEY_CONSTRUCTORS
     ],
+    # an HMAC's key given as a literal, where each language's call takes it: Node's
+    # createHmac(ALG, KEY), Ruby's OpenSSL::HMAC.hexdigest(ALG, KEY, DATA), Python's
+    # hmac.new(KEY, ...), Go's hmac.New(HASH, []byte(KEY)), Java's new SecretKeySpec(KEY...),
+    # PHP's hash_hmac(ALG, DATA, KEY); `'secret'` or `process.env.X` there stays
+    rule("secret-assignment", r"\b(?:createHmac|OpenSSL::HMAC\.(?:hexdigest|digest|base64digest)|HMAC\.(?:hexdigest|digest))\([ \t]*[\"'][\w-]{2,20}[\"'][ \t]*,[ \t]*" + _Q, "hmac", _real("secret-assignment")),
+    rule("secret-assignment", r"\bhmac\.new\([ \t]*(?:[bB](?=[\"']))?" + _Q, "hmac.new", _real("secret-assignment")),
+    rule("secret-assignment", r"\bhmac\.New\([ \t]*[\w.]{1,40}[ \t]*,[ \t]*\[\]byte\([ \t]*" + _Q, "hmac.new", _real("secret-assignment")),
+    rule("secret-assignment", r"\bnew[ \t]+SecretKeySpec\([ \t]*" + _Q, "secretkeyspec", _real("secret-assignment")),
+    rule("secret-assignment", r"\bhash_hmac\([ \t]*[\"'][\w-]{2,20}[\"'][ \t]*,[ \t]*[^,\n]{1,200},[ \t]*" + _Q, "hash_hmac", _real("secret-assignment")),
     # a dotted long flag read by its last part (`arangosh --server.password PW`): the section
     # before the dot names where the option lives, the last part what it holds
     rule("cli-password", r"[ \t]--(?:[A-Za-z][A-Za-z0-9-]{0,40}\.){1,4}(?P<name>[A-Za-z][A-Za-z0-9]{1,40}(?:[-_][A-Za-z0-9]{1,30}){0,4})(?:=|[ \t]+)(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200}))", "--", _named_flag("cli-password")),
