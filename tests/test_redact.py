@@ -3116,3 +3116,25 @@ def test_an_hmacs_literal_key_goes_and_a_name_there_stays(
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+@pytest.mark.parametrize(
+    ("kept", "text", "secret"),
+    [
+        # an appid in the API key's shape (32 hex) goes; an app id of another shape stays
+        (
+            "WECHAT_APPID=wx4f2a9d7c1e8b3a6f",
+            "WEATHER_APPID=4f2a9d7c1e8b3a6f0d5c9e1b7a3f2d8c",
+            "4f2a9d7c1e8b3a6f0d5c9e1b7a3f2d8c",
+        ),
+        (
+            "  appid: 1234567890123",
+            "  appid: 9c1e4b7a2d5f8e3b6a0c4d7e1f2a5b8c",
+            "9c1e4b7a2d5f8e3b6a0c4d7e1f2a5b8c",
+        ),
+    ],
+)
+def test_an_appid_in_a_keys_shape_goes_and_an_app_id_stays(
+    kept: str, text: str, secret: str
+) -> None:
+    kept_and_removed(kept, text, secret)

@@ -849,6 +849,9 @@ RULES: list[Rule] = [
         rule("secret-assignment", call + r"\([ \t]*[\"'][A-Za-z0-9_-]{4,60}[\"'][ \t]*,[ \t]*" + _Q + r"[ \t]*[,)]", needles, _random("secret-assignment"))
         for call, needles in _ID_KEY_CONSTRUCTORS
     ],
+    # an application id that is the API key (OpenWeatherMap's appid, 32 hex): a WeChat or
+    # Facebook app id (`wx` and hex, digits) has another shape and stays
+    rule("secret-assignment", r"(?<![A-Za-z0-9])(?i:appid)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<v>[0-9a-f]{32})(?![\w-])", "appid", _random("secret-assignment")),
     # an HMAC's key given as a literal, where each language's call takes it: Node's
     # createHmac(ALG, KEY), Ruby's OpenSSL::HMAC.hexdigest(ALG, KEY, DATA), Python's
     # hmac.new(KEY, ...), Go's hmac.New(HASH, []byte(KEY)), Java's new SecretKeySpec(KEY...),
