@@ -3138,3 +3138,11 @@ def test_an_appid_in_a_keys_shape_goes_and_an_app_id_stays(
     kept: str, text: str, secret: str
 ) -> None:
     kept_and_removed(kept, text, secret)
+
+
+def test_an_elements_secret_in_a_cdata_section_goes_and_a_reference_there_stays() -> None:
+    kept_and_removed(
+        "<api_secret><![CDATA[${LASTFM_API_SECRET}]]></api_secret>",
+        "<api_secret><![CDATA[9c1e4b7a2d5f8e3b6a0c4d7e1f2a5b8c]]></api_secret>",
+        "9c1e4b7a2d5f8e3b6a0c4d7e1f2a5b8c",
+    )

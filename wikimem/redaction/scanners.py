@@ -374,6 +374,9 @@ def _bare_value_counts(
 # attributes may follow the name (FileZilla's `<Pass encoding="base64">`); `<password/>` is empty.
 _XML_TAG = re.compile(r"<(?P<key>[A-Za-z_][\w.:-]{0,60})(?:[ \t][^<>\n]{0,200}(?<!/))?>")
 _XML_VALUE = re.compile(r"(?P<v>[^<\s][^<\n]{0,500}?)</")
+# A value in a CDATA section (`<api_secret><![CDATA[...]]></api_secret>`): the section is the
+# element's text, written so that no character in it needs escaping.
+_XML_CDATA = re.compile(r"<!\[CDATA\[(?P<v>[^\s\]][^\]\n]{0,500}?)\]\]>")
 
 
 def scan_xml(text: str) -> Iterator[tuple[str, int, int]]:
@@ -382,6 +385,8 @@ def scan_xml(text: str) -> Iterator[tuple[str, int, int]]:
         if not keyword or kind is None:
             continue
         m = _XML_VALUE.match(text, tag.end())
+        if text.startswith("<![CDATA[", tag.end()):
+            m = _XML_CDATA.match(text, tag.end())
         if m is None or is_placeholder(m.group("v")) or (weak and not is_random(m.group("v"))):
             continue
         yield kind, *m.span("v")
