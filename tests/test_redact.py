@@ -3146,3 +3146,12 @@ def test_an_elements_secret_in_a_cdata_section_goes_and_a_reference_there_stays(
         "<api_secret><![CDATA[9c1e4b7a2d5f8e3b6a0c4d7e1f2a5b8c]]></api_secret>",
         "9c1e4b7a2d5f8e3b6a0c4d7e1f2a5b8c",
     )
+
+
+def test_a_subsonic_token_beside_its_salt_goes_and_a_hash_there_alone_stays() -> None:
+    # the token is md5(password + salt): with its user and salt it logs the user in
+    kept_and_removed(
+        "/rest/ping.view?id=4&t=9c1e4b7a2d5f8e3b6a0c4d7e1f2a5b8c&s=2",
+        "/rest/ping.view?u=ana&t=9c1e4b7a2d5f8e3b6a0c4d7e1f2a5b8c&s=a1f9e2&v=1.16.1",
+        "9c1e4b7a2d5f8e3b6a0c4d7e1f2a5b8c",
+    )

@@ -852,6 +852,9 @@ RULES: list[Rule] = [
     # an application id that is the API key (OpenWeatherMap's appid, 32 hex): a WeChat or
     # Facebook app id (`wx` and hex, digits) has another shape and stays
     rule("secret-assignment", r"(?<![A-Za-z0-9])(?i:appid)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<v>[0-9a-f]{32})(?![\w-])", "appid", _random("secret-assignment")),
+    # the Subsonic API's token auth (Navidrome, Airsonic, Gonic): u=USER, t=md5(password+salt)
+    # and its salt s=, in a URL's query or a server's log; the token is the password's stand-in
+    rule("secret-assignment", r"(?<![\w.-])t=(?P<v>[0-9a-f]{32})(?![\w-])(?=[^\n]{0,300}?[&\s]s=\w)", "&t= t=", _on_line(r"(?:[?&\s]u|username)=\w")),
     # an HMAC's key given as a literal, where each language's call takes it: Node's
     # createHmac(ALG, KEY), Ruby's OpenSSL::HMAC.hexdigest(ALG, KEY, DATA), Python's
     # hmac.new(KEY, ...), Go's hmac.New(HASH, []byte(KEY)), Java's new SecretKeySpec(KEY...),
