@@ -851,19 +851,19 @@ RULES: list[Rule] = [
     ],
     # an application id that is the API key (OpenWeatherMap's appid, 32 hex): a WeChat or
     # Facebook app id (`wx` and hex, digits) has another shape and stays
-    rule("secret-assignment", r"(?<![A-Za-z0-9])(?i:appid)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<v>[0-9a-f]{32})(?![\w-])", "appid", _random("secret-assignment")),
+    rule("secret-assignment", r"(?:appid|APPID|AppId|appId)(?<![A-Za-z0-9][A-Za-z]{5})[\"']?[ \t]*[:=][ \t]*[\"']?(?P<v>[0-9a-f]{32})(?![\w-])", "appid", _random("secret-assignment")),
     # the Subsonic API's token auth (Navidrome, Airsonic, Gonic): u=USER, t=md5(password+salt)
     # and its salt s=, in a URL's query or a server's log; the token is the password's stand-in
-    rule("secret-assignment", r"(?<![\w.-])t=(?P<v>[0-9a-f]{32})(?![\w-])(?=[^\n]{0,300}?[&\s]s=\w)", "&t= t=", _on_line(r"(?:[?&\s]u|username)=\w")),
+    rule("secret-assignment", r"t=(?<![\w.-]t=)(?P<v>[0-9a-f]{32})(?![\w-])(?=[^\n]{0,300}?[&\s]s=\w)", "&t= t=", _on_line(r"(?:[?&\s]u|username)=\w")),
     # an HMAC's key given as a literal, where each language's call takes it: Node's
     # createHmac(ALG, KEY), Ruby's OpenSSL::HMAC.hexdigest(ALG, KEY, DATA), Python's
     # hmac.new(KEY, ...), Go's hmac.New(HASH, []byte(KEY)), Java's new SecretKeySpec(KEY...),
     # PHP's hash_hmac(ALG, DATA, KEY); `'secret'` or `process.env.X` there stays
-    rule("secret-assignment", r"\b(?:createHmac|OpenSSL::HMAC\.(?:hexdigest|digest|base64digest)|HMAC\.(?:hexdigest|digest))\([ \t]*[\"'][\w-]{2,20}[\"'][ \t]*,[ \t]*" + _Q, "hmac", _real("secret-assignment")),
-    rule("secret-assignment", r"\bhmac\.new\([ \t]*(?:[bB](?=[\"']))?" + _Q, "hmac.new", _real("secret-assignment")),
-    rule("secret-assignment", r"\bhmac\.New\([ \t]*[\w.]{1,40}[ \t]*,[ \t]*\[\]byte\([ \t]*" + _Q, "hmac.new", _real("secret-assignment")),
-    rule("secret-assignment", r"\bnew[ \t]+SecretKeySpec\([ \t]*" + _Q, "secretkeyspec", _real("secret-assignment")),
-    rule("secret-assignment", r"\bhash_hmac\([ \t]*[\"'][\w-]{2,20}[\"'][ \t]*,[ \t]*[^,\n]{1,200},[ \t]*" + _Q, "hash_hmac", _real("secret-assignment")),
+    rule("secret-assignment", r"(?:createHmac|HMAC\.(?:hexdigest|digest|base64digest))\([ \t]*[\"'][\w-]{2,20}[\"'][ \t]*,[ \t]*" + _Q, "hmac", _real("secret-assignment")),
+    rule("secret-assignment", r"hmac(?<![\w.]hmac)\.new\([ \t]*(?:[bB](?=[\"']))?" + _Q, "hmac.new", _real("secret-assignment")),
+    rule("secret-assignment", r"hmac(?<![\w.]hmac)\.New\([ \t]*[\w.]{1,40}[ \t]*,[ \t]*\[\]byte\([ \t]*" + _Q, "hmac.new", _real("secret-assignment")),
+    rule("secret-assignment", r"SecretKeySpec\((?<=\bnew SecretKeySpec\()[ \t]*" + _Q, "secretkeyspec", _real("secret-assignment")),
+    rule("secret-assignment", r"hash_hmac(?<![\w.]hash_hmac)\([ \t]*[\"'][\w-]{2,20}[\"'][ \t]*,[ \t]*[^,\n]{1,200},[ \t]*" + _Q, "hash_hmac", _real("secret-assignment")),
     # a dotted long flag read by its last part (`arangosh --server.password PW`): the section
     # before the dot names where the option lives, the last part what it holds
     rule("cli-password", r"[ \t]--(?:[A-Za-z][A-Za-z0-9-]{0,40}\.){1,4}(?P<name>[A-Za-z][A-Za-z0-9]{1,40}(?:[-_][A-Za-z0-9]{1,30}){0,4})(?:=|[ \t]+)(?:" + _Q[3:-1] + r"|(?P<vb>[^\s\"'`<>|;&$-][^\s\"'`<>|;&]{3,200}))", "--", _named_flag("cli-password")),
