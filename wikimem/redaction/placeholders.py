@@ -237,10 +237,10 @@ def is_placeholder(value: str) -> bool:
         (_REFERENCE.match(value) and not _slashed_base64(value))
         or _STANDIN.search(value)
         or _CAMEL_STANDIN.fullmatch(value)
-        or _DESCRIBED.fullmatch(value)
+        or (value[0] in "sSaA" and _DESCRIBED.fullmatch(value))
     ):
         return True
-    if value[0] == "_" and _STANDIN.search(value.strip("_")):
+    if value[0] == "_" and value[-1] == "_" and _STANDIN.search(value.strip("_")):
         return True  # a stand-in framed in underscores (`__YOUR_API_KEY_HERE__`)
     if not value.isascii() and _SCRIPT_WORDS.search(value):
         return True
