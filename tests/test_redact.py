@@ -3030,6 +3030,8 @@ def test_an_aside_before_a_labels_colon_keeps_the_value_a_secret(
             "-H 'Authorization: Bearer Kx8Tq2Wm5Zr7Lp3NvB'",
             "Kx8Tq2Wm5Zr7Lp3NvB",
         ),
+        # a password typed in that script, with a digit or a sign, is a password
+        ("DB_PASSWORD=ваш_пароль", "DB_PASSWORD=Пароль2024!", "Пароль2024!"),
         # a stand-in framed in underscores
         (
             "-H 'API-Key: __YOUR_API_KEY_HERE__'",

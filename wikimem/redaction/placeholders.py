@@ -86,6 +86,7 @@ _DESCRIBED = re.compile(
 # Two or more letters of a script other than Latin (Greek, Cyrillic, Hebrew, Arabic, kana,
 # Han, Hangul): words of a human language saying what goes there (`你的实际API Secret`,
 # `实际的token字符串`, `ваш_токен`); a generated secret is written in ASCII.
+_WORDS_ONLY = re.compile(r"[^\W\d]+(?:[ _-][^\W\d]+)*")  # letters in words: no digit, no sign
 _SCRIPT_WORDS = re.compile(
     r"[\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2}"
 )
@@ -242,8 +243,8 @@ def is_placeholder(value: str) -> bool:
         return True
     if value[0] == "_" and value[-1] == "_" and _STANDIN.search(value.strip("_")):
         return True  # a stand-in framed in underscores (`__YOUR_API_KEY_HERE__`)
-    if not value.isascii() and _SCRIPT_WORDS.search(value):
-        return True
+    if not value.isascii() and _SCRIPT_WORDS.search(value) and _WORDS_ONLY.fullmatch(value):
+        return True  # words, not a password typed in that script (`Пароль2024!` still goes)
     framed = _FRAMED.fullmatch(value)
     if framed and framed.group("word").lower() in _LITERALS:
         return True
