@@ -34,6 +34,7 @@ from wikimem.recall.cues import (
     candidates,
     open_index,
     quoted,
+    quoted_error,
     rarest,
     shared,
     telling,
@@ -95,8 +96,10 @@ def script_programs(command: str, folder: Path | None) -> list[str]:
     """The programs the package scripts a command runs start (`npm test` with `"test": "jest
     --ci"` -> ["jest"]), from `package.json` in `folder` or the folder under it the line `cd`s
     to (never one outside it: the hook reads nothing of another tree)."""
-    if folder is None:
-        return []
+    if folder is None or not any(
+        part.split()[:1] and part.split()[0] in SCRIPT_RUNNERS for part in SEPARATORS.split(command)
+    ):
+        return []  # most failed commands run no package script: no file is looked at
     try:
         top = folder.resolve()
     except (OSError, RuntimeError):
@@ -230,8 +233,8 @@ def score(
         text = f"{item.title}\n{item.body}"
         if not set(names) & set(words(FILE_NAME.sub(" ", text))):
             continue  # the leaf's name, or a file's, is not a symptom: the entry must say it
-        quoted_error = FENCE.findall(item.body)  # the error it quotes, not its fix's words
-        symptom = f"{item.title}\n" + "\n".join(quoted_error) if quoted_error else text
+        # the error it quotes, not its fix's words (its whole text when it quotes none)
+        symptom = quoted_error(item) if FENCE.search(item.body) else text
         theirs = set(ERROR_CODE.findall(symptom))
         if codes and theirs and not codes & theirs:
             continue  # `ERR_PNPM_FETCH_404` is not the `ERR_PNPM_OUTDATED_LOCKFILE` it quotes
