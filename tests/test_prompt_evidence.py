@@ -124,3 +124,37 @@ def test_words_too_common_to_be_enough_are_not_looked_up(
     # Many of them could be enough together: then they are looked up.
     prompt_entries(index_file, "archive bucket rows writes nightly job")
     assert "archive" in looked[-1]
+
+
+def test_a_short_word_weighs_by_its_own_forms_not_every_word_it_begins(tmp_path: Path) -> None:
+    """`dist` in 40 rows that say `distinct` or `distribution` is still rare: those are other
+    words, and before they made it weigh nothing and filled the lookup's candidates."""
+    wiki = tmp_path / "wiki"
+    for n in range(40):
+        body = f"Report {n} counts distinct users per distribution channel, distinctly."
+        write_leaf(wiki, f"jobs/job{n}", f"Job {n}", f"Report job {n}.", [(f"Counts {n}", body)])
+    write_leaf(
+        wiki,
+        "deploy/docker",
+        "Docker",
+        "Images.",
+        [
+            (
+                "docker build fails: /dist not found",
+                '```\nfailed to compute cache key: "/dist": not found\n```\n'
+                "Run `npm run build` before `docker build`: the image copies the built dist.",
+            )
+        ],
+    )
+    index = tmp_path / "search.sqlite"
+    with SearchIndex(wiki, index) as search:
+        search.refresh()
+    db = open_index(index)
+    assert db is not None
+    try:
+        weight = weights(db, ["dist", "distinct"])
+    finally:
+        db.close()
+    assert weight["dist"] > 0.8 > weight["distinct"]
+    got = prompt_entries(index, "the image has no dist folder")
+    assert [f.ref for f in got] == ["deploy/docker#docker-build-fails-dist-not-found"]

@@ -385,21 +385,32 @@ def path_weights(db: sqlite3.Connection, paths: list[str]) -> dict[str, float]:
     return found
 
 
-def weights(db: sqlite3.Connection, terms: list[str]) -> dict[str, float]:
-    """Each term's rarity over the index's rows, as evidence: ln(N/df) / ln(N), where df counts
-    the rows holding any form `alike` accepts (its stem, up to 3 letters shorter). A word in
-    every row weighs 0, one in a single row 1; terms the index lacks are left out."""
+def forms(db: sqlite3.Connection, term: str) -> dict[str, int]:
+    """The index's words that are forms of `term` (`alike`), each with the rows holding it:
+    `dist` finds `dist`, never `distinct` nor `distribution`, which a prefix would."""
     db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, fts, row)")
+    root = stem(term)
+    root = root[: max(4, len(root) - 3)] if len(root) > 4 else root
+    after = root[:-1] + chr(ord(root[-1]) + 1)
+    rows = db.execute("SELECT term, doc FROM vocab WHERE term >= ? AND term < ?", (root, after))
+    return {str(w): int(n) for w, n in rows.fetchall() if alike(term, str(w))}
+
+
+def weights(
+    db: sqlite3.Connection, terms: list[str], known: dict[str, dict[str, int]] | None = None
+) -> dict[str, float]:
+    """Each term's rarity over the index's rows, as evidence: ln(N/df) / ln(N), where df counts
+    the rows holding any form `alike` accepts (`forms`; an upper bound when a row holds two). A
+    word in every row weighs 0, one in a single row 1; terms the index lacks are left out. The
+    forms found are kept in `known` when given, to look them up."""
     rows = db.execute("SELECT count(*) FROM docs").fetchone()[0] or 1
     scale = math.log(rows) if rows > 1 else 1.0
     found: dict[str, float] = {}
     for term in dict.fromkeys(terms):
-        root = stem(term)
-        root = root[: max(4, len(root) - 3)] if len(root) > 4 else root
-        after = root[:-1] + chr(ord(root[-1]) + 1)
-        df = db.execute(
-            "SELECT sum(doc) FROM vocab WHERE term >= ? AND term < ?", (root, after)
-        ).fetchone()[0]
+        seen = forms(db, term)
+        if known is not None:
+            known[term] = seen
+        df = sum(seen.values())
         if df:
             found[term] = max(0.0, min(1.0, math.log(rows / min(df, rows)) / scale))
     return found
@@ -452,7 +463,8 @@ def prompt_entries(
     if db is None:
         return []
     try:
-        weight = weights(db, asked + named)
+        known: dict[str, dict[str, int]] = {}
+        weight = weights(db, asked + named, known)
         rarity = path_weights(db, recent) if recent else {}
         by_rarity = sorted(weight, key=lambda t: -weight[t])
         focus = [t for t in by_rarity if t in asked][:FOCUS]
@@ -461,7 +473,9 @@ def prompt_entries(
         common = [t for t in focus + also if weight[t] < LOOKED]
         if 2 * sum(weight[t] for t in common) >= ENOUGH:
             looked += common  # together they could be enough: an entry may hold only them
-        parts = [quoted([stem(t) for t in looked], "OR")] if looked else []
+        # each word's own forms, not a prefix (`"dist"*` found every `distinct`)
+        looked_up = sorted({w for t in looked for w in known.get(t, {})})
+        parts = [" OR ".join(f'"{w}"' for w in looked_up)] if looked_up else []
         # a hub many notes cite is not looked up (at 10,000 leaves its rows filled the
         # CANDIDATES, pushing out the one entry citing two rare files); it still counts,
         # weighed, in an entry found otherwise
