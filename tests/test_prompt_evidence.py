@@ -158,3 +158,64 @@ def test_a_short_word_weighs_by_its_own_forms_not_every_word_it_begins(tmp_path:
     assert weight["dist"] > 0.8 > weight["distinct"]
     got = prompt_entries(index, "the image has no dist folder")
     assert [f.ref for f in got] == ["deploy/docker#docker-build-fails-dist-not-found"]
+
+
+def lesson_wiki(tmp_path: Path, leaves: int = 30) -> Path:
+    """A wiki of `leaves` leaves of everyday notes beside two failure lessons."""
+    wiki = tmp_path / "wiki"
+    for n in range(leaves):
+        body = f"Job {n} installs its packages, builds the bundle and deploys it with the lockfile."
+        write_leaf(wiki, f"jobs/job{n}", f"Job {n}", f"Job {n}.", [(f"Deploy {n}", body)])
+    write_leaf(
+        wiki,
+        "build/bun",
+        "Bun",
+        "Bun failures.",
+        [
+            (
+                "bun install fails: lockfile had changes",
+                "`bun install --frozen-lockfile` fails:\n\n```text\nerror: lockfile had changes,"
+                " but lockfile is frozen\n```\n\nRun `bun install` and commit `bun.lockb`.",
+            )
+        ],
+    )
+    write_leaf(
+        wiki,
+        "deploy/fly",
+        "Fly",
+        "Fly deploys.",
+        [
+            (
+                "fly deploy fails: health checks never passed",
+                "`fly deploy` fails: the machine's health checks never passed. The app listened"
+                " on 127.0.0.1; it must listen on 0.0.0.0:8080.",
+            )
+        ],
+    )
+    index = tmp_path / "search.sqlite"
+    with SearchIndex(wiki, index) as search:
+        search.refresh()
+    return index
+
+
+def test_the_output_an_entry_quotes_is_as_telling_as_its_title(tmp_path: Path) -> None:
+    """`frozen` is only in the quoted error: a person asking about a frozen lockfile meant it
+    (before, a word there counted half, as any word of the notes)."""
+    index = lesson_wiki(tmp_path)
+    got = prompt_entries(index, "Fix lockfile: installing dependencies with a frozen lockfile")
+    assert [f.ref for f in got] == ["build/bun#bun-install-fails-lockfile-had-changes"]
+
+
+def test_a_compound_is_found_however_it_is_written(tmp_path: Path) -> None:
+    """`healthchecks` is the wiki's `health checks`; `lock file` its `lockfile`."""
+    index = lesson_wiki(tmp_path)
+    fly = "deploy/fly#fly-deploy-fails-health-checks-never-passed"
+    assert [f.ref for f in prompt_entries(index, "Deployment has failing healthchecks")] == [fly]
+    db = open_index(index)
+    assert db is not None
+    try:
+        found = cues.compounds(db, ["frozen", "lock", "file"], ["frozen", "lock"])
+        assert set(found) == {"lockfile"}
+        assert cues.compounds(db, ["checkhealth"], ["checkhealth"]) == {}  # not a phrase there
+    finally:
+        db.close()

@@ -194,8 +194,14 @@ def shared(terms: list[str], text: str) -> list[str]:
     for w in have:
         by_stem.setdefault(stem(w)[:4], []).append(w)
     found = []
+    joined = ""
     for term in terms:
-        if term in have or any(alike(term, w) for w in by_stem.get(stem(term)[:4], ())):
+        if " " in term:  # a compound the wiki writes apart (`compounds`): its words in a row
+            if not joined:
+                joined = " " + " ".join(WORD.findall(fold(text)))
+            if f" {term}" in joined:
+                found.append(term)
+        elif term in have or any(alike(term, w) for w in by_stem.get(stem(term)[:4], ())):
             found.append(term)
     return found
 
@@ -396,6 +402,41 @@ def forms(db: sqlite3.Connection, term: str) -> dict[str, int]:
     return {str(w): int(n) for w, n in rows.fetchall() if alike(term, str(w))}
 
 
+def compounds(db: sqlite3.Connection, prompt: list[str], asked: list[str]) -> dict[str, float]:
+    """The prompt's words the wiki writes otherwise, weighed as `weights` does: a word it runs
+    together that the wiki splits (`healthchecks` is the wiki's `health checks`, a phrase of
+    two words the index holds), and two words in a row it writes as one (`lock file` is
+    `lockfile`). Only for words the wiki lacks as written, so each costs a lookup or two."""
+    db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, fts, row)")
+    rows = db.execute("SELECT count(*) FROM docs").fetchone()[0] or 1
+    scale = math.log(rows) if rows > 1 else 1.0
+    vocab = "SELECT doc FROM vocab WHERE term = ?"
+    found: dict[str, float] = {}
+
+    def weigh(term: str, df: int) -> None:
+        if df:
+            found[term] = max(0.0, min(1.0, math.log(rows / min(df, rows)) / scale))
+
+    for term in asked:
+        if len(term) < 8 or not term.isalpha() or db.execute(vocab, (term,)).fetchone():
+            continue
+        for cut in range(4, len(term) - 3):
+            head, tail = term[:cut], term[cut:]
+            if db.execute(vocab, (head,)).fetchone() and db.execute(vocab, (tail,)).fetchone():
+                split = f"{head} {tail}"
+                phrase_rows = "SELECT count(*) FROM fts WHERE fts MATCH ?"
+                weigh(split, db.execute(phrase_rows, (f'"{split}"',)).fetchone()[0])
+                if split in found:
+                    break
+    for head, tail in zip(prompt, prompt[1:], strict=False):
+        joined = head + tail
+        if joined in asked or len(joined) < 7:
+            continue
+        got = db.execute(vocab, (joined,)).fetchone()
+        weigh(joined, int(got[0]) if got else 0)
+    return found
+
+
 def weights(
     db: sqlite3.Connection, terms: list[str], known: dict[str, dict[str, int]] | None = None
 ) -> dict[str, float]:
@@ -465,6 +506,9 @@ def prompt_entries(
     try:
         known: dict[str, dict[str, int]] = {}
         weight = weights(db, asked + named, known)
+        written = compounds(db, words(URL.sub(" ", prompt)), asked)
+        weight.update(written)
+        asked += [t for t in written if t not in asked]
         rarity = path_weights(db, recent) if recent else {}
         by_rarity = sorted(weight, key=lambda t: -weight[t])
         focus = [t for t in by_rarity if t in asked][:FOCUS]
@@ -474,7 +518,7 @@ def prompt_entries(
         if 2 * sum(weight[t] for t in common) >= ENOUGH:
             looked += common  # together they could be enough: an entry may hold only them
         # each word's own forms, not a prefix (`"dist"*` found every `distinct`)
-        looked_up = sorted({w for t in looked for w in known.get(t, {})})
+        looked_up = sorted({w for t in looked for w in known.get(t, {t: 0})})
         parts = [" OR ".join(f'"{w}"' for w in looked_up)] if looked_up else []
         # a hub many notes cite is not looked up (at 10,000 leaves its rows filled the
         # CANDIDATES, pushing out the one entry citing two rare files); it still counts,
@@ -504,6 +548,9 @@ def prompt_entries(
         if programs and not programs & set(said.split()):
             continue  # the prompt quotes a command: an entry must be about its program
         titled, paged = shared(terms, item.title), shared(terms, page_text)
+        # the output an entry quotes is the failure in its own words, as telling as its title
+        told = [t for t in shared(terms, "\n".join(FENCE.findall(item.body))) if t not in titled]
+        titled += told
         strong = list(dict.fromkeys(titled + paged))
         weak = [t for t in shared(terms, item.body) if t not in strong]
         raw = cited(recent, item.body) / 2 if recent else 0.0  # pieces: how many paths
