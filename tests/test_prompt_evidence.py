@@ -219,3 +219,30 @@ def test_a_compound_is_found_however_it_is_written(tmp_path: Path) -> None:
         assert cues.compounds(db, ["checkhealth"], ["checkhealth"]) == {}  # not a phrase there
     finally:
         db.close()
+
+
+def test_a_pasted_error_leaves_out_entries_that_share_loose_words(tmp_path: Path) -> None:
+    """The prompt pastes bun's error: the pnpm entry, which shares `lockfile` and `install`
+    only, is left out however close its score."""
+    index = lesson_wiki(tmp_path)
+    wiki = tmp_path / "wiki"
+    write_leaf(
+        wiki,
+        "build/pnpm",
+        "Pnpm",
+        "Pnpm failures.",
+        [
+            (
+                "pnpm install fails: the lockfile is frozen and outdated",
+                "`pnpm install --frozen-lockfile` fails:\n\n```text\nERR_PNPM_OUTDATED_LOCKFILE"
+                " Cannot install with frozen-lockfile because pnpm-lock.yaml is not up to date"
+                "\n```\n\nRun `pnpm install` and commit the lockfile.",
+            )
+        ],
+    )
+    with SearchIndex(wiki, index) as search:
+        search.refresh()
+    loose = prompt_entries(index, "the frozen lockfile fails to install")
+    assert len(loose) == 2  # without a pasted error both are leads
+    got = prompt_entries(index, "CI says: lockfile had changes, but lockfile is frozen")
+    assert [f.ref for f in got] == ["build/bun#bun-install-fails-lockfile-had-changes"]

@@ -541,6 +541,7 @@ def prompt_entries(
     programs = {program for program, _ in quoted_commands}
     runs = trigrams(URL.sub(" ", prompt))  # a pasted error's runs of words
     found = []
+    exact: set[str] = set()
     bar = 0.0
     for item in items:
         page_text = f"{item.leaf_title}\n{item.path.replace('/', ' ')}"
@@ -587,6 +588,11 @@ def prompt_entries(
             item.score = round(evidence, 6)
             found.append(item)
             bar = max(bar, item.score) if worded else bar
+            if pasted:
+                exact.add(item.ref)
+    if exact:  # the prompt pastes the failures these quote: others share loose words only
+        found = [f for f in found if f.ref in exact]
+        bar = max(f.score for f in found)
     found.sort(key=lambda f: (-f.score, f.path, f.entry))
     # the best lead of the prompt's own words sets the bar: files cited on the side (scoring
     # 1 each) never push it out
