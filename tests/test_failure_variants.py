@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_deliver import context_of, deliver, learn_from
-from wikimem.recall.symptoms import programs, script_programs
+from wikimem.recall.symptoms import launches, programs, script_programs
 
 VARIANTS = Path(__file__).parent / "data" / "replay_variants" / "variants.jsonl"
 ROWS = {
@@ -40,6 +40,10 @@ def failure(row_id: str, command: str | None = None) -> dict[str, object]:
         ("16-other-command-playwright.json", "pw-same-1", "testing/playwright#"),
         # `tf`, an alias of terraform, with another provider
         ("18-other-command-terraform.json", "tf-same-1", "infra/terraform#"),
+        # alembic run by Flask-Migrate under poetry: neither names alembic, the error is its own
+        ("17-other-command-alembic.json", "alembic-same-1", "database/alembic#alembic-upgrade"),
+        # jest run by `npm test`, with no package.json to say so: the port clash in jest's words
+        ("34-stopgap-for-now.json", "jest-same-2", "testing/jest#"),
     ],
 )
 def test_the_same_failure_in_another_projects_words_gets_the_lesson(
@@ -69,13 +73,37 @@ def test_another_error_code_of_the_same_tool_gets_nothing(
     assert deliver(workspace, isolated_env, failure("pnpm-other-4")) == ("", "")
 
 
+def test_a_launcher_needs_more_of_the_errors_words_and_another_tool_gets_nothing(
+    workspace: Path, isolated_env: Path
+) -> None:
+    """A command that runs another program (`poetry run flask db upgrade`) gets a lesson of a
+    tool it never names only on three runs of three of the entry's error words (alembic-same-1
+    has them, above); two are not enough, and a program that runs nothing else (`bin/rails`)
+    gets nothing even on the whole error."""
+    learn_from(workspace, "17-other-command-alembic.json")
+    short = failure("alembic-same-1")
+    short["error"] = 'Exit code 1\nOperationalError: connection to server at "localhost" failed'
+    assert deliver(workspace, isolated_env, short) == ("", "")
+    rails = failure("alembic-same-1", "bin/rails db:migrate")
+    assert deliver(workspace, isolated_env, rails) == ("", "")
+
+
+def test_what_a_command_launches() -> None:
+    assert launches("poetry run flask db upgrade") and launches("cd web && npm run build")
+    assert launches("pnpm testheadless") and launches("make test") and launches("bundle exec rspec")
+    assert not launches("cargo build") and not launches("npm ci") and not launches("bun install")
+    assert not launches("docker-compose build") and not launches("uv pip install x")
+
+
 def test_a_package_script_runs_the_program_its_package_json_names(
     workspace: Path, isolated_env: Path
 ) -> None:
-    """`npm test` failing with jest's port clash gets the jest lesson when package.json says
-    the test script is jest, and nothing when it does not say so."""
+    """`npm test` failing with part of jest's port clash gets the jest lesson when package.json
+    says the test script is jest, and nothing when it does not say so (two runs of three of
+    the error's words are enough for the tool itself, not for a program it never names)."""
     learn_from(workspace, "34-stopgap-for-now.json")
-    data = failure("jest-same-2")  # `npm test`: `listen EADDRINUSE: address already in use`
+    data = failure("jest-same-2")
+    data["error"] = "Exit code 1\nError: EADDRINUSE: address already in use"
     assert deliver(workspace, isolated_env, data) == ("", "")
     (workspace / "package.json").write_text('{"scripts": {"test": "jest --ci"}}')
     data["session_id"] = "s-again"

@@ -13,11 +13,14 @@ the entry is that tool's page (`testing/playwright`) and the two share two runs 
 `tf` and `tofu` are `terraform`; a package script (`npm test`, `pnpm testheadless`, `yarn
 lint`) runs the programs its `package.json` gives it (`jest --ci`), read from the folder the
 command runs in or one under it it `cd`s to (a regular file of at most 1 MiB; nothing outside
-the folder is read). An error code the error gives (`ERR_PNPM_FETCH_404`, `EADDRINUSE`) that
-the entry's quoted error lacks while it quotes another code is another failure of the same
-tool.
+the folder is read). A command that runs another program (`poetry run flask db upgrade`, a
+package script, `make`) may fail in that program's words: an entry of a tool it never names
+counts on three runs of three of the entry's error words. An error code the error gives
+(`ERR_PNPM_FETCH_404`, `EADDRINUSE`) that the entry's quoted error lacks while it quotes
+another code is another failure of the same tool.
 
-Invariant: no entry without the program's name; best first, ties on path and entry id.
+Invariant: no entry without the program's name but under a launcher; best first, ties on path
+and entry id.
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ ERROR_CODE = re.compile(
 ERROR_TERMS = 10
 LOOKED = 40  # of the error's telling words, and of the command's, counted in the index
 CLOSE = 0.5  # a match scoring under this share of the best one is a weaker lead: left out
+WRAPPED = 3  # runs of the error's words in the entry's quoted output, under a launcher
 
 
 def programs(command: str) -> list[str]:
@@ -84,6 +88,33 @@ def programs(command: str) -> list[str]:
                 found.append(ALIASES.get(name, name))
             break
     return list(dict.fromkeys(found))
+
+
+# Commands that run another program, whose failure may be that program's own: a package
+# script (`npm test`, `pnpm testheadless`), an environment's runner (`poetry run flask db
+# upgrade`, `uv run`, `bundle exec`), a task runner or a shell script (`make`, `sh ci.sh`).
+PACKAGE_OWN = frozenset(
+    {"install", "i", "ci", "add", "remove", "rm", "uninstall", "update", "upgrade", "up"}
+    | {"publish", "pack", "audit", "outdated", "init", "link", "login", "config", "cache"}
+)
+RUNNERS = frozenset({"poetry", "uv", "pipenv", "pdm", "hatch", "rye", "conda", "mamba"})
+TASKS = frozenset({"make", "just", "task", "tox", "nox", "rake", "invoke", "sh", "bash", "zsh"})
+
+
+def launches(command: str) -> bool:
+    """Whether the command line runs another program that may fail in its own words."""
+    for part in SEPARATORS.split(command):
+        head = [w for w in part.split() if not ASSIGNMENT.match(w) and w not in WRAPPERS][:3]
+        if not head:
+            continue
+        program, rest = os.path.basename(head[0]).lower(), head[1:]
+        if program in TASKS or program in {"uvx", "pipx"}:
+            return True
+        if program in SCRIPT_RUNNERS and rest and rest[0] not in PACKAGE_OWN:
+            return True
+        if program in RUNNERS and rest[:1] == ["run"] or program == "bundle" and "exec" in part:
+            return True
+    return False
 
 
 # How each package manager names a script: `npm test`, `npm run lint`, `yarn lint`, `bun run x`.
@@ -204,10 +235,15 @@ def failure_entries(
             # or the error as a word of its own, is the program, given two runs of the error's
             # words as well
             told = tools_named(f"{command}\n{error}")
+            launched = launches(command)
             for item in candidates(db, quoted(focus, "OR")):
                 tool = item.path.rsplit("/", 1)[-1]
                 if tool in told and tool not in names:
                     found += score([item], [tool], said, asked, runs, codes, least_runs=2)
+                elif tool not in names and launched:
+                    # or, when the command runs another program (`poetry run flask db
+                    # upgrade` runs alembic), the entry's failure in more of its own words
+                    found += score([item], [tool], said, asked, runs, codes, least_runs=WRAPPED)
     except sqlite3.Error:
         return []
     finally:
