@@ -218,7 +218,7 @@ ASKING = frozenset(ASKING_LIST.split())
 BRANCH_PREFIXES = frozenset({"feature", "feat", "fix", "bugfix", "hotfix", "chore", "topic"})
 MAIN_BRANCHES = frozenset({"main", "master", "trunk", "develop", "dev", "head"})
 PATHS = 8  # of the session's most recent paths
-CLOSE = 0.5  # an entry scoring under this share of the best one is a weaker lead: left out
+CLOSE = 0.65  # an entry scoring under this share of the best one is a weaker lead: left out
 ENOUGH = 1.0  # evidence as strong as one word that only the entry holds
 FOCUS = 8  # of the prompt's rarest words looked up
 # A fenced speed trick: a word weighing less (in more than N^0.8 of N rows) is not looked up
@@ -542,6 +542,7 @@ def prompt_entries(
     runs = trigrams(URL.sub(" ", prompt))  # a pasted error's runs of words
     found = []
     exact: set[str] = set()
+    working: set[str] = set()  # led to by the files the session works on
     bar = 0.0
     for item in items:
         page_text = f"{item.leaf_title}\n{item.path.replace('/', ' ')}"
@@ -590,11 +591,14 @@ def prompt_entries(
             bar = max(bar, item.score) if worded else bar
             if pasted:
                 exact.add(item.ref)
+            if by_state:
+                working.add(item.ref)
     if exact:  # the prompt pastes the failures these quote: others share loose words only
-        found = [f for f in found if f.ref in exact]
-        bar = max(f.score for f in found)
+        found = [f for f in found if f.ref in exact or f.ref in working]
+        bar = max(f.score for f in found if f.ref in exact)
     found.sort(key=lambda f: (-f.score, f.path, f.entry))
     # the best lead of the prompt's own words sets the bar: files cited on the side (scoring
     # 1 each) never push it out
     bar = bar or (found[0].score if found else 0.0)
-    return [f for f in found if f.score >= bar * CLOSE][:limit]
+    # and an entry the workspace's state leads to is a lead of its own, whatever the prompt's
+    return [f for f in found if f.score >= bar * CLOSE or f.ref in working][:limit]
