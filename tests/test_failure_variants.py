@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_deliver import context_of, deliver, learn_from
-from wikimem.recall.symptoms import launches, programs, script_programs
+from wikimem.recall.symptoms import kinds, launches, programs, script_programs
 
 VARIANTS = Path(__file__).parent / "data" / "replay_variants" / "variants.jsonl"
 ROWS = {
@@ -44,6 +44,8 @@ def failure(row_id: str, command: str | None = None) -> dict[str, object]:
         ("17-other-command-alembic.json", "alembic-same-1", "database/alembic#alembic-upgrade"),
         # jest run by `npm test`, with no package.json to say so: the port clash in jest's words
         ("34-stopgap-for-now.json", "jest-same-2", "testing/jest#"),
+        # Docker's legacy builder: `no such file or directory` for BuildKit's `not found`
+        ("20-other-command-docker.json", "docker-same-2", "deploy/docker#"),
     ],
 )
 def test_the_same_failure_in_another_projects_words_gets_the_lesson(
@@ -86,6 +88,24 @@ def test_a_launcher_needs_more_of_the_errors_words_and_another_tool_gets_nothing
     assert deliver(workspace, isolated_env, short) == ("", "")
     rails = failure("alembic-same-1", "bin/rails db:migrate")
     assert deliver(workspace, isolated_env, rails) == ("", "")
+
+
+def test_the_same_kind_of_failure_needs_the_same_subject(
+    workspace: Path, isolated_env: Path
+) -> None:
+    """A file missing from the build context is the lesson's failure only when it is the file
+    the lesson is about (`dist`), not another one (`config.yml`)."""
+    learn_from(workspace, "20-other-command-docker.json")
+    other = failure("docker-same-2")
+    other["error"] = (
+        "Exit code 1\nStep 8/11 : COPY config.yml /app/config.yml\n"
+        "COPY failed: stat /var/lib/docker/tmp/docker-builder779780846/config.yml: no such file"
+        " or directory"
+    )
+    assert deliver(workspace, isolated_env, other) == ("", "")
+    assert kinds("COPY failed: stat /x/dist: no such file or directory") == {"missing"}
+    assert kinds('failed to calculate checksum of ref 4f1c: "/dist": not found') == {"missing"}
+    assert kinds("listen EADDRINUSE: address already in use :::4010") == {"in use"}
 
 
 def test_what_a_command_launches() -> None:

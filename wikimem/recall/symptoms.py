@@ -15,7 +15,9 @@ lint`) runs the programs its `package.json` gives it (`jest --ci`), read from th
 command runs in or one under it it `cd`s to (a regular file of at most 1 MiB; nothing outside
 the folder is read). A command that runs another program (`poetry run flask db upgrade`, a
 package script, `make`) may fail in that program's words: an entry of a tool it never names
-counts on three runs of three of the entry's error words. An error code the error gives
+counts on three runs of three of the entry's error words. The same kind of failure worded
+otherwise (`KINDS`: `no such file or directory` and `not found` are both a file missing) with
+a word of its subject in common (`dist`) counts as the failure. An error code the error gives
 (`ERR_PNPM_FETCH_404`, `EADDRINUSE`) that the entry's quoted error lacks while it quotes
 another code is another failure of the same tool.
 
@@ -70,6 +72,36 @@ ERROR_CODE = re.compile(
     r"E[A-Z]{4,}|E\d{3,5}|TS\d{4}|[A-Z]{2,}\d{3,5})\b"
 )
 ERROR_TERMS = 10
+# What kind of failure an error reports, however the tool words it: Docker's legacy builder
+# says `COPY failed: stat …/dist: no such file or directory` where BuildKit says `"/dist": not
+# found`. The same kind and the same subject (`dist`) under the same program is the same failure.
+KINDS = {
+    "missing": r"not found|no such file|\benoent\b|does ?n[o']t exist|"
+    r"\b(?:can ?no|can'|could ?n[o']?)t find",
+    "refused": r"connection refused|\beconnrefused\b|could not connect|is the server running",
+    "in use": r"already in use|\beaddrinuse\b|already allocated|address in use",
+    "permission": r"permission denied|\beacces\b|\beperm\b|operation not permitted",
+    "space": r"no space left|\benospc\b|disk quota exceeded",
+    "memory": r"out of memory|heap limit|\boom\b|killed signal 9|exit code 137",
+    "timeout": r"timed? ?out|deadline exceeded|\betimedout\b",
+    "outdated": r"out of date|not up to date|\boutdated\b|needs to be updated|had changes|"
+    r"inconsistent|does ?n[o']t match",
+}
+KIND = {name: re.compile(pattern, re.I) for name, pattern in KINDS.items()}
+
+
+def kinds(text: str) -> set[str]:
+    """The kinds of failure `text` reports (`KINDS`)."""
+    return {name for name, pattern in KIND.items() if pattern.search(text)}
+
+
+def unkind(text: str) -> str:
+    """`text` without the words that say its kind (`no such file or directory`)."""
+    for pattern in KIND.values():
+        text = pattern.sub(" ", text)
+    return text
+
+
 LOOKED = 40  # of the error's telling words, and of the command's, counted in the index
 CLOSE = 0.5  # a match scoring under this share of the best one is a weaker lead: left out
 WRAPPED = 3  # runs of the error's words in the entry's quoted output, under a launcher
@@ -228,7 +260,8 @@ def failure_entries(
         program = " OR ".join(f'"{n}"' for n in names)
         expression = f"({program}) AND ({quoted(focus, 'OR')})"
         runs, codes = trigrams(error), set(ERROR_CODE.findall(error))
-        found = score(candidates(db, expression), names, said, asked, runs, codes)
+        sort = kinds(error)
+        found = score(candidates(db, expression), names, said, asked, runs, codes, 0, sort)
         if not found:
             # the tool may run through another (`node test/run.js`, `uv run pytest`, `yarn
             # playwright test`): a tool whose page the entry is on, named by the command line
@@ -260,6 +293,7 @@ def score(
     runs: set[tuple[str, str, str]],
     codes: set[str] = frozenset(),  # type: ignore[assignment]
     least_runs: int = 0,
+    sort: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> list[Found]:
     """The candidates that show the symptom: the program named, and the error's own words
     (a run of three, or three words, or two with the command's arguments) in the entry's title
@@ -279,7 +313,14 @@ def score(
         command_words = shared(asked, text)
         if common_runs < least_runs:
             continue
-        if common_runs or len(error_words) >= 3 or (len(error_words) >= 2 and command_words):
+        # the same kind of failure, and a word of its subject besides the words of the kind
+        alike_kind = bool(sort & kinds(symptom)) and bool(shared(said, unkind(symptom)))
+        if (
+            common_runs
+            or len(error_words) >= 3
+            or (len(error_words) >= 2 and command_words)
+            or (alike_kind and not least_runs)
+        ):
             item.score = 2.0 * common_runs + len(error_words) + 0.5 * len(command_words)
             kept.append(item)
     return kept
