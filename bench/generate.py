@@ -6,13 +6,23 @@ nested one level deeper, 1-8 entries a leaf (about 2.6 on average), bodies of 15
 characters with the odd code block, table or meta line: 1-6 KB a page, like hand-kept notes.
 TOPIC.md and PROFILE.md are compiled by wikimem itself, so a pass starts from a steady state.
 
-Invariant: the same (leaves, seed) always gives the same files; a generated wiki is built once
-with plain file writes and one `git add -A && git commit`, then kept under `bench/.cache/` and
-copied for every measurement that writes.
+The prose of the bodies comes from one of two vocabularies. "lessons" (the default) draws each
+word uniformly from `WORDS`, the replayed lessons' own words (lockfile, deploy, port...): at
+10,000 leaves every such word is in half the index's rows, a worst case for recall. "wide" draws
+each word by its count in `bench/data/stdlib_words.tsv` (the standard library's docstrings,
+`bench.stdlib_words`), the long tail of real technical prose; headings, summaries, tools,
+aspects, cited files, tables and command blocks stay as they are, and so do the paths.
+
+Invariant: the same (leaves, seed, vocabulary) always gives the same files; a generated wiki is
+built once with plain file writes and one `git add -A && git commit`, then kept under
+`bench/.cache/` and copied for every measurement that writes.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import itertools
 import os
 import random
 import shutil
@@ -28,6 +38,8 @@ from wikimem.wiki.workspace import init
 
 GENERATOR_VERSION = 2  # 2: the sample leaf is never an identity leaf
 CACHE = Path(__file__).resolve().parent / ".cache"
+STDLIB_WORDS = Path(__file__).resolve().parent / "data" / "stdlib_words.tsv"
+VOCABULARIES = ("lessons", "wide")
 DATE = "2026-11-28"
 
 AREAS = (
@@ -291,20 +303,57 @@ class Generated:
     sample_leaf: str  # a leaf of the median topic
 
 
-def _sentence(rng: random.Random, low: int = 8, high: int = 22) -> str:
-    words = [rng.choice(WORDS) for _ in range(rng.randint(low, high))]
-    words[0] = words[0].capitalize()
-    return " ".join(words) + "."
+@functools.cache
+def _stdlib_words() -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The committed word list and its cumulative counts, for `random.choices`."""
+    rows = [line.split("\t") for line in STDLIB_WORDS.read_text(encoding="utf-8").splitlines()]
+    return tuple(w for w, _ in rows), tuple(itertools.accumulate(int(n) for _, n in rows))
 
 
-def _paragraph(rng: random.Random, chars: int) -> str:
+class Words:
+    """Where a sentence's words come from: `WORDS` drawn uniformly from the leaf's own stream,
+    or, given a stream of its own, the standard library's words drawn by their counts."""
+
+    def __init__(self, wide: random.Random | None = None) -> None:
+        self.wide = wide
+
+    def draw(self, rng: random.Random, n: int) -> tuple[list[str], int]:
+        """`n` words, and the length the lessons' words would give them. The lessons' draws
+        happen either way and a paragraph ends by their length, so every later choice of `rng`
+        (lengths, headings, tools, paths) is the same in both vocabularies."""
+        lessons = [rng.choice(WORDS) for _ in range(n)]
+        size = len(" ".join(lessons))
+        if self.wide is None:
+            return lessons, size
+        population, cumulative = _stdlib_words()
+        return self.wide.choices(population, cum_weights=cumulative, k=n), size
+
+
+LESSONS = Words()
+
+
+def _drawn(rng: random.Random, low: int, high: int, words: Words) -> tuple[str, int]:
+    """A sentence, and its length in the lessons' words (`Words.draw`)."""
+    drawn, size = words.draw(rng, rng.randint(low, high))
+    drawn[0] = drawn[0].capitalize()
+    return " ".join(drawn) + ".", size + 1
+
+
+def _sentence(rng: random.Random, low: int = 8, high: int = 22, words: Words = LESSONS) -> str:
+    return _drawn(rng, low, high, words)[0]
+
+
+def _paragraph(rng: random.Random, chars: int, words: Words = LESSONS) -> str:
     out: list[str] = []
-    while sum(map(len, out)) < chars:
-        out.append(_sentence(rng))
+    size = 0
+    while size < chars:
+        sentence, length = _drawn(rng, 8, 22, words)
+        out.append(sentence)
+        size += length
     return " ".join(out)
 
 
-def _cited(rng: random.Random, tool: str) -> str:
+def _cited(rng: random.Random, tool: str, words: Words = LESSONS) -> str:
     """A sentence naming 1-3 files, as notes do (`mix.exs`, `lib/spotter/caching.ex`)."""
     files = []
     for _ in range(rng.randint(1, 3)):
@@ -314,13 +363,19 @@ def _cited(rng: random.Random, tool: str) -> str:
             aspect = rng.choice(ASPECTS).replace("-", "_")
             files.append(rng.choice(CITING).format(tool=tool, aspect=aspect))
     named = ", ".join(f"`{f}`" for f in dict.fromkeys(files))
-    return f"{_sentence(rng, 4, 9)[:-1]} in {named}."
+    return f"{_sentence(rng, 4, 9, words)[:-1]} in {named}."
 
 
-def _body(rng: random.Random, tool: str, citer: random.Random | None = None) -> str:
-    parts = [_paragraph(rng, rng.choice((150, 250, 400, 600, 900)))]
+def _body(
+    rng: random.Random,
+    tool: str,
+    citer: random.Random | None = None,
+    words: Words = LESSONS,
+    cite_words: Words = LESSONS,
+) -> str:
+    parts = [_paragraph(rng, rng.choice((150, 250, 400, 600, 900)), words)]
     if citer is not None and citer.random() < 0.6:
-        parts.append(_cited(citer, tool))
+        parts.append(_cited(citer, tool, cite_words))
     roll = rng.random()
     if roll < 0.3:
         parts.append(
@@ -334,15 +389,21 @@ def _body(rng: random.Random, tool: str, citer: random.Random | None = None) -> 
             f"| {rng.choice(ASPECTS)} | {rng.choice(WORDS)} |"
         )
     if rng.random() < 0.35:
-        parts.append(_paragraph(rng, rng.choice((200, 400, 600))))
+        parts.append(_paragraph(rng, rng.choice((200, 400, 600)), words))
     return "\n\n".join(parts)
 
 
 def leaf_text(
-    rng: random.Random, title: str, tool: str, citer: random.Random | None = None
+    rng: random.Random,
+    title: str,
+    tool: str,
+    citer: random.Random | None = None,
+    words: Words = LESSONS,
+    cite_words: Words = LESSONS,
 ) -> tuple[str, int]:
     """A MEMORY.md: frontmatter, a short head, then 1-8 entries; returns (text, entries).
-    With `citer`, most entries also name files of the project (`_cited`)."""
+    With `citer`, most entries also name files of the project (`_cited`, its prose drawn from
+    `cite_words`); the rest of the prose is drawn from `words`."""
     count = min(1 + int(rng.expovariate(0.6)), 8)
     kind = rng.choice(TYPES)
     lines = [
@@ -355,7 +416,7 @@ def leaf_text(
         "---",
         f"# {title}",
         "",
-        _sentence(rng),
+        _sentence(rng, words=words),
         "",
     ]
     used: set[str] = set()
@@ -367,7 +428,7 @@ def leaf_text(
         lines += [f"## {heading}", ""]
         if rng.random() < 0.15:
             lines += [f"<!-- wikimem: type={rng.choice(TYPES)} review-by=2027-03-01 -->", ""]
-        lines += [_body(rng, tool, citer), ""]
+        lines += [_body(rng, tool, citer, words, cite_words), ""]
     return "\n".join(lines), count
 
 
@@ -406,11 +467,19 @@ def git(*args: str, cwd: Path) -> str:
     ).stdout
 
 
-def build(workspace: Path, leaves: int, seed: int = 0, cites: bool = False) -> Generated:
+def build(
+    workspace: Path, leaves: int, seed: int = 0, cites: bool = False, vocabulary: str = "lessons"
+) -> Generated:
     """Write a wiki of `leaves` leaves into `workspace` (created) and commit it; with `cites`,
-    its entries name files (a separate stream of choices: the rest is the same wiki)."""
+    its entries name files (a separate stream of choices: the rest is the same wiki). The
+    `vocabulary` of its prose is "lessons" or "wide" (module docstring): same paths either way."""
+    if vocabulary not in VOCABULARIES:
+        raise ValueError(f"vocabulary {vocabulary!r} is none of {', '.join(VOCABULARIES)}")
     rng = random.Random(f"{seed}-{leaves}")
     citer = random.Random(f"{seed}-{leaves}-cites") if cites else None
+    wide = vocabulary == "wide"
+    words = Words(random.Random(f"{seed}-{leaves}-wide")) if wide else LESSONS
+    cite_words = Words(random.Random(f"{seed}-{leaves}-cites-wide")) if wide else LESSONS
     workspace.mkdir(parents=True, exist_ok=True)
     places = config.Places(workspace=workspace, global_dir=workspace.parent / "global")
     settings = config.load(places, {})
@@ -433,7 +502,7 @@ def build(workspace: Path, leaves: int, seed: int = 0, cites: bool = False) -> G
             if rng.random() < 1 / 7 and count > 4:
                 relpath = f"{topic}/{rng.choice(ASPECTS)}/{name}"
             title = name.replace("-", " ").capitalize()
-            text, n = leaf_text(rng, title, tool, citer)
+            text, n = leaf_text(rng, title, tool, citer, words, cite_words)
             target = places.wiki / relpath / "MEMORY.md"
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
@@ -467,16 +536,32 @@ def build(workspace: Path, leaves: int, seed: int = 0, cites: bool = False) -> G
     )
 
 
-def cached(leaves: int, seed: int = 0, cache: Path = CACHE, cites: bool = False) -> Generated:
+def cache_name(leaves: int, seed: int = 0, cites: bool = False, vocabulary: str = "lessons") -> str:
+    """The folder of a generated wiki in the cache: every input of `build` is in it, and for the
+    wide vocabulary the word list's digest, so a regenerated list never meets an old wiki."""
+    wide = ""
+    if vocabulary != "lessons":
+        digest = hashlib.sha256(STDLIB_WORDS.read_bytes()).hexdigest()[:8]
+        wide = f"-{vocabulary}-{digest}"
+    return f"wiki-{leaves}-s{seed}-g{GENERATOR_VERSION}{wide}{'-cites' if cites else ''}"
+
+
+def cached(
+    leaves: int,
+    seed: int = 0,
+    cache: Path = CACHE,
+    cites: bool = False,
+    vocabulary: str = "lessons",
+) -> Generated:
     """The generated wiki of this size from `cache` (bench/.cache/), built on first use."""
-    folder = cache / f"wiki-{leaves}-s{seed}-g{GENERATOR_VERSION}{'-cites' if cites else ''}"
+    folder = cache / cache_name(leaves, seed, cites, vocabulary)
     info = folder / "info.txt"
     if not info.is_file():
         if folder.exists():
             shutil.rmtree(folder)
         cache.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f"gen-{leaves}-", dir=cache))
-        made = build(tmp / "ws", leaves, seed, cites)
+        made = build(tmp / "ws", leaves, seed, cites, vocabulary)
         (tmp / "info.txt").write_text(
             "\n".join(
                 str(v)
@@ -527,9 +612,11 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description="Generate (and cache) synthetic wikis.")
     parser.add_argument("sizes", nargs="*", type=int, default=[20, 200, 2000, 10000])
-    for leaves in parser.parse_args().sizes:
+    parser.add_argument("--vocabulary", choices=VOCABULARIES, default="lessons")
+    args = parser.parse_args()
+    for leaves in args.sizes:
         started = time.perf_counter()
-        made = cached(leaves)
+        made = cached(leaves, vocabulary=args.vocabulary)
         print(
             f"{leaves:>6} leaves: {made.topics} topics, {made.entries} entries, "
             f"{made.bytes / 1e6:.1f} MB, median topic {made.median_topic}, "

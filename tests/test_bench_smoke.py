@@ -4,10 +4,12 @@ figure. No timing is asserted here; targets live in BENCHMARKS.md."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 from bench import generate
 from bench.run import main
+from wikimem.recall.search import SearchIndex
 
 
 def test_generator_is_deterministic_and_committed(tmp_path: Path) -> None:
@@ -25,6 +27,57 @@ def test_generator_is_deterministic_and_committed(tmp_path: Path) -> None:
     assert first.sample_leaf.startswith(first.median_topic + "/")
     assert generate.git("status", "--porcelain", cwd=wiki) == ""
     assert "Synthetic wiki of 20 leaves" in generate.git("log", "-1", "--format=%s", cwd=wiki)
+
+
+def _pages(made: generate.Generated) -> dict[str, str]:
+    wiki = made.workspace / ".clarvis" / "memory"
+    return {str(p.relative_to(wiki)): p.read_text() for p in sorted(wiki.rglob("*.md"))}
+
+
+def _shares(made: generate.Generated, words: tuple[str, ...]) -> tuple[int, dict[str, float]]:
+    """The index's distinct terms, and the share of its rows holding each of `words`."""
+    index_file = made.workspace / ".clarvis" / "state" / "search.sqlite"
+    with SearchIndex(made.workspace / ".clarvis" / "memory", index_file) as index:
+        index.refresh()
+    db = sqlite3.connect(index_file)
+    try:
+        db.execute("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, fts, row)")
+        rows = db.execute("SELECT count(*) FROM docs").fetchone()[0]
+        terms = db.execute("SELECT count(*) FROM vocab").fetchone()[0]
+        doc = "SELECT coalesce(sum(doc), 0) FROM vocab WHERE term = ?"
+        return terms, {w: db.execute(doc, (w,)).fetchone()[0] / rows for w in words}
+    finally:
+        db.close()
+
+
+def test_the_wide_vocabulary_changes_the_prose_alone_and_dilutes_the_lessons_words(
+    tmp_path: Path,
+) -> None:
+    lessons = generate.build(tmp_path / "lessons" / "ws", 30, cites=True)
+    wide = generate.build(tmp_path / "wide" / "ws", 30, cites=True, vocabulary="wide")
+    again = generate.build(tmp_path / "again" / "ws", 30, cites=True, vocabulary="wide")
+    assert _pages(wide) == _pages(again)
+    assert generate.cache_name(30, cites=True) == "wiki-30-s0-g2-cites"  # the figures' wikis
+    assert generate.cache_name(30, vocabulary="wide") != generate.cache_name(30)
+
+    plain, rich = _pages(lessons), _pages(wide)
+    assert plain.keys() == rich.keys() and len(plain) > 30
+    for path in plain:  # the same paths, titles, summaries, headings, tables and commands
+        kept = [
+            (a, b)
+            for a, b in zip(plain[path].split("\n"), rich[path].split("\n"), strict=True)
+            if a.startswith(("#", "title:", "summary:", "type:", "|", "```", "<!--"))
+        ]
+        assert all(a == b for a, b in kept), path
+    assert sum(plain[p] != rich[p] for p in plain) >= 30  # every leaf's prose is new
+
+    words = ("lockfile", "migration", "port", "the")
+    lessons_terms, lessons_shares = _shares(lessons, words)
+    wide_terms, wide_shares = _shares(wide, words)
+    assert lessons_terms < 300 < 5 * 300 < wide_terms
+    for word in words[:3]:  # the lessons' words, in most rows of the default wiki
+        assert lessons_shares[word] > 0.3 > 0.2 > wide_shares[word], word
+    assert wide_shares["the"] > 0.7  # real prose: its commonest word is everywhere
 
 
 def test_bench_runs_end_to_end_on_a_small_wiki(tmp_path: Path) -> None:
