@@ -714,13 +714,16 @@ def measure(
     ids: frozenset[str] = frozenset(),
     runs: int = PROCESS_RUNS,
     cites: bool = True,
+    vocabulary: str = "lessons",
 ) -> dict[str, dict[str, float | int | None]]:
     """One replay on a generated wiki of `leaves` leaves: rows by "corpus/part/kind", both
     corpora together by "all/part/kind", and the whole process by "process/kind". With
-    `cites` (the default since 2026-12-03) the generated entries name files, as real notes do."""
+    `cites` (the default since 2026-12-03) the generated entries name files, as real notes do;
+    `vocabulary` is the prose of their bodies (`bench.generate`: "lessons" or "wide")."""
     cases = [c for c in corpus() if (not only or c.corpus == only) and (not ids or c.id in ids)]
     with tempfile.TemporaryDirectory() as tmp:
-        generated = generate.copy(generate.cached(leaves, cites=cites), Path(tmp) / "ws")
+        made = generate.cached(leaves, cites=cites, vocabulary=vocabulary)
+        generated = generate.copy(made, Path(tmp) / "ws")
         places = config.Places(workspace=generated.workspace, global_dir=Path(tmp) / "global")
         settings = config.load(places, {})  # no model: the offline rules learn
         taught = learn(places, settings, cases)
@@ -758,12 +761,18 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         "--plain-distractors", action="store_true",
         help="generated entries that cite no files (the replay before 2026-12-03)",
     )  # fmt: skip
+    parser.add_argument(
+        "--vocabulary", choices=generate.VOCABULARIES, default="lessons",
+        help="the prose of the generated entries: the lessons' own words, or wide (real prose)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     ids, runs, cites = frozenset(args.case), args.process_runs, not args.plain_distractors
     report = {
-        str(n): measure(n, args.misses, args.only, ids, runs, cites) for n in args.leaves or [20]
+        str(n): measure(n, args.misses, args.only, ids, runs, cites, args.vocabulary)
+        for n in args.leaves or [20]
     }
-    print(json.dumps({"targets": TARGETS, "results": report}, indent=2))
+    distractors = {"vocabulary": args.vocabulary, "cites": cites}
+    print(json.dumps({"targets": TARGETS, "distractors": distractors, "results": report}, indent=2))
     return report
 
 
