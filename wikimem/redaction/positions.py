@@ -182,7 +182,7 @@ def _name_before(text: str, pos: int) -> str:
 _CONSTRUCTOR = re.compile(
     r"\b(?P<recv>[A-Z]\w{0,40}(?:::[A-Z]\w{0,40}){0,3})(?:\.|::)(?:new|New)\Z"
     r"|\b[A-Za-z_]\w{0,40}(?:\.|::)(?:New(?:[A-Z]\w{0,30})?Client|New|new)\Z"
-    r"|\bnew[ \t]+(?P<cls>[A-Z][\w.]{0,60})\Z"
+    r"|\bnew[ \t]+\\?(?P<cls>[A-Z][\w.\\]{0,60})\Z"
     r"|(?:^|[=(,:\[][ \t]*|\breturn[ \t]+)(?P<bare>[A-Z][A-Za-z0-9]{2,40})\Z"
     r"|\b(?P<factory>[A-Z]\w{0,40}\.(?:[Cc]reate\w{0,20}|[Ff]rom\w{0,30}|[Ww]ith\w{0,20}|[Bb]uild|init))\Z"
 )
@@ -1088,6 +1088,10 @@ _DEVICE_DATA_WORDS = frozenset(
     ("telemetry", "attributes", "rpc", "claim", "provision", "measurements", "metrics",
      "ingest", "readings", "datapoints", "samples")
 )  # fmt: skip
+_HOOK_WORDS = frozenset(
+    ("webhook", "webhooks", "hook", "hooks", "incoming", "incoming-webhook", "incomingwebhook",
+     "incomingwebhooks", "incoming_webhook")
+)  # fmt: skip
 _HEX_RUN_ANY = _lazy(r"[0-9a-f]+|[0-9A-F]+")
 _SLOT_TOKEN = _lazy(r"[A-Za-z0-9]{10,200}")
 
@@ -1189,7 +1193,11 @@ def scan_webhook_urls(text: str) -> Iterator[tuple[str, int, int]]:
             )
             # the last of three or more segments under a hook's path word, where incoming
             # webhooks put their key (Pumble's `/incomingWebhooks/postMessage/KEY`): a long one
-            last_slot = i >= 2 and i == len(segments) - 1 and _HOOKISH().search(path[: seg.start()])
+            # or the segment right after a path word saying hook, in any vendor's URL
+            # (`/webhook/KEY`, `/hooks/KEY`, `/incoming/KEY`)
+            last_slot = previous.lower() in _HOOK_WORDS or bool(
+                i >= 2 and i == len(segments) - 1 and _HOOKISH().search(path[: seg.start()])
+            )
             credential = (
                 previous.lower() not in _NOT_CREDENTIAL_AFTER
                 and not is_placeholder(word)

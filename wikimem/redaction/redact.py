@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from wikimem.redaction import command_lines, config_lines, positions, prose, vendored
+from wikimem.redaction import command_lines, config_lines, positions, principles, prose, vendored
 from wikimem.redaction.decoding import decoded_views, encoded_views
 from wikimem.redaction.key_names import (
     FOREIGN_NEEDLES,
@@ -75,6 +75,7 @@ _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
     + [(READ_FILE_NEEDLES, scan_file_output)]
     + [(rule.needles, rule.scan) for rule in RULES]
     + [(rule.needles, rule.scan) for rule in command_lines.RULES]
+    + [(rule.needles, rule.scan) for rule in principles.RULES]
     + [
         (("identified", "password"), command_lines.scan_sql),
         (("value",), scan_pairs),

@@ -1,0 +1,153 @@
+"""Tests for the rules written by principle (wikimem.redaction.principles and the widened
+position rules): each shape in a program, vendor or language no rule names, and the look-alikes
+the same rule must leave alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from wikimem.redaction.placeholders import is_placeholder
+from wikimem.redaction.principles import named_password, password_shaped
+from wikimem.redaction.redact import redact
+
+SECRETS = [
+    # a short password flag of any program
+    ("$ mytool run -p 'Sg4^hJ7&kL0;' --verbose", "Sg4^hJ7&kL0;"),
+    ("$ tool -P 'Hq3!nZ8@vL5x' upload", "Hq3!nZ8@vL5x"),
+    ("C:\\> signer.exe /p Gk8#vLq2!xR7 app.msi", "Gk8#vLq2!xR7"),
+    (
+        "$ releaser push -p qv7nd03kx9bz2mw8rt4ya61hc5je0lpu --yes",
+        "qv7nd03kx9bz2mw8rt4ya61hc5je0lpu",
+    ),
+    # a flag whose name says secret, in any program; a `user:` before the value dropped
+    ("$ relayd --upstream-auth svc:Lq.Zt!wRmPcXvBn", "Lq.Zt!wRmPcXvBn"),
+    ("$ flasher --auth=pQwErTyUiOpZ -f fw.bin", "pQwErTyUiOpZ"),
+    ("$ packer -storepass -Wq2Er5Ty8Ui -alias up", "-Wq2Er5Ty8Ui"),
+    # a secret's name, its value in a child `value:` entry
+    ("registry:\n  password:\n    value: Lk9!jH6#gF3d", "Lk9!jH6#gF3d"),
+    ('vars:\n  SMTP_PASSWORD:\n    description: mail\n    value: "Rt5Yh8Uj2Ik"', "Rt5Yh8Uj2Ik"),
+    # an element named by an attribute
+    ('<property name="db.password">Hn6Jm3Kl9Po</property>', "Hn6Jm3Kl9Po"),
+    # user:password@host with no scheme, and a table's row
+    ("svc:Hn6Jm3Kl9Po@10.0.0.5:5432/db", "Hn6Jm3Kl9Po"),
+    ("| api_token | Zx9Yw8Vu7Ts6Rq5Po4Nm |", "Zx9Yw8Vu7Ts6Rq5Po4Nm"),
+    # the last argument of a subcommand making an account or a worker
+    ("$ acme-worker register acme.lan:9000 builder-01 Hn6J!m3Kl9Po", "Hn6J!m3Kl9Po"),
+    ("$ appctl user add ops@acme.io Lk8Jh5Gf2Ds", "Lk8Jh5Gf2Ds"),
+    # the segment after a path word saying hook, in any vendor's URL
+    (
+        "WEBHOOK_URL=https://notify.opsfleet.net/webhook/7f3a9c2e4b6d8f0a1c3e5g7i9k",
+        "7f3a9c2e4b6d8f0a1c3e5g7i9k",
+    ),
+    # a namespaced class built from one hex key
+    (
+        "$client = new \\Acme\\Client('f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4');",
+        "f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4",
+    ),
+    # a secret's name inflected, in languages that inflect
+    ("Hesla k serveru: Xk7Lm2Qp9Rz4", "Xk7Lm2Qp9Rz4"),
+    ("Не забудь пароля Xk7Lm2Qp9Rz4", "Xk7Lm2Qp9Rz4"),
+    ("Значение ключа API: Xk7Lm2Qp9Rz4", "Xk7Lm2Qp9Rz4"),
+    ("A jelszava: Xk7Lm2Qp9Rz4", "Xk7Lm2Qp9Rz4"),
+    ("Κωδικού πρόσβασης: Xk7Lm2Qp9Rz4", "Xk7Lm2Qp9Rz4"),
+    ("Паролата е Xk7Lm2Qp9Rz4", "Xk7Lm2Qp9Rz4"),
+    ("Parolamız Xk7Lm2Qp9Rz4", "Xk7Lm2Qp9Rz4"),
+    ("Tunnussana: Xk7Lm2Qp9Rz4", "Xk7Lm2Qp9Rz4"),
+]
+
+LOOK_ALIKES = [
+    ("$ docker run -p 8080:80 nginx", "8080:80"),
+    ("$ ssh -p 2222 deploy@10.0.0.4", "2222"),
+    ("$ mkdir -p build/Release2024", "build/Release2024"),
+    ("$ grep -P '\\d+[A-Z]x9!' log.txt", "\\d+[A-Z]x9!"),
+    ("$ docker compose -p myApp2Prod3 up", "myApp2Prod3"),
+    ("$ pytest -k TestAuth2Flow", "TestAuth2Flow"),
+    ("$ git add src/Main2.java", "src/Main2.java"),
+    ("$ kubectl create ns Team2Alpha", "Team2Alpha"),
+    ("$ docker buildx create --name Builder2x --use", "Builder2x"),
+    ("$ x --secret-key-ref db2-secret", "db2-secret"),
+    ("$ x --token-file ~/.config/t2", "~/.config/t2"),
+    ("$ x --auth-type Basic2Auth", "Basic2Auth"),
+    ("$ x --key-alias release2Key", "release2Key"),
+    ('<property name="db.username">admin2</property>', "admin2"),
+    (
+        '<entry key="tokenEndpoint">https://auth.acme.io/oauth/token</entry>',
+        "https://auth.acme.io/oauth/token",
+    ),
+    ("| password | string | required |", "string"),
+    (
+        "| secret_id | 5f3c8a1e-0d2b-4c7e-9a61-2b8d4e7f1c90 |",
+        "5f3c8a1e-0d2b-4c7e-9a61-2b8d4e7f1c90",
+    ),
+    ("commit:9fceb02d0ae598e95dc970b7@github.com", "9fceb02d0ae598e95dc970b7"),
+    ("mailto:support2024@acme.io", "support2024"),
+    ("registry:\n  password:\n    value: ${REGISTRY_PASSWORD}", "${REGISTRY_PASSWORD}"),
+    ("$ create user Alice2 with role admin", "Alice2"),
+    ("API anahtarı: Xk7Lm2", "Xk7Lm2"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), SECRETS)
+def test_a_secret_in_a_shape_no_tool_rule_names_goes(text: str, secret: str) -> None:
+    redacted, kinds = redact(text)
+    assert secret not in redacted and kinds, redacted
+
+
+@pytest.mark.parametrize(("text", "value"), LOOK_ALIKES)
+def test_the_same_position_holding_no_secret_stays(text: str, value: str) -> None:
+    redacted, kinds = redact(text)
+    assert redacted == text and kinds == [], redacted
+    assert value in redacted
+
+
+@pytest.mark.parametrize(
+    ("value", "shaped"),
+    [
+        ("AHrf9ed_v6^s", True),
+        ("nMmaPGDK2GHmdQRZ8FDEzv", True),
+        ("release2024", False),
+        ("myApp2Prod3", False),
+        ("v1.25.3-alpine", False),
+        ("ops@acme.io", False),
+        ("$DB_PASSWORD", False),
+        ("config2.yaml", False),
+    ],
+)
+def test_password_shape_tells_a_chosen_password_from_a_name(value: str, shaped: bool) -> None:
+    assert password_shaped(value) is shaped
+
+
+def test_a_name_saying_password_lets_a_password_without_digits_go() -> None:
+    assert named_password("yxOkMYhnhxHy") and named_password("aOqY.YUu!uCvtnXFIa")
+    assert not password_shaped("yxOkMYhnhxHy")
+    assert not named_password("Basic") and not named_password("~/.config/t2")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "ваш_пароль",
+        "введите_ключ",
+        "你的密码",
+        "在此填写",
+        "あなたのパスワード",
+        "ここに入力",
+        "여기에_입력",
+        "ihr-passwort-hier",
+        "votre_mot_de_passe",
+        "sua_senha_aqui",
+        "jouw_wachtwoord",
+        "tu_contraseña",
+    ],
+)
+def test_a_stand_in_is_known_by_what_it_says_in_any_language(value: str) -> None:
+    assert is_placeholder(value)
+    redacted, kinds = redact(f"password: {value}")
+    assert value in redacted and kinds == [], redacted
+
+
+@pytest.mark.parametrize("value", ["солнышко", "красивыйдом", "合言葉さくら"])
+def test_a_password_of_plain_words_in_another_script_still_goes(value: str) -> None:
+    assert not is_placeholder(value)
+    redacted, _ = redact(f"password: {value}")
+    assert value not in redacted, redacted
