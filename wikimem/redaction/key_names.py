@@ -107,6 +107,7 @@ FOREIGN_PASSWORDS = (
     "wachtwoord", "hasło", "haslo", "parola", "parolă", "mật_khẩu", "mat_khau", "matkhau",
     "lösenord", "losenord", "adgangskode", "passord", "salasana", "jelszó", "jelszo", "heslo",
     "lozinka", "nenosiri", "palavra_passe", "clave_de_acceso", "contrasinal", "pasahitza",
+    "sandi", "tunnussana",
     "пароль", "парола", "лозинка", "密码", "密碼", "口令", "パスワード", "暗証番号", "비밀번호",
     "รหัสผ่าน", "كلمة_المرور", "كلمة_السر", "رمز_عبور", "گذرواژه", "پاس_ورڈ", "पासवर्ड",
     "कूटशब्द", "পাসওয়ার্ড", "கடவுச்சொல்", "κωδικός", "κωδικος", "συνθηματικό", "סיסמה", "סיסמא",

@@ -71,6 +71,44 @@ _KEY_WORDS |= frozenset(_NEW_KEYS)
 _NAMES_FOREIGN += _lexicon(_NEW_KEYS, True)
 _NAMES_SCRIPT += _lexicon(_NEW_KEYS, False)
 _NAMES_LATIN = _NAMES_ENGLISH + _NAMES_FOREIGN
+# Languages that inflect change a name's ending (Czech `hesla`, Russian `пароля`, `ключа`,
+# Hungarian `jelszava`, Greek `κωδικού`, Turkish `parolamız`, Estonian `parooli`): each
+# one-word name is also found by its stem, without its last vowels (or Baltic `-is`, `-as`), and
+# any name may carry an ending of up to four letters before the word ends.
+_VOWELS = "aeiouyáéíóúàèìòùâêîôûäëïöüąęåøæőűıаеёиоуыэюяьйάέήίόύώαεηιουωςό"
+
+
+def _stem(name: str) -> str:
+    if name.endswith(("is", "as", "us", "os")) and name.isalpha():
+        name = name[:-2]
+    return name.rstrip(_VOWELS) if len(name.rstrip(_VOWELS)) >= 4 else name
+
+
+_STEMS = {
+    _stem(w): w
+    for w in _NAMES_FOREIGN + _NAMES_SCRIPT
+    if " " not in w and _stem(w) not in _NAMES_LATIN + _NAMES_SCRIPT + (w,)
+}
+# An ending is written in its name's script: Latin, Cyrillic or Greek (kana, Han and Hangul do
+# not inflect; their particles are `_COPULA`'s).
+_ENDINGS = {
+    "latin": _lazy(r"[a-zß-ɏ]{1,4}(?![^\W\d_])"),
+    "cyrillic": _lazy(r"[\u0400-\u04ff]{1,4}(?![^\W\d_])"),
+    "greek": _lazy(r"[\u0370-\u03ff\u1f00-\u1fff]{1,4}(?![^\W\d_])"),
+}
+
+
+def _ending(name: str) -> Callable[[], re.Pattern[str]] | None:
+    last = name[-1]
+    if last <= "\u024f":
+        return _ENDINGS["latin"]
+    if "\u0400" <= last <= "\u04ff":
+        return _ENDINGS["cyrillic"]
+    if "\u0370" <= last <= "\u03ff" or "\u1f00" <= last <= "\u1fff":
+        return _ENDINGS["greek"]
+    return None
+
+
 # Between the name and the verb: a preposition and up to six words (`for root`, `de la base de
 # datos de producción`, `für den alten Server`, French elision `de l'API` or `d'accès de
 # Acme`, Slovak `pre Acme`, Swahili `wa API wa bunny.net`), or one word in a non-Latin script
@@ -101,7 +139,7 @@ _PUBLIC_ASIDE = re.compile(
 _COPULA = _ASIDE + (
     r"(?:[ \t]*(?P<colon>[:：=])[ \t]*|[ \t]*(?:은|는|は|是|为|為|：|คือ|เป็น|→|⇒)[ \t]*"
     r"|[ \t]+(?i:is now|was set to|has been set to|is set to|set to|is|was|are|es|era|será"
-    r"|ist|lautet|war|est|était|é|è|jest|je|är|er|on|это|—|to|là|είναι|هي|هو|היא|הוא|है"
+    r"|ist|lautet|war|est|était|é|è|jest|je|е|är|er|on|это|—|to|là|είναι|هي|هو|היא|הוא|है"
     r"|হলো|হল|adalah|ialah|este|ni|ndiyo|yra|és|yw|ydy|është|estas|ay|არის|է|ነው)[ \t]*:?[ \t]+)"
 )
 _VALUE = (
@@ -209,9 +247,16 @@ def scan_prose(text: str) -> Iterator[tuple[str, int, int]]:
     if len(lowered) != len(text):
         return  # a character that lengthens when lowered: positions would not line up
     names = _NAMES_LATIN if text.isascii() else _NAMES_LATIN + _NAMES_SCRIPT
+    names += tuple(_STEMS)
     covered = -1
-    for name, pos in occurrences(lowered, names):
-        end = pos + len(name)
+    for found, pos in occurrences(lowered, names):
+        name = _STEMS.get(found, found)
+        end = pos + len(found)
+        inflects = None if name in _ENGLISH else _ending(found)
+        if inflects is not None and (ending := inflects().match(lowered, end)) is not None:
+            end = ending.end()  # an inflected ending (`hesla`, `пароля`, `parolamız`)
+        elif found != name:
+            continue  # a stem alone, not a word
         if (pos and _WORD_CHARS().match(text, pos - 1) and name.isascii()) or pos < covered:
             continue
         m = _AFTER_NAME().match(text, end)
