@@ -83,13 +83,40 @@ _DESCRIBED = re.compile(
     r"(?i)(?:some|any|an?)[-_]?(?:(?:random|long|secret|unique|strong|secure|private)[-_]?){0,3}"
     r"(?:string|value|text|chars|characters|phrase)"
 )
-# Two or more letters of a script other than Latin (Greek, Cyrillic, Hebrew, Arabic, kana,
-# Han, Hangul): words of a human language saying what goes there (`你的实际API Secret`,
-# `实际的token字符串`, `ваш_токен`); a generated secret is written in ASCII.
+# Words alone, no digit and no sign: a placeholder only when they say so by meaning
+# (`_says_standin`); a password chosen in words of any script still goes (`солнышко`).
 _WORDS_ONLY = re.compile(r"[^\W\d]+(?:[ _-][^\W\d]+)*")  # letters in words: no digit, no sign
-_SCRIPT_WORDS = re.compile(
-    r"[\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2}"
+# What a stand-in says in words, in any language: whose value it is (your, yours: `ваш`,
+# `你的`, `votre`, `ihr`, `sua`, `jouw`), where to put it (here: `ici`, `hier`, `aquí`, `여기에`,
+# `ここ`, `在此`), to enter or replace it, that it is the real one (`实际`), or what it is (a
+# password, key, token or string, `пароль`, `密码`, `パスワード`, `ключ`). A password typed in
+# words of that script says none of these (`секретныйпароль` does; `солнышко` does not).
+_STANDIN_WORDS = re.compile(
+    r"(?i)ваш|ваша|ваше|твой|введите|вставьте|укажите|сюда|здесь|пароль|ключ|токен|секрет"
+    r"|你的|您的|实际|實際|在此|这里|這裡|填写|填入|输入|字符串|密码|密碼|密钥|密鑰|令牌"
+    r"|あなたの|ここ|入力|パスワード|トークン|キー|シークレット|文字列"
+    r"|여기|입력|당신의|비밀번호|토큰|키|시크릿"
+    r"|σας|σου|εδώ|κωδικ|κλειδ|μυστικ|הסיסמה|סיסמ|שלך|כאן|مفتاح|كلمة|سر|الخاص|هنا|رمز"
+    r"|รหัส|คีย์|ของคุณ|ที่นี่|आपका|यहाँ|पासवर्ड"
 )
+# The same in Latin-script languages: whose (`votre`, `ihr`, `sua`, `jouw`) or where (`ici`,
+# `hier`, `aqui`), as a whole word of the value; the shortest (`tu`, `su`, `je`) only beside a
+# letter outside ASCII, as a passphrase of ASCII words may hold them.
+_LATIN_STANDIN = re.compile(
+    r"(?i)(?:^|[-_ ])(?:your|yours|votre|vos|tus|sua|seu|ihr|ihre|dein|deine|jouw|twoj\w{0,2}|tuo"
+    r"|tua|váš|vaše|ici|hier|aqui|aquí|tutaj|ovdje|insira|inserisci|eingeben|saisir)(?=$|[-_ ])"
+)
+_SHORT_STANDIN = re.compile(r"(?i)(?:^|[-_ ])(?:ta|tu|su|je|ton|uw|qui|vas)(?=$|[-_ ])")
+
+
+def _says_standin(value: str) -> bool:
+    if _LATIN_STANDIN.search(value):
+        return True
+    return not value.isascii() and bool(
+        _STANDIN_WORDS.search(value) or _SHORT_STANDIN.search(value)
+    )
+
+
 # `mysecret`, `yoursecret`, `some_secret`: a stand-in for a generated secret's value (DVC's
 # `secret_access_key 'mysecret'`). A password is chosen, so under a password's name such a word
 # is judged as a password (`is_standin_secret` is asked only elsewhere).
@@ -243,8 +270,8 @@ def is_placeholder(value: str) -> bool:
         return True
     if value[0] == "_" and value[-1] == "_" and _STANDIN.search(value.strip("_")):
         return True  # a stand-in framed in underscores (`__YOUR_API_KEY_HERE__`)
-    if not value.isascii() and _SCRIPT_WORDS.search(value) and _WORDS_ONLY.fullmatch(value):
-        return True  # words, not a password typed in that script (`Пароль2024!` still goes)
+    if _WORDS_ONLY.fullmatch(value) and _says_standin(value):
+        return True  # words saying what goes there, in any language (`ваш_пароль`, `你的密码`)
     framed = _FRAMED.fullmatch(value)
     if framed and framed.group("word").lower() in _LITERALS:
         return True
