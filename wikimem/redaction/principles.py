@@ -15,10 +15,11 @@ e-mail address, a version, a reference or a placeholder stays, so the flag's oth
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from wikimem.redaction.key_names import secret_name_kind
 from wikimem.redaction.placeholders import is_code, is_placeholder
-from wikimem.redaction.scanners import Rule, line_before, rule
+from wikimem.redaction.scanners import Rule, line_before, occurrences, rule
 
 _SIGNS = frozenset("!@#$%^&*+=~?")  # `%` too: `%PW%` is refused first, as a reference
 _CAMEL = re.compile(r"[a-z]*(?:[A-Z0-9]{1,4}[a-z]{2,}){2,}[A-Z0-9]{0,4}")
@@ -142,10 +143,28 @@ def _named_element(value: str, m: re.Match[str], text: str) -> str | None:
     return _nested_value(value, m, text) if m.group("tag") == m.group("close") else None
 
 
-def _bare_userinfo(value: str, m: re.Match[str], text: str) -> str | None:
-    if re.fullmatch(r"[0-9a-f]+", value):
-        return None  # a digest before `@` (`commit:<sha>@host`), not a password
-    return "connection-string" if password_shaped(value) or _generated(value) else None
+# A user and password before `@host`, with no scheme in front (Asterisk's `register =>
+# USER:PW@host`, a DSN's tail `user:PW@10.0.0.5:5432/db`): found back from each `@`.
+_USERINFO_TAIL = re.compile(
+    r"(?:^|[\s=>\"'(,])[A-Za-z0-9][\w.-]{0,60}:(?P<v>[^\s:@/\"'`<>]{6,200})\Z"
+)
+_HOST_AFTER = re.compile(
+    r"(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,63}\b|\d{1,3}(?:\.\d{1,3}){3}\b|localhost\b"
+)
+
+
+def scan_bare_userinfo(text: str) -> Iterator[tuple[str, int, int]]:
+    for _, pos in occurrences(text, ("@",)):
+        if not _HOST_AFTER.match(text, pos + 1):
+            continue
+        m = _USERINFO_TAIL.search(text, max(pos - 270, 0), pos)
+        if m is None or "://" in text[max(m.start() - 12, 0) : m.start("v")]:
+            continue  # a URL's userinfo is the URL rules'
+        value = m.group("v")
+        if re.fullmatch(r"[0-9a-f]+", value):
+            continue  # a digest before `@` (`commit:<sha>@host`), not a password
+        if password_shaped(value) or _generated(value):
+            yield "connection-string", m.start("v"), pos
 
 
 def _table_cell(value: str, m: re.Match[str], text: str) -> str | None:
@@ -178,7 +197,7 @@ RULES: list[Rule] = [
     # (beeline, oc, pdm, security, iSign, keystore generators...)
     rule(
         "cli-password",
-        r"(?:(?<=[ \t])-[pPwka](?:[ \t]+|=)|(?<=[ \t])/[pP](?::|[ \t]+))"
+        r"[ \t](?:-[pPwka](?:[ \t]+|=)|/[pP](?::|[ \t]+))"
         r"(?:" + _QUOTED + "|" + _BARE + r")(?=[ \t]|$|\n|\r)",
         "-p -w -k -a /p",
         _short_flag,
@@ -188,7 +207,7 @@ RULES: list[Rule] = [
     # `-keypass PW`, `-storepass PW`)
     rule(
         "cli-password",
-        r"(?<=[ \t])--?(?P<flag>[A-Za-z][\w-]{1,40})(?:=|[ \t]+)(?:" + _QUOTED
+        r"[ \t]--?(?P<flag>[A-Za-z][\w-]{1,40})(?:=|[ \t]+)(?:" + _QUOTED
         + r"|(?:[A-Za-z][\w.@-]{0,60}:(?![/\d]))?(?P<vb>[^\s\"'`|;&<>()]{6,200}))"
         r"(?=[ \t]|$|\n|\r)",
         "pass pwd secret token auth cred key",
@@ -215,15 +234,6 @@ RULES: list[Rule] = [
         "name= key= id=",
         _named_element,
     ),
-    # a user and password before `@host`, with no scheme in front (Asterisk's `register =>
-    # USER:PW@host`, a DSN's tail `user:PW@10.0.0.5:5432/db`)
-    rule(
-        "connection-string",
-        r"(?:(?<=[\s=>\"'(,])|^)[A-Za-z0-9][\w.-]{0,60}:(?P<v>[^\s:@/\"'`<>]{6,200})@"
-        r"(?=(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,63}\b|\d{1,3}(?:\.\d{1,3}){3}\b|localhost\b)",
-        "@",
-        _bare_userinfo,
-    ),
     # a table's row whose first cell names a secret and whose next holds it (`| api_token | V |`)
     rule(
         "secret-assignment",
@@ -236,7 +246,7 @@ RULES: list[Rule] = [
     # others (`create-worker DIR HOST NAME PW`, `superuser upsert EMAIL PW`, `kamctl add USER PW`)
     rule(
         "cli-password",
-        r"(?:(?<=[ \t])|^)(?:add|create|upsert|register|create-worker|create-user|useradd"
+        r"[ \t](?:add|create|upsert|register|create-worker|create-user|useradd"
         r"|adduser|add-user|set-password|setpassword)"
         r"(?:[ \t]+[^\s\"'|;&<>-][^\s\"'|;&<>]{0,200}){1,4}[ \t]+"
         r"(?:" + _QUOTED + r"|(?P<vb>[^\s\"'`|;&<>()-][^\s\"'`|;&<>()]{7,200}))"

@@ -76,6 +76,7 @@ _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
     + [(rule.needles, rule.scan) for rule in RULES]
     + [(rule.needles, rule.scan) for rule in command_lines.RULES]
     + [(rule.needles, rule.scan) for rule in principles.RULES]
+    + [(("@",), principles.scan_bare_userinfo)]
     + [
         (("identified", "password"), command_lines.scan_sql),
         (("value",), scan_pairs),
