@@ -207,8 +207,9 @@ def _constructor_key(text: str, pos: int, value: str) -> bool:
     call = _CONSTRUCTOR.search(before)
     if call is None or _NOT_KEY_CALLEE.search(call.group()):
         return False
-    if value.lower().startswith(("public", "pub_", "pub-", "pk_", "pk-")):
-        return False  # a key that says it is public (Stytch's `public-token-live-...`)
+    if value.lower().startswith(("public", "pub_", "pub-", "pk_live_", "pk_test_")):
+        return False  # a key that says it is public (Stytch's `public-token-live-...`, Stripe's
+        # publishable `pk_live_`); a bare `pk_` is a private key as often (Klaviyo's)
     if call.group("bare") is not None and _UUID().search(value):
         return False  # a class given a UUID (`Config("mob-<uuid>")`): an id as often
     if _HEX_KEY.fullmatch(value):
@@ -408,7 +409,9 @@ def _named_generated(value: str, m: re.Match[str], text: str) -> str | None:
 
 _URL_BESIDE = re.compile(r"(?im)^[ \t]*(?:url|endpoint|api_url|host|server)[ \t]*[:=]")
 _DIGEST_WORDS = re.compile(r"sha|md5|hash|blake|crc|commit|rev|digest|sum")
-_PUBLIC_HALF = ("pk_", "pkey_", "pub_", "public_", "publishable_", "client_")
+# `pk_live_`, `pk_test_`: Stripe's, Clerk's and Paystack's publishable keys; a bare `pk_` is not
+# one (Klaviyo's private API key starts `pk_`).
+_PUBLIC_HALF = ("pk_live_", "pk_test_", "pkey_", "pub_", "public_", "publishable_", "client_")
 
 
 def _beside_url(value: str, m: re.Match[str], text: str) -> str | None:
@@ -1249,8 +1252,9 @@ _NOT_SECRET_BEFORE = re.compile(
 )
 _JWK_PUBLIC = re.compile(r"\"(?:n|e|x|y|x5c|x5t|x5t#S256)\"[ \t]*:[ \t]*\[?\"\Z")
 _DIGEST_PREFIX = re.compile(r"(?i)(?:sha\d{1,3}|md5|h1|blake2b?)[-:]")
-# Keys made to ship in a browser: Mapbox `pk.`, Stripe-style `pk_`, PostHog `phc_`.
-_PUBLIC_PREFIXES = ("pk.", "pk_", "phc_")
+# Keys made to ship in a browser: Mapbox `pk.`, Stripe-style `pk_live_` and `pk_test_`, PostHog
+# `phc_`; a bare `pk_` is a private key as often (Klaviyo's).
+_PUBLIC_PREFIXES = ("pk.", "pk_live_", "pk_test_", "phc_")
 _PUBLIC_BEGIN = re.compile(r"BEGIN [A-Z0-9 ]{0,30}(?:PUBLIC KEY|CERTIFICATE|X509)")
 _UPPER = re.compile(r"[A-Z]")
 _LOWER = re.compile(r"[a-z]")
