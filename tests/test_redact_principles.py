@@ -151,3 +151,54 @@ def test_a_password_of_plain_words_in_another_script_still_goes(value: str) -> N
     assert not is_placeholder(value)
     redacted, _ = redact(f"password: {value}")
     assert value not in redacted, redacted
+
+
+KLAVIYO_LIKE = "pk_" + "a1b7e93c0d54f28b" + "6e1a9c3d7f05b2e8e4"
+STRIPE_PUBLISHABLE = "pk_live_" + "51Hx" * 6
+
+
+def test_a_bare_pk_prefix_is_not_public_but_a_publishable_one_is() -> None:
+    # `pk_` is Klaviyo's private API key; Stripe's, Clerk's, Paystack's `pk_live_`/`pk_test_`
+    # are made for the browser
+    mixed = "pk_" + "Zq8wE2rT7yU1iO5p" + "Lm4NxCvBh7KdA9sD"
+    for text in (
+        f'const kl = new Klaviyo("{KLAVIYO_LIKE}")',
+        f"Client('acme', '{KLAVIYO_LIKE}')",
+        f"sdk.init('{mixed}')",
+    ):
+        assert KLAVIYO_LIKE not in redact(text)[0] and mixed not in redact(text)[0], text
+    for text in (
+        f"const stripe = Stripe('{STRIPE_PUBLISHABLE}')",
+        f"STRIPE_PUBLISHABLE_KEY={STRIPE_PUBLISHABLE}",
+        f"sdk.init('pk_live_{mixed[3:]}')",
+    ):
+        assert redact(text) == (text, []), text
+
+
+def test_a_client_key_name_alone_does_not_make_a_generated_key_public() -> None:
+    key = "Zq8wE2rT7yU1iO5pLm4NxCvBh7Kd"
+    for text in (f"CLIENT_KEY={key}", f"mqtt:\n  client_key: {key}", f'clientKey = "{key}"'):
+        assert key not in redact(text)[0], text
+    # a name saying the key ships to a browser, or a value saying it is a client's, stays
+    for text in (
+        f"VITE_CLIENT_KEY={key}",
+        f"NEXT_PUBLIC_CLIENT_KEY={key}",
+        f'<div data-client-key="{key}"></div>',
+        "STATSIG_CLIENT_KEY=client-" + key,
+        "client_key: ptlc_",
+    ):
+        assert redact(text) == (text, []), text
+
+
+def test_an_encrypted_envelope_stays_and_the_key_that_opens_it_goes() -> None:
+    # dotenvx encrypts each value to the public key beside it and ejson to its own; the
+    # ciphertext is safe to commit, as both document. The private key is what must go.
+    ciphertext = (
+        "encrypted:BDqDBibm4wsYqMpCjTQ6BsDHmMadg9K3dAt+Z9HPMfLEIRVz50hmLXPXRuDBXaJi/LwWYEVUNiq0"
+        "HISrslzQPaoyS8Lotg3gFWJTsNCdOWnqpjF2xNUX2RQiP05kAbEXM6MWVjDr"
+    )
+    private = "DOTENV_PRIVATE_KEY=" + "9c1f" * 16
+    text, kinds = redact(f'HELLO="{ciphertext}"\n{private}')
+    assert ciphertext in text and "9c1f9c1f" not in text and kinds, text
+    ejson = '"secret": "EJ[1:Cb1AY94Dl76xwHHrnJyh+Y+fAeovijPlFQZXSAuvZBc=:oCGxX4n3d:KEXfx3VdBeH9]"'
+    assert redact(ejson) == (ejson, []), redact(ejson)

@@ -377,6 +377,14 @@ _SERVER_WORDS = frozenset(
 _GENERIC_KINDS = frozenset(
     {"secret-assignment", "env-secret", "high-entropy-token", "auth-header", "api-key-header"}
 )
+# A name's words saying the key ships to a browser: a bundler's public prefix (`VITE_`,
+# `NEXT_PUBLIC_`, `REACT_APP_`, `EXPO_PUBLIC_`...), an HTML `data-` attribute, a payment
+# gateway's merchant client key for its checkout page; `client` alone (`CLIENT_KEY`) says only
+# which side of a connection holds it.
+_BROWSER_WORDS = frozenset(
+    {"vite", "next", "react", "expo", "nuxt", "gatsby", "vue", "public", "publishable",
+     "browser", "frontend", "data", "web", "merchant"}
+)  # fmt: skip
 _WORD_PART = re.compile(r"[A-Za-z]{1,12}\Z")
 _ASCII_B64_HEAD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef")
 _SERVER_INFIX = re.compile(r"[-_](?:secret|server|sk)[-_]")
@@ -411,6 +419,8 @@ def _public_name(before: str) -> bool:
         return False
     if words[-1] == "token" and words[-2] == "client":
         return False  # Vault's and Consul's `client_token` is the login's own token
+    if words[-2] == "client" and not _BROWSER_WORDS.intersection(words):
+        return False  # `CLIENT_KEY` alone: a TLS client's key, a panel's client API key
     return words[-2] in _PUBLIC_WORDS
 
 
