@@ -30,6 +30,7 @@ SECRETS = [
     ('<property name="db.password">Hn6Jm3Kl9Po</property>', "Hn6Jm3Kl9Po"),
     # user:password@host with no scheme, and a table's row
     ("svc:Hn6Jm3Kl9Po@10.0.0.5:5432/db", "Hn6Jm3Kl9Po"),
+    ("peer => 7001:QwErTyUiOpAsDfGh@sip.acme.lan/7001", "QwErTyUiOpAsDfGh"),
     ("| api_token | Zx9Yw8Vu7Ts6Rq5Po4Nm |", "Zx9Yw8Vu7Ts6Rq5Po4Nm"),
     # the last argument of a subcommand making an account or a worker
     ("$ acme-worker register acme.lan:9000 builder-01 Hn6J!m3Kl9Po", "Hn6J!m3Kl9Po"),
@@ -81,6 +82,7 @@ LOOK_ALIKES = [
     ),
     ("commit:9fceb02d0ae598e95dc970b7@github.com", "9fceb02d0ae598e95dc970b7"),
     ("mailto:support2024@acme.io", "support2024"),
+    ("contact: ops:release2024@acme.io", "release2024"),
     ("registry:\n  password:\n    value: ${REGISTRY_PASSWORD}", "${REGISTRY_PASSWORD}"),
     ("$ create user Alice2 with role admin", "Alice2"),
     ("API anahtarı: Xk7Lm2", "Xk7Lm2"),

@@ -153,6 +153,12 @@ _HOST_AFTER = re.compile(
 )
 
 
+_URI_SCHEMES = frozenset(
+    ("mailto", "sip", "sips", "tel", "xmpp", "urn", "git", "ssh", "im", "news", "acct", "did")
+)
+_WORD_NUMBER = re.compile(r"[A-Za-z]+[-_.]?\d{1,4}")
+
+
 def scan_bare_userinfo(text: str) -> Iterator[tuple[str, int, int]]:
     for _, pos in occurrences(text, ("@",)):
         if not _HOST_AFTER.match(text, pos + 1):
@@ -161,9 +167,12 @@ def scan_bare_userinfo(text: str) -> Iterator[tuple[str, int, int]]:
         if m is None or "://" in text[max(m.start() - 12, 0) : m.start("v")]:
             continue  # a URL's userinfo is the URL rules'
         value = m.group("v")
+        user = text[m.start() : m.start("v") - 1].lstrip(" \t\r\n=>\"'(,").lower()
+        if user in _URI_SCHEMES or _WORD_NUMBER.fullmatch(value):
+            continue  # `mailto:support2024@host`: a scheme and an address, no password
         if re.fullmatch(r"[0-9a-f]+", value):
             continue  # a digest before `@` (`commit:<sha>@host`), not a password
-        if password_shaped(value) or _generated(value):
+        if named_password(value) or _generated(value):  # the position says password
             yield "connection-string", m.start("v"), pos
 
 
