@@ -216,7 +216,8 @@ RULES: list[Rule] = [
     # `-keypass PW`, `-storepass PW`)
     rule(
         "cli-password",
-        r"[ \t]--?(?P<flag>[A-Za-z][\w-]{1,40})(?:=|[ \t]+)(?:" + _QUOTED
+        r"[ \t]--?(?=[\w-]{0,40}?(?i:pass|pwd|secret|token|auth|cred|key))"
+        r"(?P<flag>[A-Za-z][\w-]{1,40})(?:=|[ \t]+)(?:" + _QUOTED
         + r"|(?:[A-Za-z][\w.@-]{0,60}:(?![/\d]))?(?P<vb>[^\s\"'`|;&<>()]{6,200}))"
         r"(?=[ \t]|$|\n|\r)",
         "pass pwd secret token auth cred key",

@@ -73,8 +73,10 @@ _NAMES_SCRIPT += _lexicon(_NEW_KEYS, False)
 _NAMES_LATIN = _NAMES_ENGLISH + _NAMES_FOREIGN
 # Languages that inflect change a name's ending (Czech `hesla`, Russian `пароля`, `ключа`,
 # Hungarian `jelszava`, Greek `κωδικού`, Turkish `parolamız`, Estonian `parooli`): each
-# one-word name is also found by its stem, without its last vowels (or Baltic `-is`, `-as`), and
-# any name may carry an ending of up to four letters before the word ends.
+# one-word name is found by its stem, without its last vowels (or Baltic `-is`, `-as`), then an
+# ending led by a vowel (or a Nordic article, `-en`, `-et`, `-n`), in the name's own script, of
+# up to four letters before the word ends. The full word is its stem and such an ending, so
+# only the stem is searched for (`sandbox` does not read as `sandi`: `box` is no ending).
 _VOWELS = "aeiouyáéíóúàèìòùâêîôûäëïöüąęåøæőűıаеёиоуыэюяьйάέήίόύώαεηιουωςό"
 
 
@@ -89,12 +91,17 @@ _STEMS = {
     for w in _NAMES_FOREIGN + _NAMES_SCRIPT
     if " " not in w and _stem(w) not in _NAMES_LATIN + _NAMES_SCRIPT + (w,)
 }
+_STEMMED = frozenset(_STEMS.values())
+_NAMES_LATIN = tuple(w for w in _NAMES_LATIN if w not in _STEMMED)
+_NAMES_SCRIPT = tuple(w for w in _NAMES_SCRIPT if w not in _STEMMED)
 # An ending is written in its name's script: Latin, Cyrillic or Greek (kana, Han and Hangul do
 # not inflect; their particles are `_COPULA`'s).
 _ENDINGS = {
-    "latin": _lazy(r"[a-zß-ɏ]{1,4}(?![^\W\d_])"),
-    "cyrillic": _lazy(r"[\u0400-\u04ff]{1,4}(?![^\W\d_])"),
-    "greek": _lazy(r"[\u0370-\u03ff\u1f00-\u1fff]{1,4}(?![^\W\d_])"),
+    "latin": _lazy(
+        r"(?:[aeiouyáéíóúàèìòùâêîôûäëïöüąęåøæőűı][a-zß-ɏ]{0,3}|s|n|t|et|en|ns|nya)(?![^\W\d_])"
+    ),
+    "cyrillic": _lazy(r"[аеёиоуыэюяьй][\u0400-\u04ff]{0,3}(?![^\W\d_])"),
+    "greek": _lazy(r"[αεηιουωάέήίόύώς][\u0370-\u03ff\u1f00-\u1fff]{0,3}(?![^\W\d_])"),
 }
 
 
