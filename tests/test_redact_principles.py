@@ -86,6 +86,8 @@ LOOK_ALIKES = [
     ("registry:\n  password:\n    value: ${REGISTRY_PASSWORD}", "${REGISTRY_PASSWORD}"),
     ("$ create user Alice2 with role admin", "Alice2"),
     ("API anahtarı: Xk7Lm2", "Xk7Lm2"),
+    ("Sandbox: Xk7Lm2Qp9Rz4", "Xk7Lm2Qp9Rz4"),
+    ("        self._client_key = keyfile", "keyfile"),
 ]
 
 
@@ -117,6 +119,12 @@ def test_the_same_position_holding_no_secret_stays(text: str, value: str) -> Non
 )
 def test_password_shape_tells_a_chosen_password_from_a_name(value: str, shaped: bool) -> None:
     assert password_shaped(value) is shaped
+
+
+def test_a_user_before_a_flag_value_stays() -> None:
+    assert redact("$ xh -a deploy:Mk4!vR9qZt2w get https://api.acme.io")[0] == (
+        "$ xh -a deploy:[REDACTED:cli-password] get https://api.acme.io"
+    )
 
 
 def test_a_name_saying_password_lets_a_password_without_digits_go() -> None:

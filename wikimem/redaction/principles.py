@@ -88,7 +88,8 @@ def password_shaped(value: str) -> bool:
 
 
 _QUOTED = r"(?:\"(?P<vd>[^\"\n]{1,200})\"|'(?P<vs>[^'\n]{1,200})')"
-_BARE = r"(?P<vb>[^\s\"'`|;&<>()]{8,200})"
+# a bare value, a `user:` before it left out (`xh -a deploy:PW`: the user stays)
+_BARE = r"(?:[A-Za-z][\w.@-]{0,60}:(?![/\d]))?(?P<vb>[^\s\"'`|;&<>()]{8,200})"
 
 
 def _short_flag(value: str, m: re.Match[str], text: str) -> str | None:
@@ -239,7 +240,7 @@ RULES: list[Rule] = [
     rule(
         "secret-assignment",
         r"<(?P<tag>[A-Za-z][\w:.-]{0,40})[ \t][^<>\n]{0,200}?\b(?:name|key|id)[ \t]*=[ \t]*"
-        r"[\"'](?P<name>[^\"'<>\n]{2,80})[\"'][^<>\n]{0,200}>(?P<v>[^<>\s][^<>\n]{0,400}?)"
+        r"[\"'](?P<name>[^\"'<>\n]{2,80})[\"'][^<>\n]{0,200}>(?P<v>[^<>\s\"']{1,400})"
         r"</(?P<close>[A-Za-z][\w:.-]{0,40})>",
         "name= key= id=",
         _named_element,

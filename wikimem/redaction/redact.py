@@ -386,6 +386,16 @@ _BROWSER_WORDS = frozenset(
      "browser", "frontend", "data", "web", "merchant"}
 )  # fmt: skip
 _WORD_PART = re.compile(r"[A-Za-z]{1,12}\Z")
+
+
+def _client_only_name(before: str) -> bool:
+    m = _PUBLIC_NAME.search(before[-120:])
+    if not m:
+        return False
+    words = [w.lower() for w in _NAME_PARTS.split(m.group("name")) if w]
+    return len(words) >= 2 and words[-2] == "client" and not _BROWSER_WORDS.intersection(words)
+
+
 _ASCII_B64_HEAD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef")
 _SERVER_INFIX = re.compile(r"[-_](?:secret|server|sk)[-_]")
 _PUBLIC_NAME = re.compile(
@@ -419,8 +429,6 @@ def _public_name(before: str) -> bool:
         return False
     if words[-1] == "token" and words[-2] == "client":
         return False  # Vault's and Consul's `client_token` is the login's own token
-    if words[-2] == "client" and not _BROWSER_WORDS.intersection(words):
-        return False  # `CLIENT_KEY` alone: a TLS client's key, a panel's client API key
     return words[-2] in _PUBLIC_WORDS
 
 
@@ -432,7 +440,10 @@ def _client_side(before: str, value: str) -> bool:
         return False
     if _SERVER_INFIX.search(lowered):
         return False
-    return _public_value(value) or _public_name(before)
+    if _public_value(value):
+        return True
+    # `client` alone in the name (`CLIENT_KEY`) spares a word or a reference, not a generated key
+    return _public_name(before) and not (is_random(value) and _client_only_name(before))
 
 
 _PASSWORD_BEFORE = re.compile(r"(?i)pass|pw|pwd")
