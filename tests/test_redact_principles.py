@@ -212,3 +212,9 @@ def test_an_encrypted_envelope_stays_and_the_key_that_opens_it_goes() -> None:
     assert ciphertext in text and "9c1f9c1f" not in text and kinds, text
     ejson = '"secret": "EJ[1:Cb1AY94Dl76xwHHrnJyh+Y+fAeovijPlFQZXSAuvZBc=:oCGxX4n3d:KEXfx3VdBeH9]"'
     assert redact(ejson) == (ejson, []), redact(ejson)
+
+
+def test_a_name_found_further_on_hides_no_other_name_before_it() -> None:
+    text = "Hasło do konta admina: Qa3-AtsOtiZ~E8d\nand the password is Zq8w!2Lm4Nx7"
+    redacted, _ = redact(text)
+    assert "Qa3-AtsOtiZ~E8d" not in redacted and "Zq8w!2Lm4Nx7" not in redacted, redacted

@@ -256,7 +256,8 @@ def scan_prose(text: str) -> Iterator[tuple[str, int, int]]:
     names = _NAMES_LATIN if text.isascii() else _NAMES_LATIN + _NAMES_SCRIPT
     names += tuple(_STEMS)
     covered = -1
-    for found, pos in occurrences(lowered, names):
+    # in the text's order, so that one name's finding further on hides no other name before it
+    for found, pos in sorted(occurrences(lowered, names), key=lambda hit: hit[1]):
         name = _STEMS.get(found, found)
         end = pos + len(found)
         inflects = None if name in _ENGLISH else _ending(found)
