@@ -218,3 +218,18 @@ def test_a_name_found_further_on_hides_no_other_name_before_it() -> None:
     text = "Hasło do konta admina: Qa3-AtsOtiZ~E8d\nand the password is Zq8w!2Lm4Nx7"
     redacted, _ = redact(text)
     assert "Qa3-AtsOtiZ~E8d" not in redacted and "Zq8w!2Lm4Nx7" not in redacted, redacted
+
+
+def test_base64_of_a_json_object_or_a_yaml_binary_is_read_decoded() -> None:
+    import base64
+
+    password = "Zq8w!2Lm4Nx7"
+    blob = base64.b64encode(('{"password": "' + password + '"}').encode()).decode()
+    tagged = base64.b64encode(password.encode()).decode()
+    for text, encoded in ((f"data: {blob}", blob), (f"password: !!binary {tagged}", tagged)):
+        redacted, kinds = redact(text)
+        assert encoded not in redacted and kinds, redacted
+    plain = base64.b64encode(b'{"name": "app", "version": 2}').decode()
+    gif = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7"
+    for text in (f"config: {plain}", f"logo: !!binary {gif}"):
+        assert redact(text) == (text, []), text

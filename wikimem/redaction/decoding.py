@@ -3,9 +3,10 @@
 Owns decoding before scanning: JSON and `\\u`/`\\x` escapes, backslash-escaped quotes at any depth,
 HTML entities, quoted-printable's `=3D` and URL encoding (up to three rounds, for double
 encoding), and base64 handed to a decoder (PowerShell's `-EncodedCommand`, `echo ... | base64
--d`) or marked as base64 (`<Pass encoding="base64">`), whose decoded characters all map to the
-whole encoded value. A rule then sees `{"password": "..."}` however the log escaped it, and the
-span it reports is mapped back to the encoded text so that exactly the encoded value is replaced.
+-d`), marked as base64 (`<Pass encoding="base64">`, YAML's `!!binary`) or encoding a JSON object
+wherever it stands, whose decoded characters all map to the whole encoded value. A rule then
+sees `{"password": "..."}` however the log escaped it, and the span it reports is mapped back to
+the encoded text so that exactly the encoded value is replaced.
 Invariant: one regex pass per round, so decoding is linear in the text.
 """
 
@@ -117,17 +118,46 @@ _ENCODED = re.compile(
     r"[ \t]*[\"'](?P<call>[A-Za-z0-9+/_-]{12,8000}={0,2})[\"']"
     r"|\b(?i:encoding)=[\"']base64[\"'][^<>\n]{0,200}>(?P<attr>[A-Za-z0-9+/]{8,8000}={0,2})<"
 )
+# YAML's `!!binary` tag says the same; and base64 whose first characters encode `{"`, `{\n` or
+# `{ ` is a JSON object encoded (a config, a credentials file), whoever decodes it: each is read
+# decoded, found from its literal by `str.find`. A JWT's parts are joined by dots, so none is
+# taken for one.
+_TAGGED = re.compile(
+    r"(?P<yb>!!binary[ \t]+[A-Za-z0-9+/]{8,8000}={0,2})"
+    r"|(?<![\w.+/=-])(?P<json>e(?:yJ|wo|yA)[A-Za-z0-9+/]{13,8000}={0,2})(?![\w.+/=-])"
+)
+_TAGGED_LEADS = ("!!binary", "eyJ", "ewo", "eyA")
+_GROUPS = ("ps", "b64", "call", "attr", "yb", "json")
 # A decoder named in any language: Python's `b64decode`, PHP's `base64_decode`, Ruby's
 # `decode64`, JavaScript's `atob`, .NET's `FromBase64String`, Java's and Go's decoders; or an XML
 # element that says its text is base64 (FileZilla's `<Pass encoding="base64">`).
 _ENCODED_HINT = re.compile(r"(?i)pwsh|powershell|b64|base64|decode64|atob")
 
 
+def _encoded(text: str) -> list[re.Match[str]]:
+    """Each encoded value in the order of the text, none overlapping another."""
+    found = list(_ENCODED.finditer(text)) if _ENCODED_HINT.search(text) else []
+    for lead in _TAGGED_LEADS:
+        pos = text.find(lead)
+        while pos >= 0:
+            m = _TAGGED.match(text, pos)
+            if m is not None:
+                found.append(m)
+            pos = text.find(lead, pos + len(lead))
+    found.sort(key=lambda m: m.start())
+    kept: list[re.Match[str]] = []
+    for m in found:
+        if not kept or m.start() >= kept[-1].end():
+            kept.append(m)
+    return kept
+
+
 def encoded_views(text: str) -> list[tuple[str, list[int], list[int]]]:
     """The lines of `text` that hand base64 to a decoder, each value replaced by what it decodes
     to; every decoded character maps to the whole encoded value, so a secret inside replaces all
     of it. Only those lines are in the view, as in `decoded_views`."""
-    if not _ENCODED_HINT.search(text):
+    matches = _encoded(text)
+    if not matches:
         return []
     import base64  # only for a text that hands base64 to a decoder
 
@@ -142,12 +172,14 @@ def encoded_views(text: str) -> list[tuple[str, list[int], list[int]]]:
 
     pos = 0
     line_end = -1  # end of the line the view has reached
-    for m in _ENCODED.finditer(text):
-        group = next(g for g in ("ps", "b64", "call", "attr") if m.group(g))
+    for m in matches:
+        group = next(g for g in _GROUPS if g in m.re.groupindex and m.group(g))
         a, b = m.span(group)
         value = m.group(group)
         if group == "call":
             value = value.replace("-", "+").replace("_", "/")  # the URL-safe alphabet
+        elif group == "yb":
+            value = value[8:].lstrip(" \t")  # the tag goes with its value
         try:
             raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
             plain = raw.decode("utf-16-le" if group == "ps" else "utf-8")
@@ -155,6 +187,8 @@ def encoded_views(text: str) -> list[tuple[str, list[int], list[int]]]:
             continue
         if not all(c.isprintable() or c in "\n\r\t" for c in plain):
             continue  # bytes, not text: nothing a rule could read
+        if group == "json" and not plain.rstrip().endswith("}"):
+            continue  # not a whole JSON object
         if a < line_end:  # another value on the line already in the view
             keep(pos, a)
         else:

@@ -133,6 +133,7 @@ def is_standin_secret(value: str) -> bool:
 
 # Runs from the start of the alphabet or of the digits (`abcdef.1234567890abcdef`, kubeadm's
 # documented bootstrap token): typed, not generated.
+_YAML_TAG = re.compile(r"!![a-z]{2,12}")
 _BARE_PREFIX = re.compile(r"(?:[A-Za-z]{2,10}[_-]){1,3}")
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 _DIGITS = "01234567890"
@@ -278,6 +279,8 @@ def is_placeholder(value: str) -> bool:
         return True
     if value.isdigit() and len(value) < 8:
         return True
+    if _YAML_TAG.fullmatch(value):
+        return True  # a YAML tag (`!!binary`, `!!str`): its argument is the value
     if _BARE_PREFIX.fullmatch(value):
         return True  # a vendor's prefix with no body yet (`ptlc_`, `sk_live_`), as templates have
     if _CONSTANT.fullmatch(value) and sum(c.isdigit() for c in value) <= 2:
