@@ -32,6 +32,12 @@ SECRETS = [
     ("svc:Hn6Jm3Kl9Po@10.0.0.5:5432/db", "Hn6Jm3Kl9Po"),
     ("peer => 7001:QwErTyUiOpAsDfGh@sip.acme.lan/7001", "QwErTyUiOpAsDfGh"),
     ("| api_token | Zx9Yw8Vu7Ts6Rq5Po4Nm |", "Zx9Yw8Vu7Ts6Rq5Po4Nm"),
+    # a call's argument naming the slot, then its literal; a subscript; a setter's last literal
+    ('curl_setopt($ch, CURLOPT_USERPWD, "svc:Zq8w!2Lm4Nx7");', "Zq8w!2Lm4Nx7"),
+    ('ldap_set_option($c, LDAP_OPT_PASSWORD, "Zq8w!2Lm4Nx7")', "Zq8w!2Lm4Nx7"),
+    ('opts.add(Option.PASSWORD, "Zq8w!2Lm4Nx7")', "Zq8w!2Lm4Nx7"),
+    ('$ENV{DB_PASSWORD} = "Zq8w!2Lm4Nx7";', "Zq8w!2Lm4Nx7"),
+    ('keyring.set_password("svc", "me", "Zq8w!2Lm4Nx7")', "Zq8w!2Lm4Nx7"),
     # the last argument of a subcommand making an account or a worker
     ("$ acme-worker register acme.lan:9000 builder-01 Hn6J!m3Kl9Po", "Hn6J!m3Kl9Po"),
     ("$ appctl user add ops@acme.io Lk8Jh5Gf2Ds", "Lk8Jh5Gf2Ds"),
@@ -87,6 +93,12 @@ LOOK_ALIKES = [
     ("$ create user Alice2 with role admin", "Alice2"),
     ("API anahtarı: Xk7Lm2", "Xk7Lm2"),
     ("Sandbox: Xk7Lm2Qp9Rz4", "Xk7Lm2Qp9Rz4"),
+    ('t(Messages.PASSWORD_HINT, "min8Chars")', "min8Chars"),
+    ('form.add(PASSWORD_FIELD, "Password")', "Password"),
+    ('m.put(SECRET_NAME, "prod-db-secret2")', "prod-db-secret2"),
+    ('opts.add(Option.PASSWORD_FILE, "/run/secrets/pw")', "/run/secrets/pw"),
+    ('$ENV{HOME} = "/home/app2";', "/home/app2"),
+    ('keyring.set_password("svc", "me", getpass())', "getpass()"),
     ("        self._client_key = keyfile", "keyfile"),
 ]
 

@@ -122,6 +122,8 @@ _FLAG_NOT_VALUE = re.compile(
     r"|store|ttl|expiry|expires|timeout|endpoint|server|host|port|user|username|login|ref|refs"
     r"|profile|alias|level|audience|vault|size|backend|cert|ring|or|ority|ors)$"
     r"|(?:ssh|public|pub)[-_]?keys?$|key[-_]?pairs?$"
+    r"|(?i:hint|label|message|msg|error|title|text|help|field|column|col|input|placeholder"
+    r"|description|desc|regex|pattern|rule|min|max|len|count|hash|digest)$"
 )
 
 
@@ -195,6 +197,32 @@ def _generated(value: str) -> bool:
     )
 
 
+_SECRET_CONSTANT = re.compile(
+    r"(?i)pass(?:wd|word|phrase)?|pwd|secret|token|api_?key|userpwd|credential"
+)
+
+
+def _constant_argument(value: str, m: re.Match[str], text: str) -> str | None:
+    """A literal right after an argument naming a secret (`CURLOPT_USERPWD`, `LDAP_OPT_PASSWORD`,
+    `Option.PASSWORD`, `PASSWORD_KEY`)."""
+    name = m.group("name").rsplit(".", 1)[-1].rsplit(":", 1)[-1].lstrip("$")
+    if not _SECRET_CONSTANT.search(name) or _FLAG_NOT_VALUE.search(name):
+        return None
+    if secret_name_kind(name) is None and not name.isupper():
+        return None  # a variable (`password_field`), not a name for the slot
+    return "secret-assignment" if named_password(value) or _generated(value) else None
+
+
+def _subscript_value(value: str, m: re.Match[str], text: str) -> str | None:
+    if secret_name_kind(m.group("name").replace(".", "_").replace("-", "_")) is None:
+        return None
+    return _nested_value(value, m, text)
+
+
+def _setter_last(value: str, m: re.Match[str], text: str) -> str | None:
+    return "secret-assignment" if named_password(value) or _generated(value) else None
+
+
 def _account_argument(value: str, m: re.Match[str], text: str) -> str | None:
     if "@" in value and _HOST_OR_MAIL.fullmatch(value):
         return None
@@ -252,6 +280,35 @@ RULES: list[Rule] = [
         r"(?P<v>[^\s|`]{8,200})`?[ \t]*\|",
         "|",
         _table_cell,
+    ),
+    # a call's argument naming the slot, then the literal for it (PHP's `curl_setopt($ch,
+    # CURLOPT_USERPWD, "user:PW")`, `ldap_set_option($c, LDAP_OPT_PASSWORD, "PW")`, Java's
+    # `opts.add(Option.PASSWORD, "PW")`); a `user:` before the value stays
+    rule(
+        "secret-assignment",
+        r"[(,][ \t]*(?P<name>[A-Za-z_$][\w$]{0,60}(?:(?:\.|::)[A-Za-z_]\w{0,60}){0,3})[ \t]*,[ \t]*"
+        r"[\"'](?:[A-Za-z][\w.@-]{0,60}:)?(?P<v>[^\"'\n]{1,400})[\"'][ \t]*[,)]",
+        "pass pwd secret token key cred",
+        _constant_argument,
+    ),
+    # a subscript naming a secret, assigned a literal (Perl's `$ENV{DB_PASSWORD} = "PW"`,
+    # `cfg[:api_token] = "..."`)
+    rule(
+        "secret-assignment",
+        r"[\[{][ \t]*[\"':]?(?P<name>[A-Za-z_][\w.-]{1,80})[\"']?[ \t]*[\]}][ \t]*"
+        r"(?:=|:=|\|\|=)[ \t]*" + _QUOTED,
+        "pass pwd secret token key cred auth",
+        _subscript_value,
+    ),
+    # a setter named for a secret, its last literal argument (`keyring.set_password(SVC, USER,
+    # "PW")`, `vault.store_secret("name", "...")`)
+    rule(
+        "secret-assignment",
+        r"(?i:set|store|save|add|put)_?(?i:password|passwd|secret|token|api_?key|credential)s?"
+        r"[ \t]*\((?:[^()\n\"']{0,100}[\"'][^\"'\n]{0,200}[\"'][ \t]*,[ \t]*){1,4}[^()\n\"',]{0,60}"
+        + _QUOTED + r"[ \t]*\)",
+        "password passwd secret token key credential",
+        _setter_last,
     ),
     # the last argument of a subcommand making an account or a worker, after one to four
     # others (`create-worker DIR HOST NAME PW`, `superuser upsert EMAIL PW`, `kamctl add USER PW`)
