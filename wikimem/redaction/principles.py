@@ -223,6 +223,33 @@ def _setter_last(value: str, m: re.Match[str], text: str) -> str | None:
     return "secret-assignment" if named_password(value) or _generated(value) else None
 
 
+# A setter named for a secret, its last literal argument (`keyring.set_password(SVC, USER,
+# "PW")`, `vault.store_secret("name", "...")`): found from the secret's word and its bracket by
+# `str.find` on the lowered text, the verb checked behind it.
+_SETTER_WORDS = ("password(", "passwd(", "secret(", "token(", "apikey(", "api_key(", "credential(")
+_SETTER_VERB = re.compile(r"(?i:set|store|save|add|put)_?(?i:api_?)?\Z")
+_SETTER_ARGS = re.compile(
+    r"(?:[^()\n\"']{0,100}[\"'][^\"'\n]{0,200}[\"'][ \t]*,[ \t]*){1,4}[^()\n\"',]{0,60}"
+    + _QUOTED
+    + r"[ \t]*\)"
+)
+
+
+def scan_secret_setters(text: str) -> Iterator[tuple[str, int, int]]:
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        return  # a character that lengthens when lowered: positions would not line up
+    for word, pos in occurrences(lowered, _SETTER_WORDS):
+        if not _SETTER_VERB.search(text, max(pos - 8, 0), pos):
+            continue
+        m = _SETTER_ARGS.match(text, pos + len(word))
+        if m is None:
+            continue
+        group = "vd" if m.group("vd") is not None else "vs"
+        if _setter_last(m.group(group), m, text):
+            yield "secret-assignment", *m.span(group)
+
+
 def _account_argument(value: str, m: re.Match[str], text: str) -> str | None:
     if "@" in value and _HOST_OR_MAIL.fullmatch(value):
         return None
@@ -299,16 +326,6 @@ RULES: list[Rule] = [
         r"(?:=|:=|\|\|=)[ \t]*" + _QUOTED,
         "pass pwd secret token key cred auth",
         _subscript_value,
-    ),
-    # a setter named for a secret, its last literal argument (`keyring.set_password(SVC, USER,
-    # "PW")`, `vault.store_secret("name", "...")`)
-    rule(
-        "secret-assignment",
-        r"(?i:set|store|save|add|put)_?(?i:password|passwd|secret|token|api_?key|credential)s?"
-        r"[ \t]*\((?:[^()\n\"']{0,100}[\"'][^\"'\n]{0,200}[\"'][ \t]*,[ \t]*){1,4}[^()\n\"',]{0,60}"
-        + _QUOTED + r"[ \t]*\)",
-        "password passwd secret token key credential",
-        _setter_last,
     ),
     # the last argument of a subcommand making an account or a worker, after one to four
     # others (`create-worker DIR HOST NAME PW`, `superuser upsert EMAIL PW`, `kamctl add USER PW`)

@@ -76,7 +76,7 @@ _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
     + [(rule.needles, rule.scan) for rule in RULES]
     + [(rule.needles, rule.scan) for rule in command_lines.RULES]
     + [(rule.needles, rule.scan) for rule in principles.RULES]
-    + [(("@",), principles.scan_bare_userinfo)]
+    + [(("@",), principles.scan_bare_userinfo), (("(",), principles.scan_secret_setters)]
     + [
         (("identified", "password"), command_lines.scan_sql),
         (("value",), scan_pairs),
