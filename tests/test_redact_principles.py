@@ -98,6 +98,9 @@ LOOK_ALIKES = [
     ('m.put(SECRET_NAME, "prod-db-secret2")', "prod-db-secret2"),
     ('opts.add(Option.PASSWORD_FILE, "/run/secrets/pw")', "/run/secrets/pw"),
     ('$ENV{HOME} = "/home/app2";', "/home/app2"),
+    ('stash[some_str_key] = "value"', "value"),
+    ('token_type: Literal["Bearer"] = "Bearer"', "Bearer"),
+    ('OptionalLStrip(TOKEN_DATA, "#bygroup")', "#bygroup"),
     ('keyring.set_password("svc", "me", getpass())', "getpass()"),
     ("        self._client_key = keyfile", "keyfile"),
 ]

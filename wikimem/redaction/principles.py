@@ -210,12 +210,14 @@ def _constant_argument(value: str, m: re.Match[str], text: str) -> str | None:
         return None
     if secret_name_kind(name) is None and not name.isupper():
         return None  # a variable (`password_field`), not a name for the slot
-    return "secret-assignment" if named_password(value) or _generated(value) else None
+    return "secret-assignment" if password_shaped(value) or _generated(value) else None
 
 
 def _subscript_value(value: str, m: re.Match[str], text: str) -> str | None:
     if secret_name_kind(m.group("name").replace(".", "_").replace("-", "_")) is None:
         return None
+    if not (named_password(value) or _generated(value)):
+        return None  # a word (`stash[some_key] = "value"`, `["Bearer"] = "Bearer"`)
     return _nested_value(value, m, text)
 
 
