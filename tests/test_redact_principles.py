@@ -152,6 +152,10 @@ def test_a_name_saying_password_lets_a_password_without_digits_go() -> None:
     "value",
     [
         "ваш_пароль",
+        "пароль",
+        "ваш_ключ",
+        "密码",
+        "パスワード",
         "введите_ключ",
         "你的密码",
         "在此填写",
