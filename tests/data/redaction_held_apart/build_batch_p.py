@@ -14,14 +14,15 @@ LoanPro, Payku), home automation and IoT (Home Assistant, openHAB, Node-RED,
 Mosquitto, MQTTX, EMQX/emqtt, VerneMQ), VPNs and meshes (WireGuard, Tailscale,
 Headscale), game servers (Minecraft RCON, Factorio, Valheim, Pterodactyl eggs),
 mail (Dovecot, Dr.Web MailD), databases (ClickHouse, PostgreSQL/libpq, Ecto),
-chat webhooks of Chinese workplaces (WeCom, Feishu/Lark, DingTalk), CI systems
-(Woodpecker, Drone, Buildkite, Codemagic, GitHub Actions), mobile signing and
+chat and push webhooks (WeCom, Feishu/Lark, DingTalk, Mattermost, Telegram,
+Gotify), CI systems (Woodpecker, Drone, Buildkite, Codemagic, GitHub Actions), mobile signing and
 release tools (Gradle signing configs, fastlane match/credentials_manager), package
 registries (crates.io/cargo), infrastructure as code (Terraform providers for
 Hetzner, Proxmox, StatusCake, HCP Terraform, Packer), systemd credentials,
-Kubernetes Secrets, Elixir/Phoenix config, PowerShell credentials, Nextcloud.
+Kubernetes Secrets, Elixir/Phoenix config, PowerShell credentials, Nextcloud,
+Spring Boot properties, Perl DBI (PostgreSQL, Db2), Swift and Objective-C HTTP clients.
 Syntaxes: shell, Python, Rust, Go, Java, Kotlin, Dart, Elixir, Erlang, Ruby, PHP,
-JavaScript, C#, PowerShell, HCL, Nix, YAML (CI, Kubernetes, Ansible, compose),
+Perl, Swift, Objective-C, JavaScript, C#, PowerShell, HCL, Nix, YAML (CI, Kubernetes, Ansible, compose),
 INI, TOML, JSON, XML, .properties, Gradle, systemd units, server.properties,
 Dovecot config, libpq strings, log lines. Natural languages: Japanese, Chinese,
 Korean, Russian, Arabic, Hindi, Turkish, Polish, Vietnamese, German, French,
@@ -29,13 +30,16 @@ Portuguese, Spanish, Hebrew.
 
 Pages actually read (through the search tool), each the source of at least one row:
 
+- https://Gist.github.com/armstrongnate/5c5c828f1b82b0315e24
 - https://Gist.github.com/twaddington/c59a8957facf47b81249799a5664b963
 - https://Zabbix.com/documentation/current/en/manual/encryption/using_pre_shared_keys
 - https://Zabbix.com/documentation/current/fr/manual/encryption/using_pre_shared_keys
 - https://academy.kuika.com/tr/content/connection-settings
 - https://aetheria.jp/?p=3061
 - https://apidog.com/tr/blog/what-is-an-api-key-11
+- https://apis.io/examples/telegram/telegram-send-message-example/
 - https://blog.csdn.net/sinat_24985411/article/details/128082138
+- https://blog.csdn.net/weixin_34242819/article/details/94644110
 - https://c4k3.github.io/wiki.vg/RCON.html
 - https://clickhouse.com/integrations/clickhouse_client.md
 - https://cnblogs.com/liangping/p/7629004.html
@@ -95,10 +99,15 @@ Pages actually read (through the search tool), each the source of at least one r
 - https://gist.github.com/danidiaz/53ff1030e6bae7330ac91c71f277c376
 - https://gist.github.com/lesleh/9454937
 - https://gist.github.com/letroll/b06704340947b8d140dd
+- https://gist.github.com/lotusirous/571653b6732c5d3bbfac829f884dd2d0
 - https://gist.github.com/obiyann/1dd57b8bfe77a6800c1c16a789b0dd7d
+- https://gist.github.com/pascalwacker/4a85a04e844fa72f59626eb3fea5c0f7
 - https://gist.github.com/shaobin0604/9719235
+- https://gist.github.com/tonfever/63f35d0d39e7277b985e81069bad470b
+- https://gist.github.com/vincent1890/a530600457a97343332aec7c0b632ae4
 - https://git.sebastienjean.net/jeans/developers.home-assistant/commit/a7b2715c7674e6d4c4ace747646db7b477923b4f
 - https://git.sebastienjean.net/jeans/developers.home-assistant/commit/ca5f783b1ae451cc21f091c37358b8aa81d80ac9
+- https://gitea.lasuca.com/admin/openclaw-workspace/src/branch/master/skills/api-gateway/references/telegram.md
 - https://github-users.yhajoa.workers.dev/zhuifengshen/DingtalkChatbot/issues/61
 - https://github.com/BasedHardware/omi/issues/2004
 - https://github.com/ClickHouse/ClickHouse/pull/50689/files
@@ -130,6 +139,7 @@ Pages actually read (through the search tool), each the source of at least one r
 - https://hex.pm/packages/phx_custom/3.0.2/files/priv/templates/release/config/runtime.exs
 - https://hexdocs.pm/secret_vault/usage.html
 - https://huggingface.co/datasets/Devendra174/react-code-dataset/blob/main/wp-calypso/desktop/fastlane/example.env
+- https://huggingface.co/spaces/hongshi2025/zfile/blob/main/application.properties
 - https://huggingface.co/spaces/jake-molnia/CS_553/blame/8b058a43c2a934be2204163ce203c40db81f54db/deployment/02_deploy_to_controller/playbooks/install_tailscale.yml
 - https://huggingface.co/spaces/jake-molnia/CS_553/raw/144f1939c210402e76f564176c11a7d69691e810/deployment/01_deploy_to_app/playbooks/install_tailscale.yml
 - https://izziapi.pages.dev/blog/bao-mat-api-key
@@ -138,26 +148,34 @@ Pages actually read (through the search tool), each the source of at least one r
 - https://lib.rs/crates/tailscale-client
 - https://low.ms/en-gb/knowledgebase/valheim-server-configuration-guide
 - https://mantascope.com/guides/minecraft-rcon-commands
+- https://mattermost.com/pl/incoming-webhooks
 - https://megalitspb.ru/articles/chto-takoe-rcon-maynkraft.html
 - https://mercadopago.com.br/developers/es/reference/oauth/_oauth_token/post
 - https://mercadopago.com.mx/developers/pt/reference/oauth/_oauth_token/post
+- https://metacpan.org/pod/DBIx::Conn::Pg
 - https://minecraft-server-manager.readthedocs.io/en/latest/advanced/rcon/
 - https://mintlify.com/fastlane/fastlane/advanced/troubleshooting
+- https://openbase.com/js/bot-brother
 - https://openhab.org/docs/configuration/apitokens
 - https://openobserve.ai/docs/api
 - https://openobserve.ai/docs/getting-started/
 - https://openobserve.ai/docs/ingestion/logs/curl/
 - https://opensource.apple.com/source/dovecot/dovecot-239/dovecot.Config/conf.d/auth-static.conf.ext.auto.html
+- https://pastebin.com/FTVvgiGq
 - https://pastebin.com/miC2z8P1
 - https://pastebin.com/yPAYBGpH
+- https://pkg.go.dev/github.com/gotify/server/v2/docs
 - https://pkg.go.dev/github.com/juanfont/headscale@v0.2.2
+- https://postgrespro.com/list/id/20030815013800.GB22410@stlowery.net
 - https://postgrespro.ru./docs/postgresql/17/libpq-connect
 - https://postgrespro.ru/docs/postgrespro/10/libpq-pgpass?lang=ru-en
 - https://preview.hex.pm/preview/emqtt/show/README.md
 - https://pub.dev/documentation/pay_with_paystack/2.0.0/model_paystack_config/PaystackConfig/publicKey.html
 - https://pub.dev/documentation/paystack_gateway_payment/latest/services_paystack_service/PaystackService/secretKey.html
+- https://pypi.org/project/gotipy/0.2.2/
 - https://pypi.org/project/loadcredential/1.0
 - https://pypi.org/project/loadcredential/1.1
+- https://pypi.org/project/matterhook/0.2/
 - https://pypi.org/project/python-tosspayments/0.0.6/
 - https://pypi.org/project/python-tosspayments/0.1.0/
 - https://pypi.org/project/tosspayments-python-server-sdk/
@@ -167,6 +185,7 @@ Pages actually read (through the search tool), each the source of at least one r
 - https://raw.githubusercontent.com/wube/factorio-data/master/server-settings.example.json
 - https://recomblog.com/Blogposting/PostingView/246
 - https://rubydoc.info/gems/credentials_manager/1.0.0
+- https://searchfox.org/mozilla-mobile/source/firefox-ios/BrowserKit/Sources/MLPAKit/BearerRequestAuth.swift
 - https://secretspec.dev/providers/systemd-credential
 - https://serverdriven.app/ja/blog/apiki-huan-jing-bian-shu-shikuretsutomoderu
 - https://serverdriven.app/pl/blog/zmienne-srodowiskowe-klucze-api-prosty-model-sekretow
@@ -176,9 +195,11 @@ Pages actually read (through the search tool), each the source of at least one r
 - https://support.huaweicloud.com/eu/devg3-mrs/mrs_07_480014.html
 - https://support.huaweicloud.com/intl/en-us/devg-cloudtable/en-us_topic_0000001684050877.html
 - https://support.huaweicloud.com/intl/en-us/devg3-mrs/mrs_07_460013.html
+- https://swift-server.github.io/async-http-client/docs/current/AsyncHTTPClient/Classes/HTTPClient/Authorization.html
 - https://tangled.org/pyrox.dev/nixpkgs/commit/7efebca89c10c8b075790d31dad12c31beb23383
 - https://tessl.io/registry/tessl/npm-lockfile-lint-api/files/docs/reference/validate-integrity.md
 - https://velog.io/@sylee0427/Django%EC%97%90%EC%84%9C-toss-%EA%B2%B0%EC%A0%9C-%EC%97%B0%EB%8F%99%ED%95%98%EA%B8%B0
+- https://web.deu.edu.tr/doc/oreily/perl/perlnut/c12_004.htm
 - https://wiresock.net/documentation/wireguard/config.html
 - https://woodpecker-ci.org/docs/2.0/usage/secrets
 - https://woodpecker-ci.org/docs/2.5/usage/secrets
@@ -191,8 +212,10 @@ Pages actually read (through the search tool), each the source of at least one r
 - https://www.getresponse.pl/pomoc/gdzie-znajde-klucz-api.html
 - https://www.github.com/Mic92/sops-nix/issues/412
 - https://www.github.com/OpenFactorioServerManager/factorio-server-manager/issues/354
+- https://www.github.com/gotify/cli
 - https://www.github.com/kopach/lockfix
 - https://www.github.com/muety/wakapi/issues/381
+- https://www.ibm.com/docs/SSEPGG_11.5.0/com.ibm.swg.im.dbclient.perl.doc/doc/c0006690.html
 - https://www.ifhmsah.com/protect-api-keys
 - https://www.mercadopago.com.br/developers/es/docs/yampi/best-practices/credentials-best-practices/secure-credentials.md
 - https://www.mercadopago.com.mx/developers/en/docs/checkout-api-payments/best-practices/credentials-best-practices/secure-credentials.md
@@ -200,6 +223,7 @@ Pages actually read (through the search tool), each the source of at least one r
 - https://www.mqttx.app/cli
 - https://www.npmjs.com/package/fix-lockfile-integrity
 - https://www.rubydoc.info/gems/credentials_manager/0.15.1
+- https://www.skillhub.club/skills/openclaw-skills-telegram
 - https://www.smartweb.jp/ja/glossary/environment-variables--secrets-
 - https://www.teamogy.com/pl/wp-json/wp/v2/posts/987522408
 - https://www.woodpecker-ci.org/docs/1.0/usage/secrets
@@ -2353,6 +2377,229 @@ BENIGN_ROWS += [
         'storePassword "android"',
         "the well-known password of the Android SDK debug keystore, public by design",
         '    debug {\n        storeFile file("debug.keystore")\n        storePassword "android"\n        keyAlias "androiddebugkey"\n        keyPassword "android"\n    }',
+    ),
+]
+
+
+# Second group: chat and push webhooks, Spring, Perl, Swift, Objective-C.
+S.update(
+    {
+        "gotify_app": "AFEP976Usr1h5ldT",
+        "gotify_app2": "AEPJldVMWPjK2Tdq",
+        "gotify_client": "CL3OjRWQigcmuhia",
+        "mm_hook": "cq1agd98azky6d64smwyu3n45h",
+        "mm_hook2": "7vwdzllarf7t0jadrhcapz30vl",
+        "mm_hook3": "yo4r64xgalgb6330s54g5dsfr7",
+        "tg_bot": "T72WsvLSp2Hi8ZwkXRocTn57bEXPZejYEuw",
+        "tg_bot2": "kOUhH9Upqe2POLrsAmIXwV8BA8Be2z1sUEk",
+        "tg_bot3": "X6HWsj5juMnr2zaK2N8z19OlSOFw5t1aDbv",
+        "spring_pw": "quartz$Orbit308",
+        "spring_pw2": "Ah#_kP*#=P^Z&c3E^&",
+        "perl_pw": "lantern_harbor_80#",
+        "perl_pw2": "willow&Thunder8577",
+        "swift_key": "rk_live_2483c79e7ee502b0cec6eb92019f14957b337d5b",
+        "swift_pw": "velvet_biscuit_3452?",
+        "objc_secret": "0b825b37-7d99-4a50-b7e5-8f273701c883",
+        "db2_pw": "quartz*Juniper761",
+    }
+)
+
+SECRET_ROWS += [
+    (
+        "webhook url",
+        "https://gist.github.com/vincent1890/a530600457a97343332aec7c0b632ae4",
+        "gotify_app",
+        '# Gotify API URL\nAPI="https://push.home.example/message?token=⟨gotify_app⟩"\npriority="5"',
+    ),
+    (
+        "webhook url",
+        "https://www.github.com/gotify/cli",
+        "gotify_app2",
+        '$ curl -X POST "https://push.example.de/message?token=⟨gotify_app2⟩" -F "title=backup" -F "message=restic snapshot 4f1e done"',
+    ),
+    (
+        "http auth header",
+        "https://pkg.go.dev/github.com/gotify/server/v2/docs",
+        "gotify_client",
+        "$ curl -s -H 'X-Gotify-Key: ⟨gotify_client⟩' https://push.home.example/message?limit=5 | jq '.messages[].title'",
+    ),
+    (
+        "webhook url",
+        "https://mattermost.com/pl/incoming-webhooks",
+        "mm_hook",
+        "curl -i -X POST -H 'Content-Type: application/json' -d '{\"text\": \"Deploy of billing-api 2.14.0 finished\"}' https://chat.acme.io/hooks/⟨mm_hook⟩",
+    ),
+    (
+        "webhook url",
+        "https://pypi.org/project/matterhook/0.2/",
+        "mm_hook2",
+        "from matterhook import Webhook\n\nmwh = Webhook('https://mattermost.acme.io', '⟨mm_hook2⟩')\nmwh.send('nightly ETL finished in 14m')",
+    ),
+    (
+        "webhook url",
+        "https://gist.github.com/pascalwacker/4a85a04e844fa72f59626eb3fea5c0f7",
+        "mm_hook3",
+        "// target webhook\n$target = 'https://dev.bermos.tech/hooks/⟨mm_hook3⟩';\n$payload = 'payload={\"text\": \"Stundenplan aktualisiert\"}';",
+    ),
+    (
+        "webhook url",
+        "https://www.skillhub.club/skills/openclaw-skills-telegram",
+        "tg_bot",
+        'curl -s -X POST "https://api.telegram.org/bot7120458813:⟨tg_bot⟩/sendMessage" -H "Content-Type: application/json" -d \'{"chat_id": "-1002231447890", "text": "disk 91% on db-02"}\'',
+    ),
+    (
+        "vendor token",
+        "https://openbase.com/js/bot-brother",
+        "tg_bot2",
+        "var bb = require('bot-brother');\nvar bot = bb({\n  key: '6408815520:⟨tg_bot2⟩',\n  sessionManager: bb.sessionManager.memory(),\n  polling: { interval: 0, timeout: 1 }\n});",
+    ),
+    (
+        "log line",
+        "https://gitea.lasuca.com/admin/openclaw-workspace/src/branch/master/skills/api-gateway/references/telegram.md",
+        "tg_bot3",
+        "2026-12-03T06:12:09Z gateway ERROR upstream api.telegram.org returned 409 for POST /bot5930046121:⟨tg_bot3⟩/getUpdates: Conflict: terminated by other getUpdates request",
+    ),
+    (
+        "config file",
+        "https://gist.github.com/tonfever/63f35d0d39e7277b985e81069bad470b",
+        "spring_pw",
+        "spring.datasource.url=jdbc:mysql://mysql-prod.internal:3306/inventory\nspring.datasource.username=inventory_app\nspring.datasource.password=⟨spring_pw⟩\nspring.jpa.hibernate.ddl-auto=validate",
+    ),
+    (
+        "config file",
+        "https://huggingface.co/spaces/hongshi2025/zfile/blob/main/application.properties",
+        "spring_pw2",
+        "# application-prod.yml\nspring:\n  datasource:\n    url: jdbc:mysql://10.3.0.8:3306/zfile?useSSL=true\n    username: zfile\n    password: '⟨spring_pw2⟩'",
+    ),
+    (
+        "source literal",
+        "https://metacpan.org/pod/DBIx::Conn::Pg",
+        "perl_pw",
+        '% perl -MDBI -E\'my $dbh = DBI->connect("dbi:Pg:dbname=ledger;host=10.1.4.20", "ledger_ro", "⟨perl_pw⟩"); say $dbh->selectrow_array("select count(*) from entries")\'',
+    ),
+    (
+        "source literal",
+        "https://postgrespro.com/list/id/20030815013800.GB22410@stlowery.net",
+        "perl_pw2",
+        'use DBI;\nmy $dbh = DBI->connect( "dbi:Pg:dbname=crm;host=db_server;port=5432",\n    "crm_batch", "⟨perl_pw2⟩", {RaiseError => 1} ) or die "Unable to connect: $DBI::errstr\\n";',
+    ),
+    (
+        "source literal",
+        "https://gist.github.com/lotusirous/571653b6732c5d3bbfac829f884dd2d0",
+        "swift_key",
+        'var request = URLRequest(url: url)\nrequest.setValue("application/json", forHTTPHeaderField: "Content-Type")\nrequest.setValue("⟨swift_key⟩", forHTTPHeaderField: "X-API-KEY")',
+    ),
+    (
+        "source literal",
+        "https://Gist.github.com/armstrongnate/5c5c828f1b82b0315e24",
+        "swift_pw",
+        'let config = URLSessionConfiguration.default\nlet userPasswordString = "reports@acme.dev:⟨swift_pw⟩"\nlet userPasswordData = userPasswordString.data(using: .utf8)',
+    ),
+    (
+        "source literal",
+        "https://blog.csdn.net/weixin_34242819/article/details/94644110",
+        "objc_secret",
+        'NSString *authStr = @"shop.app.ios:⟨objc_secret⟩";\nNSString *authBase64 = [NSString stringWithFormat:@"Basic %@", [self base64Encode:authStr]];\n[lRequest setValue:authBase64 forHTTPHeaderField:@"Authorization"];',
+    ),
+    (
+        "connection string",
+        "https://www.ibm.com/docs/SSEPGG_11.5.0/com.ibm.swg.im.dbclient.perl.doc/doc/c0006690.html",
+        "db2_pw",
+        '$DSN = "DATABASE=SALES; HOSTNAME=db2.corp.local; PORT=50000; PROTOCOL=TCPIP; UID=salesrpt; PWD=⟨db2_pw⟩;";\nmy $dbh = DBI->connect("dbi:DB2:$DSN", "", "");',
+    ),
+]
+
+BENIGN_ROWS += [
+    (
+        PH,
+        "https://mattermost.com/pl/incoming-webhooks",
+        "xxx-generatedkey-xxx",
+        "documentation placeholder for the generated key",
+        "You will end up with a webhook endpoint that looks like so:\nhttps://your-mattermost-server.com/hooks/xxx-generatedkey-xxx",
+    ),
+    (
+        PH,
+        "https://www.skillhub.club/skills/openclaw-skills-telegram",
+        "${TOKEN}",
+        "shell variable standing for the bot token",
+        'TOKEN=$(cat ~/.config/telegram/bot_token)\ncurl -s -X POST "https://api.telegram.org/bot${TOKEN}/sendMessage" -d chat_id=123456789',
+    ),
+    (
+        PH,
+        "https://apis.io/examples/telegram/telegram-send-message-example/",
+        "bot{token}",
+        "URL template with a {token} slot",
+        '"url": "https://api.telegram.org/bot{token}/sendMessage"',
+    ),
+    (
+        PH,
+        "https://huggingface.co/spaces/hongshi2025/zfile/blob/main/application.properties",
+        "${MYSQL_PASSWORD}",
+        "property placeholder resolved from the environment",
+        "spring.datasource.username=${MYSQL_USER}\nspring.datasource.password=${MYSQL_PASSWORD}",
+    ),
+    (
+        PH,
+        "https://pastebin.com/FTVvgiGq",
+        "${OPENSHIFT_MYSQL_DB_PASSWORD}",
+        "platform variable reference",
+        "spring.datasource.password=${OPENSHIFT_MYSQL_DB_PASSWORD}",
+    ),
+    (
+        MASK,
+        "https://gist.github.com/vincent1890/a530600457a97343332aec7c0b632ae4",
+        "XXXXXXXXXXXXXXX",
+        "X filler in a shipped script",
+        '# Gotify API URL - Replace it with your GOTIFY API URL\nAPI="http://localhost:9000/message?token=XXXXXXXXXXXXXXX"',
+    ),
+    (
+        MASK,
+        "https://pypi.org/project/gotipy/0.2.2/",
+        "'token': 'xxxxxxxxxx'",
+        "x filler in an example response",
+        "# {\n# 'id': 1,\n# 'token': 'xxxxxxxxxx',\n# 'name': 'demo',\n# }",
+    ),
+    (
+        HASH,
+        "https://www.github.com/gotify/cli",
+        "95cc125e39f805a1369b0c746c8bf3af15797a57",
+        "build commit printed by `gotify version`",
+        "$ gotify version\nVersion: 2.2.0\nCommit: 95cc125e39f805a1369b0c746c8bf3af15797a57\nBuildDate: 2020-09-25-16:27:04",
+    ),
+    (
+        IDS,
+        "https://mattermost.com/pl/incoming-webhooks",
+        "hoan6o9ws7rp5xj7wu9rmysrte",
+        "request id in a response header, same shape as a hook key",
+        "HTTP/1.1 200 OK\nContent-Type: text/plain\nX-Request-Id: hoan6o9ws7rp5xj7wu9rmysrte\nX-Version-Id: 4.7.1.dev.12799cd77e172e8a2eba0f9091ec1471.false",
+    ),
+    (
+        IDS,
+        "https://apis.io/examples/telegram/telegram-send-message-example/",
+        '"chat_id": -1002231447890',
+        "chat id, an address not a credential",
+        '{"chat_id": -1002231447890, "text": "disk 91% on db-02", "parse_mode": "Markdown"}',
+    ),
+    (
+        CODE,
+        "https://searchfox.org/mozilla-mobile/source/firefox-ios/BrowserKit/Sources/MLPAKit/BearerRequestAuth.swift",
+        'request.addValue("Bearer \\(apiKey)", forHTTPHeaderField: "Authorization")',
+        "interpolates a property, no literal",
+        'public func authenticate(request: inout URLRequest) async throws {\n    request.addValue("Bearer \\(apiKey)", forHTTPHeaderField: "Authorization")\n}',
+    ),
+    (
+        CODE,
+        "https://swift-server.github.io/async-http-client/docs/current/AsyncHTTPClient/Classes/HTTPClient/Authorization.html",
+        "basic(username: String, password: String)",
+        "function signature",
+        "public static func basic(username: String, password: String) -> HTTPClient.Authorization",
+    ),
+    (
+        CODE,
+        "https://web.deu.edu.tr/doc/oreily/perl/perlnut/c12_004.htm",
+        "DBI->connect(data_source, user, passwd, [\\%attr])",
+        "method synopsis naming the password parameter",
+        " $db_handle = DBI->connect(data_source, user, passwd, [\\%attr])",
     ),
 ]
 
