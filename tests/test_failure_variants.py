@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.test_deliver import context_of, deliver, learn_from
-from wikimem.recall.symptoms import kinds, launches, programs, script_programs
+from tests.test_search import write_leaf
+from wikimem.recall.search import SearchIndex
+from wikimem.recall.symptoms import failure_entries, kinds, launches, programs, script_programs
 
 VARIANTS = Path(__file__).parent / "data" / "replay_variants" / "variants.jsonl"
 ROWS = {
@@ -198,3 +200,23 @@ def test_the_variants_file_is_well_formed() -> None:
         [sys.executable, str(VARIANTS.with_name("check.py"))], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_an_entry_quoting_no_output_needs_a_run_of_the_errors_words(tmp_path: Path) -> None:
+    """A note about docker that quotes no output holds many words: three of a long error's,
+    scattered through it, are no symptom; a run of three is."""
+    wiki = tmp_path / "wiki"
+    note = (
+        "Docker images here are built in CI. The registry keeps a cache of each layer, and the"
+        " context directory is trimmed by .dockerignore so the build stays small."
+    )
+    write_leaf(wiki, "deploy/docker", "Docker", "Images.", [("Docker builds in CI", note)])
+    index = tmp_path / "search.sqlite"
+    with SearchIndex(wiki, index) as search:
+        search.refresh()
+    scattered = "ERROR: cache for layer sha256:1f2e not in registry; context directory unreadable"
+    assert failure_entries(index, "docker build .", scattered) == []
+    run = "ERROR: the context directory is trimmed by .dockerignore; nothing to build"
+    assert [f.ref for f in failure_entries(index, "docker build .", run)] == [
+        "deploy/docker#docker-builds-in-ci"
+    ]

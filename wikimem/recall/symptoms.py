@@ -19,7 +19,8 @@ counts on three runs of three of the entry's error words. The same kind of failu
 otherwise (`KINDS`: `no such file or directory` and `not found` are both a file missing) with
 a word of its subject in common (`dist`) counts as the failure. An error code the error gives
 (`ERR_PNPM_FETCH_404`, `EADDRINUSE`) that the entry's quoted error lacks while it quotes
-another code is another failure of the same tool.
+another code is another failure of the same tool. An entry that quotes no output must share a
+run of three of the error's words (its notes' words, scattered, are no symptom).
 
 Invariant: no entry without the program's name but under a launcher; best first, ties on path
 and entry id.
@@ -313,6 +314,8 @@ def score(
         command_words = shared(asked, text)
         if common_runs < least_runs:
             continue
+        if symptom is text and not common_runs:
+            continue  # an entry quoting no output: its notes' words scattered are no symptom
         # the same kind of failure, and a word of its subject besides the words of the kind
         alike_kind = bool(sort & kinds(symptom)) and bool(shared(said, unkind(symptom)))
         if (
