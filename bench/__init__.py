@@ -18,6 +18,10 @@ Modules, in the order a run uses them:
   (whole wiki to the model, every page re-rendered, `git add -A`).
 - `ratio`: the pass-overhead ratio alone (`python -m bench.ratio`), sizes interleaved in rounds,
   with `--steps` timing the pass's steps; for checking the flat-pass target quickly.
+- `replay`: delivery at the moment of need (`python -m bench.replay`): real failures, their
+  variants in other projects' words and people's own prompts replayed through the in-loop hooks
+  against a wiki an offline pass taught, mixed into a generated one; `--vocabulary wide` writes
+  the distractors' prose from `bench/data/stdlib_words.tsv` instead of the lessons' own words.
 - `run`: the command line; prints a Markdown report and writes it with the raw JSON to
   `bench/results/` (ignored by git). BENCHMARKS.md holds the recorded results.
 
