@@ -252,3 +252,66 @@ def test_base64_of_a_json_object_or_a_yaml_binary_is_read_decoded() -> None:
     gif = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7"
     for text in (f"config: {plain}", f"logo: !!binary {gif}"):
         assert redact(text) == (text, []), text
+
+
+# Principles fitted from batch P's misses and false positives, each in a shape beyond its row.
+SECRETS_BY_PRINCIPLE = [
+    # a name field and its value field with sibling fields between (`"type": "string",`)
+    ('{"name":"API_TOKEN","description":"ci","value":"Zq8w2Lm4Nx7kPq"}', "Zq8w2Lm4Nx7kPq"),
+    ("- key: SMTP_PASSWORD\n  type: string\n  value: Hn6Jm3Kl9Po", "Hn6Jm3Kl9Po"),
+    # a secret's variable echoed: the next line is what it printed
+    ("$ echo $API_TOKEN\nq8Zr2LmX9vKt4NwB7yHc3\n$ ls", "q8Zr2LmX9vKt4NwB7yHc3"),
+    ("$ printenv DB_PASSWORD\nHunter2!horse", "Hunter2!horse"),
+    # the value flag of a subcommand storing a secret, in any tool
+    ("$ vault-cli secret put --path prod/db --value Lk8!Jh5Gf2Ds", "Lk8!Jh5Gf2Ds"),
+    ("$ platform secrets set --name db --data 'Tq7#vLm2Pz9w'", "Tq7#vLm2Pz9w"),
+    # a secret found once goes wherever it repeats nearby
+    (
+        "hooks:\n  url: https://hooks.acme.io/in?token=Zq8w2Lm4Nx7kPq9r\n"
+        '  label: "Zq8w2Lm4Nx7kPq9r"',
+        'label: "Zq8w2Lm4Nx7kPq9r"',
+    ),
+    # a call that connects, its arguments wrapped over lines
+    (
+        'c = DriverManager.getConnection(\n    url,\n    "app",\n    "Zq8w!2Lm4Nx7");',
+        "Zq8w!2Lm4Nx7",
+    ),
+]
+
+LOOK_ALIKES_BY_PRINCIPLE = [
+    # a placeholder in capitals, in any script; a URL whose every part is one
+    ("Authorization: Bearer CLAVE-PÚBLICA", "CLAVE-PÚBLICA"),
+    ("mysql://USUARIO:CONTRASEÑA@SERVIDOR/db", "CONTRASEÑA"),
+    # a word in brackets of any script, or a phrase saying the value is withheld
+    ("API_KEY = （非公開）", "（非公開）"),
+    ("Name           Value\nDB_PASSWORD    Hidden - write only", "Hidden - write only"),
+    # a generic type after a secret's name is a declaration
+    ("struct Hook {\n    secret: Option<&'static str>,\n}", "Option<"),
+    ("api_token: Box<dyn Fn() -> String>", "Box<dyn"),
+    # a JWT cut after its header
+    ("sessions\n  laptop   2026-11-30   eyJhbGciOiJSUzI1NiIsImtpZCI6ImFiYyJ9.…", "eyJhbGci"),
+    # an echo of a reference, or of a mask
+    ("$ echo $API_TOKEN_FILE\n/run/secrets/t2", "/run/secrets/t2"),
+    ("+ echo $DB_PASSWORD\n[MASKED]", "[MASKED]"),
+    # a secret store's value read from a file
+    ("$ tool secret add --name db --value @file.txt", "@file.txt"),
+    ('{"name":"DB_HOST","type":"string","value":"db2.acme.io"}', "db2.acme.io"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), SECRETS_BY_PRINCIPLE)
+def test_a_secret_by_a_principle_batch_p_lacked_goes(text: str, secret: str) -> None:
+    redacted, kinds = redact(text)
+    assert secret not in redacted and kinds, redacted
+
+
+@pytest.mark.parametrize(("text", "value"), LOOK_ALIKES_BY_PRINCIPLE)
+def test_a_look_alike_by_a_principle_batch_p_lacked_stays(text: str, value: str) -> None:
+    assert redact(text) == (text, []), redact(text)
+    assert value in text
+
+
+def test_capital_words_of_one_length_are_a_code_not_a_placeholder() -> None:
+    assert is_placeholder("TOKEN-PÚBLICO") and is_placeholder("CLÉ_SECRÈTE")
+    assert not is_placeholder("ABCD-EFGH-IJKL-MNOP")
+    assert redact("postgres://ADMIN:HUNTERTWO@db.acme.io/db")[1] == ["url-credentials"]

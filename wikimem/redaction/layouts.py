@@ -37,7 +37,12 @@ def _secret_name(name: str, value: str) -> bool:
 
 _PAIR = (
     r"(?i:\b(?:name|key|parameterkey|variable))[\"']?[ \t]*[:=][ \t]*[\"']?(?P<name>[\w.-]{2,100})"
-    r"[\"']?[ \t]*,?[ \t]*(?:\r?\n[ \t-]*)?[ \t]*[\"']?(?i:value|parametervalue)[\"']?[ \t]*[:=]"
+    r"[\"']?[ \t]*,?[ \t]*(?:\r?\n[ \t-]*)?[ \t]*"
+    # up to three sibling fields between the name and its value (`"type":"string",`)
+    r"(?:[\"']?(?!(?i:value|parametervalue)\b)[A-Za-z_]\w{0,30}[\"']?[ \t]*[:=][ \t]*"
+    r"(?:\"[^\"\n]{0,100}\"|'[^'\n]{0,100}'|[\w.-]{1,40})"
+    r"[ \t]*(?:,[ \t]*(?:\r?\n[ \t-]*)?|\r?\n[ \t-]*)){0,3}"
+    r"[\"']?(?i:value|parametervalue)[\"']?[ \t]*[:=]"
     r"[ \t]*" + QUOTED_OR_BARE
 )
 

@@ -256,6 +256,40 @@ def _slashed_base64(value: str) -> bool:
     return "+" in value or value.endswith("=") or _LONG_RUN.search(value) is not None
 
 
+# Capital words joined by `-` or `_`, in any script (`TOKEN-PÚBLICO`, `CLÉ_API`, `ТОКЕН-API`):
+# a template's slot, as `_CONSTANT` is in ASCII. Groups of one length (`ABCD-EFGH-IJKL`) are a
+# licence or recovery code's shape, and are not taken.
+_CAPS_PART = re.compile(r"[^\W\d_]{2,20}")
+
+
+def _capital_words(value: str) -> bool:
+    parts = re.split(r"[-_]", value)
+    if not 2 <= len(parts) <= 4 or not all(_CAPS_PART.fullmatch(p) and p.isupper() for p in parts):
+        return False
+    return len({len(p) for p in parts}) > 1
+
+
+# A word in brackets of any script in place of the value (`（非表示）`, `[hidden]`, `【秘密】`,
+# `<not shown>`): a label the page shows instead, as no generated secret has brackets round it.
+_BRACKETED_WORDS = re.compile(
+    r"(?:\((?P<a>[^\W\d_][^\W\d_ ]{0,15}(?: [^\W\d_]{1,15}){0,3})\)"
+    r"|（(?P<b>[^\W\d_]{1,15}(?: [^\W\d_]{1,15}){0,3})）"
+    r"|【(?P<c>[^\W\d_]{1,15})】|「(?P<d>[^\W\d_]{1,15})」)"
+)
+# A phrase saying the value is withheld (`Sensitive - write only`, `hidden value`, `not shown`).
+_WITHHELD = frozenset(
+    {"sensitive", "hidden", "masked", "redacted", "concealed", "withheld", "write-only", "unset"}
+)
+_PHRASE_WORDS = re.compile(r"[A-Za-z]{1,20}(?:[ \t]+(?:-[ \t]+)?[A-Za-z-]{1,20}){1,5}")
+
+
+def _withheld_phrase(value: str) -> bool:
+    if not _PHRASE_WORDS.fullmatch(value):
+        return False
+    words = value.lower().replace(" - ", " ").split()
+    return bool(_WITHHELD & set(words)) or ("write" in words and "only" in words)
+
+
 def is_placeholder(value: str) -> bool:
     """True when `value` names or masks a secret instead of carrying one (policy: module doc)."""
     value = value.strip().strip("\"'").rstrip(";,")
@@ -284,6 +318,10 @@ def is_placeholder(value: str) -> bool:
     if _BARE_PREFIX.fullmatch(value):
         return True  # a vendor's prefix with no body yet (`ptlc_`, `sk_live_`), as templates have
     if _CONSTANT.fullmatch(value) and sum(c.isdigit() for c in value) <= 2:
+        return True
+    if _capital_words(value) or _BRACKETED_WORDS.fullmatch(value):
+        return True
+    if " " in value and _withheld_phrase(value):
         return True
     if _EXAMPLE_MARK.search(value):
         return True
@@ -319,10 +357,12 @@ def is_strong(value: str) -> bool:
 
 _CODE = re.compile(
     r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|.*[(\[].*|(?:[A-Za-z_$][\w$]*\.)+(?:[A-Z][A-Z0-9_]*|env\.\w+)!"
+    # a generic type (`Option<&'a str>`, `Vec<u8>`, `Map<String, ...>`): a field's declaration
+    r"|[A-Z][A-Za-z]+(?:::[A-Za-z]+)*<(?:&|'[a-z]|[A-Z][a-z]|(?:str|u8|i32|i64|u32|u64|bool|dyn|impl)\b).*"
 )
 
 
 def is_code(value: str) -> bool:
-    """`self.token`, `getpass()`, `Optional[str]`, TypeScript's `process.env.API_KEY!` (its `!`
-    says not null): an expression, not a literal."""
+    """`self.token`, `getpass()`, `Optional[str]`, `Option<&'a str>`, TypeScript's
+    `process.env.API_KEY!` (its `!` says not null): an expression, not a literal."""
     return bool(_CODE.fullmatch(value))

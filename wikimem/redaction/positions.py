@@ -1308,7 +1308,10 @@ def scan_high_entropy(text: str) -> Iterator[tuple[str, int, int]]:
             or is_placeholder(value)
         ):
             continue
-        if _encodes_prose(value) or any(e in text[max(start - 8, 0) : end] for e in _EXAMPLES):
+        # a JWT cut after its header (`eyJhbGciOi...J9.…`): the header says only its algorithm
+        if _encodes_prose(value.rstrip(".")) or any(
+            e in text[max(start - 8, 0) : end] for e in _EXAMPLES
+        ):
             continue
         if value.rstrip("=").endswith(_MASK_ENDS):
             continue
@@ -1420,8 +1423,10 @@ def scan_notifier_urls(text: str) -> Iterator[tuple[str, int, int]]:
 # `new PDO(dsn, user, password)`: PHP's connection is a constructor named for its layer.
 _AUTH_WORD = _lazy(r"auth|login|logon|signin|sign_in|credential|bind|connect|pdo")
 _AUTH_WORD_ANY_CASE = _lazy(r"(?i:auth|login|logon|signin|sign_in|credential|bind|connect|pdo)")
+# the arguments may run over lines, as a long call is wrapped (`DBI->connect( "dbi:...",\n
+# "user", "PW", {...} )`)
 _AUTH_ARGS = _lazy(
-    r"[\w.:]{0,40}[ \t]*\((?P<args>[^()\n]{0,400}(?:\([^()\n]{0,200}\)[^()\n]{0,400}){0,3})\)"
+    r"[\w.:]{0,40}[ \t]*\((?P<args>[^()]{0,400}(?:\([^()\n]{0,200}\)[^()]{0,400}){0,3})\)"
 )
 _LITERAL = _lazy(r"\"(?P<vd>[^\"\\\n]{1,200})\"|'(?P<vs>[^'\\\n]{1,200})'")
 AUTH_CALL_NEEDLES = (

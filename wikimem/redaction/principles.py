@@ -258,8 +258,44 @@ def _account_argument(value: str, m: re.Match[str], text: str) -> str | None:
     return "cli-password" if password_shaped(value) else None
 
 
+def _echoed_value(value: str, m: re.Match[str], text: str) -> str | None:
+    if secret_name_kind(m.group("name")) is None or is_placeholder(value) or is_code(value):
+        return None
+    if value.startswith(("+", "$", "%")):
+        return None  # the next traced command, or a prompt
+    return "secret-assignment" if named_password(value) or _generated(value) else None
+
+
+def _stored_value(value: str, m: re.Match[str], text: str) -> str | None:
+    if not _plain_shape(value):
+        return None
+    return "cli-password" if named_password(value) or _generated(value) else None
+
+
 # fmt: off
 RULES: list[Rule] = [
+    # a secret's variable echoed, and the line after it, which is what the echo printed: a
+    # shell's trace (`+ echo $DOCKER_PASSWORD` under `set -x`), a prompt (`$ echo $API_TOKEN`),
+    # `printenv NAME`
+    rule(
+        "secret-assignment",
+        r"(?m)^[ \t]*(?:\+{1,3}|[$#>%][ \t]*)?[ \t]*(?:echo(?:[ \t]+-[neE])?[ \t]+[\"']?\$"
+        r"|printenv[ \t]+)\{?(?P<name>[A-Za-z_][A-Za-z0-9_]{1,80})\}?[\"']?[ \t]*\r?\n"
+        r"(?P<v>[^\s]{6,200})[ \t]*(?=\r?\n|$)",
+        "echo printenv",
+        _echoed_value,
+    ),
+    # the value flag of a subcommand that stores a secret (`secret add|set|create|put|update`,
+    # `secrets set`): its `--value`, `--data` or `--secret-value` is the secret, whatever the
+    # tool (a CI's CLI, a vault's, a platform's)
+    rule(
+        "cli-password",
+        r"\bsecrets?[ \t]+(?:add|set|create|put|update|edit|write)\b[^\n|;&]{0,300}?[ \t]"
+        r"--?(?:value|data|secret-value|secret-string|content)(?:=|[ \t]+)"
+        r"(?:" + _QUOTED + r"|(?P<vb>[^\s\"'`|;&<>()]{6,200}))(?=[ \t]|$|\r?\n)",
+        "secret",
+        _stored_value,
+    ),
     # any program's short password flag: `-p PW`, `-P 'PW'`, `-w PW`, `-p=PW`, `/p PW`, `/p:PW`
     # (beeline, oc, pdm, security, iSign, keystore generators...)
     rule(

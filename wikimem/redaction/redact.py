@@ -155,8 +155,32 @@ def find_secrets(text: str) -> list[Finding]:
         for kind, start, end in _scan(view):
             if not _MARKER_RE.fullmatch(view, start, end):
                 _add(found, starts, ends, where, kind, origin_starts[start], origin_ends[end - 1])
+    for finding in list(found):
+        for start, end in _repeats(text, finding):
+            _add(found, starts, ends, where, finding.kind, start, end)
     found.sort(key=lambda f: f.start)
     return found
+
+
+_REPEAT_REACH = 2000
+
+
+def _repeats(text: str, finding: Finding) -> Iterator[tuple[int, int]]:
+    """Where the value of a secret found once stands again nearby, whole (wecom's `Key:` holding
+    the key its webhook URL carries, a password set then echoed): a secret is one wherever it
+    repeats, whatever stands beside the copy. Only a value of 12 characters or more with a
+    digit in it, so no word repeated in prose is taken; looked for within 2,000 characters."""
+    value = text[finding.start : finding.end]
+    if len(value) < 12 or not any(c.isdigit() for c in value) or "\n" in value:
+        return
+    hi = min(finding.end + _REPEAT_REACH, len(text))
+    pos = text.find(value, max(finding.start - _REPEAT_REACH, 0), hi)
+    while pos >= 0:
+        end = pos + len(value)
+        whole = not (pos and text[pos - 1].isalnum()) and not text[end : end + 1].isalnum()
+        if pos != finding.start and whole:
+            yield pos, end
+        pos = text.find(value, end, hi)
 
 
 class _Where:

@@ -30,7 +30,16 @@ def _url_password(value: str, m: re.Match[str], text: str) -> str | None:
         head, _, query = value.partition("?")
         if "=" in query or "&" in query or head.isdigit():
             return None
+    user = m.group()[3 : m.start("v") - m.start() - 1]
+    host = _HOST_PART.match(text, m.end())
+    if all(_TEMPLATE_PART.fullmatch(part) for part in (user, value, host.group() if host else "")):
+        return None  # every part a capital word (`ecto://USER:PASS@HOST/DB`): a URL's template
     return None if is_placeholder(value) else "url-credentials"
+
+
+_HOST_PART = re.compile(r"[^\s:/@?#\"'<>]*")
+# A capital word in any script, as templates name a URL's parts (`USER`, `PASS`, `CONTRASEÑA`).
+_TEMPLATE_PART = re.compile(r"(?=[^\W\d]{2,24}\Z)[^\W\d_a-z]+(?:_[^\W\d_a-z]+)*")
 
 
 def _pem_in_base64(value: str) -> bool:
