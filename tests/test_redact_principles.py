@@ -271,6 +271,15 @@ SECRETS_BY_PRINCIPLE = [
         '  label: "Zq8w2Lm4Nx7kPq9r"',
         'label: "Zq8w2Lm4Nx7kPq9r"',
     ),
+    # a value echoed to base64, and what it printed (checked to decode to it)
+    ("$ echo -n 'Lk8!Jh5Gf2Ds' | base64\nTGs4IUpoNUdmMkRz", "TGs4IUpoNUdmMkRz"),
+    # a log line saying a key or token was made, and its field
+    (
+        'level=info msg="generated api token" id=42 token=q8Zr2LmX9vKt4NwB7yHc3Pw5',
+        "q8Zr2LmX9vKt4NwB7yHc3Pw5",
+    ),
+    # the segment right after a hook's path word, even of a digest's length
+    ("POST https://ci.acme.io/hooks/" + "3f2c9a8b" * 5, "3f2c9a8b" * 5),
     # a call that connects, its arguments wrapped over lines
     (
         'c = DriverManager.getConnection(\n    url,\n    "app",\n    "Zq8w!2Lm4Nx7");',
@@ -296,6 +305,13 @@ LOOK_ALIKES_BY_PRINCIPLE = [
     # a secret store's value read from a file
     ("$ tool secret add --name db --value @file.txt", "@file.txt"),
     ('{"name":"DB_HOST","type":"string","value":"db2.acme.io"}', "db2.acme.io"),
+    ("$ echo -n 'admin' | base64\nYWRtaW4=", "YWRtaW4="),
+    ('msg="created cache key" key=' + "9f86d081" * 8, "9f86d081"),
+    ("https://github.com/acme/api/commit/" + "9a1c790c" * 5, "9a1c790c"),
+    # a client key by its documented public prefix; the debug keystore's published password
+    ("const w = PaymentWidget('test_gck_Ovk5rk1EwkEbP0W43n07xlzm')", "test_gck_"),
+    ("mp = MP('TEST-4e9a1c72-3b58-4d06-9f1e-b2c7a5d8e013')", "TEST-4e9a1c72"),
+    ("$ keytool -list -keystore ~/.android/debug.keystore -storepass android", "android"),
 ]
 
 
@@ -309,6 +325,15 @@ def test_a_secret_by_a_principle_batch_p_lacked_goes(text: str, secret: str) -> 
 def test_a_look_alike_by_a_principle_batch_p_lacked_stays(text: str, value: str) -> None:
     assert redact(text) == (text, []), redact(text)
     assert value in text
+
+
+def test_a_vendor_prefix_beside_a_public_one_still_goes() -> None:
+    for text in (
+        "TOSS_SECRET_KEY=live_sk_D5GePWvyJnrK0W0k6q8gLzN97Eoq",
+        "MP_ACCESS_TOKEN=APP_USR-4622043066942466-729819-b0ac6d9b5a940c9b29065-963904106",
+        'release {\n    storeFile file("release.jks")\n    storePassword "android"\n}',
+    ):
+        assert redact(text)[1], text
 
 
 def test_capital_words_of_one_length_are_a_code_not_a_placeholder() -> None:

@@ -1204,7 +1204,9 @@ def scan_webhook_urls(text: str) -> Iterator[tuple[str, int, int]]:
             credential = (
                 previous.lower() not in _NOT_CREDENTIAL_AFTER
                 and not is_placeholder(word)
-                and not _HEX().fullmatch(word)
+                # a digest's length is a hook's id too right after the hook's path word (a
+                # home server's `/api/webhook/<64 hex>`)
+                and (not _HEX().fullmatch(word) or previous.lower() in _HOOK_WORDS)
                 and (
                     _UUID().fullmatch(word) is not None
                     or (

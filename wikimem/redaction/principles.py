@@ -272,8 +272,58 @@ def _stored_value(value: str, m: re.Match[str], text: str) -> str | None:
     return "cli-password" if named_password(value) or _generated(value) else None
 
 
+# `echo -n 'VALUE' | base64` and the line it printed: a value encoded to go in a secret store
+# (a Kubernetes Secret's `data:`), and its encoding, checked to decode to it.
+_ENCODED_ECHO = re.compile(
+    r"(?m)\becho(?:[ \t]+-n)?[ \t]+(?:" + _QUOTED + r"|(?P<vb>[^\s\"'`|;&<>()$]{8,200}))"
+    r"[ \t]*\|[ \t]*base64(?:[ \t]+-w[ \t]*0)?[ \t]*\r?\n(?P<out>[A-Za-z0-9+/]{8,400}={0,2})[ \t]*$"
+)
+
+
+def scan_encoded_echoes(text: str) -> Iterator[tuple[str, int, int]]:
+    import base64  # only for the rare text that pipes an echo to base64
+    import binascii
+
+    for m in _ENCODED_ECHO.finditer(text):
+        group = next(g for g in ("vd", "vs", "vb") if m.group(g) is not None)
+        value = m.group(group)
+        if not (named_password(value) or _generated(value)):
+            continue  # a user name or a host is encoded beside the password, and stays
+        try:
+            decoded = base64.b64decode(m.group("out"), validate=True).decode("utf-8")
+        except (binascii.Error, ValueError):
+            continue
+        if decoded.rstrip("\n") == value:
+            yield "secret-assignment", *m.span(group)
+            yield "secret-assignment", *m.span("out")
+
+
+# A key that names a record or a slot, not a credential (`created cache key key=<sha256>`).
+_RECORD_KEY = re.compile(
+    r"(?i)\b(?:cache|idempotency|object|partition|primary|foreign|public|routing|sort|lookup"
+    r"|dedup|row|s3|bucket|storage|index)\b"
+)
+
+
+def _created_key(value: str, m: re.Match[str], text: str) -> str | None:
+    if _RECORD_KEY.search(m.group(), 0, m.start("v") - m.start()):
+        return None
+    if re.fullmatch(r"[0-9a-fA-F]{32,128}", value) or _generated(value):
+        return None if is_placeholder(value) else "secret-assignment"
+    return None
+
+
 # fmt: off
 RULES: list[Rule] = [
+    # a log line saying a key or token was made, and its `key=`/`token=` field: the new secret
+    # (`created pre auth key key=<hex>`, `generated api token token=...`), whatever the server
+    rule(
+        "secret-assignment",
+        r"(?i)\b(?:created|generated|issued|minted|new)[ \t][^\n=]{0,60}?\b(?:key|token|secret)\b"
+        r"[^\n]{0,80}?[ \t](?:key|token|secret)[=:][ \t]*[\"']?(?P<v>[A-Za-z0-9_+/=.-]{24,200})",
+        "created generated issued minted new",
+        _created_key,
+    ),
     # a secret's variable echoed, and the line after it, which is what the echo printed: a
     # shell's trace (`+ echo $DOCKER_PASSWORD` under `set -x`), a prompt (`$ echo $API_TOKEN`),
     # `printenv NAME`

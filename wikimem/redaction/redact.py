@@ -77,6 +77,7 @@ _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
     + [(rule.needles, rule.scan) for rule in command_lines.RULES]
     + [(rule.needles, rule.scan) for rule in principles.RULES]
     + [(("@",), principles.scan_bare_userinfo), (("(",), principles.scan_secret_setters)]
+    + [(("base64",), principles.scan_encoded_echoes)]
     + [
         (("identified", "password"), command_lines.scan_sql),
         (("value",), scan_pairs),
@@ -283,8 +284,12 @@ def _shell_default(m: re.Match[str]) -> tuple[str, int, int] | None:
 # Public keys by their documented prefix: age's recipient is `age1` and 58 bech32 characters
 # (`age-keygen -y` prints it), and Tailscale prints the public halves of its keys as `nodekey:`,
 # `discokey:`, `mkey:` and `nlpub:` (the private ones are `privkey:` and `nlpriv:`).
+# A client key by its documented public prefix: a `_ck_`/`_gck_` (client key, beside the
+# secret key's `_sk_`) ships in the checkout page; a public key of the `APP_USR-`/`TEST-` shape is a
+# bare UUID after the prefix, as the access token is digits, a date, hex and a user id.
 _PUBLIC = re.compile(
     r"pk_(?:live|test)_|sq0idp-|NRJS-|FLWPUBK|[A-Za-z0-9/+]{0,60}EXAMPLE(?:KEY)?\Z"
+    r"|(?:live|test)_g?ck_|(?:APP_USR|TEST)-[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\Z"
     r"|age1[02-9ac-hj-np-z]{58}\Z|(?:nodekey|discokey|mkey|nlpub):[0-9a-f]{64}\Z"
 )
 # Ciphertext in an envelope that names its cipher: every field of a sops value
@@ -638,6 +643,10 @@ def _scan(text: str) -> Iterator[tuple[str, int, int]]:
         yield from scan(text)
 
 
+def _debug_keystore(text: str) -> bool:
+    return "debug.keystore" in text or "androiddebugkey" in text
+
+
 def _add(
     found: list[Finding],
     starts: list[int],
@@ -653,6 +662,8 @@ def _add(
     text = where.text
     if _PUBLIC.match(text, start, end) or _documented_example(where, start):
         return
+    if end - start == 7 and text.startswith("android", start) and _debug_keystore(text):
+        return  # the Android SDK's debug keystore: its password is `android`, published as such
     if text.startswith("eyJ", start) and _anon_jwt(text[start:end]):
         return
     newline = text.rfind("\n", max(start - 1000, 0), start)
