@@ -280,6 +280,14 @@ SECRETS_BY_PRINCIPLE = [
     ),
     # the segment right after a hook's path word, even of a digest's length
     ("POST https://ci.acme.io/hooks/" + "3f2c9a8b" * 5, "3f2c9a8b" * 5),
+    # a keys file's line read out: fields, then the key
+    (
+        "$ cat ~/.config/tokens.txt\ngithub deploy q8Zr2LmX9vKt4NwB7yHc3Pw5Tz\n$ ls",
+        "q8Zr2LmX9vKt4N",
+    ),
+    # a user:secret literal under a name saying auth or credentials
+    ('val basicAuth = "svc:Zq8w!2Lm4Nx7"', "Zq8w!2Lm4Nx7"),
+    ('creds := "ci:Hn6Jm3Kl9PoQ"', "Hn6Jm3Kl9PoQ"),
     # a call that connects, its arguments wrapped over lines
     (
         'c = DriverManager.getConnection(\n    url,\n    "app",\n    "Zq8w!2Lm4Nx7");',
@@ -308,6 +316,11 @@ LOOK_ALIKES_BY_PRINCIPLE = [
     ("$ echo -n 'admin' | base64\nYWRtaW4=", "YWRtaW4="),
     ('msg="created cache key" key=' + "9f86d081" * 8, "9f86d081"),
     ("https://github.com/acme/api/commit/" + "9a1c790c" * 5, "9a1c790c"),
+    ("$ cat keys.md\nThe keys live in vault now.\n$ ls", "vault"),
+    ('author = "jane:Zq8w!2Lm4Nx7"', "Zq8w!2Lm4Nx7"),
+    ('auth_header = "Content-Type:application/json"', "application/json"),
+    # a method acting on a record takes its id
+    ("order = api.orders.cancel('Zq8wE2rT7yU1iO5pLm4NxCvBh7KdA9sDf3G')", "Zq8wE2rT7yU1"),
     # a client key by its documented public prefix; the debug keystore's published password
     ("const w = PaymentWidget('test_gck_Ovk5rk1EwkEbP0W43n07xlzm')", "test_gck_"),
     ("mp = MP('TEST-4e9a1c72-3b58-4d06-9f1e-b2c7a5d8e013')", "TEST-4e9a1c72"),

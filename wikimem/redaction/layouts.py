@@ -246,6 +246,12 @@ def is_secret_file(path: str) -> bool:
 
 
 _OUTPUT_LINE = r"[ \t]*(?P<v>[^\s$#>][^\s]{0,400})[ \t]*\r?(?:\n|$)"
+# A keys file's line, fields then the key (`001 web-01 any <hex>`, an agent's id, name and host;
+# `user:uid <base64>`): its last field, a long hex or base64 value, is the secret.
+_KEYS_LINE = (
+    r"[ \t]*[^\s$#>][^\n]{0,200}?[ \t](?P<v>[0-9A-Fa-f]{32,256}"
+    r"|(?=[A-Za-z+/]*[0-9])(?=[0-9+/]*[A-Za-z])[A-Za-z0-9+/]{24,400}={0,2})[ \t]*\r?(?:\n|$)"
+)
 
 
 READ_FILE_NEEDLES = (
@@ -278,7 +284,7 @@ def scan_file_output(text: str) -> Iterator[tuple[str, int, int]]:
             continue  # `wg pubkey`: what it prints is public
         pos = command.end() + 1
         for _ in range(4):
-            line = _re(_OUTPUT_LINE).match(text, pos)
+            line = _re(_OUTPUT_LINE).match(text, pos) or _re(_KEYS_LINE).match(text, pos)
             if line is None or "-----" in line["v"]:
                 break  # a prompt, a blank line, prose or a PEM block (its own scanner)
             if len(line["v"]) >= 8 and not is_placeholder(line["v"]):  # not the user name

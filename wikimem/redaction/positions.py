@@ -1249,7 +1249,10 @@ _NOT_SECRET_BEFORE = re.compile(
     r"|commit|trace|span|request|revision|rev|fingerprint|integrity|uid|guid|uuid|ref|version"
     r"|(?:event|room|message|correlation)[_-]?id|site[_-]?key|kid|x5t"
     r"|sourcemappingurl|public[ _-]?key|pubkey|pub|peer(?:[ \t]+[\w.-]{1,30})?)\b[^A-Za-z0-9\n]{0,4}"
-    r"|(?<=_)public[_-]?key[^A-Za-z0-9\n]{0,4}|(?<!secret)(?<=[a-z0-9])[_-]ids?\b[^A-Za-z0-9\n]{0,4})"
+    r"|(?<=_)public[_-]?key[^A-Za-z0-9\n]{0,4}|(?<!secret)(?<=[a-z0-9])[_-]ids?\b[^A-Za-z0-9\n]{0,4}"
+    # a method that looks a record up or acts on it takes the record's id (an SDK's
+    # `payments.retrieve("...")`, `orders.cancel("...")`), not a credential
+    r"|\.(?:retrieve|fetch|find|lookup|cancel|refund|capture|void|expire)[ \t]*\()"
     r"[\"'(]?[$!]?\Z"
 )
 _JWK_PUBLIC = re.compile(r"\"(?:n|e|x|y|x5c|x5t|x5t#S256)\"[ \t]*:[ \t]*\[?\"\Z")

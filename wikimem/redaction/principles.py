@@ -305,6 +305,31 @@ _RECORD_KEY = re.compile(
 )
 
 
+# A `user:secret` literal under a name saying auth or credentials (`authStr = @"app:<uuid>"`,
+# `basicAuth = "svc:PW"`, `creds := "ci:..."`): the pair a Basic header is built from, in any
+# language; found from each `auth`/`cred` by `str.find`.
+_AUTH_PAIR = re.compile(
+    r"(?:auth|cred)\w{0,30}[ \t]*(?::[^=\n]{0,40})?(?::=|=)[ \t]*@?[\"']"
+    r"[\w.@-]{1,80}:(?P<v>[^\"'\s:@/]{8,200})[\"']",
+    re.IGNORECASE,
+)
+
+
+def scan_auth_pairs(text: str) -> Iterator[tuple[str, int, int]]:
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        return  # a character that lengthens when lowered: positions would not line up
+    for _, pos in occurrences(lowered, ("auth", "cred")):
+        if lowered.startswith("author", pos):
+            continue
+        m = _AUTH_PAIR.match(text, pos)
+        if m is None:
+            continue
+        value = m.group("v")
+        if not is_placeholder(value) and (named_password(value) or _generated(value)):
+            yield "secret-assignment", *m.span("v")
+
+
 def _created_key(value: str, m: re.Match[str], text: str) -> str | None:
     if _RECORD_KEY.search(m.group(), 0, m.start("v") - m.start()):
         return None

@@ -77,7 +77,10 @@ _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
     + [(rule.needles, rule.scan) for rule in command_lines.RULES]
     + [(rule.needles, rule.scan) for rule in principles.RULES]
     + [(("@",), principles.scan_bare_userinfo), (("(",), principles.scan_secret_setters)]
-    + [(("base64",), principles.scan_encoded_echoes)]
+    + [
+        (("base64",), principles.scan_encoded_echoes),
+        (("auth", "cred"), principles.scan_auth_pairs),
+    ]
     + [
         (("identified", "password"), command_lines.scan_sql),
         (("value",), scan_pairs),
