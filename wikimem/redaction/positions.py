@@ -1249,12 +1249,12 @@ _NOT_SECRET_BEFORE = re.compile(
     r"|commit|trace|span|request|revision|rev|fingerprint|integrity|uid|guid|uuid|ref|version"
     r"|(?:event|room|message|correlation)[_-]?id|site[_-]?key|kid|x5t"
     r"|sourcemappingurl|public[ _-]?key|pubkey|pub|peer(?:[ \t]+[\w.-]{1,30})?)\b[^A-Za-z0-9\n]{0,4}"
-    r"|(?<=_)public[_-]?key[^A-Za-z0-9\n]{0,4}|(?<!secret)(?<=[a-z0-9])[_-]ids?\b[^A-Za-z0-9\n]{0,4}"
-    # a method that looks a record up or acts on it takes the record's id (an SDK's
-    # `payments.retrieve("...")`, `orders.cancel("...")`), not a credential
-    r"|\.(?:retrieve|fetch|find|lookup|cancel|refund|capture|void|expire)[ \t]*\()"
+    r"|(?<=_)public[_-]?key[^A-Za-z0-9\n]{0,4}|(?<!secret)(?<=[a-z0-9])[_-]ids?\b[^A-Za-z0-9\n]{0,4})"
     r"[\"'(]?[$!]?\Z"
 )
+# A method that looks a record up or acts on it takes the record's id (an SDK's
+# `payments.retrieve("...")`, `orders.cancel("...")`), not a credential.
+_RECORD_CALL = re.compile(r"\.(?:retrieve|fetch|find|lookup|cancel|refund|capture|void|expire)\(\Z")
 _JWK_PUBLIC = re.compile(r"\"(?:n|e|x|y|x5c|x5t|x5t#S256)\"[ \t]*:[ \t]*\[?\"\Z")
 _DIGEST_PREFIX = re.compile(r"(?i)(?:sha\d{1,3}|md5|h1|blake2b?)[-:]")
 # Keys made to ship in a browser: Mapbox `pk.`, Stripe-style `pk_live_` and `pk_test_`, PostHog
@@ -1323,6 +1323,12 @@ def scan_high_entropy(text: str) -> Iterator[tuple[str, int, int]]:
         if _printed_public(text, start):
             continue
         if _NOT_SECRET_BEFORE.search(line_before(text, start)[-48:]):
+            continue
+        if (
+            start > 1
+            and text[start - 1] in "\"'"
+            and _RECORD_CALL.search(text, max(start - 40, 0), start - 1)
+        ):
             continue
         if jwk is None:
             jwk = '"kty"' in text

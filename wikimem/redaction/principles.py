@@ -266,6 +266,26 @@ def _echoed_value(value: str, m: re.Match[str], text: str) -> str | None:
     return "secret-assignment" if named_password(value) or _generated(value) else None
 
 
+# A secret's variable echoed, and the line after it, which is what the echo printed: a shell's
+# trace (`+ echo $DOCKER_PASSWORD` under `set -x`), a prompt (`$ echo $API_TOKEN`), `printenv
+# NAME`; found from each command word by `str.find`, matched from its line's start.
+_ECHOED = re.compile(
+    r"(?m)[ \t]*(?:\+{1,3}|[$#>%][ \t]*)?[ \t]*(?:echo(?:[ \t]+-[neE])?[ \t]+[\"']?\$"
+    r"|printenv[ \t]+)\{?(?P<name>[A-Za-z_][A-Za-z0-9_]{1,80})\}?[\"']?[ \t]*\r?\n"
+    r"(?P<v>[^\s]{6,200})[ \t]*(?=\r?\n|$)"
+)
+
+
+def scan_echoed_values(text: str) -> Iterator[tuple[str, int, int]]:
+    for _, pos in occurrences(text, ("echo", "printenv")):
+        start = text.rfind("\n", max(pos - 12, 0), pos) + 1
+        if start == 0 and pos > 12:
+            continue  # the command word well into its line: not a command
+        m = _ECHOED.match(text, start)
+        if m is not None and m.start("name") > pos and _echoed_value(m.group("v"), m, text):
+            yield "secret-assignment", *m.span("v")
+
+
 def _stored_value(value: str, m: re.Match[str], text: str) -> str | None:
     if not _plain_shape(value):
         return None
@@ -275,7 +295,7 @@ def _stored_value(value: str, m: re.Match[str], text: str) -> str | None:
 # `echo -n 'VALUE' | base64` and the line it printed: a value encoded to go in a secret store
 # (a Kubernetes Secret's `data:`), and its encoding, checked to decode to it.
 _ENCODED_ECHO = re.compile(
-    r"(?m)\becho(?:[ \t]+-n)?[ \t]+(?:" + _QUOTED + r"|(?P<vb>[^\s\"'`|;&<>()$]{8,200}))"
+    r"(?m)echo(?:[ \t]+-n)?[ \t]+(?:" + _QUOTED + r"|(?P<vb>[^\s\"'`|;&<>()$]{8,200}))"
     r"[ \t]*\|[ \t]*base64(?:[ \t]+-w[ \t]*0)?[ \t]*\r?\n(?P<out>[A-Za-z0-9+/]{8,400}={0,2})[ \t]*$"
 )
 
@@ -284,7 +304,10 @@ def scan_encoded_echoes(text: str) -> Iterator[tuple[str, int, int]]:
     import base64  # only for the rare text that pipes an echo to base64
     import binascii
 
-    for m in _ENCODED_ECHO.finditer(text):
+    for _, pos in occurrences(text, ("echo",)):
+        m = _ENCODED_ECHO.match(text, pos)
+        if m is None or (pos and text[pos - 1].isalnum()):
+            continue
         group = next(g for g in ("vd", "vs", "vb") if m.group(g) is not None)
         value = m.group(group)
         if not (named_password(value) or _generated(value)):
@@ -330,6 +353,29 @@ def scan_auth_pairs(text: str) -> Iterator[tuple[str, int, int]]:
             yield "secret-assignment", *m.span("v")
 
 
+# A log line saying a key or token was made, and its `key=`/`token=` field: the new secret
+# (`created pre auth key key=<hex>`, `generated api token token=...`), whatever the server;
+# found from each verb by `str.find`.
+_CREATED_VERBS = ("created ", "generated ", "issued ", "minted ")
+CREATED_NEEDLES = tuple(verb.strip() for verb in _CREATED_VERBS)
+_CREATED = re.compile(
+    r"(?i)(?:created|generated|issued|minted)[ \t][^\n=]{0,60}?\b(?:key|token|secret)\b"
+    r"[^\n]{0,80}?[ \t](?:key|token|secret)[=:][ \t]*[\"']?(?P<v>[A-Za-z0-9_+/=.-]{24,200})"
+)
+
+
+def scan_created_keys(text: str) -> Iterator[tuple[str, int, int]]:
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        return  # a character that lengthens when lowered: positions would not line up
+    for _, pos in occurrences(lowered, _CREATED_VERBS):
+        if pos and lowered[pos - 1].isalnum():
+            continue
+        m = _CREATED.match(text, pos)
+        if m is not None and _created_key(m.group("v"), m, text):
+            yield "secret-assignment", *m.span("v")
+
+
 def _created_key(value: str, m: re.Match[str], text: str) -> str | None:
     if _RECORD_KEY.search(m.group(), 0, m.start("v") - m.start()):
         return None
@@ -340,26 +386,6 @@ def _created_key(value: str, m: re.Match[str], text: str) -> str | None:
 
 # fmt: off
 RULES: list[Rule] = [
-    # a log line saying a key or token was made, and its `key=`/`token=` field: the new secret
-    # (`created pre auth key key=<hex>`, `generated api token token=...`), whatever the server
-    rule(
-        "secret-assignment",
-        r"(?i)\b(?:created|generated|issued|minted|new)[ \t][^\n=]{0,60}?\b(?:key|token|secret)\b"
-        r"[^\n]{0,80}?[ \t](?:key|token|secret)[=:][ \t]*[\"']?(?P<v>[A-Za-z0-9_+/=.-]{24,200})",
-        "created generated issued minted new",
-        _created_key,
-    ),
-    # a secret's variable echoed, and the line after it, which is what the echo printed: a
-    # shell's trace (`+ echo $DOCKER_PASSWORD` under `set -x`), a prompt (`$ echo $API_TOKEN`),
-    # `printenv NAME`
-    rule(
-        "secret-assignment",
-        r"(?m)^[ \t]*(?:\+{1,3}|[$#>%][ \t]*)?[ \t]*(?:echo(?:[ \t]+-[neE])?[ \t]+[\"']?\$"
-        r"|printenv[ \t]+)\{?(?P<name>[A-Za-z_][A-Za-z0-9_]{1,80})\}?[\"']?[ \t]*\r?\n"
-        r"(?P<v>[^\s]{6,200})[ \t]*(?=\r?\n|$)",
-        "echo printenv",
-        _echoed_value,
-    ),
     # the value flag of a subcommand that stores a secret (`secret add|set|create|put|update`,
     # `secrets set`): its `--value`, `--data` or `--secret-value` is the secret, whatever the
     # tool (a CI's CLI, a vault's, a platform's)

@@ -80,6 +80,8 @@ _FINDERS: list[tuple[tuple[str, ...], _Scan]] = (
     + [
         (("base64",), principles.scan_encoded_echoes),
         (("auth", "cred"), principles.scan_auth_pairs),
+        (("echo", "printenv"), principles.scan_echoed_values),
+        (principles.CREATED_NEEDLES, principles.scan_created_keys),
     ]
     + [
         (("identified", "password"), command_lines.scan_sql),
@@ -166,14 +168,15 @@ def find_secrets(text: str) -> list[Finding]:
     return found
 
 
-_REPEAT_REACH = 2000
+_REPEAT_REACH = 500
 
 
 def _repeats(text: str, finding: Finding) -> Iterator[tuple[int, int]]:
     """Where the value of a secret found once stands again nearby, whole (wecom's `Key:` holding
     the key its webhook URL carries, a password set then echoed): a secret is one wherever it
     repeats, whatever stands beside the copy. Only a value of 12 characters or more with a
-    digit in it, so no word repeated in prose is taken; looked for within 2,000 characters."""
+    digit in it, so no word repeated in prose is taken; looked for within 500 characters either
+    side."""
     value = text[finding.start : finding.end]
     if len(value) < 12 or not any(c.isdigit() for c in value) or "\n" in value:
         return
