@@ -1510,7 +1510,7 @@ ROWS: list[dict[str, str]] = [
     ),
     _benign(
         PH,
-        "bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919",
+        "MPESA_BUSINESS_SHORT_CODE=174379\nMPESA_PASSKEY=bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919  # Daraja sandbox default",
         "bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919",
         "The well-known public sandbox passkey for shortcode 174379, published for every Daraja developer.",
         DARAJA,
