@@ -1127,8 +1127,8 @@ ROWS: list[dict[str, str]] = [
     ),
     _secret(
         WH,
-        '"callback_url": "https://duka.example.co.ke/api/mpesa/callback/6wWycZGAPNc4iv_PJPj6eRAUTbA7af04RrSec-ZR",',
-        "https://duka.example.co.ke/api/mpesa/callback/6wWycZGAPNc4iv_PJPj6eRAUTbA7af04RrSec-ZR",
+        '"callback_url": "https://duka.shopmtaani.co.ke/api/mpesa/callback/6wWycZGAPNc4iv_PJPj6eRAUTbA7af04RrSec-ZR",',
+        "https://duka.shopmtaani.co.ke/api/mpesa/callback/6wWycZGAPNc4iv_PJPj6eRAUTbA7af04RrSec-ZR",
         DARAJA,
     ),
     _secret(
