@@ -246,3 +246,29 @@ def test_a_pasted_error_leaves_out_entries_that_share_loose_words(tmp_path: Path
     assert len(loose) == 2  # without a pasted error both are leads
     got = prompt_entries(index, "CI says: lockfile had changes, but lockfile is frozen")
     assert [f.ref for f in got] == ["build/bun#bun-install-fails-lockfile-had-changes"]
+
+
+def test_what_a_contraction_leaves_is_no_word_of_the_prompt(tmp_path: Path) -> None:
+    """`doesn't` is cut into `doesn` and `t`: `doesn` must not meet an entry's `doesn't`."""
+    index = lesson_wiki(tmp_path)
+    wiki = tmp_path / "wiki"
+    write_leaf(
+        wiki,
+        "testing/playwright",
+        "Playwright",
+        "Browsers.",
+        [
+            (
+                "playwright test fails: Executable doesn't exist",
+                "```text\nbrowserType.launch: Executable doesn't exist at /ms-playwright\n```\n\n"
+                "Run `npx playwright install`.",
+            )
+        ],
+    )
+    with SearchIndex(wiki, index) as search:
+        search.refresh()
+    assert prompt_entries(index, "The readme says it should exist, but it doesn't") == []
+    got = prompt_entries(index, "playwright: the browser executable doesn't exist")
+    assert [f.ref for f in got] == [
+        "testing/playwright#playwright-test-fails-executable-doesnt-exist"
+    ]

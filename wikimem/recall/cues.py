@@ -211,7 +211,9 @@ ASKING_LIST = (
     "start first next last task tasks details find show look ready available continue done"
     " implement work sure thing things way something anything everything ask doing going"
     " tell know think like go went let's lets good well right wrong still again back same"
-    " report why what's it's don't doesn't isn't can't seems seem maybe really very much"
+    " report why seems seem maybe really very much"
+    # what a contraction leaves once its apostrophe cuts it (`doesn't` is `doesn` and `t`)
+    " doesn don isn didn wasn aren won shouldn couldn wouldn haven hasn"
     " each every off step steps create clear"
 )
 ASKING = frozenset(ASKING_LIST.split())
