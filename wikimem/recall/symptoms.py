@@ -123,6 +123,12 @@ def programs(command: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+# How each package manager names a script: `npm test`, `npm run lint`, `yarn lint`, `bun run x`.
+SCRIPT_RUNNERS = {"npm": ("run", "run-script"), "pnpm": ("run",), "yarn": ("run",), "bun": ("run",)}
+NPM_OWN = frozenset({"test", "start", "stop", "restart", "t", "tst"})  # npm runs these scripts
+PACKAGE_MAX = 1 << 20  # a package.json larger than this is not read
+
+
 # Commands that run another program, whose failure may be that program's own: a package
 # script (`npm test`, `pnpm testheadless`), an environment's runner (`poetry run flask db
 # upgrade`, `uv run`, `bundle exec`), a task runner or a shell script (`make`, `sh ci.sh`).
@@ -137,7 +143,8 @@ TASKS = frozenset({"make", "just", "task", "tox", "nox", "rake", "invoke", "sh",
 def launches(command: str) -> bool:
     """Whether the command line runs another program that may fail in its own words."""
     for part in SEPARATORS.split(command):
-        head = [w for w in part.split() if not ASSIGNMENT.match(w) and w not in WRAPPERS][:3]
+        tokens = part.split()
+        head = [w for w in tokens if not ASSIGNMENT.match(w) and w not in WRAPPERS][:3]
         if not head:
             continue
         program, rest = os.path.basename(head[0]).lower(), head[1:]
@@ -145,15 +152,9 @@ def launches(command: str) -> bool:
             return True
         if program in SCRIPT_RUNNERS and rest and rest[0] not in PACKAGE_OWN:
             return True
-        if program in RUNNERS and rest[:1] == ["run"] or program == "bundle" and "exec" in part:
+        if program in RUNNERS and rest[:1] == ["run"] or program == "bundle" and "exec" in tokens:
             return True
     return False
-
-
-# How each package manager names a script: `npm test`, `npm run lint`, `yarn lint`, `bun run x`.
-SCRIPT_RUNNERS = {"npm": ("run", "run-script"), "pnpm": ("run",), "yarn": ("run",), "bun": ("run",)}
-NPM_OWN = frozenset({"test", "start", "stop", "restart", "t", "tst"})  # npm runs these scripts
-PACKAGE_MAX = 1 << 20  # a package.json larger than this is not read
 
 
 def script_programs(command: str, folder: Path | None) -> list[str]:
@@ -305,7 +306,8 @@ def score(
         if not set(names) & set(words(FILE_NAME.sub(" ", text))):
             continue  # the leaf's name, or a file's, is not a symptom: the entry must say it
         # the error it quotes, not its fix's words (its whole text when it quotes none)
-        symptom = quoted_error(item) if FENCE.search(item.body) else text
+        quotes = bool(FENCE.search(item.body))
+        symptom = quoted_error(item) if quotes else text
         theirs = set(ERROR_CODE.findall(symptom))
         if codes and theirs and not codes & theirs:
             continue  # `ERR_PNPM_FETCH_404` is not the `ERR_PNPM_OUTDATED_LOCKFILE` it quotes
@@ -314,16 +316,13 @@ def score(
         command_words = shared(asked, text)
         if common_runs < least_runs:
             continue
-        if symptom is text and not common_runs:
+        if not quotes and not common_runs:
             continue  # an entry quoting no output: its notes' words scattered are no symptom
-        # the same kind of failure, and a word of its subject besides the words of the kind
-        alike_kind = bool(sort & kinds(symptom)) and bool(shared(said, unkind(symptom)))
-        if (
-            common_runs
-            or len(error_words) >= 3
-            or (len(error_words) >= 2 and command_words)
-            or (alike_kind and not least_runs)
-        ):
+        matched = common_runs or len(error_words) >= 3 or (len(error_words) >= 2 and command_words)
+        if not matched and sort and not least_runs:
+            # the same kind of failure, and a word of its subject besides the words of the kind
+            matched = bool(sort & kinds(symptom)) and bool(shared(said, unkind(symptom)))
+        if matched:
             item.score = 2.0 * common_runs + len(error_words) + 0.5 * len(command_words)
             kept.append(item)
     return kept
